@@ -1,0 +1,78 @@
+/**
+ * `npm run accuracy`: 5-fold cross-validated accuracy of the parametric estimate (no catalogue,
+ * specs from the calibration file) against every usable manufacturer PCF.
+ *   (1) embodied: production + transport + end of life vs gwp_total x (1 - gwp_use_ratio)
+ *   (2) total with the manufacturer's own lifetime and use location (grid factor from @tgwf/co2)
+ * Prints median, 80th and 90th percentile absolute percentage error per category and overall.
+ */
+import { resolve } from 'node:path';
+import { CALIBRATION_PATH, MAIN_SUBCATEGORIES, calibrationAvailable, loadCalibration } from './load.ts';
+import { K_FOLDS, crossValidate, defaultParameters, embodiedRaw, fitParameters, predict, prepare, stats } from './model.ts';
+import type { Prediction } from './model.ts';
+
+export interface AccuracyLine {
+  label: string;
+  embodied: ReturnType<typeof stats>;
+  total: ReturnType<typeof stats>;
+}
+
+export function summarise(preds: Prediction[]): { bySubcategory: AccuracyLine[]; byCategory: AccuracyLine[]; overall: AccuracyLine } {
+  const line = (label: string, ps: Prediction[]): AccuracyLine => ({
+    label,
+    embodied: stats(ps.map((p) => p.embodiedApe).filter((v): v is number => v !== null)),
+    total: stats(ps.map((p) => p.totalApe).filter((v): v is number => v !== null)),
+  });
+  const subs = [...new Set(preds.map((p) => p.prepared.row.source_subcategory))];
+  const main = Object.keys(MAIN_SUBCATEGORIES);
+  const ordered = [...main.filter((s) => subs.includes(s)), ...subs.filter((s) => !main.includes(s)).sort()];
+  const cats = [...new Set(preds.map((p) => p.prepared.category.id))].sort();
+  return {
+    bySubcategory: ordered.map((s) => line(s, preds.filter((p) => p.prepared.row.source_subcategory === s))),
+    byCategory: cats.map((c) => line(c, preds.filter((p) => p.prepared.category.id === c))),
+    overall: line('OVERALL', preds),
+  };
+}
+
+const f = (v: number): string => (Number.isNaN(v) ? '   -' : v.toFixed(1).padStart(5));
+
+export function formatTable(title: string, lines: AccuracyLine[]): string {
+  const head = `${title.padEnd(22)} | ${'n'.padStart(3)} ${'med'.padStart(5)} ${'p80'.padStart(5)} ${'p90'.padStart(5)} | ${'n'.padStart(3)} ${'med'.padStart(5)} ${'p80'.padStart(5)} ${'p90'.padStart(5)}`;
+  const sep = '-'.repeat(head.length);
+  const rows = lines.map(
+    (l) =>
+      `${l.label.padEnd(22)} | ${String(l.embodied.n).padStart(3)} ${f(l.embodied.p50)} ${f(l.embodied.p80)} ${f(l.embodied.p90)} | ${String(l.total.n).padStart(3)} ${f(l.total.p50)} ${f(l.total.p80)} ${f(l.total.p90)}`,
+  );
+  return [`${''.padEnd(22)} | ${'embodied APE %'.padEnd(21)} | ${'total APE %'.padEnd(21)}`, head, sep, ...rows].join('\n');
+}
+
+function main(): void {
+  if (!calibrationAvailable()) {
+    console.error(`calibration file not found: ${CALIBRATION_PATH} (the accuracy benchmark needs the shared calibration set)`);
+    process.exit(1);
+  }
+  const base = defaultParameters();
+  const { rows, excluded } = loadCalibration();
+  const prepared = prepare(rows);
+  const preds = crossValidate(prepared, base);
+
+  // sanity: the engine's rounded output matches the fit's unrounded model
+  const inSample = fitParameters(prepared, base);
+  const drift = Math.max(...prepared.map((p) => Math.abs(predict(p, inSample).embodied - embodiedRaw(p, inSample))));
+  if (drift > 0.05) throw new Error(`engine output and fitted model disagree by ${drift} kg`);
+
+  const s = summarise(preds);
+  console.log(`Calibration set: ${CALIBRATION_PATH}`);
+  console.log(
+    `${rows.length + excluded.length} rows; ${rows.length} mapped to a category; ${rows.filter((r) => r.embodied !== null).length} with a use ratio (embodied); ${rows.filter((r) => r.lifetime !== null).length} with a lifetime (total); ${excluded.length} excluded (${[...new Set(excluded.map((e) => e.subcategory || '?'))].join(', ')}).`,
+  );
+  console.log(`${K_FOLDS}-fold cross-validation (folds by PCF document); parametric estimate, specs from the file, no catalogue.\n`);
+  console.log(formatTable('by sheet subcategory', [...s.bySubcategory, s.overall]));
+  console.log('');
+  console.log(formatTable('by engine category', [...s.byCategory, s.overall]));
+  const target = s.bySubcategory.filter((l) => l.label in MAIN_SUBCATEGORIES);
+  console.log(
+    `\nmain categories, median embodied APE: ${target.map((l) => `${l.label} ${l.embodied.p50.toFixed(1)}%`).join(', ')} (target <= 10%)`,
+  );
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) main();

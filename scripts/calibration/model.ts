@@ -1,0 +1,342 @@
+/**
+ * Calibration model shared by fit.ts, accuracy.ts and test/calibration.test.ts:
+ * prepares calibration rows, fits the group coefficients and runs the k-fold cross-validation.
+ *
+ * Fitted per calibration group (category.parameters.fit_group):
+ *   - air_share       median of (published transport per kg - sea/road part) / air part, over rows publishing it
+ *   - eol_kg_per_kg   median of published end of life per kg
+ *   - production_multipliers {structure, electronics, memory_storage, display}: minimise
+ *       sum_i |ln(pred_i / embodied_i)| + LAMBDA * sum_b (ln m_b - ln m_pooled_b)^2
+ *     with pred_i = sum_b m_b B_i,b + transport_i + eol_i (B_i,b: literature priors summed per block).
+ *     The pooled fit (all rows) shrinks towards the literature priors (ln m = 0).
+ */
+import { getCategory } from '../../src/footprint/engine/categories.ts';
+import { calculateFootprint, embodiedModel } from '../../src/footprint/engine/footprint.ts';
+import type { EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
+import { blockSums, rawProductionComponents } from '../../src/footprint/engine/production.ts';
+import { resolveSpecs } from '../../src/footprint/engine/specs.ts';
+import { transportPerKgParts, useRegionOf } from '../../src/footprint/engine/transport.ts';
+import { profileKwh } from '../../src/footprint/engine/use-phase.ts';
+import { EOL_KG_PER_KG, ENGINE_VERSION } from '../../src/footprint/engine/constants.ts';
+import type { CategoryDefinition, DeviceSpecs } from '../../src/footprint/engine/types.ts';
+import type { CalibrationRow } from './load.ts';
+import { foldOf } from './load.ts';
+
+export const K_FOLDS = 5;
+
+/** Non-fitted starting point of the parameters file (the fit fills groups, pooled, residuals). */
+export function defaultParameters(): EngineParameters {
+  const neutral: GroupFit = {
+    rows: 0,
+    production_multipliers: { structure: 1, electronics: 1, memory_storage: 1, display: 1 },
+    air_share: null,
+    eol_kg_per_kg: null,
+    residual_abs_pct: { p50: 25, p80: 45, p90: 60 },
+  };
+  return {
+    engine_version: ENGINE_VERSION,
+    generated_at: null,
+    calibration: null,
+    pooled: neutral,
+    groups: {},
+    confidence_multipliers: { estimated_high: 1, estimated_medium: 1.15, estimated_low: 1.4 },
+    manufacturer_error_pct: 20,
+    use_phase_uncertainty_pct: { measured: 15, profile: 35 },
+  };
+}
+export const MIN_GROUP_ROWS = 6;
+export const LAMBDA_GROUP = 3;
+export const LAMBDA_POOLED = 1;
+
+/** Country code standing for the sheets' use locations (transport route only). */
+export function useRegionCode(useLocation: string): string {
+  const loc = useLocation.trim().toUpperCase();
+  if (loc === 'US' || loc === 'NORTH AMERICA') return 'US';
+  return 'DE'; // EU, WW/Worldwide and empty: the European long-haul route
+}
+
+export interface PreparedRow {
+  row: CalibrationRow;
+  category: CategoryDefinition;
+  fitGroup: string;
+  fold: number;
+  blocks: { structure: number; electronics: number; memory_storage: number; display: number };
+  weight: number;
+  weightSupplied: boolean;
+  transportParts: { fixed: number; perAirShare: number };
+}
+
+export function prepare(rows: CalibrationRow[]): PreparedRow[] {
+  return rows.map((row) => {
+    const category = getCategory(row.category_id);
+    if (!category) throw new Error(`unknown category ${row.category_id}`);
+    const s = resolveSpecs(category, row.specs);
+    const t = category.parameters.transport;
+    const region = useRegionOf(useRegionCode(row.use_location)) ?? 'europe';
+    return {
+      row,
+      category,
+      fitGroup: category.parameters.fit_group,
+      fold: foldOf(row.group_key, K_FOLDS),
+      blocks: blockSums(rawProductionComponents(category, s)),
+      weight: s.weight_kg,
+      weightSupplied: row.specs.weight_kg !== undefined,
+      transportParts: transportPerKgParts(t.shipping_mass_factor, t.assembly_region, region),
+    };
+  });
+}
+
+export const median = (xs: number[]): number => percentile(xs, 50);
+
+export function percentile(xs: number[], p: number): number {
+  if (xs.length === 0) return Number.NaN;
+  const a = [...xs].sort((x, y) => x - y);
+  const pos = ((a.length - 1) * p) / 100;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  const l = a[lo] as number;
+  const h = a[hi] as number;
+  return l + (h - l) * (pos - lo);
+}
+
+/** Nelder-Mead minimiser (deterministic). */
+export function nelderMead(f: (x: number[]) => number, x0: number[], step = 0.3, iterations = 600): number[] {
+  const n = x0.length;
+  let simplex: { x: number[]; v: number }[] = [{ x: [...x0], v: f(x0) }];
+  for (let i = 0; i < n; i++) {
+    const x = [...x0];
+    x[i] = (x[i] as number) + step;
+    simplex.push({ x, v: f(x) });
+  }
+  const comb = (a: number[], b: number[], t: number): number[] => a.map((ai, i) => ai + t * ((b[i] as number) - ai));
+  for (let it = 0; it < iterations; it++) {
+    simplex.sort((a, b) => a.v - b.v);
+    const best = simplex[0]!;
+    const worst = simplex[n]!;
+    if (Math.abs(worst.v - best.v) < 1e-10) break;
+    const centroid = new Array<number>(n).fill(0);
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) centroid[j] = (centroid[j] as number) + (simplex[i]!.x[j] as number) / n;
+    const xr = comb(centroid, worst.x, -1);
+    const vr = f(xr);
+    if (vr < best.v) {
+      const xe = comb(centroid, worst.x, -2);
+      const ve = f(xe);
+      simplex[n] = ve < vr ? { x: xe, v: ve } : { x: xr, v: vr };
+    } else if (vr < simplex[n - 1]!.v) {
+      simplex[n] = { x: xr, v: vr };
+    } else {
+      const xc = comb(centroid, worst.x, 0.5);
+      const vc = f(xc);
+      if (vc < worst.v) simplex[n] = { x: xc, v: vc };
+      else simplex = simplex.map((p, i) => (i === 0 ? p : { x: comb(best.x, p.x, 0.5), v: f(comb(best.x, p.x, 0.5)) }));
+    }
+  }
+  simplex.sort((a, b) => a.v - b.v);
+  return simplex[0]!.x;
+}
+
+function fitAirShare(rows: PreparedRow[]): number | null {
+  const est: number[] = [];
+  for (const r of rows) {
+    const ratio = r.row.transport_ratio;
+    if (ratio === null || !(ratio > 0) || !r.weightSupplied) continue;
+    const perKg = (r.row.gwp_total * ratio) / r.weight;
+    if (r.transportParts.perAirShare <= 0) continue;
+    est.push(Math.min(1, Math.max(0, (perKg - r.transportParts.fixed) / r.transportParts.perAirShare)));
+  }
+  return est.length >= 3 ? round(median(est), 3) : null;
+}
+
+function fitEol(rows: PreparedRow[]): number | null {
+  const est: number[] = [];
+  for (const r of rows) {
+    const ratio = r.row.eol_ratio;
+    if (ratio === null || !(ratio > 0) || !r.weightSupplied) continue;
+    est.push((r.row.gwp_total * ratio) / r.weight);
+  }
+  return est.length >= 3 ? round(Math.min(5, Math.max(0.05, median(est))), 3) : null;
+}
+
+const round = (v: number, d: number): number => Math.round(v * 10 ** d) / 10 ** d;
+
+const BLOCKS = ['structure', 'electronics', 'memory_storage', 'display'] as const;
+
+function fitMultipliers(
+  rows: PreparedRow[],
+  airShare: (r: PreparedRow) => number,
+  eol: (r: PreparedRow) => number,
+  center: number[],
+  lambda: number,
+): number[] {
+  const data = rows
+    .filter((r) => r.row.embodied !== null && r.row.embodied > 0)
+    .map((r) => ({
+      y: Math.log(r.row.embodied as number),
+      b: BLOCKS.map((k) => r.blocks[k]),
+      fixed: r.weight * (r.transportParts.fixed + airShare(r) * r.transportParts.perAirShare) + r.weight * eol(r),
+    }));
+  const present = BLOCKS.map((_, j) => data.some((d) => (d.b[j] as number) > 0));
+  const loss = (x: number[]): number => {
+    let l = 0;
+    for (const d of data) {
+      let p = d.fixed;
+      for (let j = 0; j < BLOCKS.length; j++) p += Math.exp(x[j] as number) * (d.b[j] as number);
+      l += Math.abs(Math.log(Math.max(p, 1e-9)) - d.y);
+    }
+    for (let j = 0; j < BLOCKS.length; j++) {
+      const dev = (x[j] as number) - (center[j] as number);
+      l += (present[j] ? lambda : 1000) * dev * dev;
+    }
+    return l;
+  };
+  let best = nelderMead(loss, center);
+  // restarts from the best point (L1 losses are piecewise smooth)
+  for (let k = 0; k < 3; k++) best = nelderMead(loss, best, 0.15);
+  return best;
+}
+
+export interface FitOptions {
+  lambdaGroup?: number;
+  lambdaPooled?: number;
+}
+
+/** Fits all groups on `rows`; residuals and uncertainty fields are filled separately. */
+export function fitParameters(rows: PreparedRow[], base: EngineParameters, opts: FitOptions = {}): EngineParameters {
+  const lambdaGroup = opts.lambdaGroup ?? LAMBDA_GROUP;
+  const lambdaPooled = opts.lambdaPooled ?? LAMBDA_POOLED;
+  const groups = new Map<string, PreparedRow[]>();
+  for (const r of rows) groups.set(r.fitGroup, [...(groups.get(r.fitGroup) ?? []), r]);
+
+  const airByGroup = new Map<string, number | null>();
+  const eolByGroup = new Map<string, number | null>();
+  for (const [g, rs] of groups) {
+    airByGroup.set(g, fitAirShare(rs));
+    eolByGroup.set(g, fitEol(rs));
+  }
+  const airOf = (r: PreparedRow): number => airByGroup.get(r.fitGroup) ?? r.category.parameters.transport.air_share;
+  const eolOf = (r: PreparedRow): number => eolByGroup.get(r.fitGroup) ?? EOL_KG_PER_KG[r.category.parameters.end_of_life.material_class];
+
+  const pooledX = fitMultipliers(rows, airOf, eolOf, BLOCKS.map(() => 0), lambdaPooled);
+  const toMult = (x: number[]): ProductionMultipliers => ({
+    structure: round(Math.exp(x[0] as number), 4),
+    electronics: round(Math.exp(x[1] as number), 4),
+    memory_storage: round(Math.exp(x[2] as number), 4),
+    display: round(Math.exp(x[3] as number), 4),
+  });
+  const emptyResiduals = { p50: Number.NaN, p80: Number.NaN, p90: Number.NaN };
+  const out: Record<string, GroupFit> = {};
+  for (const [g, rs] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    const n = rs.filter((r) => r.row.embodied !== null).length;
+    const x = n >= MIN_GROUP_ROWS ? fitMultipliers(rs, airOf, eolOf, pooledX, lambdaGroup) : pooledX;
+    out[g] = {
+      rows: n,
+      production_multipliers: toMult(x),
+      air_share: airByGroup.get(g) ?? null,
+      eol_kg_per_kg: eolByGroup.get(g) ?? null,
+      residual_abs_pct: { ...emptyResiduals },
+    };
+  }
+  return {
+    ...base,
+    engine_version: ENGINE_VERSION,
+    pooled: {
+      rows: rows.filter((r) => r.row.embodied !== null).length,
+      production_multipliers: toMult(pooledX),
+      air_share: null,
+      eol_kg_per_kg: null,
+      residual_abs_pct: { ...emptyResiduals },
+    },
+    groups: out,
+  };
+}
+
+export interface Prediction {
+  prepared: PreparedRow;
+  embodied: number;
+  total: number | null;
+  /** absolute percentage errors */
+  embodiedApe: number | null;
+  totalApe: number | null;
+  /** embodied APE with the specs reduced to weight and screen size (medium-confidence regime) */
+  embodiedApeReduced: number | null;
+  /** embodied APE with no specs at all (category defaults, low-confidence regime) */
+  embodiedApeDefaults: number | null;
+}
+
+function embodiedWith(p: PreparedRow, params: EngineParameters, specs: DeviceSpecs): number {
+  const fp = calculateFootprint(
+    { category: p.category, specs, supplied_spec_count: 0, grid_factor_kg_per_kwh: p.row.grid_factor, use_region: useRegionCode(p.row.use_location) },
+    params,
+  );
+  return fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
+}
+
+/** Predicts a row with the engine itself (calculateFootprint), as the API would. */
+export function predict(p: PreparedRow, params: EngineParameters): Prediction {
+  const r = p.row;
+  const ape = (v: number): number | null => (r.embodied !== null ? (Math.abs(v - r.embodied) / r.embodied) * 100 : null);
+  const reduced: DeviceSpecs = {};
+  if (r.specs.weight_kg !== undefined) reduced.weight_kg = r.specs.weight_kg;
+  if (r.specs.screen_size_inch !== undefined) reduced.screen_size_inch = r.specs.screen_size_inch;
+  const base = {
+    category: p.category,
+    specs: r.specs,
+    supplied_spec_count: r.supplied_spec_count,
+    grid_factor_kg_per_kwh: r.grid_factor,
+    use_region: useRegionCode(r.use_location),
+  };
+  const fp = calculateFootprint(r.lifetime !== null ? { ...base, lifetime_years: r.lifetime } : base, params);
+  const embodied = fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
+  const total = r.lifetime !== null ? fp.total_kg_co2e : null;
+  return {
+    prepared: p,
+    embodied,
+    total,
+    embodiedApe: ape(embodied),
+    totalApe: total !== null ? (Math.abs(total - r.gwp_total) / r.gwp_total) * 100 : null,
+    embodiedApeReduced: ape(embodiedWith(p, params, reduced)),
+    embodiedApeDefaults: ape(embodiedWith(p, params, {})),
+  };
+}
+
+/** Unrounded embodied prediction straight from the model (used to check predict()). */
+export function embodiedRaw(p: PreparedRow, params: EngineParameters): number {
+  const m = embodiedModel(p.category, resolveSpecs(p.category, p.row.specs), useRegionCode(p.row.use_location), params);
+  return m.production + m.transport.kg + m.endOfLife;
+}
+
+/** k-fold cross-validation: fit on k-1 folds, predict the held-out fold. */
+export function crossValidate(rows: PreparedRow[], base: EngineParameters, opts: FitOptions = {}): Prediction[] {
+  const preds: Prediction[] = [];
+  for (let k = 0; k < K_FOLDS; k++) {
+    const train = rows.filter((r) => r.fold !== k);
+    const test = rows.filter((r) => r.fold === k);
+    const params = fitParameters(train, base, opts);
+    for (const r of test) preds.push(predict(r, params));
+  }
+  return preds.sort((a, b) => a.prepared.row.index - b.prepared.row.index);
+}
+
+export interface ErrorStats {
+  n: number;
+  p50: number;
+  p80: number;
+  p90: number;
+}
+
+export function stats(values: number[]): ErrorStats {
+  return { n: values.length, p50: percentile(values, 50), p80: percentile(values, 80), p90: percentile(values, 90) };
+}
+
+/** Profile-energy error: category profile kWh vs the published typical consumption. */
+export function profileEnergyErrors(rows: PreparedRow[]): number[] {
+  const out: number[] = [];
+  for (const p of rows) {
+    const tec = p.row.specs.typical_consumption_kwh;
+    if (tec === undefined || !(tec > 0)) continue;
+    const s = resolveSpecs(p.category, p.row.specs);
+    const kwh = profileKwh(p.category, s.processor_tdp_w, s.screen_size_inch);
+    out.push((Math.abs(kwh - tec) / tec) * 100);
+  }
+  return out;
+}

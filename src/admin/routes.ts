@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { notFound, unauthorized } from '../errors/api-error.ts';
+import { Router } from '../rest/router.ts';
+import { readJsonBody } from '../rest/json-body.ts';
+import { generateApiKey } from '../auth/api-keys.ts';
+import type { Services } from '../services.ts';
+import { adminTokenMatches } from './admin-token.ts';
+
+export const ADMIN_BASE = '/admin/v1';
+
+const plans = ['free', 'pro', 'business', 'enterprise'] as const;
+const uuid = z.string().uuid('must be a UUID');
+
+const createOrgBody = z.object({
+  name: z.string().trim().min(1, 'must not be empty').max(200, 'at most 200 characters'),
+  plan: z.enum(plans, { message: `must be one of ${plans.join(', ')}` }),
+});
+
+const createKeyBody = z.object({
+  org_id: uuid,
+  environment: z.enum(['live', 'test']).default('live'),
+  bi_enabled: z.boolean().default(false),
+  org_context: z.boolean().default(true),
+  name: z.string().max(200).optional(),
+});
+
+/**
+ * Operator API for organisations and keys, guarded by the admin token. Hand-written rather than
+ * SOFA-generated: it is not part of the product API and must not appear in its schema.
+ */
+export function createAdminRouter(services: Services) {
+  const { prisma } = services.db;
+  const guard = (request: Request) => {
+    const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    if (!presented || !adminTokenMatches(services.adminToken, presented)) {
+      throw unauthorized('INVALID_ADMIN_TOKEN', 'Admin routes need Authorization: Bearer <admin token>');
+    }
+  };
+  const guarded =
+    (fn: (request: Request, params: Record<string, string>) => Promise<Response>) =>
+    (request: Request, params: Record<string, string>) => {
+      guard(request);
+      return fn(request, params);
+    };
+
+  return new Router(ADMIN_BASE)
+    .on('POST', '/orgs', guarded(async (request) => {
+        const body = await readJsonBody(request, createOrgBody);
+        const org = await prisma.organization.create({ data: body, select: { id: true, name: true, plan: true } });
+        return Response.json(org, { status: 201 });
+      }),
+    )
+    .on('GET', '/orgs/:id', guarded(async (_request, params) => {
+        const id = uuid.safeParse(params.id);
+        const org = id.success
+          ? await prisma.organization.findUnique({
+              where: { id: id.data },
+              select: {
+                id: true, name: true, plan: true, created_at: true,
+                api_keys: { select: { id: true, prefix: true, environment: true, plan: true, bi_enabled: true, org_context: true, created_at: true, revoked_at: true } },
+              },
+            })
+          : null;
+        if (!org) throw notFound('Organization', `no organization with id ${params.id}`);
+        return Response.json(org);
+      }),
+    )
+    .on('POST', '/keys', guarded(async (request) => {
+        const body = await readJsonBody(request, createKeyBody);
+        const org = await prisma.organization.findUnique({ where: { id: body.org_id }, select: { plan: true } });
+        if (!org) throw notFound('Organization', `org_id: no organization with id ${body.org_id}`);
+        const { key, hash, prefix } = generateApiKey(body.environment);
+        const row = await prisma.apiKey.create({
+          data: { org_id: body.org_id, key: hash, prefix, plan: org.plan, environment: body.environment, bi_enabled: body.bi_enabled, org_context: body.org_context, name: body.name },
+          select: { id: true, org_id: true, plan: true, environment: true, bi_enabled: true, org_context: true },
+        });
+        // The only time the key itself leaves the service.
+        return Response.json({ ...row, key, prefix }, { status: 201 });
+      }),
+    )
+    .on('DELETE', '/keys/:id', guarded(async (_request, params) => {
+        const id = uuid.safeParse(params.id);
+        if (!id.success) throw notFound('API key', `no API key with id ${params.id}`);
+        // Revoking twice keeps the first revocation time.
+        await prisma.apiKey.updateMany({ where: { id: id.data, revoked_at: null }, data: { revoked_at: new Date() } });
+        const key = await prisma.apiKey.findUnique({ where: { id: id.data }, select: { id: true, revoked_at: true } });
+        if (!key) throw notFound('API key', `no API key with id ${params.id}`);
+        services.keys.forget(id.data);
+        return Response.json(key);
+      }),
+    );
+}

@@ -1,0 +1,146 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import { schema } from './graphql/schema.ts';
+import type { GraphQLContext } from './graphql/context.ts';
+import { authenticate } from './auth/caller.ts';
+import { ApiError } from './errors/api-error.ts';
+import { errorResponse } from './errors/render.ts';
+import { maskGraphQLError } from './graphql/mask-error.ts';
+import { currentRequest, runWithRequest, type RequestState } from './observability/request-context.ts';
+import { REST_BASE, useRest } from './rest/rest-plugin.ts';
+import { createAdminRouter } from './admin/routes.ts';
+import type { Router } from './rest/router.ts';
+import type { Services } from './services.ts';
+
+export const SERVICE_VERSION = '1.0.0';
+export const GRAPHQL_ENDPOINT = `${REST_BASE}/graphql`;
+
+export interface App {
+  /** Node http handler. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** In-process fetch, for tests and benchmarks. */
+  fetch(request: Request, options?: { ip?: string }): Promise<Response>;
+  services: Services;
+  /** Set when shutting down: /readyz answers 503 so load balancers drain this instance. */
+  draining: boolean;
+}
+
+export function createApp(services: Services): App {
+  const app: App = {
+    services,
+    draining: false,
+    handle: (req, res) => runWithRequest(newRequestState(services, req.headers['x-request-id'], clientIp(req, services.config.trustedProxies)), () => yoga(req, res)),
+    fetch: (request, options = {}) =>
+      runWithRequest(newRequestState(services, request.headers.get('x-request-id'), options.ip ?? '127.0.0.1'), async () => yoga.fetch(request)),
+  };
+
+  const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    landingPage: false,
+    graphiql: false,
+    logging: false,
+    maskedErrors: { maskError: maskGraphQLError },
+    context: async ({ request }) => ({
+      prisma: services.db.prisma,
+      services,
+      caller: await authenticate(request.headers.get('authorization'), currentRequest()?.ip ?? 'unknown', services.keys),
+    }),
+    plugins: [
+      useRequestLifecycle(),
+      useSystemRoutes(app),
+      useMountedRouter(createAdminRouter(services)),
+      useRest({
+        title: 'Lifecycle Carbon Footprint Service',
+        version: SERVICE_VERSION,
+        description:
+          'Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. ' +
+          'Errors use the ApiError body {error, code, details}; 429 uses {error, message, retry_after_seconds}. GraphQL at /v1/graphql.',
+      }),
+      useNotFound(),
+    ],
+  });
+  return app;
+}
+
+function newRequestState(services: Services, requestId: string | string[] | null | undefined, ip: string): RequestState {
+  const id = typeof requestId === 'string' && /^[\w.-]{1,100}$/.test(requestId) ? requestId : randomUUID();
+  return {
+    id,
+    ip,
+    startedAt: performance.now(),
+    log: services.log.child({ req_id: id }),
+    responseHeaders: new Headers(),
+    successHeaders: new Headers(),
+  };
+}
+
+/** The client's address: X-Forwarded-For is honoured only when the peer is a configured trusted proxy. */
+export function clientIp(req: IncomingMessage, trustedProxies: readonly string[]): string {
+  const peer = (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+  const forwarded = req.headers['x-forwarded-for'];
+  if (!forwarded || !trustedProxies.includes(peer)) return peer;
+  const hops = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded).split(',').map((s) => s.trim()).filter(Boolean);
+  // Walk back from the nearest hop, skipping our own proxies: the first untrusted address is the client.
+  for (let i = hops.length - 1; i >= 0; i--) if (!trustedProxies.includes(hops[i]!)) return hops[i]!;
+  return peer;
+}
+
+/** Request id, response headers collected during the request, and one access-log line. */
+function useRequestLifecycle(): Plugin {
+  return {
+    onResponse({ request, response }) {
+      const state = currentRequest();
+      if (!state) return;
+      response.headers.set('X-Request-Id', state.id);
+      state.responseHeaders.forEach((value, name) => response.headers.set(name, value));
+      if (response.status >= 200 && response.status < 300 && request.method === 'GET') {
+        state.successHeaders.forEach((value, name) => response.headers.set(name, value));
+      }
+      const url = new URL(request.url);
+      state.log.info(
+        { method: request.method, path: url.pathname, status: response.status, ms: Math.round((performance.now() - state.startedAt) * 10) / 10 },
+        'request',
+      );
+    },
+  };
+}
+
+function useSystemRoutes(app: App): Plugin {
+  return {
+    async onRequest({ url, endResponse }) {
+      if (url.pathname === '/healthz') return endResponse(Response.json({ status: 'ok' }));
+      if (url.pathname !== '/readyz') return;
+      if (app.draining) return endResponse(Response.json({ status: 'draining' }, { status: 503 }));
+      try {
+        await app.services.db.prisma.$queryRaw`SELECT 1`;
+        endResponse(Response.json({ status: 'ready', database: app.services.db.kind }));
+      } catch (error) {
+        app.services.log.warn({ err: error }, 'readiness check failed');
+        endResponse(Response.json({ status: 'unavailable', database: app.services.db.kind }, { status: 503 }));
+      }
+    },
+  };
+}
+
+/** Mounts a hand-written router under its base path. */
+export function useMountedRouter(router: Router): Plugin {
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (url.pathname === router.base || url.pathname.startsWith(`${router.base}/`)) endResponse(await router.fetch(request));
+    },
+  };
+}
+
+const routeNotFound = (request: Request, url: URL) =>
+  errorResponse([new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', `${request.method} ${url.pathname} is not a route of this API`)]);
+
+/** Anything not handled above and not the GraphQL endpoint is a JSON 404. */
+function useNotFound(): Plugin {
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (url.pathname !== GRAPHQL_ENDPOINT) endResponse(routeNotFound(request, url));
+    },
+  };
+}

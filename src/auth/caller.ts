@@ -1,0 +1,100 @@
+import type { Plan } from '../generated/prisma/enums.ts';
+import type { PrismaClient } from '../db/database.ts';
+import { forbidden, unauthorized } from '../errors/api-error.ts';
+import { KEY_PATTERN, hashApiKey, type KeyEnvironment } from './api-keys.ts';
+
+export type { Plan };
+
+export type Caller =
+  | { kind: 'anonymous'; ip: string; plan: 'free' }
+  | {
+      kind: 'key';
+      ip: string;
+      keyId: string;
+      orgId: string;
+      plan: Plan;
+      environment: KeyEnvironment;
+      biEnabled: boolean;
+      /** False for keys issued without organisation context: they may not act on organisation data. */
+      orgContext: boolean;
+    };
+
+export type KeyCaller = Extract<Caller, { kind: 'key' }>;
+
+interface CachedKey {
+  caller: Omit<KeyCaller, 'ip'> | null;
+  revoked: boolean;
+  expiresAt: number;
+}
+
+/**
+ * Resolves API keys by their hash, with a short in-process cache so the hot path does not
+ * query the database on every request. Revocation through this instance takes effect at once;
+ * through another instance within `ttlMs` (documented in README).
+ */
+export class KeyStore {
+  private readonly cache = new Map<string, CachedKey>();
+
+  constructor(
+    private readonly prisma: PrismaClient,
+    private readonly ttlMs = 5_000,
+  ) {}
+
+  async resolve(key: string): Promise<CachedKey> {
+    const hash = hashApiKey(key);
+    const hit = this.cache.get(hash);
+    if (hit && hit.expiresAt > Date.now()) return hit;
+    const row = await this.prisma.apiKey.findUnique({
+      where: { key: hash },
+      select: { id: true, org_id: true, plan: true, environment: true, bi_enabled: true, org_context: true, revoked_at: true },
+    });
+    const entry: CachedKey = {
+      caller: row && {
+        kind: 'key',
+        keyId: row.id,
+        orgId: row.org_id,
+        plan: row.plan,
+        environment: row.environment as KeyEnvironment,
+        biEnabled: row.bi_enabled,
+        orgContext: row.org_context,
+      },
+      revoked: row?.revoked_at != null,
+      expiresAt: Date.now() + this.ttlMs,
+    };
+    if (this.cache.size > 10_000) this.cache.clear();
+    this.cache.set(hash, entry);
+    return entry;
+  }
+
+  forget(keyId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.caller?.keyId === keyId) this.cache.delete(hash);
+  }
+}
+
+/**
+ * Who is calling. No Authorization header: anonymous (open routes only). A header that is
+ * present must carry a valid, unrevoked key, on every route: a bad key is never silently anonymous.
+ */
+export async function authenticate(authorization: string | null, ip: string, keys: KeyStore): Promise<Caller> {
+  if (authorization === null || authorization.trim() === '') return { kind: 'anonymous', ip, plan: 'free' };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (!match) throw unauthorized('INVALID_AUTHORIZATION', 'Authorization header must be "Bearer <API key>"');
+  const key = match[1]!;
+  if (!KEY_PATTERN.test(key)) throw unauthorized('INVALID_API_KEY', 'API key is malformed: expected svc_live_… or svc_test_…');
+  const entry = await keys.resolve(key);
+  if (!entry.caller) throw unauthorized('INVALID_API_KEY', 'API key is not known');
+  if (entry.revoked) throw unauthorized('API_KEY_REVOKED', 'API key has been revoked');
+  return { ...entry.caller, ip };
+}
+
+export function requireKey(caller: Caller): KeyCaller {
+  if (caller.kind !== 'key') throw unauthorized('MISSING_API_KEY', 'This endpoint needs an API key: Authorization: Bearer svc_…');
+  return caller;
+}
+
+/** The caller's organisation, for routes that act on organisation data. */
+export function requireOrgContext(caller: Caller): KeyCaller {
+  const keyCaller = requireKey(caller);
+  if (!keyCaller.orgContext) throw forbidden('NO_ORGANIZATION_CONTEXT', 'This API key has no organisation context');
+  return keyCaller;
+}

@@ -1,0 +1,67 @@
+import type { PrismaClient } from '../../db/database.ts';
+import { DatabaseCounterStore } from './database-store.ts';
+import { DAILY_LIMITS, MINUTE_LIMITS, decide, planOf, type CounterStore, type Plan, type QuotaDecision, type QuotaSubject, type WindowLimits } from './policy.ts';
+import { RedisCounterStore } from './redis-store.ts';
+
+export {
+  DAILY_LIMITS,
+  MINUTE_LIMITS,
+  bucketsFor,
+  decide,
+  nextMinuteBoundary,
+  nextUtcMidnight,
+  normalizeClientIp,
+  rateLimitHeaders,
+  retryAfterSeconds,
+  utcDayStart,
+  utcMinuteStart,
+} from './policy.ts';
+export type { CounterResult, CounterStore, Plan, QuotaDecision, QuotaSubject, WindowLimits } from './policy.ts';
+export { DatabaseCounterStore, type DatabaseCounterStoreOptions } from './database-store.ts';
+export { RedisCounterStore, type RedisCounterStoreOptions } from './redis-store.ts';
+
+export interface QuotaServiceOptions {
+  /** Per-plan overrides of DAILY_LIMITS and MINUTE_LIMITS (tests, or a deployment's own values). */
+  limits?: { day?: Partial<Record<Plan, number>>; minute?: Partial<Record<Plan, number>> };
+}
+
+/**
+ * The per-request quota check: one shared budget for REST and GraphQL per API key (per client IP for
+ * anonymous callers, at the free plan), a UTC-day window and a one-minute window. `check` counts the
+ * request only if it is admitted; a refused request uses no budget.
+ */
+export class QuotaService {
+  private readonly day: Record<Plan, number>;
+  private readonly minute: Record<Plan, number>;
+
+  constructor(
+    readonly store: CounterStore,
+    options: QuotaServiceOptions = {},
+  ) {
+    this.day = { ...DAILY_LIMITS, ...options.limits?.day };
+    this.minute = { ...MINUTE_LIMITS, ...options.limits?.minute };
+    for (const [plan, value] of [...Object.entries(this.day), ...Object.entries(this.minute)]) {
+      if (!Number.isSafeInteger(value) || value < 0) throw new Error(`quota limit for ${plan} must be a whole number >= 0, got ${value}`);
+    }
+  }
+
+  limitsFor(plan: Plan): WindowLimits {
+    return { day: this.day[plan], minute: this.minute[plan] };
+  }
+
+  async check(subject: QuotaSubject, now: Date = new Date()): Promise<QuotaDecision> {
+    const plan = planOf(subject);
+    const limits = this.limitsFor(plan);
+    const counts = await this.store.consume(subject, now, limits);
+    return decide(plan, limits, counts, now);
+  }
+
+  async close(): Promise<void> {
+    await this.store.close?.();
+  }
+}
+
+/** The store the configuration asks for: Redis when REDIS_URL is set, otherwise the database. */
+export function createCounterStore(prisma: PrismaClient, redisUrl?: string): CounterStore {
+  return redisUrl ? new RedisCounterStore(redisUrl) : new DatabaseCounterStore(prisma);
+}

@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
+import {
+  bucketsFor,
+  nextMinuteBoundary,
+  nextUtcMidnight,
+  type CounterResult,
+  type CounterStore,
+  type QuotaSubject,
+  type WindowLimits,
+} from './policy.ts';
+
+/**
+ * Check both windows, then count the request in both or in neither. Redis runs a script atomically,
+ * so concurrent calls from any number of API instances see each other's counts: with a budget of 100,
+ * 200 concurrent requests admit exactly 100. A refused request changes nothing. Each key gets its TTL
+ * when it is created (its window's end plus a grace period), so old windows disappear by themselves.
+ *
+ * KEYS: day, minute. ARGV: day limit, minute limit, day TTL s, minute TTL s.
+ * Returns {allowed 0|1, day count, minute count, exceeded 0 none | 1 day | 2 minute}.
+ */
+const CONSUME_LUA = `
+local day = tonumber(redis.call('GET', KEYS[1]) or '0')
+local minute = tonumber(redis.call('GET', KEYS[2]) or '0')
+if day >= tonumber(ARGV[1]) then return {0, day, minute, 1} end
+if minute >= tonumber(ARGV[2]) then return {0, day, minute, 2} end
+day = redis.call('INCR', KEYS[1])
+if day == 1 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+minute = redis.call('INCR', KEYS[2])
+if minute == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
+return {1, day, minute, 0}
+`;
+const CONSUME_SHA = createHash('sha1').update(CONSUME_LUA).digest('hex');
+
+/** Keys outlive their window by this much, so instances with slightly skewed clocks still find them. */
+const GRACE_SECONDS = 300;
+
+export interface RedisCounterStoreOptions {
+  /** Prepended to every key. Default `lcf:quota:`. Must not contain `{`. */
+  keyPrefix?: string;
+  /** Extra ioredis options. */
+  redis?: RedisOptions;
+}
+
+/**
+ * Counters in Redis (when REDIS_URL is set): several API instances share one budget. Keys look like
+ * `lcf:quota:day:2026-11-22:{key:<uuid>}`; the braces are a Redis Cluster hash tag, so a subject's
+ * day and minute keys share a slot and the script may touch both.
+ *
+ * Buckets follow the calling instance's clock (like the database store), so instances should run NTP.
+ */
+export class RedisCounterStore implements CounterStore {
+  readonly redis: Redis;
+  private readonly prefix: string;
+
+  constructor(redisUrl: string, options: RedisCounterStoreOptions = {}) {
+    this.prefix = options.keyPrefix ?? 'lcf:quota:';
+    if (this.prefix.includes('{')) throw new Error('RedisCounterStore: keyPrefix must not contain "{"');
+    this.redis = new Redis(redisUrl, {
+      // Fail a check quickly instead of queueing it forever while Redis is away.
+      maxRetriesPerRequest: 2,
+      connectTimeout: 5_000,
+      enableAutoPipelining: true,
+      ...options.redis,
+    });
+    // Connection errors surface as rejected commands; keep ioredis from printing them unhandled.
+    this.redis.on('error', () => {});
+  }
+
+  /** The Redis key of a bucket name: the subject part becomes the hash tag. */
+  key(bucket: string, subject: string): string {
+    return `${this.prefix}${bucket.slice(0, bucket.length - subject.length)}{${subject}}`;
+  }
+
+  async consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult> {
+    const buckets = bucketsFor(subject, now);
+    const dayTtl = Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000) + GRACE_SECONDS;
+    const minuteTtl = Math.ceil((nextMinuteBoundary(now).getTime() - now.getTime()) / 1000) + GRACE_SECONDS;
+    const keys = [this.key(buckets.day, buckets.subject), this.key(buckets.minute, buckets.subject)];
+    const args = [limits.day, limits.minute, dayTtl, minuteTtl];
+    let reply: unknown;
+    try {
+      reply = await this.redis.evalsha(CONSUME_SHA, 2, ...keys, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith('NOSCRIPT')) throw error;
+      reply = await this.redis.eval(CONSUME_LUA, 2, ...keys, ...args);
+    }
+    const [allowed, dayCount, minuteCount, exceeded] = reply as [number, number, number, number];
+    if (allowed === 1) return { allowed: true, dayCount, minuteCount };
+    return { allowed: false, exceeded: exceeded === 2 ? 'minute' : 'day', dayCount, minuteCount };
+  }
+
+  async close(): Promise<void> {
+    if (this.redis.status === 'end') return;
+    try {
+      await this.redis.quit();
+    } catch {
+      this.redis.disconnect();
+    }
+  }
+}

@@ -1,0 +1,109 @@
+import { parseArgs } from 'node:util';
+import { readAdminToken } from '../admin/admin-token.ts';
+import { ADMIN_BASE } from '../admin/routes.ts';
+
+const USAGE = `usage:
+  lcf admin org create --name NAME --plan free|pro|business|enterprise [--json]
+  lcf admin key create --org ORG_ID [--test] [--bi] [--no-org-context] [--json]
+  lcf admin key revoke KEY_ID
+The server is found through LCF_URL (default http://localhost:3000); the admin token through
+ADMIN_TOKEN or the file DATA_DIR/admin-token (default .data/admin-token) written by the server.`;
+
+class UsageError extends Error {}
+
+const PLANS = ['free', 'pro', 'business', 'enterprise'];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function adminRequest(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  const base = (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, '');
+  const token = await readAdminToken(process.env);
+  if (!token) throw new Error('no admin token: set ADMIN_TOKEN, or start the server once so it writes DATA_DIR/admin-token');
+  let response: Response;
+  try {
+    response = await fetch(`${base}${ADMIN_BASE}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(15_000),
+    });
+  } catch (error) {
+    throw new Error(`cannot reach the server at ${base}: ${(error as Error).message}`);
+  }
+  const payload = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (!response.ok) throw new Error(`${response.status} ${payload.code ?? ''}: ${payload.details || payload.error || response.statusText}`);
+  return payload;
+}
+
+function pick(obj: Record<string, unknown>, keys: string[]) {
+  return Object.fromEntries(keys.map((k) => [k, obj[k]]));
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { values, positionals } = (() => {
+    try {
+      return parseArgs({
+        args: argv,
+        allowPositionals: true,
+        options: {
+          name: { type: 'string' },
+          plan: { type: 'string' },
+          org: { type: 'string' },
+          test: { type: 'boolean', default: false },
+          bi: { type: 'boolean', default: false },
+          'no-org-context': { type: 'boolean', default: false },
+          json: { type: 'boolean', default: false },
+          help: { type: 'boolean', short: 'h', default: false },
+        },
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  })();
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const command = positionals.slice(0, 3).join(' ');
+  const print = (result: Record<string, unknown>, text: string) => console.log(values.json ? JSON.stringify(result) : text);
+
+  switch (command) {
+    case 'admin org create': {
+      if (!values.name?.trim()) throw new UsageError('--name is required');
+      if (!values.plan || !PLANS.includes(values.plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+      const org = pick(await adminRequest('POST', '/orgs', { name: values.name, plan: values.plan }), ['id', 'name', 'plan']);
+      return print(org, `created organization ${org.id} (${org.name}, ${org.plan})`);
+    }
+    case 'admin key create': {
+      if (!values.org || !UUID.test(values.org)) throw new UsageError('--org ORG_ID (a UUID) is required');
+      const key = pick(
+        await adminRequest('POST', '/keys', {
+          org_id: values.org,
+          environment: values.test ? 'test' : 'live',
+          bi_enabled: values.bi,
+          org_context: !values['no-org-context'],
+        }),
+        ['id', 'key', 'prefix'],
+      );
+      return print(key, `created key ${key.id}\n${key.key}\nStore it now: it is not shown again.`);
+    }
+    case 'admin key revoke': {
+      const id = positionals[3];
+      if (!id || !UUID.test(id)) throw new UsageError('KEY_ID (a UUID) is required');
+      const key = await adminRequest('DELETE', `/keys/${id}`);
+      return print(pick(key, ['id', 'revoked_at']), `revoked key ${key.id} at ${key.revoked_at}`);
+    }
+    default:
+      throw new UsageError(command ? `unknown command "${command}"` : 'no command given');
+  }
+}
+
+try {
+  await run(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    console.error(`lcf: ${error.message} (lcf --help for usage)`);
+    process.exit(2);
+  }
+  console.error(`lcf: ${(error as Error).message}`);
+  process.exit(1);
+}

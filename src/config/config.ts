@@ -1,0 +1,83 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+// Configuration is read from the environment once, at start-up, and passed down from there.
+const port = z.coerce.number().int().min(0).max(65535);
+const url = (protocols: string[]) =>
+  z
+    .string()
+    .url()
+    .refine((value) => protocols.some((p) => value.startsWith(`${p}://`)), `must start with ${protocols.join(':// or ')}://`);
+
+const envSchema = z.object({
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('.data'),
+  DATABASE_URL: url(['postgres', 'postgresql']).optional(),
+  DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  REDIS_URL: url(['redis', 'rediss']).optional(),
+  ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
+  PUBLIC_BASE_URL: url(['http', 'https']).optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUSTED_PROXY: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+  ICECAT_BASE_URL: url(['http', 'https']).optional(),
+  ICECAT_USERNAME: z.string().min(1).optional(),
+  ICECAT_API_TOKEN: z.string().min(1).optional(),
+  ICECAT_CONTENT_TOKEN: z.string().min(1).optional(),
+});
+
+export type Config = Readonly<{
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  redisUrl: string | undefined;
+  adminToken: string | undefined;
+  publicBaseUrl: string | undefined;
+  logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
+  trustedProxies: readonly string[];
+  shutdownTimeoutMs: number;
+  icecat: Readonly<{ baseUrl: string; username?: string; apiToken?: string; contentToken?: string }> | undefined;
+}>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Validates the environment; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as unset, the way shells and .env files usually mean them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(`invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    redisUrl: e.REDIS_URL,
+    adminToken: e.ADMIN_TOKEN,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    logLevel: e.LOG_LEVEL,
+    trustedProxies: e.TRUSTED_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    icecat: e.ICECAT_BASE_URL
+      ? {
+          baseUrl: e.ICECAT_BASE_URL,
+          username: e.ICECAT_USERNAME,
+          apiToken: e.ICECAT_API_TOKEN,
+          contentToken: e.ICECAT_CONTENT_TOKEN,
+        }
+      : undefined,
+  });
+}

@@ -1,0 +1,74 @@
+import { mkdir } from 'node:fs/promises';
+import { PGlite } from '@electric-sql/pglite';
+import { PrismaPGlite } from 'pglite-prisma-adapter';
+import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
+import { PrismaClient } from '../generated/prisma/client.ts';
+
+export { PrismaClient };
+export type { Prisma } from '../generated/prisma/client.ts';
+
+/** A plain SQL session outside Prisma: migrations and reference loading need multi-statement scripts and session locks. */
+export interface SqlSession {
+  exec(sql: string): Promise<void>;
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  release(): Promise<void>;
+}
+
+export interface Database {
+  kind: 'pglite' | 'postgres';
+  prisma: PrismaClient;
+  /** Opens a dedicated session (PGlite has exactly one, shared). */
+  session(): Promise<SqlSession>;
+  close(): Promise<void>;
+}
+
+export type DatabaseOptions =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir?: string /* omitted: in memory */ };
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.kind === 'postgres' ? openPostgres(options.url, options.poolSize ?? 10) : openPGlite(options.dataDir);
+}
+
+async function openPGlite(dataDir: string | undefined): Promise<Database> {
+  if (dataDir) await mkdir(dataDir, { recursive: true });
+  const pglite = new PGlite(dataDir);
+  await pglite.waitReady;
+  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  return {
+    kind: 'pglite',
+    prisma,
+    async session() {
+      return {
+        exec: async (sql) => void (await pglite.exec(sql)),
+        query: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
+        release: async () => {},
+      };
+    },
+    async close() {
+      await prisma.$disconnect();
+      await pglite.close();
+    },
+  };
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Database> {
+  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });
+  return {
+    kind: 'postgres',
+    prisma,
+    async session() {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      return {
+        exec: async (sql) => void (await client.query(sql)),
+        query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
+        release: () => client.end(),
+      };
+    },
+    async close() {
+      await prisma.$disconnect();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * The one error type of the service. REST renders it as the spec's ApiError body
+ * {error, code, details}; GraphQL carries `code` in extensions. `status` is the HTTP status.
+ */
+export class ApiError extends GraphQLError {
+  readonly status: number;
+  readonly code: string;
+  readonly details: string;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, error: string, details = '', headers: Record<string, string> = {}) {
+    super(error, { extensions: { code, details, http: { status, headers } } });
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  /** The JSON body of a REST error response. */
+  toBody(): Record<string, unknown> {
+    return { error: this.message, code: this.code, details: this.details };
+  }
+}
+
+/** 429: the spec gives rate limiting its own body {error, message, retry_after_seconds}. */
+export class RateLimitError extends ApiError {
+  readonly retryAfterSeconds: number;
+
+  constructor(code: string, message: string, retryAfterSeconds: number, headers: Record<string, string>) {
+    super(429, code, 'Rate limit exceeded', message, { ...headers, 'Retry-After': String(retryAfterSeconds) });
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  override toBody(): Record<string, unknown> {
+    return { error: this.message, message: this.details, retry_after_seconds: this.retryAfterSeconds };
+  }
+}
+
+export const invalidParameter = (field: string, reason: string) =>
+  new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter '${field}'`, `${field}: ${reason}`);
+
+export const notFound = (what: string, details = '') => new ApiError(404, 'NOT_FOUND', `${what} not found`, details);
+
+export const unauthorized = (code: string, details: string) =>
+  new ApiError(401, code, 'Unauthorized', details, { 'WWW-Authenticate': 'Bearer realm="v1"' });
+
+export const forbidden = (code: string, details: string) => new ApiError(403, code, 'Forbidden', details);

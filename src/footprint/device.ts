@@ -1,0 +1,112 @@
+import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { rankClosest } from '../reference/suggest.ts';
+
+/** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
+export interface DeviceQuery {
+  brand?: string | null;
+  mpn?: string | null;
+  model?: string | null;
+  category?: string | null;
+  weight_kg?: number | null;
+  tdp?: number | null;
+  ram_gb?: number | null;
+  battery_wh?: number | null;
+  screen_size_inch?: number | null;
+  screen_type?: DeviceSpecs['screen_type'] | null;
+  storage_gb?: number | null;
+  storage_type?: DeviceSpecs['storage_type'] | null;
+}
+
+export interface FootprintProduct {
+  brand: string;
+  mpn: string | null;
+  name: string;
+  category: string;
+  weight_kg: number;
+}
+
+/** What the lookup chain found for a device, ready for the engine. */
+export interface ResolvedDevice {
+  category: CategoryDefinition;
+  specs: DeviceSpecs;
+  supplied_spec_count: number;
+  published?: PublishedFootprint;
+  product: FootprintProduct;
+  product_id: string | null;
+  data_sources: string[];
+}
+
+export interface FieldProblem {
+  field: string;
+  reason: string;
+}
+
+/** One 400 for all problems of a request, each naming its field. */
+export function invalidFields(problems: FieldProblem[]): ApiError {
+  const [first] = problems;
+  return new ApiError(
+    400,
+    'INVALID_PARAMETER',
+    `Invalid parameter '${first!.field}'`,
+    problems.map((p) => `${p.field}: ${p.reason}`).join('; '),
+  );
+}
+
+const DEFAULT_CATEGORY = 'laptop';
+
+/** Specs the caller supplied, under the engine's field names. */
+export function suppliedSpecs(query: DeviceQuery): DeviceSpecs {
+  const specs: DeviceSpecs = {
+    weight_kg: query.weight_kg ?? undefined,
+    processor_tdp_w: query.tdp ?? undefined,
+    ram_gb: query.ram_gb ?? undefined,
+    battery_wh: query.battery_wh ?? undefined,
+    screen_size_inch: query.screen_size_inch ?? undefined,
+    screen_type: query.screen_type ?? undefined,
+    storage_gb: query.storage_gb ?? undefined,
+    storage_type: query.storage_type ?? undefined,
+  };
+  return Object.fromEntries(Object.entries(specs).filter(([, v]) => v !== undefined)) as DeviceSpecs;
+}
+
+// Validation reports the caller's names (tdp) rather than the engine's (processor_tdp_w).
+const QUERY_NAME: Partial<Record<keyof DeviceSpecs, string>> = { processor_tdp_w: 'tdp' };
+
+/**
+ * The lookup chain: catalogue (by mpn, alias or model) → parametric estimate from the supplied
+ * specs → category defaults for whatever is still missing. Supplied specs win over catalogue values.
+ */
+export function resolveDevice(query: DeviceQuery): { device: ResolvedDevice; problems: [] } | { device: undefined; problems: FieldProblem[] } {
+  const problems: FieldProblem[] = [];
+  const brand = query.brand?.trim();
+  if (!brand) problems.push({ field: 'brand', reason: 'is required' });
+  const mpn = query.mpn?.trim() || null;
+  const model = query.model?.trim() || null;
+  if (!mpn && !model) problems.push({ field: 'mpn', reason: 'either mpn or model is required' });
+  const categoryId = query.category?.trim().toLowerCase() || DEFAULT_CATEGORY;
+  const category = getCategory(categoryId);
+  if (!category) {
+    const closest = rankClosest(categoryId, CATEGORIES.map((c) => c.id), 3);
+    problems.push({ field: 'category', reason: `unknown category '${query.category}'; closest: ${closest.join(', ')} (GET /v1/reference/categories lists all)` });
+  }
+  const specs = suppliedSpecs(query);
+  if (category) {
+    for (const p of validateSpecs(specs, category)) {
+      problems.push({ field: QUERY_NAME[p.field as keyof DeviceSpecs] ?? p.field, reason: p.reason });
+    }
+  }
+  if (problems.length) return { device: undefined, problems };
+
+  const supplied = SPEC_FIELDS.filter((f) => specs[f] !== undefined).length;
+  const merged = { ...category!.defaults, ...specs };
+  const device: ResolvedDevice = {
+    category: category!,
+    specs,
+    supplied_spec_count: supplied,
+    product: { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg: merged.weight_kg },
+    product_id: null,
+    data_sources: [supplied > 0 ? 'parametric estimate from supplied specs' : `category defaults (${category!.id})`],
+  };
+  return { device, problems: [] };
+}

@@ -1,0 +1,21 @@
+/**
+ * Calculation engine v4: pure lifecycle carbon footprint functions (no I/O).
+ */
+export { ENGINE_VERSION } from './constants.ts';
+export * from './types.ts';
+export { CATEGORIES, CATEGORY_IDS, getCategory } from './categories.ts';
+export { ENGINE_PARAMETERS } from './parameters.ts';
+export type { EngineParameters, GroupFit, ProductionMultipliers, ResidualPercentiles } from './parameters.ts';
+export { calculateFootprint, confidenceFor, embodiedModel, uncertaintyPct, PUBLISHED_LOCATION_GRID } from './footprint.ts';
+export { calculateSavings, equivalents } from './savings.ts';
+export { calculateRefurbishment, GRADE_PROFILES, swapProductionKg } from './refurbishment.ts';
+export { parseSwaps, SwapParseError, swapToken, SWAP_KINDS } from './swaps.ts';
+export {
+  validateSpecs, validateRemainingYears, validateLifetimeYears, validateGridFactor, validateGrade, validateCategoryId,
+  validateSwaps, isGrade, specLimits, REMAINING_YEARS_MAX, REMAINING_YEARS_MIN,
+} from './validate.ts';
+export { countSuppliedSpecs, isScreenType, isStorageType, resolveSpecs, screenAreaM2 } from './specs.ts';
+export type { ResolvedSpecs } from './specs.ts';
+export { useRegionOf } from './transport.ts';
+export { PRODUCTION_COMPONENTS } from './production.ts';
+export type { ProductionComponent } from './production.ts';

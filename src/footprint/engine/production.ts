@@ -1,0 +1,137 @@
+/**
+ * Production phase: component-based bottom-up model (literature priors), scaled per calibration
+ * group by four fitted multipliers (structure, electronics, memory_storage, display).
+ */
+import {
+  BATTERY_KG_PER_WH, BATTERY_WH_PER_KG, BOAVIZTA, DIE_AREA, DISPLAY_KG_PER_M2, DRAM_DENSITY_GB_PER_CM2,
+  EMMC_BASE_KG, MAINBOARD_TDP_EXPONENT, MIN_HOUSING_SHARE,
+} from './constants.ts';
+import type { ProductionMultipliers } from './parameters.ts';
+import type { ResolvedSpecs } from './specs.ts';
+import { screenAreaM2 } from './specs.ts';
+import type { CategoryDefinition, ScreenType, StorageType } from './types.ts';
+
+export const PRODUCTION_COMPONENTS = [
+  'chassis', 'mainboard', 'processor', 'memory', 'storage', 'display', 'battery', 'power_supply', 'assembly',
+] as const;
+export type ProductionComponent = (typeof PRODUCTION_COMPONENTS)[number];
+export type ProductionBlock = keyof ProductionMultipliers;
+
+export const COMPONENT_BLOCK: Record<ProductionComponent, ProductionBlock> = {
+  chassis: 'structure',
+  power_supply: 'structure',
+  assembly: 'structure',
+  mainboard: 'electronics',
+  processor: 'electronics',
+  memory: 'memory_storage',
+  storage: 'memory_storage',
+  battery: 'electronics',
+  display: 'display',
+};
+
+export type ComponentValues = Record<ProductionComponent, number>;
+
+/** Processor(s): Boavizta die model, die area from TDP per socket. */
+export function processorKg(tdpW: number, sockets: number): number {
+  if (!(tdpW > 0)) return 0;
+  const n = Math.max(1, Math.round(sockets));
+  const die = Math.min(DIE_AREA.max_cm2, DIE_AREA.base_cm2 + DIE_AREA.per_w_cm2 * (tdpW / n));
+  return n * (BOAVIZTA.cpu_base_kg + BOAVIZTA.cpu_per_die_cm2_kg * die);
+}
+
+/** Memory: Boavizta RAM model with current DRAM density. */
+export function memoryKg(ramGb: number, gbPerModule: number): number {
+  if (!(ramGb > 0)) return 0;
+  const modules = Math.max(1, Math.ceil(ramGb / Math.max(1, gbPerModule)));
+  return memoryModulesKg(modules, ramGb / modules);
+}
+
+export function memoryModulesKg(modules: number, gbPerModule: number): number {
+  if (!(modules > 0) || !(gbPerModule > 0)) return 0;
+  return modules * (BOAVIZTA.ram_per_module_kg + BOAVIZTA.ram_per_die_cm2_kg * (gbPerModule / DRAM_DENSITY_GB_PER_CM2));
+}
+
+/** Storage by type: flash by die area (Boavizta SSD), HDD per drive. */
+export function storageKg(gb: number, type: StorageType, hddGbPerDrive: number): number {
+  if (!(gb > 0)) return 0;
+  if (type === 'hdd') return Math.max(1, Math.ceil(gb / Math.max(1, hddGbPerDrive))) * BOAVIZTA.hdd_per_drive_kg;
+  const base = type === 'emmc' ? EMMC_BASE_KG : BOAVIZTA.ssd_base_kg;
+  return base + BOAVIZTA.ssd_per_die_cm2_kg * (gb / BOAVIZTA.ssd_density_gb_per_cm2);
+}
+
+/** Display panel by area and technology. */
+export function displayKg(inches: number, type: ScreenType, category: CategoryDefinition): number {
+  const area = screenAreaM2(inches, category.defaults.screen_aspect_ratio);
+  return area * DISPLAY_KG_PER_M2[type] * category.parameters.production.display_factor_multiplier;
+}
+
+export function batteryKg(wh: number, category: CategoryDefinition): number {
+  if (!(wh > 0)) return 0;
+  return wh * BATTERY_KG_PER_WH[category.parameters.production.battery_chemistry];
+}
+
+/** Mass of the housing: device mass minus display, battery and internal power supply, bounded below. */
+export function housingMassKg(category: CategoryDefinition, s: ResolvedSpecs): number {
+  const p = category.parameters.production;
+  const displayMass = screenAreaM2(s.screen_size_inch, category.defaults.screen_aspect_ratio) * p.display_mass_kg_per_m2;
+  const batteryMass = s.battery_wh > 0 ? s.battery_wh / BATTERY_WH_PER_KG[p.battery_chemistry] : 0;
+  const psuMass = p.power_supply_external ? 0 : p.power_supply_mass_kg;
+  return Math.max(MIN_HOUSING_SHARE * s.weight_kg, s.weight_kg - displayMass - batteryMass - psuMass);
+}
+
+export function mainboardKg(category: CategoryDefinition, tdpW: number): number {
+  const base = category.parameters.production.mainboard_kg_co2e;
+  const d = category.defaults.processor_tdp_w;
+  if (!(d > 0)) return base;
+  const ratio = Math.min(4, Math.max(0.25, Math.max(tdpW, 0.5) / d));
+  return base * ratio ** MAINBOARD_TDP_EXPONENT;
+}
+
+export function assemblyKg(weightKg: number): number {
+  return Math.min(BOAVIZTA.assembly_server_kg, 0.5 + 0.6 * weightKg);
+}
+
+/** Housing: per-kg material model, or the enclosure prior of servers and arrays. */
+export function chassisKg(category: CategoryDefinition, s: ResolvedSpecs): number {
+  const p = category.parameters.production;
+  if (p.chassis_fixed_kg_co2e > 0) {
+    const ratio = Math.min(4, Math.max(0.25, s.weight_kg / category.defaults.weight_kg));
+    return p.chassis_fixed_kg_co2e * Math.sqrt(ratio);
+  }
+  return housingMassKg(category, s) * p.chassis_kg_co2e_per_kg;
+}
+
+/** Unscaled component priors (kg CO2e). */
+export function rawProductionComponents(category: CategoryDefinition, s: ResolvedSpecs): ComponentValues {
+  const p = category.parameters.production;
+  return {
+    chassis: chassisKg(category, s),
+    mainboard: mainboardKg(category, s.processor_tdp_w),
+    processor: processorKg(s.processor_tdp_w, category.defaults.processor_count),
+    memory: memoryKg(s.ram_gb, p.ram_gb_per_module),
+    storage: storageKg(s.storage_gb, s.storage_type, p.hdd_gb_per_drive),
+    display: s.screen_size_inch > 0 ? displayKg(s.screen_size_inch, s.screen_type, category) : 0,
+    battery: batteryKg(s.battery_wh, category),
+    power_supply: p.power_supply_mass_kg * BOAVIZTA.psu_per_kg,
+    assembly: assemblyKg(s.weight_kg),
+  };
+}
+
+/** Raw sums per fitted block. */
+export function blockSums(components: ComponentValues): Record<ProductionBlock, number> {
+  const out: Record<ProductionBlock, number> = { structure: 0, electronics: 0, memory_storage: 0, display: 0 };
+  for (const c of PRODUCTION_COMPONENTS) out[COMPONENT_BLOCK[c]] += components[c];
+  return out;
+}
+
+export function scaleComponents(components: ComponentValues, m: ProductionMultipliers): ComponentValues {
+  const out = { ...components };
+  for (const c of PRODUCTION_COMPONENTS) out[c] = components[c] * m[COMPONENT_BLOCK[c]];
+  return out;
+}
+
+export function sumComponents(components: ComponentValues): number {
+  let t = 0;
+  for (const c of PRODUCTION_COMPONENTS) t += components[c];
+  return t;
+}

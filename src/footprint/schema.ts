@@ -1,0 +1,307 @@
+import { builder } from '../graphql/builder.ts';
+import { cacheFor, currentRequest } from '../observability/request-context.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
+import type { FootprintProduct } from './device.ts';
+import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
+
+const CALCULATION_MAX_AGE = 86_400;
+export const MAX_BATCH = 100;
+
+/** Calculation results are public and cacheable for a day (spec 4.1); they differ by key only in calculation_id. */
+function cacheCalculation() {
+  cacheFor(CALCULATION_MAX_AGE);
+  currentRequest()?.successHeaders.set('Vary', 'Authorization');
+}
+
+export const ScreenType = builder.enumType('ScreenType', { values: SCREEN_TYPES });
+export const StorageType = builder.enumType('StorageType', { values: STORAGE_TYPES });
+const Confidence = builder.enumType('Confidence', {
+  values: ['manufacturer_verified', 'estimated_high', 'estimated_medium', 'estimated_low'] as const,
+  description: 'manufacturer_verified: a published product footprint was used; estimated_*: parametric, by how many specs were known',
+});
+const Grade = builder.enumType('RefurbishmentGrade', {
+  values: { A: { description: 'Like New' }, B: { description: 'Good' }, C: { description: 'Fair' } } as const,
+});
+
+export const FootprintProductRef = builder.objectRef<FootprintProduct>('FootprintProduct').implement({
+  description: 'The device the calculation is for, as matched by the lookup chain.',
+  fields: (t) => ({
+    brand: t.exposeString('brand'),
+    mpn: t.exposeString('mpn', { nullable: true }),
+    name: t.exposeString('name'),
+    category: t.exposeString('category'),
+    weight_kg: t.exposeFloat('weight_kg'),
+  }),
+});
+
+const Breakdown = builder.objectRef<FootprintResponse['breakdown']>('FootprintBreakdown').implement({
+  description: 'Lifecycle phases, kg CO2e.',
+  fields: (t) => ({
+    production_kg: t.exposeFloat('production_kg'),
+    transport_kg: t.exposeFloat('transport_kg'),
+    use_phase_kg: t.exposeFloat('use_phase_kg'),
+    end_of_life_kg: t.exposeFloat('end_of_life_kg'),
+  }),
+});
+
+const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
+  fields: (t) => ({
+    standard: t.exposeString('standard'),
+    data_sources: t.exposeStringList('data_sources', { description: 'Which catalogue or estimate, and which factor vintages, were used' }),
+    confidence: t.expose('confidence', { type: Confidence }),
+    uncertainty_pct: t.exposeFloat('uncertainty_pct', { description: 'Half-width of the ~80% interval, percent, from calibration residuals' }),
+    engine_version: t.exposeString('engine_version'),
+    lifetime_years: t.exposeFloat('lifetime_years'),
+    annual_kwh: t.exposeFloat('annual_kwh'),
+    grid_factor_kg_per_kwh: t.exposeFloat('grid_factor_kg_per_kwh'),
+  }),
+});
+
+const CALCULATION_ID = {
+  nullable: true,
+  description: 'Id of the stored calculation record (keys with an organisation only); cite it in POST /certificate',
+} as const;
+
+export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintResult').implement({
+  fields: (t) => ({
+    product: t.expose('product', { type: FootprintProductRef }),
+    country: t.exposeString('country', { description: 'Region code used (ISO 3166-1 alpha-2 or ISO 3166-2)' }),
+    total_kg_co2e: t.exposeFloat('total_kg_co2e'),
+    breakdown: t.expose('breakdown', { type: Breakdown }),
+    methodology: t.expose('methodology', { type: MethodologyRef }),
+    calculated_at: t.expose('calculated_at', { type: 'DateTime' }),
+    calculation_id: t.exposeID('calculation_id', CALCULATION_ID),
+  }),
+});
+
+const deviceArgs = builder.args((t) => ({
+  brand: t.string({ required: true, description: 'Manufacturer name' }),
+  country: t.string({ required: true, description: 'Country of use: ISO 3166-1 alpha-2 (DE) or ISO 3166-2 region (US-CA); case-insensitive' }),
+  mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)' }),
+  model: t.string({ description: 'Model name, alternative to mpn' }),
+  category: t.string({ description: 'Device category (default laptop); see /reference/categories' }),
+  weight_kg: t.float({ description: 'kg' }),
+  tdp: t.float({ description: 'Processor TDP, watts' }),
+  ram_gb: t.float({ description: 'GB' }),
+  battery_wh: t.float({ description: 'Wh' }),
+  screen_size_inch: t.float({ description: 'inches' }),
+  screen_type: t.field({ type: ScreenType }),
+  storage_gb: t.float({ description: 'GB' }),
+  storage_type: t.field({ type: StorageType }),
+}));
+
+const BatchItemInput = builder.inputType('FootprintBatchItem', {
+  description: 'One product of a batch. Validated per item: a bad item becomes an item error, the others are calculated.',
+  fields: (t) => ({
+    brand: t.string(),
+    country: t.string(),
+    mpn: t.string(),
+    model: t.string(),
+    category: t.string(),
+    weight_kg: t.float(),
+    tdp: t.float(),
+    ram_gb: t.float(),
+    battery_wh: t.float(),
+    screen_size_inch: t.float(),
+    screen_type: t.field({ type: ScreenType }),
+    storage_gb: t.float(),
+    storage_type: t.field({ type: StorageType }),
+  }),
+});
+
+interface ItemError {
+  error: string;
+  index: number;
+}
+const BatchItemError = builder.objectRef<ItemError>('FootprintItemError').implement({
+  fields: (t) => ({
+    error: t.exposeString('error'),
+    index: t.exposeInt('index', { description: 'Position in the submitted products array' }),
+  }),
+});
+const BatchItem = builder.unionType('FootprintBatchEntry', {
+  types: [FootprintResult, BatchItemError],
+  resolveType: (value) => ('error' in value ? BatchItemError : FootprintResult),
+});
+const BatchResult = builder.objectRef<{ total: number; successful: number; results: (FootprintResponse | ItemError)[] }>('FootprintBatchResult').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    successful: t.exposeInt('successful'),
+    results: t.expose('results', { type: [BatchItem] }),
+  }),
+});
+
+const Equivalents = builder.objectRef<SavingsResponse['equivalents']>('Equivalents').implement({
+  fields: (t) => ({
+    km_driving_avoided: t.exposeFloat('km_driving_avoided', { description: 'km of average passenger-car driving' }),
+    trees_year_equivalent: t.exposeFloat('trees_year_equivalent', { description: 'tree-years of CO2 absorption' }),
+  }),
+});
+
+const SavingsResult = builder.objectRef<SavingsResponse>('SavingsResult').implement({
+  description: 'CO2 avoided by keeping a device in use for remaining_life_years instead of buying a new one.',
+  fields: (t) => ({
+    product: t.expose('product', { type: FootprintProductRef }),
+    country: t.exposeString('country'),
+    remaining_life_years: t.exposeFloat('remaining_life_years'),
+    avoided_co2_kg: t.exposeFloat('avoided_co2_kg', { description: 'Net: avoided production and transport minus additional use phase' }),
+    avoided_production_kg: t.exposeFloat('avoided_production_kg'),
+    avoided_transport_kg: t.exposeFloat('avoided_transport_kg'),
+    additional_use_phase_kg: t.exposeFloat('additional_use_phase_kg', { description: 'Extra use-phase emissions of the older device over the remaining life' }),
+    equivalents: t.expose('equivalents', { type: Equivalents }),
+    methodology: t.expose('methodology', { type: MethodologyRef }),
+    calculated_at: t.expose('calculated_at', { type: 'DateTime' }),
+    calculation_id: t.exposeID('calculation_id', CALCULATION_ID),
+  }),
+});
+
+const Overhead = builder.objectRef<RefurbishmentResponse['overhead']>('RefurbishmentOverhead').implement({
+  description: 'Emissions of the refurbishment process by grade, kg CO2e.',
+  fields: (t) => ({
+    total_kg: t.exposeFloat('total_kg'),
+    cleaning_kg: t.exposeFloat('cleaning_kg'),
+    testing_kg: t.exposeFloat('testing_kg'),
+    parts_kg: t.exposeFloat('parts_kg'),
+    packaging_kg: t.exposeFloat('packaging_kg'),
+    logistics_kg: t.exposeFloat('logistics_kg'),
+  }),
+});
+
+const SwapCost = builder.objectRef<RefurbishmentSwapResult>('RefurbishmentSwap').implement({
+  fields: (t) => ({
+    kind: t.exposeString('kind'),
+    token: t.exposeString('token', { description: 'The swap, normalised, e.g. storage:512:nvme' }),
+    component: t.exposeString('component', { description: 'Production component it replaces' }),
+    production_kg: t.exposeFloat('production_kg', { description: 'Production emissions of the new part' }),
+  }),
+});
+
+const NewDevice = builder.objectRef<RefurbishmentResponse['new_device']>('NewDeviceEmbodied').implement({
+  fields: (t) => ({
+    production_kg: t.exposeFloat('production_kg'),
+    transport_kg: t.exposeFloat('transport_kg'),
+    embodied_kg: t.exposeFloat('embodied_kg'),
+  }),
+});
+
+const AdjustedUse = builder.objectRef<RefurbishmentResponse['adjusted_use_phase']>('AdjustedUsePhase').implement({
+  description: 'Use phase over the remaining life in the country of reuse.',
+  fields: (t) => ({
+    reuse_grid_factor_kg_per_kwh: t.exposeFloat('reuse_grid_factor_kg_per_kwh'),
+    annual_kwh_new: t.exposeFloat('annual_kwh_new'),
+    annual_kwh_refurbished: t.exposeFloat('annual_kwh_refurbished'),
+    refurbished_use_phase_kg: t.exposeFloat('refurbished_use_phase_kg'),
+    new_device_use_phase_kg: t.exposeFloat('new_device_use_phase_kg'),
+    additional_use_phase_kg: t.exposeFloat('additional_use_phase_kg'),
+  }),
+});
+
+const Heatmap = builder.objectRef<HeatmapEntry>('ProductionHeatmapEntry').implement({
+  fields: (t) => ({
+    component: t.exposeString('component'),
+    kg: t.exposeFloat('kg'),
+    share_pct: t.exposeFloat('share_pct'),
+    swapped: t.exposeBoolean('swapped', { description: 'True when a swap replaces this component' }),
+  }),
+});
+
+const RefurbishmentResult = builder.objectRef<RefurbishmentResponse>('RefurbishmentResult').implement({
+  description:
+    'Refurbishing and reusing a device versus buying a new one: grade overhead, component swaps, adjusted use phase in the reuse country, net savings and break-even.',
+  fields: (t) => ({
+    product: t.expose('product', { type: FootprintProductRef }),
+    country: t.exposeString('country'),
+    reuse_country: t.exposeString('reuse_country'),
+    grade: t.exposeString('grade'),
+    grade_label: t.exposeString('grade_label'),
+    remaining_life_years: t.exposeFloat('remaining_life_years'),
+    overhead: t.expose('overhead', { type: Overhead }),
+    swaps: t.expose('swaps', { type: [SwapCost] }),
+    swaps_total_kg: t.exposeFloat('swaps_total_kg'),
+    refurbishment_total_kg: t.exposeFloat('refurbishment_total_kg', { description: 'Overhead plus swaps' }),
+    new_device: t.expose('new_device', { type: NewDevice }),
+    adjusted_use_phase: t.expose('adjusted_use_phase', { type: AdjustedUse }),
+    gross_avoided_kg: t.exposeFloat('gross_avoided_kg', { description: 'Embodied emissions of the new device avoided' }),
+    net_savings_kg: t.exposeFloat('net_savings_kg', { description: 'Gross avoided minus refurbishment and additional use phase' }),
+    net_savings_pct: t.exposeFloat('net_savings_pct'),
+    break_even_years: t.exposeFloat('break_even_years', {
+      nullable: true,
+      description: 'Years of reuse after which refurbishing stops paying off against a new, more efficient device; null when it never does',
+    }),
+    production_heatmap: t.expose('production_heatmap', { type: [Heatmap] }),
+    equivalents: t.expose('equivalents', { type: Equivalents }),
+    assumptions: t.exposeStringList('assumptions'),
+    methodology: t.expose('methodology', { type: MethodologyRef }),
+    calculated_at: t.expose('calculated_at', { type: 'DateTime' }),
+    calculation_id: t.exposeID('calculation_id', CALCULATION_ID),
+  }),
+});
+
+builder.queryFields((t) => ({
+  footprint: t.field({
+    type: FootprintResult,
+    description: 'Lifecycle footprint of one device in a country of use. Cache-Control: public, max-age=86400.',
+    extensions: { rest: { method: 'GET', path: '/footprint', tags: ['Footprint'] } },
+    args: deviceArgs,
+    resolve: (_root, args, { services, caller }) => {
+      const result = services.footprint.footprint(args, caller);
+      cacheCalculation();
+      return result;
+    },
+  }),
+  savings: t.field({
+    type: SavingsResult,
+    description: 'CO2 avoided by extending a device’s life by remaining_years (default 2).',
+    extensions: { rest: { method: 'GET', path: '/savings', tags: ['Footprint'] } },
+    args: { ...deviceArgs, remaining_years: t.arg.float({ description: 'Years of further use, 0..15 (default 2)' }) },
+    resolve: (_root, args, { services, caller }) => {
+      const result = services.footprint.savings(args, caller);
+      cacheCalculation();
+      return result;
+    },
+  }),
+  refurbishment: t.field({
+    type: RefurbishmentResult,
+    description:
+      'Refurbishment impact: grade A (Like New), B (Good) or C (Fair) overhead, component swaps ' +
+      '(comma-separated tokens battery:<wh>, storage:<gb>:<type>, ram:<modules>:<gb per module>, display:<inches>:<screen_type>, keyboard_trackpad), ' +
+      'use phase in reuse_country, net savings, break-even and a production heatmap.',
+    extensions: { rest: { method: 'GET', path: '/refurbishment', tags: ['Footprint'] } },
+    args: {
+      ...deviceArgs,
+      grade: t.arg({ type: Grade, required: true }),
+      remaining_years: t.arg.float({ description: 'Years of further use, 0..15 (default 2)' }),
+      reuse_country: t.arg.string({ description: 'Country of reuse (default: country)' }),
+      swaps: t.arg.string({ description: 'Comma-separated swap tokens' }),
+    },
+    resolve: (_root, args, { services, caller }) => {
+      const result = services.footprint.refurbishment(args, caller);
+      cacheCalculation();
+      return result;
+    },
+  }),
+}));
+
+builder.mutationField('footprintBatch', (t) =>
+  t.field({
+    type: BatchResult,
+    description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}. Counts as one request against quotas.`,
+    extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'] } },
+    args: { products: t.arg({ type: [BatchItemInput], required: true }) },
+    resolve: (_root, { products }, { services, caller }) => {
+      if (products.length === 0 || products.length > MAX_BATCH) {
+        throw new ApiError(400, 'INVALID_PARAMETER', "Invalid parameter 'products'", `products: must contain 1 to ${MAX_BATCH} items, got ${products.length}`);
+      }
+      const results = products.map((item, index) => {
+        try {
+          return services.footprint.footprint(item, caller);
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.status !== 400) throw error;
+          return { error: error.details, index };
+        }
+      });
+      return { total: products.length, successful: results.filter((r) => !('error' in r)).length, results };
+    },
+  }),
+);

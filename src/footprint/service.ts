@@ -1,0 +1,225 @@
+import {
+  ENGINE_VERSION,
+  calculateFootprint,
+  calculateRefurbishment,
+  calculateSavings,
+  parseSwaps,
+  SwapParseError,
+  type FootprintResult,
+  type Grade,
+  type RefurbishmentResult,
+  type SavingsResult,
+} from './engine/index.ts';
+import { closestRegionCodes, normaliseRegionCode } from '../reference/grid-data.ts';
+import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
+import type { Caller } from '../auth/caller.ts';
+import { invalidFields, resolveDevice, type DeviceQuery, type FieldProblem, type FootprintProduct, type ResolvedDevice } from './device.ts';
+import type { CalculationRecord, CalculationWriter } from './calculation-writer.ts';
+
+export const METHODOLOGY_STANDARD =
+  'ISO 14067:2018 and GHG Protocol Product Standard aligned; component-based production model calibrated to manufacturer PCFs';
+
+export interface Methodology {
+  standard: string;
+  data_sources: string[];
+  confidence: FootprintResult['confidence'];
+  uncertainty_pct: number;
+  engine_version: string;
+  lifetime_years: number;
+  annual_kwh: number;
+  grid_factor_kg_per_kwh: number;
+}
+
+export interface FootprintResponse {
+  product: FootprintProduct;
+  country: string;
+  total_kg_co2e: number;
+  breakdown: FootprintResult['breakdown'];
+  methodology: Methodology;
+  calculated_at: Date;
+  calculation_id: string | null;
+}
+
+export interface SavingsResponse extends SavingsResult {
+  product: FootprintProduct;
+  country: string;
+  calculated_at: Date;
+  calculation_id: string | null;
+  methodology: Methodology;
+}
+
+export interface RefurbishmentResponse extends RefurbishmentResult {
+  product: FootprintProduct;
+  country: string;
+  reuse_country: string;
+  calculated_at: Date;
+  calculation_id: string | null;
+  methodology: Methodology;
+}
+
+interface RegionFactor {
+  code: string;
+  factor: FactorSnapshot;
+}
+
+/**
+ * The calculation endpoints' logic: validates the request, runs the lookup chain and the pure
+ * engine, and records a calculation for callers with an organisation.
+ */
+export class FootprintService {
+  constructor(
+    private readonly reference: ReferenceStore,
+    private readonly writer: CalculationWriter,
+  ) {}
+
+  footprint(query: DeviceQuery & { country?: string | null }, caller: Caller): FootprintResponse {
+    const { device, region, result } = this.evaluate(query, 'country');
+    const calculated_at = new Date();
+    const calculation_id = this.record(caller, 'footprint', query, device, region, result, result, []);
+    return {
+      product: device.product,
+      country: region.code,
+      total_kg_co2e: result.total_kg_co2e,
+      breakdown: result.breakdown,
+      methodology: methodology(device, region, result),
+      calculated_at,
+      calculation_id,
+    };
+  }
+
+  savings(query: DeviceQuery & { country?: string | null; remaining_years?: number | null }, caller: Caller): SavingsResponse {
+    const remaining_years = query.remaining_years ?? 2;
+    const { device, region, result } = this.evaluate(query, 'country', remainingYearsProblems(remaining_years));
+    const savings = calculateSavings({ footprint: result, remaining_years, grid_factor_kg_per_kwh: region.factor.value });
+    return {
+      ...savings,
+      product: device.product,
+      country: region.code,
+      methodology: methodology(device, region, result),
+      calculated_at: new Date(),
+      calculation_id: this.record(caller, 'savings', query, device, region, result, savings, []),
+    };
+  }
+
+  refurbishment(
+    query: DeviceQuery & { country?: string | null; grade?: string | null; remaining_years?: number | null; reuse_country?: string | null; swaps?: string | null },
+    caller: Caller,
+  ): RefurbishmentResponse {
+    const problems: FieldProblem[] = [];
+    const remaining_years = query.remaining_years ?? 2;
+    problems.push(...remainingYearsProblems(remaining_years));
+    const grade = query.grade?.trim().toUpperCase();
+    if (grade !== 'A' && grade !== 'B' && grade !== 'C') {
+      problems.push({ field: 'grade', reason: query.grade ? `must be A, B or C, got '${query.grade}'` : 'is required (A, B or C)' });
+    }
+    let swaps: ReturnType<typeof parseSwaps> = [];
+    try {
+      swaps = query.swaps?.trim() ? parseSwaps(query.swaps) : [];
+    } catch (error) {
+      if (!(error instanceof SwapParseError)) throw error;
+      problems.push({ field: 'swaps', reason: `invalid token '${error.token}': ${error.reason}` });
+    }
+    const reuse = query.reuse_country?.trim() ? this.region(query.reuse_country, 'reuse_country', problems) : undefined;
+    const { device, region, result } = this.evaluate(query, 'country', problems);
+    const reuseRegion = reuse ?? region;
+    const refurbishment = calculateRefurbishment({
+      footprint: result,
+      category: device.category,
+      specs: device.specs,
+      grade: grade as Grade,
+      swaps,
+      remaining_years,
+      reuse_grid_factor_kg_per_kwh: reuseRegion.factor.value,
+    });
+    const reuseFactor = reuseRegion.code === region.code ? [] : [{ factor_id: reuseRegion.factor.id, role: 'reuse_grid' }];
+    return {
+      ...refurbishment,
+      product: device.product,
+      country: region.code,
+      reuse_country: reuseRegion.code,
+      methodology: methodology(device, region, result, reuse && reuseRegion.code !== region.code ? reuseRegion : undefined),
+      calculated_at: new Date(),
+      calculation_id: this.record(caller, 'refurbishment', query, device, region, result, refurbishment, reuseFactor),
+    };
+  }
+
+  /** Device, region and footprint, or one 400 listing every problem found (including `problems` passed in). */
+  private evaluate(query: DeviceQuery & { country?: string | null }, field: string, problems: FieldProblem[] = []) {
+    const resolved = resolveDevice(query);
+    const region = this.region(query.country, field, problems);
+    const all = [...resolved.problems, ...problems];
+    if (all.length || !resolved.device || !region) throw invalidFields(all);
+    const device = resolved.device;
+    const result = calculateFootprint({
+      category: device.category,
+      specs: device.specs,
+      supplied_spec_count: device.supplied_spec_count,
+      published: device.published,
+      grid_factor_kg_per_kwh: region.factor.value,
+      use_region: region.code,
+    });
+    return { device, region, result };
+  }
+
+  private region(input: string | null | undefined, field: string, problems: FieldProblem[]): RegionFactor | undefined {
+    if (!input?.trim()) {
+      problems.push({ field, reason: 'is required (ISO 3166-1 alpha-2 such as DE, or ISO 3166-2 such as US-CA)' });
+      return undefined;
+    }
+    const code = normaliseRegionCode(input);
+    const factor = code ? this.reference.gridFactor(code) : undefined;
+    if (!code || !factor) {
+      problems.push({ field, reason: `unknown region code '${input.trim()}'; closest valid codes: ${closestRegionCodes(input, 3).join(', ')}` });
+      return undefined;
+    }
+    return { code, factor };
+  }
+
+  private record(
+    caller: Caller,
+    kind: CalculationRecord['kind'],
+    inputs: object,
+    device: ResolvedDevice,
+    region: RegionFactor,
+    footprint: FootprintResult,
+    result: object,
+    extraFactors: CalculationRecord['factors'],
+  ): string | null {
+    // Stored only for keys acting for an organisation: those are the calculations a certificate can cite.
+    if (caller.kind !== 'key' || !caller.orgContext) return null;
+    return this.writer.enqueue({
+      org_id: caller.orgId,
+      api_key_id: caller.keyId,
+      kind,
+      engine_version: ENGINE_VERSION,
+      country: region.code,
+      category: device.category.id,
+      product_id: device.product_id,
+      confidence: footprint.confidence,
+      total_kg_co2e: footprint.total_kg_co2e,
+      ...footprint.breakdown,
+      inputs: JSON.parse(JSON.stringify(inputs)),
+      result: JSON.parse(JSON.stringify({ ...result, product: device.product, data_sources: device.data_sources })),
+      grid_factor_id: region.factor.id,
+      factors: [{ factor_id: region.factor.id, role: 'use_grid' }, ...extraFactors],
+    });
+  }
+}
+
+function remainingYearsProblems(years: number): FieldProblem[] {
+  return Number.isFinite(years) && years >= 0 && years <= 15 ? [] : [{ field: 'remaining_years', reason: `must be between 0 and 15, got ${years}` }];
+}
+
+function methodology(device: ResolvedDevice, region: RegionFactor, result: FootprintResult, reuse?: RegionFactor): Methodology {
+  const vintage = (r: RegionFactor) => `grid factor ${r.code}: ${r.factor.source} ${r.factor.source_version} (${r.factor.value} kg CO2e/kWh)`;
+  return {
+    standard: METHODOLOGY_STANDARD,
+    data_sources: [...device.data_sources, vintage(region), ...(reuse ? [vintage(reuse)] : [])],
+    confidence: result.confidence,
+    uncertainty_pct: result.uncertainty_pct,
+    engine_version: result.engine_version,
+    lifetime_years: result.lifetime_years,
+    annual_kwh: result.annual_kwh,
+    grid_factor_kg_per_kwh: region.factor.value,
+  };
+}

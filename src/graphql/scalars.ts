@@ -1,0 +1,39 @@
+import { GraphQLError, Kind } from 'graphql';
+import { builder } from './builder.ts';
+
+const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
+
+function parseInstant(value: unknown, name: string, dateOnly: boolean): Date {
+  if (typeof value !== 'string' || (dateOnly && !DATE_ONLY.test(value))) {
+    throw new GraphQLError(`${name} must be ${dateOnly ? 'a date YYYY-MM-DD' : 'an ISO 8601 date-time'}`);
+  }
+  const date = new Date(dateOnly ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(date.getTime())) throw new GraphQLError(`${name} is not a valid ${dateOnly ? 'date' : 'date-time'}: ${value}`);
+  return date;
+}
+
+const serializeInstant = (dateOnly: boolean) => (value: unknown) => {
+  const date = value instanceof Date ? value : new Date(String(value));
+  const iso = date.toISOString();
+  return dateOnly ? iso.slice(0, 10) : iso;
+};
+
+builder.scalarType('DateTime', {
+  description: 'ISO 8601 date-time, e.g. 2026-01-31T12:00:00.000Z',
+  serialize: serializeInstant(false),
+  parseValue: (value) => parseInstant(value, 'DateTime', false),
+  parseLiteral: (ast) => parseInstant(ast.kind === Kind.STRING ? ast.value : null, 'DateTime', false),
+});
+
+builder.scalarType('Date', {
+  description: 'Calendar date YYYY-MM-DD (UTC)',
+  serialize: serializeInstant(true),
+  parseValue: (value) => parseInstant(value, 'Date', true),
+  parseLiteral: (ast) => parseInstant(ast.kind === Kind.STRING ? ast.value : null, 'Date', true),
+});
+
+builder.scalarType('JSON', {
+  description: 'Arbitrary JSON value',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+});

@@ -1,0 +1,11 @@
+import { lexicographicSortSchema, printSchema } from 'graphql';
+import { builder } from './builder.ts';
+import './scalars.ts';
+// One file per domain; each adds its types and root fields to the builder.
+import '../reference/schema.ts';
+import '../organizations/schema.ts';
+import '../footprint/schema.ts';
+
+export const schema = builder.toSchema();
+
+export const printedSchema = () => printSchema(lexicographicSortSchema(schema));

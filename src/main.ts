@@ -1,0 +1,50 @@
+import { createServer } from 'node:http';
+import { ConfigError, loadConfig, type Config } from './config/config.ts';
+import { createLogger } from './observability/logger.ts';
+import { startServices, stopServices } from './startup.ts';
+import { createApp } from './app.ts';
+
+const startedAt = performance.now();
+let config: Config;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`lcf: ${error.message}`);
+  process.exit(1);
+}
+
+const log = createLogger(config.logLevel);
+const services = await startServices(config, log);
+const app = createApp(services);
+const server = createServer(app.handle);
+server.keepAliveTimeout = 65_000;
+
+server.listen(config.port, config.host, () => {
+  log.info(
+    { url: `http://localhost:${config.port}/v1`, database: services.db.kind, startup_ms: Math.round(performance.now() - startedAt) },
+    'listening',
+  );
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  app.draining = true;
+  log.info({ signal }, 'shutting down: finishing in-flight requests');
+  const forced = setTimeout(() => {
+    log.warn('shutdown timeout reached: closing remaining connections');
+    server.closeAllConnections();
+  }, config.shutdownTimeoutMs);
+  forced.unref();
+  // Stops accepting connections; the callback runs once in-flight requests have completed.
+  server.close(async () => {
+    await stopServices(services);
+    log.info('stopped');
+    process.exit(0);
+  });
+  server.closeIdleConnections();
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));

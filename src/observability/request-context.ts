@@ -1,0 +1,24 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from 'pino';
+
+/** What the service knows about the request being served, reachable from any depth. */
+export interface RequestState {
+  id: string;
+  startedAt: number;
+  ip: string;
+  log: Logger;
+  /** Headers to add to the response (rate-limit headers, Cache-Control of successful REST reads). */
+  responseHeaders: Headers;
+  /** Headers that only apply to a 2xx response. */
+  successHeaders: Headers;
+}
+
+const store = new AsyncLocalStorage<RequestState>();
+
+export const runWithRequest = <T>(state: RequestState, fn: () => T): T => store.run(state, fn);
+export const currentRequest = (): RequestState | undefined => store.getStore();
+
+/** Marks a successful response as cacheable by shared caches for `seconds`. */
+export function cacheFor(seconds: number): void {
+  currentRequest()?.successHeaders.set('Cache-Control', `public, max-age=${seconds}`);
+}

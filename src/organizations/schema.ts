@@ -1,0 +1,34 @@
+import { builder } from '../graphql/builder.ts';
+import { requireOrgContext } from '../auth/caller.ts';
+
+const Plan = builder.enumType('Plan', { values: ['free', 'pro', 'business', 'enterprise'] as const });
+
+builder.prismaObject('Organization', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    plan: t.expose('plan', { type: Plan }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    asset_count: t.int({
+      description: 'Number of assets in the inventory.',
+      resolve: (org, _args, { prisma }) => prisma.asset.count({ where: { org_id: org.id } }),
+    }),
+    total_kg_co2e: t.float({
+      description:
+        'Sum of the current lifecycle totals of all assets (kg CO2e). A current lifecycle total of the inventory, not an inventory for a reporting period.',
+      resolve: async (org, _args, { prisma }) => {
+        const sum = await prisma.asset.aggregate({ where: { org_id: org.id }, _sum: { total_kg_co2e: true } });
+        return Math.round((sum._sum.total_kg_co2e ?? 0) * 100) / 100;
+      },
+    }),
+  }),
+});
+
+builder.queryField('organization', (t) =>
+  t.prismaField({
+    type: 'Organization',
+    description: "The caller's organisation.",
+    resolve: (query, _root, _args, { prisma, caller }) =>
+      prisma.organization.findUniqueOrThrow({ ...query, where: { id: requireOrgContext(caller).orgId } }),
+  }),
+);

@@ -1,0 +1,211 @@
+/**
+ * Pure assembly of grid emission factors and regions from the package data and the typed-in files.
+ * All I/O (reading data/, requiring @tgwf/co2 and i18n-iso-countries) happens in grid-sources.ts.
+ */
+import type { GridFactorRecord, RegionRecord } from './grid-data.ts';
+
+/** One yearly Electricity Maps dataset as shipped by @tgwf/co2 (`electricityMaps.yearlyYYYY`). */
+export interface ElectricityMapsYear {
+  year: number;
+  methodology: string;
+  /** zone key -> { name, g CO2e per kWh (lifecycle) } */
+  zones: ReadonlyMap<string, { name: string; gPerKwh: number }>;
+}
+
+export interface EmSubdivision {
+  zone: string;
+  iso_code: string;
+  name: string;
+}
+
+export interface RegionalProxy {
+  code: string;
+  aggregate: string;
+  m49: string;
+}
+
+/** A typed-in factor record from data/grid-factors/*.json. */
+export interface TypedFactor {
+  region_code: string;
+  name: string;
+  /** Name in the publication's language, where it differs (used for name matching only). */
+  name_zh?: string | undefined;
+  value: number;
+  unit: 'kg CO2e/kWh';
+  source: string;
+  source_version: string;
+  source_url: string | null;
+  source_license: string | null;
+  valid_from: string;
+  valid_to: string | null;
+}
+
+export interface TypedFactorFile {
+  registry_key: string;
+  records: readonly TypedFactor[];
+}
+
+export interface GridBuildInput {
+  /** Installed version of @tgwf/co2. */
+  co2Version: string;
+  electricityMaps: readonly ElectricityMapsYear[];
+  /** Ember averageIntensity.data: ISO alpha-3 or aggregate key -> g CO2e per kWh. */
+  ember: ReadonlyMap<string, number>;
+  /** ISO 3166-1 alpha-2 codes known to i18n-iso-countries. */
+  countryCodes: ReadonlySet<string>;
+  alpha3ToAlpha2: (alpha3: string) => string | undefined;
+  emSubdivisions: readonly EmSubdivision[];
+  proxies: readonly RegionalProxy[];
+  typed: readonly TypedFactorFile[];
+}
+
+export const EM_REGISTRY = 'electricity-maps';
+export const EMBER_REGISTRY = 'ember';
+export const EMBER_URL = 'https://ember-climate.org/data/data-explorer/';
+export const EMBER_LICENSE = 'CC-BY-SA-4.0';
+export const EM_LICENSE = 'ODbL-1.0';
+/**
+ * valid_from given to single-vintage package figures (Ember national values and regional proxies),
+ * whose data year the package does not ship: the first year of the primary (Electricity Maps) series.
+ */
+export const SINGLE_VINTAGE_VALID_FROM = '2021-01-01';
+
+const COUNTRY = /^[A-Z]{2}$/;
+const ALPHA3 = /^[A-Z]{3}$/;
+
+/** g/kWh -> kg/kWh, free of binary noise (6 decimals are below the precision of every source). */
+export function gramsToKg(gPerKwh: number): number {
+  return Math.round(gPerKwh * 1000) / 1e6;
+}
+
+function usable(g: number | undefined): g is number {
+  return g !== undefined && Number.isFinite(g) && g > 0;
+}
+
+/** Every factor of every region, sorted by region code then valid_from. Throws on a duplicate (region, valid_from). */
+export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
+  const v = input.co2Version;
+  const byRegion = new Map<string, GridFactorRecord[]>();
+  const add = (record: GridFactorRecord): void => {
+    const list = byRegion.get(record.region_code) ?? [];
+    if (list.some((r) => r.valid_from === record.valid_from)) {
+      throw new Error(`grid factors: duplicate vintage ${record.region_code} ${record.valid_from}`);
+    }
+    list.push(record);
+    byRegion.set(record.region_code, list);
+  };
+
+  // 1. Electricity Maps yearly series (primary, lifecycle): countries and ISO 3166-2 zones.
+  const subdivisionByZone = new Map(input.emSubdivisions.map((s) => [s.zone, s]));
+  const emRegions = new Set<string>();
+  for (const year of [...input.electricityMaps].sort((a, b) => a.year - b.year)) {
+    for (const [zone, { name, gPerKwh }] of year.zones) {
+      const regionCode = COUNTRY.test(zone) && input.countryCodes.has(zone) ? zone : subdivisionByZone.get(zone)?.iso_code;
+      if (regionCode === undefined || !usable(gPerKwh)) continue;
+      emRegions.add(regionCode);
+      add({
+        type: 'GRID',
+        region_code: regionCode,
+        value: gramsToKg(gPerKwh),
+        unit: 'kg CO2e/kWh',
+        registry_key: EM_REGISTRY,
+        source: `Electricity Maps yearly average carbon intensity, lifecycle, zone ${zone} (${name}); via @tgwf/co2 ${v}`,
+        source_version: `${year.year} yearly (@tgwf/co2 ${v} electricityMaps.yearly${year.year})`,
+        source_url: year.methodology,
+        source_license: EM_LICENSE,
+        valid_from: `${year.year}-01-01`,
+        valid_to: `${year.year}-12-31`,
+      });
+    }
+  }
+
+  // 2. Ember national figures for countries Electricity Maps does not cover (single vintage, lifecycle).
+  for (const [key, gPerKwh] of input.ember) {
+    if (!ALPHA3.test(key)) continue;
+    const code = input.alpha3ToAlpha2(key);
+    if (code === undefined || !input.countryCodes.has(code) || byRegion.has(code) || !usable(gPerKwh)) continue;
+    add({
+      type: 'GRID',
+      region_code: code,
+      value: gramsToKg(gPerKwh),
+      unit: 'kg CO2e/kWh',
+      registry_key: EMBER_REGISTRY,
+      source: `Ember Yearly Electricity Data, emissions intensity (lifecycle CO2e), ${key}; via @tgwf/co2 ${v} averageIntensity`,
+      source_version: `@tgwf/co2 ${v} averageIntensity: Ember latest available year for ${key} (the package does not ship the year)`,
+      source_url: EMBER_URL,
+      source_license: EMBER_LICENSE,
+      valid_from: SINGLE_VINTAGE_VALID_FROM,
+      valid_to: null,
+    });
+  }
+
+  // 3. Regional proxies (Ember regional aggregates) for countries with no country-level figure at all.
+  for (const proxy of input.proxies) {
+    const gPerKwh = input.ember.get(proxy.aggregate);
+    if (!input.countryCodes.has(proxy.code) || byRegion.has(proxy.code) || !usable(gPerKwh)) continue;
+    add({
+      type: 'GRID',
+      region_code: proxy.code,
+      value: gramsToKg(gPerKwh),
+      unit: 'kg CO2e/kWh',
+      registry_key: EMBER_REGISTRY,
+      source: `REGIONAL PROXY: Ember '${proxy.aggregate}' regional aggregate (lifecycle CO2e) used for ${proxy.code} (UN M49: ${proxy.m49}); no country-level figure in the installed packages; via @tgwf/co2 ${v} averageIntensity`,
+      source_version: `@tgwf/co2 ${v} averageIntensity: Ember latest available year for ${proxy.aggregate} (the package does not ship the year)`,
+      source_url: EMBER_URL,
+      source_license: EMBER_LICENSE,
+      valid_from: SINGLE_VINTAGE_VALID_FROM,
+      valid_to: null,
+    });
+  }
+
+  // 4. Typed-in figures (eGRID states, China MEE provinces).
+  for (const file of input.typed) {
+    for (const r of file.records) {
+      if (emRegions.has(r.region_code)) {
+        throw new Error(`grid factors: ${r.region_code} is both typed in and in the Electricity Maps selection`);
+      }
+      add({
+        type: 'GRID',
+        region_code: r.region_code,
+        value: r.value,
+        unit: r.unit,
+        registry_key: file.registry_key,
+        source: r.source,
+        source_version: r.source_version,
+        source_url: r.source_url,
+        source_license: r.source_license,
+        valid_from: r.valid_from,
+        valid_to: r.valid_to,
+      });
+    }
+  }
+
+  // The newest package vintage of a region is open-ended; typed records keep their own dates.
+  const out: GridFactorRecord[] = [];
+  for (const code of [...byRegion.keys()].sort()) {
+    const list = (byRegion.get(code) ?? []).sort((a, b) => (a.valid_from < b.valid_from ? -1 : a.valid_from > b.valid_from ? 1 : 0));
+    const last = list[list.length - 1];
+    if (last && last.registry_key === EM_REGISTRY) last.valid_to = null;
+    out.push(...list);
+  }
+  return out;
+}
+
+export interface RegionNameInput {
+  countryName: (alpha2: string) => string | undefined;
+  /** ISO 3166-2 code -> display name, from the typed files and the subdivision selection. */
+  subdivisionNames: ReadonlyMap<string, string>;
+}
+
+/** Regions that have at least one factor: countries first, then subdivisions, each sorted by code. */
+export function buildRegions(factors: readonly GridFactorRecord[], names: RegionNameInput): RegionRecord[] {
+  const codes = [...new Set(factors.map((f) => f.region_code))];
+  const regions: RegionRecord[] = codes.map((code) => {
+    const dash = code.indexOf('-');
+    if (dash === -1) {
+      return { code, name: names.countryName(code) ?? code, kind: 'country', parent_code: null };
+    }
+    return { code, name: names.subdivisionNames.get(code) ?? code, kind: 'subdivision', parent_code: code.slice(0, dash) };
+  });
+  return regions.sort((a, b) => (a.kind !== b.kind ? (a.kind === 'country' ? -1 : 1) : a.code < b.code ? -1 : a.code > b.code ? 1 : 0));
+}

@@ -1,0 +1,174 @@
+/**
+ * Regions (countries and ISO 3166-2 subdivisions) and their grid emission factors, with provenance.
+ *
+ * Sources (see docs/grid-factors.md):
+ * - countries: Electricity Maps yearly averages, lifecycle, 2021..2025, read from the @tgwf/co2 package at load time;
+ *   gaps from Ember (same package, lifecycle), then Ember regional aggregates marked REGIONAL PROXY;
+ * - subdivisions: Electricity Maps zones that are ISO 3166-2 subdivisions (same package), US states from EPA eGRID2022
+ *   and Chinese provinces from the MEE/NBS 2021 and 2022 provincial factors (typed in under data/grid-factors/).
+ *
+ * The load functions read files synchronously once and memoise; everything else here is pure.
+ */
+import { buildGridFactors, buildRegions } from './grid-build.ts';
+import { type CodeIndexEntry, canonicalCodeShape, normaliseCode, rankClosestCodes } from './grid-codes.ts';
+import {
+  loadCo2Package,
+  loadCountryNames,
+  readEmSubdivisions,
+  readRegionalProxies,
+  readRegistries,
+  readTypedFactorFiles,
+  subdivisionNames,
+} from './grid-sources.ts';
+
+export interface RegionRecord {
+  code: string;
+  name: string;
+  kind: 'country' | 'subdivision';
+  parent_code: string | null;
+}
+
+export interface RegistryRecord {
+  key: string;
+  display_name: string;
+  current_version: string;
+  url: string;
+  license: string;
+  next_check_after: string | null;
+}
+
+export interface GridFactorRecord {
+  type: 'GRID';
+  region_code: string;
+  /** kg CO2e per kWh */
+  value: number;
+  unit: 'kg CO2e/kWh';
+  registry_key: string;
+  source: string;
+  source_version: string;
+  source_url: string | null;
+  source_license: string | null;
+  /** YYYY-MM-DD */
+  valid_from: string;
+  /** YYYY-MM-DD, inclusive; null for the newest vintage */
+  valid_to: string | null;
+}
+
+interface GridState {
+  factors: readonly GridFactorRecord[];
+  regions: readonly RegionRecord[];
+  codes: ReadonlySet<string>;
+  index: readonly CodeIndexEntry[];
+}
+
+let state: GridState | undefined;
+let registries: readonly RegistryRecord[] | undefined;
+
+function freezeAll<T extends object>(items: T[]): readonly T[] {
+  for (const item of items) Object.freeze(item);
+  return Object.freeze(items);
+}
+
+function loadState(): GridState {
+  if (state) return state;
+  const co2 = loadCo2Package();
+  const countries = loadCountryNames();
+  const typed = readTypedFactorFiles();
+  const emSubdivisions = readEmSubdivisions();
+  const factors = buildGridFactors({
+    co2Version: co2.version,
+    electricityMaps: co2.electricityMaps,
+    ember: co2.ember,
+    countryCodes: countries.codes,
+    alpha3ToAlpha2: countries.alpha3ToAlpha2,
+    emSubdivisions,
+    proxies: readRegionalProxies(),
+    typed,
+  });
+  const names = subdivisionNames(typed, emSubdivisions);
+  const regions = buildRegions(factors, { countryName: countries.name, subdivisionNames: names });
+  const zhNames = new Map<string, string>();
+  for (const file of typed) for (const r of file.records) if (r.name_zh) zhNames.set(r.region_code, r.name_zh);
+  const index: CodeIndexEntry[] = regions.map((r) => {
+    if (r.kind === 'country') {
+      const alpha3 = countries.alpha2ToAlpha3(r.code);
+      return { code: r.code, kind: r.kind, names: [r.name, ...countries.aliases(r.code)], altCodes: alpha3 ? [alpha3] : [] };
+    }
+    // "Sardegna (Sardinia)" matches both "sardegna" and "sardinia".
+    const parts = r.name.split(/[()]/).map((p) => p.trim()).filter((p) => p !== '');
+    const zh = zhNames.get(r.code);
+    return { code: r.code, kind: r.kind, names: [r.name, ...parts, ...(zh ? [zh] : [])] };
+  });
+  state = {
+    factors: freezeAll(factors),
+    regions: freezeAll(regions),
+    codes: new Set(regions.map((r) => r.code)),
+    index,
+  };
+  return state;
+}
+
+/** Every region that has at least one factor: countries (ISO 3166-1 alpha-2) first, then ISO 3166-2 subdivisions. */
+export function loadRegions(): RegionRecord[] {
+  return [...loadState().regions];
+}
+
+/** One record per source registry (data/factor-registries.json). */
+export function loadRegistries(): RegistryRecord[] {
+  registries ??= freezeAll(readRegistries());
+  return [...registries];
+}
+
+/** All vintages of all regions, sorted by region code then valid_from. */
+export function loadGridFactors(): GridFactorRecord[] {
+  return [...loadState().factors];
+}
+
+/** `'de'` -> `'DE'`, `'us-ca'` -> `'US-CA'`, `' De '` -> `'DE'`; undefined when the code is not a known region. */
+export function normaliseRegionCode(input: string): string | undefined {
+  return normaliseCode(input, loadState().codes);
+}
+
+/**
+ * The `n` known region codes closest to `input`, best first: by code (edit distance, alpha-3) and by name
+ * (`'germany'` -> `DE`, `'california'` -> `US-CA`). For "unknown country 'DX'; closest: DZ, DE, DJ" messages.
+ */
+export function closestRegionCodes(input: string, n = 3): string[] {
+  return rankClosestCodes(input, loadState().index, n);
+}
+
+const sortedByRegion = new WeakMap<readonly GridFactorRecord[], Map<string, GridFactorRecord[]>>();
+
+function regionIndex(factors: readonly GridFactorRecord[]): Map<string, GridFactorRecord[]> {
+  let index = sortedByRegion.get(factors);
+  if (!index) {
+    index = new Map();
+    for (const f of factors) {
+      const list = index.get(f.region_code) ?? [];
+      list.push(f);
+      index.set(f.region_code, list);
+    }
+    for (const list of index.values()) list.sort((a, b) => (a.valid_from < b.valid_from ? -1 : a.valid_from > b.valid_from ? 1 : 0));
+    sortedByRegion.set(factors, index);
+  }
+  return index;
+}
+
+/**
+ * The vintage of `regionCode` valid at `date` (UTC calendar day): the latest vintage whose valid_from is on or
+ * before that day. A date before the oldest vintage gets the oldest. Undefined when the region has no factor.
+ * The region code is compared after trimming and upper-casing. Throws a RangeError for an invalid Date.
+ */
+export function factorAt(factors: readonly GridFactorRecord[], regionCode: string, date: Date): GridFactorRecord | undefined {
+  if (Number.isNaN(date.getTime())) throw new RangeError('factorAt: invalid date');
+  const day = date.toISOString().slice(0, 10);
+  const code = canonicalCodeShape(regionCode) ?? regionCode.trim().toUpperCase();
+  const list = regionIndex(factors).get(code);
+  if (!list || list.length === 0) return undefined;
+  let found: GridFactorRecord | undefined;
+  for (const f of list) {
+    if (f.valid_from <= day) found = f;
+    else break;
+  }
+  return found ?? list[0];
+}

@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { SqlSession } from '../db/database.ts';
+import { CATEGORIES } from '../footprint/engine/index.ts';
+import { loadGridFactors, loadRegions, loadRegistries } from './grid-data.ts';
+
+interface Dataset {
+  name: string;
+  rows: readonly unknown[];
+  /** Upserts the rows; rows are never deleted because calculations reference factor ids. */
+  sql: string;
+}
+
+// Bulk upserts through json_to_recordset: one statement per dataset, the same on PGlite and PostgreSQL.
+const DATASETS = (): Dataset[] => [
+  {
+    name: 'device_categories',
+    rows: CATEGORIES.map((c) => ({
+      id: c.id, name: c.name, group: c.group, lifetime_years: c.lifetime_years,
+      fallback_kwh_per_year: c.fallback_kwh_per_year, defaults: c.defaults, parameters: c.parameters,
+    })),
+    sql: `INSERT INTO device_categories (id, name, "group", lifetime_years, fallback_kwh_per_year, defaults, parameters)
+      SELECT id, name, "group", lifetime_years, fallback_kwh_per_year, defaults, parameters
+      FROM json_to_recordset($1::json) AS r(id text, name text, "group" text, lifetime_years float8, fallback_kwh_per_year float8, defaults jsonb, parameters jsonb)
+      ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, "group" = EXCLUDED."group", lifetime_years = EXCLUDED.lifetime_years,
+        fallback_kwh_per_year = EXCLUDED.fallback_kwh_per_year, defaults = EXCLUDED.defaults, parameters = EXCLUDED.parameters`,
+  },
+  {
+    name: 'regions',
+    rows: loadRegions(),
+    sql: `INSERT INTO regions (code, name, kind, parent_code)
+      SELECT code, name, kind, parent_code FROM json_to_recordset($1::json) AS r(code text, name text, kind text, parent_code text)
+      ON CONFLICT (code) DO UPDATE SET name = EXCLUDED.name, kind = EXCLUDED.kind, parent_code = EXCLUDED.parent_code`,
+  },
+  {
+    name: 'factor_registries',
+    rows: loadRegistries(),
+    sql: `INSERT INTO factor_registries (id, key, display_name, current_version, url, license, next_check_after)
+      SELECT gen_random_uuid(), key, display_name, current_version, url, license, next_check_after
+      FROM json_to_recordset($1::json) AS r(key text, display_name text, current_version text, url text, license text, next_check_after date)
+      ON CONFLICT (key) DO UPDATE SET display_name = EXCLUDED.display_name, current_version = EXCLUDED.current_version,
+        url = EXCLUDED.url, license = EXCLUDED.license, next_check_after = EXCLUDED.next_check_after`,
+  },
+  {
+    name: 'emission_factors',
+    rows: loadGridFactors(),
+    sql: `INSERT INTO emission_factors (id, type, region_code, value, unit, registry_id, source, source_version, source_url, source_license, valid_from, valid_to)
+      SELECT gen_random_uuid(), r.type::"FactorType", r.region_code, r.value, r.unit, g.id, r.source, r.source_version, r.source_url, r.source_license, r.valid_from, r.valid_to
+      FROM json_to_recordset($1::json) AS r(type text, region_code text, value float8, unit text, registry_key text, source text,
+        source_version text, source_url text, source_license text, valid_from date, valid_to date)
+      JOIN factor_registries g ON g.key = r.registry_key
+      ON CONFLICT (type, region_code, valid_from) DO UPDATE SET value = EXCLUDED.value, unit = EXCLUDED.unit, registry_id = EXCLUDED.registry_id,
+        source = EXCLUDED.source, source_version = EXCLUDED.source_version, source_url = EXCLUDED.source_url,
+        source_license = EXCLUDED.source_license, valid_to = EXCLUDED.valid_to`,
+  },
+];
+
+/**
+ * Loads data/ and the packaged reference data into the database when their content changed
+ * since the last load (by SHA-256), in one transaction. Returns the names of datasets loaded.
+ */
+export async function loadReferenceData(session: SqlSession): Promise<string[]> {
+  const datasets = DATASETS().map((d) => ({ ...d, json: JSON.stringify(d.rows) }));
+  const known = new Map(
+    (await session.query<{ name: string; sha256: string }>('SELECT name, sha256 FROM reference_datasets')).map((r) => [r.name, r.sha256]),
+  );
+  const changed = datasets
+    .map((d) => ({ ...d, sha256: createHash('sha256').update(d.json).digest('hex') }))
+    .filter((d) => known.get(d.name) !== d.sha256);
+  if (changed.length === 0) return [];
+  await session.exec('BEGIN');
+  try {
+    for (const d of changed) {
+      await session.query(d.sql, [d.json]);
+      await session.query(
+        `INSERT INTO reference_datasets (name, sha256, row_count, loaded_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (name) DO UPDATE SET sha256 = EXCLUDED.sha256, row_count = EXCLUDED.row_count, loaded_at = now()`,
+        [d.name, d.sha256, d.rows.length],
+      );
+    }
+    await session.exec('COMMIT');
+  } catch (error) {
+    await session.exec('ROLLBACK');
+    throw error;
+  }
+  return changed.map((d) => d.name);
+}

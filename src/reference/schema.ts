@@ -1,0 +1,88 @@
+import { builder } from '../graphql/builder.ts';
+import { cacheFor } from '../observability/request-context.ts';
+import type { CategorySnapshot } from './store.ts';
+
+const REFERENCE_MAX_AGE = 604_800;
+
+interface CountryRow {
+  code: string;
+  name: string;
+  kind: string;
+  parent_code: string | null;
+  grid_factor: number;
+  grid_factor_source: string;
+  grid_factor_valid_from: Date;
+}
+
+const Country = builder.objectRef<CountryRow>('Country').implement({
+  description: 'A country (ISO 3166-1 alpha-2) or sub-national region (ISO 3166-2) with its current grid factor.',
+  fields: (t) => ({
+    code: t.exposeString('code'),
+    name: t.exposeString('name'),
+    kind: t.exposeString('kind', { description: '`country` or `subdivision`' }),
+    parent_code: t.exposeString('parent_code', { nullable: true, description: 'Country of a subdivision' }),
+    grid_factor: t.exposeFloat('grid_factor', { description: 'kg CO2e per kWh, the vintage valid today' }),
+    grid_factor_source: t.exposeString('grid_factor_source'),
+    grid_factor_valid_from: t.expose('grid_factor_valid_from', { type: 'Date' }),
+  }),
+});
+
+const CountryList = builder.objectRef<{ total: number; countries: CountryRow[] }>('CountryList').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    countries: t.expose('countries', { type: [Country] }),
+  }),
+});
+
+const Category = builder.objectRef<CategorySnapshot>('Category').implement({
+  description: 'A device category with the defaults the engine falls back to.',
+  fields: (t) => ({
+    category: t.exposeString('category'),
+    name: t.exposeString('name'),
+    group: t.exposeString('group'),
+    lifetime_years: t.exposeFloat('lifetime_years'),
+    fallback_kwh_per_year: t.exposeFloat('fallback_kwh_per_year'),
+  }),
+});
+
+const CategoryList = builder.objectRef<{ total: number; categories: readonly CategorySnapshot[] }>('CategoryList').implement({
+  fields: (t) => ({
+    total: t.exposeInt('total'),
+    categories: t.expose('categories', { type: [Category] }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  referenceCountries: t.field({
+    type: CountryList,
+    description: 'Countries and sub-national regions with their current grid emission factor.',
+    extensions: { rest: { method: 'GET', path: '/reference/countries', tags: ['Reference'] } },
+    resolve: (_root, _args, { services }) => {
+      cacheFor(REFERENCE_MAX_AGE);
+      const countries: CountryRow[] = [];
+      for (const region of services.reference.regions.values()) {
+        const factor = services.reference.gridFactor(region.code);
+        if (!factor) continue;
+        countries.push({
+          code: region.code,
+          name: region.name,
+          kind: region.kind,
+          parent_code: region.parent_code,
+          grid_factor: factor.value,
+          grid_factor_source: `${factor.source} ${factor.source_version}`,
+          grid_factor_valid_from: factor.valid_from,
+        });
+      }
+      return { total: countries.length, countries };
+    },
+  }),
+  referenceCategories: t.field({
+    type: CategoryList,
+    description: 'Device categories with lifetime and fallback yearly energy use.',
+    extensions: { rest: { method: 'GET', path: '/reference/categories', tags: ['Reference'] } },
+    resolve: (_root, _args, { services }) => {
+      cacheFor(REFERENCE_MAX_AGE);
+      return { total: services.reference.categories.length, categories: services.reference.categories };
+    },
+  }),
+}));

@@ -1,0 +1,23 @@
+import type { z } from 'zod';
+import { ApiError, invalidParameter } from '../errors/api-error.ts';
+
+/** Parses and validates a JSON request body for hand-written routes; 400 naming the field otherwise. */
+export async function readJsonBody<S extends z.ZodType>(request: Request, schema: S, { optional = false } = {}): Promise<z.infer<S>> {
+  const text = await request.text();
+  let body: unknown = {};
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new ApiError(400, 'INVALID_JSON', 'Request body is not valid JSON', 'body: could not be parsed as JSON');
+    }
+  } else if (!optional) {
+    throw new ApiError(400, 'INVALID_JSON', 'Request body is required', 'body: expected a JSON object');
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw invalidParameter(issue.path.join('.') || 'body', issue.message);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,105 @@
+import { filterSchema, pruneSchema } from '@graphql-tools/utils';
+import type { GraphQLSchema } from 'graphql';
+
+type Maybe<T> = T | null | undefined;
+import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import { useSofa } from 'sofa-api';
+import type { RestRoute } from '../graphql/builder.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { errorResponse } from '../errors/render.ts';
+
+export const REST_BASE = '/v1';
+
+type Sofa = ReturnType<typeof useSofa>;
+type Enveloped = ReturnType<Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped']>;
+
+const restRouteOf = (field: { extensions?: Maybe<Readonly<Record<string, unknown>>> }) => field.extensions?.rest as RestRoute | undefined;
+
+/** Only the root fields that declare `extensions.rest` become REST routes; the rest is GraphQL-only. */
+export function restSchema(schema: GraphQLSchema): GraphQLSchema {
+  return pruneSchema(filterSchema({ schema, rootFieldFilter: (_op, _name, field) => restRouteOf(field) !== undefined }));
+}
+
+export function restRoutes(schema: GraphQLSchema): Record<string, RestRoute> {
+  const routes: Record<string, RestRoute> = {};
+  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+    if (!root) continue;
+    for (const field of Object.values(root.getFields())) {
+      const route = restRouteOf(field);
+      if (route) routes[`${root.name}.${field.name}`] = route;
+    }
+  }
+  return routes;
+}
+
+/**
+ * SOFA, mounted at /v1 inside Yoga, executing through Yoga's envelope so that the same
+ * context (caller, quotas, request state) and plugins apply to REST and GraphQL.
+ */
+export function useRest(openApiInfo: { title: string; version: string; description: string }): Plugin {
+  let sofa: Sofa;
+  let getEnveloped: (context: unknown) => Enveloped;
+  const envelopedByContext = new WeakMap<object, Enveloped>();
+  const routeMethods = new Map<string, Set<string>>();
+
+  return {
+    onYogaInit({ yoga }) {
+      getEnveloped = yoga.getEnveloped as unknown as typeof getEnveloped;
+    },
+    onSchemaChange({ schema }) {
+      const routes = restRoutes(schema);
+      routeMethods.clear();
+      for (const route of Object.values(routes)) {
+        const pattern = route.path.replace(/:\w+/g, '[^/]+');
+        const methods = routeMethods.get(pattern) ?? new Set<string>();
+        methods.add(route.method);
+        routeMethods.set(pattern, methods);
+      }
+      sofa = useSofa({
+        basePath: REST_BASE,
+        schema: restSchema(schema),
+        routes,
+        depthLimit: 4,
+        // fets' Response typing is narrower than the standard Response it receives at run time.
+        errorHandler: errorResponse as never,
+        openAPI: {
+          info: openApiInfo,
+          components: {
+            securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: svc_live_… or svc_test_…' } },
+          },
+          security: [{ bearer: [] }, {}],
+        } as never,
+        context: async (serverContext: YogaInitialContext) => {
+          const enveloped = getEnveloped(serverContext);
+          const context = await enveloped.contextFactory(serverContext);
+          envelopedByContext.set(context, enveloped);
+          return context;
+        },
+        execute: ((args: { contextValue: object }) => {
+          const enveloped = envelopedByContext.get(args.contextValue);
+          if (!enveloped) throw new TypeError('REST execution outside a request context');
+          return enveloped.execute(args as never);
+        }) as never,
+      });
+    },
+    async onRequest({ request, url, serverContext, endResponse }) {
+      if (!url.pathname.startsWith(`${REST_BASE}/`) || url.pathname === `${REST_BASE}/graphql`) return;
+      const response = await sofa.handleRequest(request, serverContext as never);
+      if (response && response.status !== 404) return endResponse(response);
+      if (response && response.headers.get('content-type')?.includes('json') && (await response.clone().text()).length > 0) {
+        return endResponse(response);
+      }
+      const subPath = url.pathname.slice(REST_BASE.length);
+      const allowed = [...routeMethods].find(([pattern]) => new RegExp(`^${pattern}$`).test(subPath))?.[1];
+      endResponse(
+        allowed
+          ? errorResponse([
+              new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${request.method} ${url.pathname}: allowed ${[...allowed].join(', ')}`, {
+                Allow: [...allowed].join(', '),
+              }),
+            ])
+          : errorResponse([new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', `${request.method} ${url.pathname} is not a route of this API`)]),
+      );
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { ApiError } from '../errors/api-error.ts';
+import { errorResponse, toApiError } from '../errors/render.ts';
+
+export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response> | Response;
+
+interface CompiledRoute {
+  method: string;
+  pattern: RegExp;
+  handler: RouteHandler;
+}
+
+/**
+ * The hand-written routes beside SOFA (admin API, binary bodies, redirects, 202/409/410
+ * contracts): a method + `/path/:param` table with the same 404/405 and error bodies as SOFA.
+ */
+export class Router {
+  private readonly routes: CompiledRoute[] = [];
+
+  constructor(readonly base: string) {}
+
+  on(method: string, path: string, handler: RouteHandler): this {
+    const source = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '(?<$1>[^/]+)');
+    this.routes.push({ method, pattern: new RegExp(`^${source}$`), handler });
+    return this;
+  }
+
+  async fetch(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const path = url.pathname.slice(this.base.length) || '/';
+    const matching = this.routes.filter((r) => r.pattern.test(path));
+    const route = matching.find((r) => r.method === request.method);
+    try {
+      if (!route) {
+        if (matching.length === 0) {
+          throw new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', `${request.method} ${url.pathname} is not a route of this API`);
+        }
+        const allow = [...new Set(matching.map((r) => r.method))].join(', ');
+        throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${request.method} ${url.pathname}: allowed ${allow}`, { Allow: allow });
+      }
+      const params = Object.fromEntries(Object.entries(route.pattern.exec(path)?.groups ?? {}).map(([k, v]) => [k, decodeURIComponent(v)]));
+      return await route.handler(request, params);
+    } catch (error) {
+      return errorResponse([toApiError(error)]);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { Config } from './config/config.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { applyMigrations, readMigrations, withStartupLock } from './db/migrate.ts';
+import { loadReferenceData } from './reference/load.ts';
+import { ReferenceStore } from './reference/store.ts';
+import { KeyStore } from './auth/caller.ts';
+import { resolveAdminToken } from './admin/admin-token.ts';
+import type { Logger } from './observability/logger.ts';
+import type { Services } from './services.ts';
+import { CalculationWriter } from './footprint/calculation-writer.ts';
+import { FootprintService } from './footprint/service.ts';
+
+/**
+ * Opens the database, brings its schema and reference data up to date (once, under an
+ * advisory lock, however many instances start together) and builds the shared services.
+ */
+export async function startServices(config: Config, log: Logger, database?: Database): Promise<Services> {
+  const db =
+    database ??
+    (await openDatabase(
+      config.databaseUrl
+        ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize }
+        : { kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite') },
+    ));
+  await prepareDatabase(db, log);
+  const reference = await ReferenceStore.load(db.prisma);
+  const calculations = new CalculationWriter(db.prisma, log);
+  return {
+    config,
+    db,
+    log,
+    reference,
+    keys: new KeyStore(db.prisma),
+    adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
+    calculations,
+    footprint: new FootprintService(reference, calculations),
+  };
+}
+
+export async function prepareDatabase(db: Database, log: Logger): Promise<void> {
+  const session = await db.session();
+  try {
+    await withStartupLock(session, async () => {
+      const applied = await applyMigrations(session, await readMigrations());
+      if (applied.length) log.info({ migrations: applied }, 'applied migrations');
+      const loaded = await loadReferenceData(session);
+      if (loaded.length) log.info({ datasets: loaded }, 'loaded reference data');
+    });
+  } finally {
+    await session.release();
+  }
+}
+
+/** Stores what is still queued, then closes the database. */
+export async function stopServices(services: Services): Promise<void> {
+  await services.calculations.flush();
+  await services.db.close();
+}

@@ -1,0 +1,200 @@
+/**
+ * Validates the built-in device catalogue in data/catalogue/*.json.
+ *
+ * The catalogue is plain data (see docs/catalogue.md); this test is its schema
+ * and sanity gate: field presence, enums, unit ranges, uniqueness of part
+ * numbers per brand and alias/mpn collisions.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const CATEGORY_IDS = [
+  'laptop', 'desktop', 'all_in_one', 'workstation', 'thin_client', 'monitor', 'tablet', 'smartphone',
+  'server', 'printer', 'network_switch', 'router', 'access_point', 'nas', 'external_hdd', 'projector',
+  'docking_station', 'ip_phone', 'game_console', 'chromebook', 'convertible', 'rugged_laptop', 'mini_pc',
+  'mobile_workstation', 'tower_server', 'blade_server', 'storage_array', 'firewall', 'ups', 'kvm_switch',
+  'multifunction_printer', 'label_printer', 'scanner', 'webcam', 'headset', 'keyboard', 'mouse',
+  'video_conferencing', 'interactive_display', 'digital_signage', 'television', 'smartwatch',
+  'feature_phone', 'e_reader', 'external_ssd', 'modem', 'pos_terminal', 'barcode_scanner',
+] as const;
+
+const SCREEN_TYPES = ['lcd', 'oled', 'ips', 'tn', 'va', 'mini_led'] as const;
+const STORAGE_TYPES = ['ssd', 'hdd', 'emmc', 'nvme'] as const;
+
+/** Inclusive numeric ranges per spec key. */
+const NUMERIC_RANGES: Record<string, readonly [number, number]> = {
+  weight_kg: [0.01, 1500],
+  screen_size_inch: [1, 120],
+  processor_tdp_w: [1, 1000],
+  ram_gb: [0.5, 12288],
+  storage_gb: [1, 2_000_000],
+  battery_wh: [1, 200],
+  typical_consumption_kwh: [0.1, 20_000],
+};
+const SPEC_KEYS = new Set([...Object.keys(NUMERIC_RANGES), 'screen_type', 'storage_type']);
+const ENTRY_KEYS = new Set(['brand', 'mpn', 'name', 'category', 'release_year', 'aliases', 'specs', 'pcf', 'source']);
+const PCF_KEYS = new Set(['total_kg', 'lifetime_years', 'use_location', 'source_url']);
+
+interface CatalogueEntry {
+  brand: string;
+  mpn: string;
+  name: string;
+  category: string;
+  release_year: number;
+  aliases?: string[];
+  specs?: Record<string, number | string>;
+  pcf?: { total_kg: number; lifetime_years?: number; use_location?: string; source_url?: string };
+  source: { url?: string; note?: string };
+}
+
+interface Loaded {
+  file: string;
+  index: number;
+  entry: CatalogueEntry;
+}
+
+const catalogueDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'data', 'catalogue');
+
+function loadCatalogue(): { files: string[]; entries: Loaded[] } {
+  const files = readdirSync(catalogueDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
+  const entries: Loaded[] = [];
+  for (const file of files) {
+    const parsed: unknown = JSON.parse(readFileSync(join(catalogueDir, file), 'utf8'));
+    if (!Array.isArray(parsed)) throw new Error(`${file}: top level must be an array`);
+    parsed.forEach((entry: CatalogueEntry, index) => entries.push({ file, index, entry }));
+  }
+  return { files, entries };
+}
+
+const where = (l: Loaded): string => `${l.file}[${l.index}] ${l.entry?.brand ?? '?'} ${l.entry?.mpn ?? '?'}`;
+const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.trim().length > 0;
+const key = (s: string): string => s.trim().toLowerCase();
+
+describe('built-in device catalogue (data/catalogue/*.json)', () => {
+  const { files, entries } = loadCatalogue();
+
+  it('has catalogue files and at least 435 devices; prints the count per category', () => {
+    expect(files.length).toBeGreaterThan(0);
+    const perCategory = new Map<string, number>();
+    for (const { entry } of entries) perCategory.set(entry.category, (perCategory.get(entry.category) ?? 0) + 1);
+    const perFile = files.map((f) => `${f}: ${entries.filter((e) => e.file === f).length}`);
+    const rows = [...perCategory.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    console.log(
+      `catalogue: ${entries.length} devices in ${files.length} files (${perFile.join(', ')})\n` +
+        rows.map(([c, n]) => `  ${c.padEnd(22)} ${n}`).join('\n'),
+    );
+    expect(entries.length).toBeGreaterThanOrEqual(435);
+  });
+
+  it('every entry has the required fields with valid values and no unknown keys', () => {
+    const problems: string[] = [];
+    for (const l of entries) {
+      const e = l.entry;
+      if (e === null || typeof e !== 'object' || Array.isArray(e)) {
+        problems.push(`${where(l)}: not an object`);
+        continue;
+      }
+      for (const k of Object.keys(e)) if (!ENTRY_KEYS.has(k)) problems.push(`${where(l)}: unknown key ${k}`);
+      for (const f of ['brand', 'mpn', 'name', 'category'] as const) {
+        if (!isNonEmptyString(e[f])) problems.push(`${where(l)}: missing ${f}`);
+      }
+      if (!(CATEGORY_IDS as readonly string[]).includes(e.category)) problems.push(`${where(l)}: bad category ${e.category}`);
+      if (!Number.isInteger(e.release_year) || e.release_year < 1995 || e.release_year > 2026) {
+        problems.push(`${where(l)}: bad release_year ${String(e.release_year)}`);
+      }
+      if (!e.source || typeof e.source !== 'object' || !(isNonEmptyString(e.source.url) || isNonEmptyString(e.source.note))) {
+        problems.push(`${where(l)}: source needs a url or a note`);
+      } else if (e.source.url !== undefined && !/^https?:\/\/\S+$/.test(e.source.url)) {
+        problems.push(`${where(l)}: source.url is not an http(s) URL`);
+      }
+      if (e.aliases !== undefined) {
+        if (!Array.isArray(e.aliases) || !e.aliases.every(isNonEmptyString)) problems.push(`${where(l)}: aliases must be non-empty strings`);
+      }
+      if (e.pcf !== undefined) {
+        for (const k of Object.keys(e.pcf)) if (!PCF_KEYS.has(k)) problems.push(`${where(l)}: unknown pcf key ${k}`);
+        if (typeof e.pcf.total_kg !== 'number' || !(e.pcf.total_kg > 0 && e.pcf.total_kg < 100_000)) {
+          problems.push(`${where(l)}: pcf.total_kg out of range`);
+        }
+        if (e.pcf.lifetime_years !== undefined && !(e.pcf.lifetime_years > 0 && e.pcf.lifetime_years <= 20)) {
+          problems.push(`${where(l)}: pcf.lifetime_years out of range`);
+        }
+        if (!isNonEmptyString(e.pcf.source_url)) problems.push(`${where(l)}: pcf needs a source_url`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('specs use only known keys, valid enums and sane ranges', () => {
+    const problems: string[] = [];
+    for (const l of entries) {
+      const specs = l.entry.specs;
+      if (specs === undefined) continue;
+      if (specs === null || typeof specs !== 'object' || Array.isArray(specs)) {
+        problems.push(`${where(l)}: specs must be an object`);
+        continue;
+      }
+      for (const [k, v] of Object.entries(specs)) {
+        if (!SPEC_KEYS.has(k)) {
+          problems.push(`${where(l)}: unknown spec ${k}`);
+        } else if (k === 'screen_type') {
+          if (!(SCREEN_TYPES as readonly unknown[]).includes(v)) problems.push(`${where(l)}: bad screen_type ${String(v)}`);
+        } else if (k === 'storage_type') {
+          if (!(STORAGE_TYPES as readonly unknown[]).includes(v)) problems.push(`${where(l)}: bad storage_type ${String(v)}`);
+        } else {
+          const range = NUMERIC_RANGES[k];
+          if (typeof v !== 'number' || !Number.isFinite(v) || range === undefined) {
+            problems.push(`${where(l)}: ${k} must be a finite number`);
+            continue;
+          }
+          // A UPS battery string is far larger than a device battery; only the lower bound applies.
+          const [lo, hi] = k === 'battery_wh' && l.entry.category === 'ups' ? [1, 100_000] : range;
+          if (v < lo || v > hi) problems.push(`${where(l)}: ${k}=${v} outside ${lo}..${hi}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('has no duplicate mpn per brand and no alias that collides with another device\'s mpn', () => {
+    const problems: string[] = [];
+    const byBrandMpn = new Map<string, Loaded>();
+    const mpnOwners = new Map<string, Loaded[]>();
+    for (const l of entries) {
+      const k = `${key(l.entry.brand)}|${key(l.entry.mpn)}`;
+      const prev = byBrandMpn.get(k);
+      if (prev) problems.push(`duplicate mpn: ${where(prev)} and ${where(l)}`);
+      else byBrandMpn.set(k, l);
+      const owners = mpnOwners.get(key(l.entry.mpn)) ?? [];
+      owners.push(l);
+      mpnOwners.set(key(l.entry.mpn), owners);
+    }
+    for (const l of entries) {
+      const seen = new Set<string>();
+      for (const alias of l.entry.aliases ?? []) {
+        const a = key(alias);
+        if (seen.has(a)) problems.push(`${where(l)}: alias repeated: ${alias}`);
+        seen.add(a);
+        for (const other of mpnOwners.get(a) ?? []) {
+          if (other !== l) problems.push(`${where(l)}: alias "${alias}" is the mpn of ${where(other)}`);
+        }
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every device name is unique within its brand', () => {
+    const seen = new Map<string, Loaded>();
+    const problems: string[] = [];
+    for (const l of entries) {
+      const k = `${key(l.entry.brand)}|${key(l.entry.name)}`;
+      const prev = seen.get(k);
+      if (prev) problems.push(`duplicate name: ${where(prev)} and ${where(l)}`);
+      else seen.set(k, l);
+    }
+    expect(problems).toEqual([]);
+  });
+});

@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { hashApiKey } from '../../src/auth/api-keys.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const ORG_QUERY = '{ organization { id name plan asset_count total_kg_co2e } }';
+
+describe('organisations and API keys', () => {
+  it('issues live and test keys of the documented shape, shown once', async () => {
+    const org = await t.createOrg('business', 'Acme Refurb');
+    expect(org).toMatchObject({ name: 'Acme Refurb', plan: 'business' });
+    const live = await t.createKey(org.id);
+    const test = await t.createKey(org.id, { environment: 'test' });
+    expect(live.key).toMatch(/^svc_live_[A-Za-z0-9]{32}$/);
+    expect(test.key).toMatch(/^svc_test_[A-Za-z0-9]{32}$/);
+    expect(live.prefix).toBe(live.key.slice(0, 13));
+    expect(live.key).not.toBe((await t.createKey(org.id)).key);
+    const detail = await t.json(`/admin/v1/orgs/${org.id}`, { headers: { authorization: 'Bearer test-admin-token-0123456789abcdef' } });
+    expect(JSON.stringify(detail.body)).not.toContain(live.key);
+  });
+
+  it('lets a valid key read its organisation over GraphQL', async () => {
+    const org = await t.createOrg('pro', 'Reader');
+    const { key } = await t.createKey(org.id);
+    const res = await t.graphql(ORG_QUERY, {}, key);
+    expect(res.status).toBe(200);
+    expect(res.body.data.organization).toEqual({ id: org.id, name: 'Reader', plan: 'pro', asset_count: 0, total_kg_co2e: 0 });
+  });
+
+  it('rejects unknown, malformed and revoked keys with 401 ApiErrors', async () => {
+    const org = await t.createOrg('pro');
+    const { id, key } = await t.createKey(org.id);
+    expect((await t.graphql(ORG_QUERY, {}, key)).status).toBe(200);
+
+    const unknown = await t.json('/v1/reference/countries', { headers: { authorization: `Bearer svc_live_${'x'.repeat(32)}` } });
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toEqual({ error: 'Unauthorized', code: 'INVALID_API_KEY', details: 'API key is not known' });
+    expect(unknown.headers.get('www-authenticate')).toMatch(/^Bearer/);
+
+    const malformed = await t.json('/v1/reference/countries', { headers: { authorization: 'Bearer abc' } });
+    expect(malformed.status).toBe(401);
+    expect(malformed.body.code).toBe('INVALID_API_KEY');
+
+    const scheme = await t.json('/v1/reference/countries', { headers: { authorization: `Basic ${key}` } });
+    expect(scheme.status).toBe(401);
+    expect(scheme.body.code).toBe('INVALID_AUTHORIZATION');
+
+    const revoked = await t.json(`/admin/v1/keys/${id}`, { method: 'DELETE', headers: { authorization: 'Bearer test-admin-token-0123456789abcdef' } });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.revoked_at).toMatch(/^\d{4}-/);
+
+    const rest = await t.json('/v1/reference/countries', { headers: { authorization: `Bearer ${key}` } });
+    expect(rest.status).toBe(401);
+    expect(rest.body).toEqual({ error: 'Unauthorized', code: 'API_KEY_REVOKED', details: 'API key has been revoked' });
+
+    const gql = await t.graphql(ORG_QUERY, {}, key);
+    expect(gql.status).toBe(401);
+    expect(gql.body.errors[0].extensions.code).toBe('API_KEY_REVOKED');
+  });
+
+  it('requires a key for the organisation query', async () => {
+    const res = await t.graphql(ORG_QUERY);
+    expect(res.status).toBe(401);
+    expect(res.body.errors[0].extensions.code).toBe('MISSING_API_KEY');
+  });
+
+  it('refuses organisation data to a key without organisation context', async () => {
+    const org = await t.createOrg('enterprise');
+    const { key } = await t.createKey(org.id, { org_context: false });
+    const res = await t.graphql(ORG_QUERY, {}, key);
+    expect(res.status).toBe(403);
+    expect(res.body.errors[0].extensions.code).toBe('NO_ORGANIZATION_CONTEXT');
+  });
+
+  it('stores keys only as SHA-256 hashes, nowhere in clear text', async () => {
+    const org = await t.createOrg('pro');
+    const { key } = await t.createKey(org.id);
+    await t.graphql(ORG_QUERY, {}, key);
+    const stored = await t.app.services.db.prisma.apiKey.findFirst({ where: { org_id: org.id } });
+    expect(stored?.key).toBe(hashApiKey(key));
+    // Every row of every table, as text: the key must not appear anywhere.
+    const tables = await t.app.services.db.prisma.$queryRaw<{ table_name: string }[]>`
+      SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
+    expect(tables.length).toBeGreaterThan(20);
+    for (const { table_name } of tables) {
+      const hits = await t.app.services.db.prisma.$queryRawUnsafe<{ n: bigint }[]>(
+        `SELECT count(*) AS n FROM "${table_name}" t WHERE t::text LIKE $1`,
+        `%${key.slice(9)}%`,
+      );
+      expect(Number(hits[0]!.n), table_name).toBe(0);
+    }
+  });
+
+  it('guards the admin API with the admin token', async () => {
+    const none = await t.json('/admin/v1/orgs', { method: 'POST', body: '{}' });
+    expect(none.status).toBe(401);
+    expect(none.body.code).toBe('INVALID_ADMIN_TOKEN');
+    const wrong = await t.json('/admin/v1/orgs', { method: 'POST', body: '{}', headers: { authorization: 'Bearer wrong' } });
+    expect(wrong.status).toBe(401);
+  });
+});
