@@ -3,7 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { schema } from './graphql/schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
-import { authenticate } from './auth/caller.ts';
+import type { Caller } from './auth/caller.ts';
+import { useAccessControl } from './auth/access-plugin.ts';
+import { useFootprintFastPath } from './footprint/fast-path.ts';
 import { ApiError } from './errors/api-error.ts';
 import { errorResponse } from './errors/render.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
@@ -42,15 +44,19 @@ export function createApp(services: Services): App {
     graphiql: false,
     logging: false,
     maskedErrors: { maskError: maskGraphQLError },
-    context: async ({ request }) => ({
-      prisma: services.db.prisma,
-      services,
-      caller: await authenticate(request.headers.get('authorization'), currentRequest()?.ip ?? 'unknown', services.keys),
-    }),
+    context: () => {
+      const state = currentRequest();
+      // Access control (useAccessControl) has authenticated every metered request before execution.
+      const caller: Caller = state?.caller ?? { kind: 'anonymous', ip: state?.ip ?? 'unknown', plan: 'free' };
+      const orgId = caller.kind === 'key' && caller.orgContext ? caller.orgId : null;
+      return { prisma: services.scopes.for(orgId), services, caller };
+    },
     plugins: [
       useRequestLifecycle(),
       useSystemRoutes(app),
       useMountedRouter(createAdminRouter(services)),
+      useAccessControl(services, GRAPHQL_ENDPOINT),
+      useFootprintFastPath(services),
       useRest({
         title: 'Lifecycle Carbon Footprint Service',
         version: SERVICE_VERSION,

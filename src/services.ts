@@ -3,6 +3,8 @@ import type { Database } from './db/database.ts';
 import type { Logger } from './observability/logger.ts';
 import type { ReferenceStore } from './reference/store.ts';
 import type { KeyStore } from './auth/caller.ts';
+import type { OrganizationScopes } from './auth/org-scope.ts';
+import type { QuotaService } from './auth/quota/index.ts';
 import type { FootprintService } from './footprint/service.ts';
 import type { CalculationWriter } from './footprint/calculation-writer.ts';
 
@@ -13,7 +15,10 @@ export interface Services {
   log: Logger;
   reference: ReferenceStore;
   keys: KeyStore;
+  /** Organisation-scoped Prisma clients: the only way request code reaches organisation data. */
+  scopes: OrganizationScopes;
   adminToken: string;
+  quota: QuotaService;
   calculations: CalculationWriter;
   footprint: FootprintService;
 }

@@ -5,6 +5,8 @@ import { applyMigrations, readMigrations, withStartupLock } from './db/migrate.t
 import { loadReferenceData } from './reference/load.ts';
 import { ReferenceStore } from './reference/store.ts';
 import { KeyStore } from './auth/caller.ts';
+import { OrganizationScopes } from './auth/org-scope.ts';
+import { QuotaService, createCounterStore } from './auth/quota/index.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
 import type { Logger } from './observability/logger.ts';
 import type { Services } from './services.ts';
@@ -32,7 +34,9 @@ export async function startServices(config: Config, log: Logger, database?: Data
     log,
     reference,
     keys: new KeyStore(db.prisma),
+    scopes: new OrganizationScopes(db.prisma),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
+    quota: new QuotaService(createCounterStore(db.prisma, config.redisUrl), { limits: config.quotaLimits }),
     calculations,
     footprint: new FootprintService(reference, calculations),
   };
@@ -55,5 +59,6 @@ export async function prepareDatabase(db: Database, log: Logger): Promise<void> 
 /** Stores what is still queued, then closes the database. */
 export async function stopServices(services: Services): Promise<void> {
   await services.calculations.flush();
+  await services.quota.close();
   await services.db.close();
 }

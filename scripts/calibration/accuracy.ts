@@ -5,9 +5,9 @@
  *   (2) total with the manufacturer's own lifetime and use location (grid factor from @tgwf/co2)
  * Prints median, 80th and 90th percentile absolute percentage error per category and overall.
  */
-import { resolve } from 'node:path';
-import { CALIBRATION_PATH, MAIN_SUBCATEGORIES, calibrationAvailable, loadCalibration } from './load.ts';
-import { K_FOLDS, crossValidate, defaultParameters, embodiedRaw, fitParameters, predict, prepare, stats } from './model.ts';
+import { relative, resolve } from 'node:path';
+import { CALIBRATION_PATH, MAIN_SUBCATEGORIES, REPO_ROOT, calibrationAvailable, gridFactorFor, loadCalibration } from './load.ts';
+import { K_FOLDS, crossValidate, defaultParameters, fitFormulaEmbodied, fitParameters, median, predict, prepare, stats } from './model.ts';
 import type { Prediction } from './model.ts';
 
 export interface AccuracyLine {
@@ -55,13 +55,13 @@ function main(): void {
   const prepared = prepare(rows);
   const preds = crossValidate(prepared, base);
 
-  // sanity: the engine's rounded output matches the fit's unrounded model
+  // sanity: the engine (calculateFootprint, rounded) computes exactly the model the fit optimises
   const inSample = fitParameters(prepared, base);
-  const drift = Math.max(...prepared.map((p) => Math.abs(predict(p, inSample).embodied - embodiedRaw(p, inSample))));
+  const drift = Math.max(...prepared.map((p) => Math.abs(predict(p, inSample).embodied - fitFormulaEmbodied(p, inSample))));
   if (drift > 0.05) throw new Error(`engine output and fitted model disagree by ${drift} kg`);
 
   const s = summarise(preds);
-  console.log(`Calibration set: ${CALIBRATION_PATH}`);
+  console.log(`Calibration set: ${relative(REPO_ROOT, CALIBRATION_PATH)} (relative to the repository root)`);
   console.log(
     `${rows.length + excluded.length} rows; ${rows.length} mapped to a category; ${rows.filter((r) => r.embodied !== null).length} with a use ratio (embodied); ${rows.filter((r) => r.lifetime !== null).length} with a lifetime (total); ${excluded.length} excluded (${[...new Set(excluded.map((e) => e.subcategory || '?'))].join(', ')}).`,
   );
@@ -69,6 +69,23 @@ function main(): void {
   console.log(formatTable('by sheet subcategory', [...s.bySubcategory, s.overall]));
   console.log('');
   console.log(formatTable('by engine category', [...s.byCategory, s.overall]));
+  // diagnostics: value of the specs, and the grid factors the sheets imply for their use phase
+  const defaultsOnly = stats(preds.map((p) => p.embodiedApeDefaults).filter((v): v is number => v !== null));
+  console.log(
+    `\nembodied APE with category defaults only (specs withheld): median ${defaultsOnly.p50.toFixed(1)}, p80 ${defaultsOnly.p80.toFixed(1)}, p90 ${defaultsOnly.p90.toFixed(1)} (all rows)`,
+  );
+  const implied = new Map<string, number[]>();
+  for (const r of rows) {
+    const tec = r.specs.typical_consumption_kwh;
+    if (r.use_ratio === null || r.lifetime === null || tec === undefined || r.source_subcategory === 'Printer') continue;
+    const key = r.use_location || '(empty)';
+    implied.set(key, [...(implied.get(key) ?? []), (r.gwp_total * r.use_ratio) / (tec * r.lifetime)]);
+  }
+  console.log('grid factor implied by the sheets (published use phase / (yearly TEC x lifetime)) vs @tgwf/co2 used for the total:');
+  for (const [loc, xs] of [...implied].sort()) {
+    const used = gridFactorFor(loc === '(empty)' ? '' : loc);
+    console.log(`  ${loc.padEnd(14)} n=${String(xs.length).padStart(3)}  implied median ${median(xs).toFixed(3)} kg/kWh  vs ${used.key} ${used.factor.toFixed(3)} kg/kWh`);
+  }
   const target = s.bySubcategory.filter((l) => l.label in MAIN_SUBCATEGORIES);
   console.log(
     `\nmain categories, median embodied APE: ${target.map((l) => `${l.label} ${l.embodied.p50.toFixed(1)}%`).join(', ')} (target <= 10%)`,

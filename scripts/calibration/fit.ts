@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { EngineParameters, GroupFit } from '../../src/footprint/engine/parameters.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
 import {
-  K_FOLDS, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, fitParameters, median, percentile, prepare,
+  K_FOLDS, LAMBDA_ELASTICITY, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, fitParameters, median, percentile, prepare,
   profileEnergyErrors, stats,
 } from './model.ts';
 import type { Prediction } from './model.ts';
@@ -74,7 +74,7 @@ function main(): void {
       excluded_reasons: Object.fromEntries(
         [...new Set(excluded.map((e) => e.reason))].map((reason) => [reason, excluded.filter((e) => e.reason === reason).length]),
       ),
-      method: `per fit group: air share and end-of-life factor = medians of published shares per kg; production multipliers (structure, electronics, display) minimise sum |ln(pred/embodied)| + ${LAMBDA_GROUP} x squared log-deviation from the pooled fit (pooled: ${LAMBDA_POOLED} x from the literature priors); groups with < ${MIN_GROUP_ROWS} rows use the pooled fit`,
+      method: `per category (>= 3 rows publishing the share): air share and end-of-life factor = medians of published shares per kg; per fit group (>= ${MIN_GROUP_ROWS} rows, else pooled): block multipliers (structure, electronics, memory_storage, display) and elasticities (housing vs mass, display vs area, anchored at the group's median weight and screen size) minimise sum |ln(pred/embodied)| + ${LAMBDA_GROUP} x sum (ln m)^2 + ${LAMBDA_ELASTICITY} x sum (elasticity - 1)^2 (pooled fit: ${LAMBDA_POOLED} x sum (ln m)^2), i.e. an L1 fit in log space shrunk towards the literature priors`,
       cross_validation: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS}; residual_abs_pct are held-out absolute percentage errors of production + transport + end of life vs gwp_total x (1 - gwp_use_ratio)`,
       manufacturer_error_pct: 'median of published gwp_error_ratio > 0',
       use_phase_uncertainty_pct: 'measured: typical-consumption tolerance (assumption); profile: 80th percentile of |profile kWh - published yearly TEC| / TEC',
@@ -85,8 +85,11 @@ function main(): void {
   for (const [g, fit] of Object.entries(params.groups)) {
     const m = fit.production_multipliers;
     console.log(
-      `${g.padEnd(16)} n=${String(fit.rows).padStart(3)}  structure ${m.structure.toFixed(3)}  electronics ${m.electronics.toFixed(3)}  mem/storage ${m.memory_storage.toFixed(3)}  display ${m.display.toFixed(3)}  air ${fit.air_share ?? '-'}  eol ${fit.eol_kg_per_kg ?? '-'}  CV p50/p80/p90 ${fit.residual_abs_pct.p50}/${fit.residual_abs_pct.p80}/${fit.residual_abs_pct.p90}`,
+      `${g.padEnd(16)} n=${String(fit.rows).padStart(3)}  structure ${m.structure.toFixed(3)}  electronics ${m.electronics.toFixed(3)}  mem/storage ${m.memory_storage.toFixed(3)}  display ${m.display.toFixed(3)}  mass^${fit.shape.mass_elasticity} area^${fit.shape.display_area_elasticity} ref ${fit.shape.reference_weight_kg}kg/${fit.shape.reference_screen_inch}in  CV p50/p80/p90 ${fit.residual_abs_pct.p50}/${fit.residual_abs_pct.p80}/${fit.residual_abs_pct.p90}`,
     );
+  }
+  for (const [id, c] of Object.entries(params.categories)) {
+    if (c.air_share !== null || c.eol_kg_per_kg !== null) console.log(`  ${id.padEnd(20)} air share ${c.air_share ?? '-'} (${c.transport_rows} rows)  eol ${c.eol_kg_per_kg ?? '-'} kg/kg (${c.eol_rows} rows)`);
   }
   const pm = params.pooled.production_multipliers;
   console.log(`pooled           n=${params.pooled.rows}  structure ${pm.structure}  electronics ${pm.electronics}  mem/storage ${pm.memory_storage}  display ${pm.display}`);

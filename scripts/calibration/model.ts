@@ -1,19 +1,28 @@
 /**
  * Calibration model shared by fit.ts, accuracy.ts and test/calibration.test.ts:
- * prepares calibration rows, fits the group coefficients and runs the k-fold cross-validation.
+ * prepares calibration rows, fits the coefficients and runs the k-fold cross-validation.
  *
- * Fitted per calibration group (category.parameters.fit_group):
- *   - air_share       median of (published transport per kg - sea/road part) / air part, over rows publishing it
+ * Per category (rows publishing the share; >= 3 rows, else the category prior stays):
+ *   - air_share       median of (published transport per kg - sea/road part) / air part
  *   - eol_kg_per_kg   median of published end of life per kg
- *   - production_multipliers {structure, electronics, memory_storage, display}: minimise
- *       sum_i |ln(pred_i / embodied_i)| + LAMBDA * sum_b (ln m_b - ln m_pooled_b)^2
- *     with pred_i = sum_b m_b B_i,b + transport_i + eol_i (B_i,b: literature priors summed per block).
- *     The pooled fit (all rows) shrinks towards the literature priors (ln m = 0).
+ * Per calibration group (category.parameters.fit_group, >= MIN_GROUP_ROWS rows, else pooled):
+ *   - production multipliers m (structure, electronics, memory_storage, display) and the
+ *     elasticities a (housing vs mass) and b (display vs area), minimising
+ *       sum_i |ln(pred_i / embodied_i)| + LAMBDA_GROUP * sum (ln m)^2 + LAMBDA_ELASTICITY * ((a-1)^2 + (b-1)^2)
+ *     pred_i = m_s (chassis'_i + psu_i + assembly_i) + m_e (board, cpu, battery)_i + m_m (memory, storage)_i
+ *              + m_d display'_i + transport_i + eol_i
+ *     (chassis' and display' shaped by a, b around the group's median weight and screen size).
+ *   - the pooled fit over all rows uses LAMBDA_POOLED instead of LAMBDA_GROUP.
+ * All penalties pull towards the literature priors (m = 1, a = b = 1).
  */
 import { getCategory } from '../../src/footprint/engine/categories.ts';
-import { calculateFootprint, embodiedModel } from '../../src/footprint/engine/footprint.ts';
-import type { EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
-import { blockSums, rawProductionComponents } from '../../src/footprint/engine/production.ts';
+import { calculateFootprint } from '../../src/footprint/engine/footprint.ts';
+import type { CategoryFit, EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
+import {
+  blockSums, chassisAnchorKg, displayAnchorKg, PROPORTIONAL, rawProductionComponents, withElasticity,
+} from '../../src/footprint/engine/production.ts';
+import type { ComponentShape, ComponentValues } from '../../src/footprint/engine/production.ts';
+import type { ResolvedSpecs } from '../../src/footprint/engine/specs.ts';
 import { resolveSpecs } from '../../src/footprint/engine/specs.ts';
 import { transportPerKgParts, useRegionOf } from '../../src/footprint/engine/transport.ts';
 import { profileKwh } from '../../src/footprint/engine/use-phase.ts';
@@ -23,14 +32,21 @@ import type { CalibrationRow } from './load.ts';
 import { foldOf } from './load.ts';
 
 export const K_FOLDS = 5;
+export const MIN_GROUP_ROWS = 6;
+export const LAMBDA_GROUP = 3;
+export const LAMBDA_POOLED = 30;
+export const LAMBDA_ELASTICITY = 1;
+/** centre of the group penalty: the literature priors (default) or the pooled fit */
+export const GROUP_CENTER: 'pooled' | 'prior' = 'prior';
+/** literature priors: ln multipliers 0, proportional elasticities */
+export const PRIOR_VECTOR = [0, 0, 0, 0, 1, 1];
 
 /** Non-fitted starting point of the parameters file (the fit fills groups, pooled, residuals). */
 export function defaultParameters(): EngineParameters {
   const neutral: GroupFit = {
     rows: 0,
     production_multipliers: { structure: 1, electronics: 1, memory_storage: 1, display: 1 },
-    air_share: null,
-    eol_kg_per_kg: null,
+    shape: { ...PROPORTIONAL },
     residual_abs_pct: { p50: 25, p80: 45, p90: 60 },
   };
   return {
@@ -39,14 +55,12 @@ export function defaultParameters(): EngineParameters {
     calibration: null,
     pooled: neutral,
     groups: {},
+    categories: {},
     confidence_multipliers: { estimated_high: 1, estimated_medium: 1.15, estimated_low: 1.4 },
     manufacturer_error_pct: 20,
     use_phase_uncertainty_pct: { measured: 15, profile: 35 },
   };
 }
-export const MIN_GROUP_ROWS = 6;
-export const LAMBDA_GROUP = 3;
-export const LAMBDA_POOLED = 1;
 
 /** Country code standing for the sheets' use locations (transport route only). */
 export function useRegionCode(useLocation: string): string {
@@ -61,6 +75,9 @@ export interface PreparedRow {
   fitGroup: string;
   fold: number;
   blocks: { structure: number; electronics: number; memory_storage: number; display: number };
+  specs: ResolvedSpecs;
+  /** proportional component priors at the actual specs */
+  raw: ComponentValues;
   weight: number;
   weightSupplied: boolean;
   transportParts: { fixed: number; perAirShare: number };
@@ -71,6 +88,7 @@ export function prepare(rows: CalibrationRow[]): PreparedRow[] {
     const category = getCategory(row.category_id);
     if (!category) throw new Error(`unknown category ${row.category_id}`);
     const s = resolveSpecs(category, row.specs);
+    const raw = rawProductionComponents(category, s);
     const t = category.parameters.transport;
     const region = useRegionOf(useRegionCode(row.use_location)) ?? 'europe';
     return {
@@ -78,7 +96,9 @@ export function prepare(rows: CalibrationRow[]): PreparedRow[] {
       category,
       fitGroup: category.parameters.fit_group,
       fold: foldOf(row.group_key, K_FOLDS),
-      blocks: blockSums(rawProductionComponents(category, s)),
+      blocks: blockSums(raw),
+      specs: s,
+      raw,
       weight: s.weight_kg,
       weightSupplied: row.specs.weight_kg !== undefined,
       transportParts: transportPerKgParts(t.shipping_mass_factor, t.assembly_region, region),
@@ -135,7 +155,7 @@ export function nelderMead(f: (x: number[]) => number, x0: number[], step = 0.3,
   return simplex[0]!.x;
 }
 
-function fitAirShare(rows: PreparedRow[]): number | null {
+function fitAirShare(rows: PreparedRow[]): { n: number; value: number | null } {
   const est: number[] = [];
   for (const r of rows) {
     const ratio = r.row.transport_ratio;
@@ -144,60 +164,105 @@ function fitAirShare(rows: PreparedRow[]): number | null {
     if (r.transportParts.perAirShare <= 0) continue;
     est.push(Math.min(1, Math.max(0, (perKg - r.transportParts.fixed) / r.transportParts.perAirShare)));
   }
-  return est.length >= 3 ? round(median(est), 3) : null;
+  return { n: est.length, value: est.length >= 3 ? round(median(est), 3) : null };
 }
 
-function fitEol(rows: PreparedRow[]): number | null {
+function fitEol(rows: PreparedRow[]): { n: number; value: number | null } {
   const est: number[] = [];
   for (const r of rows) {
     const ratio = r.row.eol_ratio;
     if (ratio === null || !(ratio > 0) || !r.weightSupplied) continue;
     est.push((r.row.gwp_total * ratio) / r.weight);
   }
-  return est.length >= 3 ? round(Math.min(5, Math.max(0.05, median(est))), 3) : null;
+  return { n: est.length, value: est.length >= 3 ? round(Math.min(5, Math.max(0.05, median(est))), 3) : null };
 }
 
 const round = (v: number, d: number): number => Math.round(v * 10 ** d) / 10 ** d;
 
-const BLOCKS = ['structure', 'electronics', 'memory_storage', 'display'] as const;
+/** Parameter vector of a group: ln multipliers (structure, electronics, memory_storage, display), mass and area elasticities. */
+const ELASTICITY_BOUNDS = [0, 1.5] as const;
+const clampE = (v: number): number => Math.min(ELASTICITY_BOUNDS[1], Math.max(ELASTICITY_BOUNDS[0], v));
 
-function fitMultipliers(
+function anchoredParts(r: PreparedRow, shape: ComponentShape) {
+  return {
+    chassisAct: r.raw.chassis,
+    chassisRef: chassisAnchorKg(r.category, r.specs, shape),
+    displayAct: r.raw.display,
+    displayRef: r.raw.display > 0 ? displayAnchorKg(r.category, r.specs.screen_type, shape) : 0,
+    structureOther: r.raw.power_supply + r.raw.assembly,
+  };
+}
+
+/** Reference spec of a group: medians of the supplied weights and screen sizes (null without data). */
+export function groupReference(rows: PreparedRow[]): { weight: number | null; screen: number | null } {
+  const w = rows.map((r) => r.row.specs.weight_kg).filter((v): v is number => v !== undefined && v > 0);
+  const sc = rows.map((r) => r.row.specs.screen_size_inch).filter((v): v is number => v !== undefined && v > 0);
+  return { weight: w.length >= 3 ? round(median(w), 2) : null, screen: sc.length >= 3 ? round(median(sc), 1) : null };
+}
+
+function fitGroupVector(
   rows: PreparedRow[],
+  reference: { weight: number | null; screen: number | null },
   airShare: (r: PreparedRow) => number,
   eol: (r: PreparedRow) => number,
   center: number[],
   lambda: number,
+  lambdaElasticity: number,
 ): number[] {
   const data = rows
     .filter((r) => r.row.embodied !== null && r.row.embodied > 0)
     .map((r) => ({
       y: Math.log(r.row.embodied as number),
-      b: BLOCKS.map((k) => r.blocks[k]),
+      p: anchoredParts(r, { ...PROPORTIONAL, reference_weight_kg: reference.weight, reference_screen_inch: reference.screen }),
+      e: r.blocks.electronics,
+      m: r.blocks.memory_storage,
       fixed: r.weight * (r.transportParts.fixed + airShare(r) * r.transportParts.perAirShare) + r.weight * eol(r),
     }));
-  const present = BLOCKS.map((_, j) => data.some((d) => (d.b[j] as number) > 0));
+  const present = [
+    data.some((d) => d.p.chassisAct + d.p.structureOther > 0),
+    data.some((d) => d.e > 0),
+    data.some((d) => d.m > 0),
+    data.some((d) => d.p.displayAct > 0),
+  ];
+  // an elasticity is only identifiable when its driver varies in the group
+  const varies = (f: (d: (typeof data)[number]) => number): boolean => {
+    const xs = data.map(f).filter((v) => v > 0);
+    return xs.length > 2 && Math.max(...xs) / Math.min(...xs) > 1.2;
+  };
+  const eFree = [varies((d) => d.p.chassisAct), varies((d) => d.p.displayAct)];
   const loss = (x: number[]): number => {
+    const [ls, le, lm, ld] = x as [number, number, number, number];
+    const a = clampE(x[4] as number);
+    const b = clampE(x[5] as number);
+    const ms = Math.exp(ls), me = Math.exp(le), mm = Math.exp(lm), md = Math.exp(ld);
     let l = 0;
     for (const d of data) {
-      let p = d.fixed;
-      for (let j = 0; j < BLOCKS.length; j++) p += Math.exp(x[j] as number) * (d.b[j] as number);
-      l += Math.abs(Math.log(Math.max(p, 1e-9)) - d.y);
+      const chassis = withElasticity(d.p.chassisAct, d.p.chassisRef, a);
+      const display = withElasticity(d.p.displayAct, d.p.displayRef, b);
+      const pred = d.fixed + ms * (chassis + d.p.structureOther) + me * d.e + mm * d.m + md * display;
+      l += Math.abs(Math.log(Math.max(pred, 1e-9)) - d.y);
     }
-    for (let j = 0; j < BLOCKS.length; j++) {
+    for (let j = 0; j < 4; j++) {
       const dev = (x[j] as number) - (center[j] as number);
       l += (present[j] ? lambda : 1000) * dev * dev;
     }
+    for (let j = 4; j < 6; j++) {
+      const dev = (x[j] as number) - (center[j] as number);
+      l += (eFree[j - 4] ? lambdaElasticity : 1000) * dev * dev + 1000 * ((x[j] as number) - clampE(x[j] as number)) ** 2;
+    }
     return l;
   };
-  let best = nelderMead(loss, center);
-  // restarts from the best point (L1 losses are piecewise smooth)
-  for (let k = 0; k < 3; k++) best = nelderMead(loss, best, 0.15);
+  let best = nelderMead(loss, center, 0.3, 1500);
+  for (let k = 0; k < 3; k++) best = nelderMead(loss, best, 0.15, 1500);
   return best;
 }
 
 export interface FitOptions {
   lambdaGroup?: number;
   lambdaPooled?: number;
+  lambdaElasticity?: number;
+  /** centre of the group penalty: the pooled fit (default) or the literature priors */
+  groupCenter?: 'pooled' | 'prior';
 }
 
 /** Fits all groups on `rows`; residuals and uncertainty fields are filled separately. */
@@ -207,32 +272,44 @@ export function fitParameters(rows: PreparedRow[], base: EngineParameters, opts:
   const groups = new Map<string, PreparedRow[]>();
   for (const r of rows) groups.set(r.fitGroup, [...(groups.get(r.fitGroup) ?? []), r]);
 
-  const airByGroup = new Map<string, number | null>();
-  const eolByGroup = new Map<string, number | null>();
-  for (const [g, rs] of groups) {
-    airByGroup.set(g, fitAirShare(rs));
-    eolByGroup.set(g, fitEol(rs));
+  const byCategory = new Map<string, PreparedRow[]>();
+  for (const r of rows) byCategory.set(r.category.id, [...(byCategory.get(r.category.id) ?? []), r]);
+  const categories: Record<string, CategoryFit> = {};
+  for (const [id, rs] of [...byCategory].sort(([a], [b]) => a.localeCompare(b))) {
+    const air = fitAirShare(rs);
+    const eol = fitEol(rs);
+    categories[id] = { transport_rows: air.n, eol_rows: eol.n, air_share: air.value, eol_kg_per_kg: eol.value };
   }
-  const airOf = (r: PreparedRow): number => airByGroup.get(r.fitGroup) ?? r.category.parameters.transport.air_share;
-  const eolOf = (r: PreparedRow): number => eolByGroup.get(r.fitGroup) ?? EOL_KG_PER_KG[r.category.parameters.end_of_life.material_class];
+  const airOf = (r: PreparedRow): number => categories[r.category.id]?.air_share ?? r.category.parameters.transport.air_share;
+  const eolOf = (r: PreparedRow): number =>
+    categories[r.category.id]?.eol_kg_per_kg ?? EOL_KG_PER_KG[r.category.parameters.end_of_life.material_class];
 
-  const pooledX = fitMultipliers(rows, airOf, eolOf, BLOCKS.map(() => 0), lambdaPooled);
+  const lambdaE = opts.lambdaElasticity ?? LAMBDA_ELASTICITY;
+  const pooledX = fitGroupVector(rows, { weight: null, screen: null }, airOf, eolOf, PRIOR_VECTOR, lambdaPooled, lambdaE);
   const toMult = (x: number[]): ProductionMultipliers => ({
     structure: round(Math.exp(x[0] as number), 4),
     electronics: round(Math.exp(x[1] as number), 4),
     memory_storage: round(Math.exp(x[2] as number), 4),
     display: round(Math.exp(x[3] as number), 4),
   });
+  const toShape = (x: number[], ref: { weight: number | null; screen: number | null }): ComponentShape => ({
+    mass_elasticity: round(clampE(x[4] as number), 4),
+    display_area_elasticity: round(clampE(x[5] as number), 4),
+    reference_weight_kg: ref.weight,
+    reference_screen_inch: ref.screen,
+  });
   const emptyResiduals = { p50: Number.NaN, p80: Number.NaN, p90: Number.NaN };
   const out: Record<string, GroupFit> = {};
   for (const [g, rs] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
     const n = rs.filter((r) => r.row.embodied !== null).length;
-    const x = n >= MIN_GROUP_ROWS ? fitMultipliers(rs, airOf, eolOf, pooledX, lambdaGroup) : pooledX;
+    const center = (opts.groupCenter ?? GROUP_CENTER) === 'prior' ? PRIOR_VECTOR : pooledX;
+    const own = n >= MIN_GROUP_ROWS;
+    const ref = own ? groupReference(rs) : { weight: null, screen: null };
+    const x = own ? fitGroupVector(rs, ref, airOf, eolOf, center, lambdaGroup, lambdaE) : pooledX;
     out[g] = {
       rows: n,
       production_multipliers: toMult(x),
-      air_share: airByGroup.get(g) ?? null,
-      eol_kg_per_kg: eolByGroup.get(g) ?? null,
+      shape: toShape(x, ref),
       residual_abs_pct: { ...emptyResiduals },
     };
   }
@@ -242,11 +319,11 @@ export function fitParameters(rows: PreparedRow[], base: EngineParameters, opts:
     pooled: {
       rows: rows.filter((r) => r.row.embodied !== null).length,
       production_multipliers: toMult(pooledX),
-      air_share: null,
-      eol_kg_per_kg: null,
+      shape: toShape(pooledX, { weight: null, screen: null }),
       residual_abs_pct: { ...emptyResiduals },
     },
     groups: out,
+    categories,
   };
 }
 
@@ -299,10 +376,25 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
   };
 }
 
-/** Unrounded embodied prediction straight from the model (used to check predict()). */
-export function embodiedRaw(p: PreparedRow, params: EngineParameters): number {
-  const m = embodiedModel(p.category, resolveSpecs(p.category, p.row.specs), useRegionCode(p.row.use_location), params);
-  return m.production + m.transport.kg + m.endOfLife;
+/**
+ * Embodied footprint by the fit's own formula (the one the loss minimises), from stored parameters.
+ * accuracy.ts checks that the engine (calculateFootprint) returns the same numbers.
+ */
+export function fitFormulaEmbodied(p: PreparedRow, params: EngineParameters): number {
+  const fit = params.groups[p.fitGroup] ?? params.pooled;
+  const parts = anchoredParts(p, fit.shape);
+  const m = fit.production_multipliers;
+  const cf = params.categories[p.category.id];
+  const air = cf?.air_share ?? p.category.parameters.transport.air_share;
+  const eol = cf?.eol_kg_per_kg ?? EOL_KG_PER_KG[p.category.parameters.end_of_life.material_class];
+  return (
+    p.weight * (p.transportParts.fixed + air * p.transportParts.perAirShare) +
+    p.weight * eol +
+    m.structure * (withElasticity(parts.chassisAct, parts.chassisRef, fit.shape.mass_elasticity) + parts.structureOther) +
+    m.electronics * p.blocks.electronics +
+    m.memory_storage * p.blocks.memory_storage +
+    m.display * withElasticity(parts.displayAct, parts.displayRef, fit.shape.display_area_elasticity)
+  );
 }
 
 /** k-fold cross-validation: fit on k-1 folds, predict the held-out fold. */

@@ -23,6 +23,20 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])),
+  // e.g. "minute.enterprise=5000,day.free=50": a deployment's own quota values (defaults: README).
+  QUOTA_LIMITS: z
+    .string()
+    .regex(/^((day|minute)\.(free|pro|business|enterprise)=\d+)(,(day|minute)\.(free|pro|business|enterprise)=\d+)*$/, 'must look like "minute.enterprise=5000,day.free=50"')
+    .optional()
+    .transform((v) => {
+      const limits: { day: Record<string, number>; minute: Record<string, number> } = { day: {}, minute: {} };
+      for (const part of v ? v.split(',') : []) {
+        const [key, value] = part.split('=') as [string, string];
+        const [window, plan] = key.split('.') as ['day' | 'minute', string];
+        limits[window][plan] = Number(value);
+      }
+      return limits;
+    }),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   ICECAT_BASE_URL: url(['http', 'https']).optional(),
   ICECAT_USERNAME: z.string().min(1).optional(),
@@ -41,6 +55,7 @@ export type Config = Readonly<{
   publicBaseUrl: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustedProxies: readonly string[];
+  quotaLimits: { day: Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>>; minute: Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>> };
   shutdownTimeoutMs: number;
   icecat: Readonly<{ baseUrl: string; username?: string; apiToken?: string; contentToken?: string }> | undefined;
 }>;
@@ -70,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL,
     logLevel: e.LOG_LEVEL,
     trustedProxies: e.TRUSTED_PROXY,
+    quotaLimits: e.QUOTA_LIMITS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     icecat: e.ICECAT_BASE_URL
       ? {

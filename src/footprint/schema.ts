@@ -3,14 +3,14 @@ import { cacheFor, currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
 import type { FootprintProduct } from './device.ts';
+import { FOOTPRINT_MAX_AGE } from './fast-path.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
 
-const CALCULATION_MAX_AGE = 86_400;
 export const MAX_BATCH = 100;
 
 /** Calculation results are public and cacheable for a day (spec 4.1); they differ by key only in calculation_id. */
 function cacheCalculation() {
-  cacheFor(CALCULATION_MAX_AGE);
+  cacheFor(FOOTPRINT_MAX_AGE);
   currentRequest()?.successHeaders.set('Vary', 'Authorization');
 }
 
@@ -247,6 +247,8 @@ builder.queryFields((t) => ({
     resolve: (_root, args, { services, caller }) => {
       const result = services.footprint.footprint(args, caller);
       cacheCalculation();
+      const state = currentRequest();
+      if (state) state.footprintArgs = args;
       return result;
     },
   }),

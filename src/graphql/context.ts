@@ -3,7 +3,7 @@ import type { Caller } from '../auth/caller.ts';
 import type { Services } from '../services.ts';
 
 export interface GraphQLContext {
-  /** Client for global reference data; organisation-owned data goes through `caller`'s scoped client. */
+  /** Prisma scoped to the caller's organisation (src/auth/org-scope.ts); global reference data passes through. */
   prisma: PrismaClient;
   caller: Caller;
   services: Services;

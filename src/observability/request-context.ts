@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
+import type { Caller } from '../auth/caller.ts';
 
 /** What the service knows about the request being served, reachable from any depth. */
 export interface RequestState {
@@ -11,6 +12,10 @@ export interface RequestState {
   responseHeaders: Headers;
   /** Headers that only apply to a 2xx response. */
   successHeaders: Headers;
+  /** Set by access control for metered routes. */
+  caller?: Caller;
+  /** Coerced arguments of a successful GET /v1/footprint, for the fast path (src/footprint/fast-path.ts). */
+  footprintArgs?: object;
 }
 
 const store = new AsyncLocalStorage<RequestState>();

@@ -11,13 +11,13 @@ builder.prismaObject('Organization', {
     created_at: t.expose('created_at', { type: 'DateTime' }),
     asset_count: t.int({
       description: 'Number of assets in the inventory.',
-      resolve: (org, _args, { prisma }) => prisma.asset.count({ where: { org_id: org.id } }),
+      resolve: (_org, _args, { prisma }) => prisma.asset.count(),
     }),
     total_kg_co2e: t.float({
       description:
         'Sum of the current lifecycle totals of all assets (kg CO2e). A current lifecycle total of the inventory, not an inventory for a reporting period.',
-      resolve: async (org, _args, { prisma }) => {
-        const sum = await prisma.asset.aggregate({ where: { org_id: org.id }, _sum: { total_kg_co2e: true } });
+      resolve: async (_org, _args, { prisma }) => {
+        const sum = await prisma.asset.aggregate({ _sum: { total_kg_co2e: true } });
         return Math.round((sum._sum.total_kg_co2e ?? 0) * 100) / 100;
       },
     }),

@@ -1,5 +1,5 @@
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import type { GraphQLSchema } from 'graphql';
+import { getNamedType, isScalarType, type GraphQLSchema } from 'graphql';
 
 type Maybe<T> = T | null | undefined;
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
@@ -18,6 +18,34 @@ const restRouteOf = (field: { extensions?: Maybe<Readonly<Record<string, unknown
 /** Only the root fields that declare `extensions.rest` become REST routes; the rest is GraphQL-only. */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return pruneSchema(filterSchema({ schema, rootFieldFilter: (_op, _name, field) => restRouteOf(field) !== undefined }));
+}
+
+/** Numeric arguments of GET routes by path: SOFA's own coercion error would not name the parameter. */
+function numericQueryArgs(schema: GraphQLSchema): Map<string, Map<string, 'Int' | 'Float'>> {
+  const byPath = new Map<string, Map<string, 'Int' | 'Float'>>();
+  for (const field of Object.values(schema.getQueryType()?.getFields() ?? {})) {
+    const route = restRouteOf(field);
+    if (route?.method !== 'GET') continue;
+    const numeric = new Map<string, 'Int' | 'Float'>();
+    for (const arg of field.args) {
+      const type = getNamedType(arg.type);
+      if (isScalarType(type) && (type.name === 'Int' || type.name === 'Float')) numeric.set(arg.name, type.name);
+    }
+    byPath.set(`${REST_BASE}${route.path}`, numeric);
+  }
+  return byPath;
+}
+
+function checkNumericParams(url: URL, numeric: Map<string, 'Int' | 'Float'> | undefined): void {
+  if (!numeric) return;
+  for (const [name, type] of numeric) {
+    const raw = url.searchParams.get(name);
+    if (raw === null) continue;
+    const value = raw.trim() === '' ? Number.NaN : Number(raw);
+    if (!Number.isFinite(value) || (type === 'Int' && !Number.isInteger(value))) {
+      throw new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter '${name}'`, `${name}: must be ${type === 'Int' ? 'an integer' : 'a number'}, got '${raw}'`);
+    }
+  }
 }
 
 export function restRoutes(schema: GraphQLSchema): Record<string, RestRoute> {
@@ -41,6 +69,7 @@ export function useRest(openApiInfo: { title: string; version: string; descripti
   let getEnveloped: (context: unknown) => Enveloped;
   const envelopedByContext = new WeakMap<object, Enveloped>();
   const routeMethods = new Map<string, Set<string>>();
+  let numericArgs = new Map<string, Map<string, 'Int' | 'Float'>>();
 
   return {
     onYogaInit({ yoga }) {
@@ -48,6 +77,7 @@ export function useRest(openApiInfo: { title: string; version: string; descripti
     },
     onSchemaChange({ schema }) {
       const routes = restRoutes(schema);
+      numericArgs = numericQueryArgs(schema);
       routeMethods.clear();
       for (const route of Object.values(routes)) {
         const pattern = route.path.replace(/:\w+/g, '[^/]+');
@@ -84,6 +114,13 @@ export function useRest(openApiInfo: { title: string; version: string; descripti
     },
     async onRequest({ request, url, serverContext, endResponse }) {
       if (!url.pathname.startsWith(`${REST_BASE}/`) || url.pathname === `${REST_BASE}/graphql`) return;
+      if (request.method === 'GET') {
+        try {
+          checkNumericParams(url, numericArgs.get(url.pathname));
+        } catch (error) {
+          return endResponse(errorResponse([error]));
+        }
+      }
       const response = await sofa.handleRequest(request, serverContext as never);
       if (response && response.status !== 404) return endResponse(response);
       if (response && response.headers.get('content-type')?.includes('json') && (await response.clone().text()).length > 0) {

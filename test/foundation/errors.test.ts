@@ -2,8 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, TEST_ADMIN_TOKEN } from '../support/test-app.ts';
 
 let t: TestApp;
+let key: string;
 beforeAll(async () => {
   t = await createTestApp();
+  key = (await t.createKey((await t.createOrg('business')).id)).key;
 });
 afterAll(() => t.close());
 
@@ -59,7 +61,7 @@ describe('error model', () => {
   });
 
   it('answers malformed JSON on GraphQL with 400 and a GraphQL error', async () => {
-    const res = await t.json('/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    const res = await t.json('/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: '{"query": ' });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].message).toMatch(/JSON/i);
   });
@@ -78,7 +80,7 @@ describe('error model', () => {
   it('gives GraphQL errors an extensions.code', async () => {
     const res = await t.graphql('{ organization { id } }');
     expect(res.body.errors[0].extensions.code).toBe('MISSING_API_KEY');
-    const syntax = await t.graphql('{ organization { ');
+    const syntax = await t.graphql('{ organization { ', {}, key);
     expect(syntax.body.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
   });
 

@@ -22,9 +22,12 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Quotas out of the way for tests about other things; quota tests pass their own QUOTA_LIMITS. */
+export const UNLIMITED = ['free', 'pro', 'business', 'enterprise'].flatMap((p) => [`day.${p}=1000000`, `minute.${p}=1000000`]).join(',');
+
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', ...env });
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', QUOTA_LIMITS: UNLIMITED, ...env });
   const db = await openTestDatabase();
   const services = await startServices(config, createLogger(config.logLevel), db);
   const app = createApp(services);

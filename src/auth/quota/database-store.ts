@@ -2,26 +2,36 @@ import type { PrismaClient } from '../../db/database.ts';
 import { bucketsFor, type CounterResult, type CounterStore, type QuotaSubject, type WindowLimits } from './policy.ts';
 
 /**
- * One statement checks both windows and increments both, or neither:
+ * One statement checks both windows and counts the request in both, or (see below) in neither:
  *
  * 1. `m` upserts the minute counter and increments it only while it is below the minute limit.
- *    It is skipped when the day counter is already seen at its limit, so a request refused for the
- *    day does not touch the minute counter either.
- * 2. `d` upserts the day counter only if `m` counted, and increments it only while it is below the
- *    day limit.
+ *    It is skipped when the day counter is already seen at its limit, so once the day is used up
+ *    further requests write nothing at all.
+ * 2. `d` upserts the day counter: +1 only if `m` counted and the day is below its limit; +0 when
+ *    the minute refused, which locks the day row and returns its latest count, so the daily
+ *    remaining reported with a per-minute refusal is exact, not a stale snapshot.
  *
- * INSERT ... ON CONFLICT DO UPDATE locks the conflicting row and evaluates its WHERE against the
+ * INSERT ... ON CONFLICT DO UPDATE locks the conflicting row and evaluates SET and WHERE against the
  * latest committed version (not the statement snapshot), so two requests can never both take the
  * last unit of a window: with a budget of 100, 200 concurrent requests admit exactly 100. Rows are
  * always locked minute first, then day, so concurrent statements cannot deadlock.
  *
- * A request refused for the minute consumes nothing. A request refused for the day consumes no daily
- * budget; only when it races the very request that used the last daily unit can it still bump the
- * minute counter. That cannot change any later decision: the day stays used up until UTC midnight and
- * a minute window never spans midnight. The minute remaining reported for it leaves it out.
+ * A refused request consumes no daily budget and no minute budget, with one harmless exception: a
+ * request that races the very request taking the last daily unit passes `m` (the day still looked
+ * open) and is then refused by `d`, leaving the minute counter one higher. That cannot change a
+ * later decision (the day stays used up until UTC midnight, and a minute window never spans
+ * midnight), and the minute remaining reported for that request leaves it out.
+ *
+ * `$9` = 'off' (option asyncCommit) commits this statement's own transaction asynchronously
+ * (set_config with is_local); null keeps the server's setting, the default. Asynchronous commit does
+ * not wait for the WAL flush, saving roughly 100-200 µs per check on PostgreSQL; locking and
+ * visibility are unchanged, so counting stays exact while the server runs, but a crash of the
+ * database server can forget the last fraction of a second of increments.
  */
 const CONSUME_SQL = `
-WITH day_seen AS (
+WITH commit_mode AS (
+  SELECT set_config('synchronous_commit', COALESCE($9::text, current_setting('synchronous_commit')), true) AS mode
+), day_seen AS (
   SELECT count FROM usage_counters WHERE bucket = $1
 ), minute_seen AS (
   SELECT count FROM usage_counters WHERE bucket = $2
@@ -33,15 +43,17 @@ WITH day_seen AS (
   RETURNING c.count
 ), d AS (
   INSERT INTO usage_counters AS c (bucket, org_id, api_key_id, "window", window_start, count)
-  SELECT $1, $5::uuid, $6::uuid, 'day', $3::timestamptz, 1
-  WHERE EXISTS (SELECT 1 FROM m)
-  ON CONFLICT (bucket) DO UPDATE SET count = c.count + 1 WHERE c.count < $7::int
+  SELECT $1, $5::uuid, $6::uuid, 'day', $3::timestamptz, (SELECT count(*) FROM m)::int
+  WHERE COALESCE((SELECT count FROM day_seen), 0) < $7::int
+  ON CONFLICT (bucket) DO UPDATE SET count = c.count + excluded.count
+  WHERE c.count < $7::int OR excluded.count = 0
   RETURNING c.count
 )
 SELECT (SELECT count FROM m) AS minute_after,
        (SELECT count FROM d) AS day_after,
        (SELECT count FROM day_seen) AS day_seen,
-       (SELECT count FROM minute_seen) AS minute_seen`;
+       (SELECT count FROM minute_seen) AS minute_seen,
+       (SELECT mode FROM commit_mode) AS commit_mode`;
 
 interface ConsumeRow {
   minute_after: number | null;
@@ -55,6 +67,12 @@ export interface DatabaseCounterStoreOptions {
   keepMinuteRowsMs?: number;
   /** How often one instance runs that clean-up, piggybacked on a check. Default 10 minutes; 0 disables it. */
   pruneEveryMs?: number;
+  /**
+   * Commit each check without waiting for the WAL flush (synchronous_commit off for that transaction
+   * only). Default false. Saves roughly 100-200 µs per check on PostgreSQL; a crash of the database
+   * server may then forget the last fraction of a second of counts. Exactness while it runs is unaffected.
+   */
+  asyncCommit?: boolean;
   /** Called when the background clean-up fails (the check itself is unaffected). */
   onPruneError?: (error: unknown) => void;
 }
@@ -64,6 +82,7 @@ export class DatabaseCounterStore implements CounterStore {
   private readonly keepMinuteRowsMs: number;
   private readonly pruneEveryMs: number;
   private readonly onPruneError: (error: unknown) => void;
+  private readonly commitMode: 'off' | null;
   private lastPruneAt = Number.NEGATIVE_INFINITY;
   private pruning: Promise<void> | null = null;
 
@@ -74,6 +93,7 @@ export class DatabaseCounterStore implements CounterStore {
     this.keepMinuteRowsMs = options.keepMinuteRowsMs ?? 60 * 60_000;
     this.pruneEveryMs = options.pruneEveryMs ?? 10 * 60_000;
     this.onPruneError = options.onPruneError ?? (() => {});
+    this.commitMode = options.asyncCommit ? 'off' : null;
   }
 
   async consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult> {
@@ -88,21 +108,25 @@ export class DatabaseCounterStore implements CounterStore {
       subject.kind === 'key' ? subject.keyId : null,
       limits.day,
       limits.minute,
+      this.commitMode,
     );
     this.maybePrune(now);
     const row = rows[0];
     if (!row) throw new Error('quota counter statement returned no row');
     const daySeen = Number(row.day_seen ?? 0);
     const minuteSeen = Number(row.minute_seen ?? 0);
-    if (row.day_after !== null) {
-      return { allowed: true, dayCount: Number(row.day_after), minuteCount: Number(row.minute_after) };
-    }
-    if (row.minute_after !== null) {
+    const minuteAfter = row.minute_after === null ? null : Number(row.minute_after);
+    const dayAfter = row.day_after === null ? null : Number(row.day_after);
+    if (minuteAfter !== null && dayAfter !== null) return { allowed: true, dayCount: dayAfter, minuteCount: minuteAfter };
+    if (minuteAfter !== null) {
       // Counted for the minute, then found the day used up (see CONSUME_SQL): not this request's unit.
-      return { allowed: false, exceeded: 'day', dayCount: Math.max(daySeen, limits.day), minuteCount: Number(row.minute_after) - 1 };
+      return { allowed: false, exceeded: 'day', dayCount: Math.max(daySeen, limits.day), minuteCount: minuteAfter - 1 };
     }
-    if (daySeen >= limits.day) return { allowed: false, exceeded: 'day', dayCount: daySeen, minuteCount: minuteSeen };
-    return { allowed: false, exceeded: 'minute', dayCount: daySeen, minuteCount: Math.max(minuteSeen, limits.minute) };
+    if (dayAfter === null || dayAfter >= limits.day) {
+      // The day was used up (seen in the snapshot, or by the time its row was locked).
+      return { allowed: false, exceeded: 'day', dayCount: Math.max(dayAfter ?? daySeen, limits.day), minuteCount: minuteSeen };
+    }
+    return { allowed: false, exceeded: 'minute', dayCount: dayAfter, minuteCount: Math.max(minuteSeen, limits.minute) };
   }
 
   /** Deletes minute rows that ended before `before` and returns how many went. */
@@ -126,8 +150,13 @@ export class DatabaseCounterStore implements CounterStore {
       });
   }
 
+  /** Resolves when no background clean-up is running. */
+  async idle(): Promise<void> {
+    await this.pruning;
+  }
+
   /** Waits for a running clean-up; the Prisma client belongs to the caller and stays open. */
   async close(): Promise<void> {
-    await this.pruning;
+    await this.idle();
   }
 }

@@ -41,7 +41,10 @@ export class QuotaService {
     this.day = { ...DAILY_LIMITS, ...options.limits?.day };
     this.minute = { ...MINUTE_LIMITS, ...options.limits?.minute };
     for (const [plan, value] of [...Object.entries(this.day), ...Object.entries(this.minute)]) {
-      if (!Number.isSafeInteger(value) || value < 0) throw new Error(`quota limit for ${plan} must be a whole number >= 0, got ${value}`);
+      // The database counters are 32-bit integers.
+      if (!Number.isInteger(value) || value < 0 || value > 2_147_483_647) {
+        throw new Error(`quota limit for ${plan} must be a whole number from 0 to 2147483647, got ${value}`);
+      }
     }
   }
 

@@ -10,7 +10,7 @@
  * none of them guesses a unit for a bare number.
  */
 
-/** One number as Icecat writes it: "1.39", "1,39" (decimal comma), "1,390" (thousands), "1 390"? no. */
+/** One number as Icecat writes it: "1.39", "1,39" (decimal comma), "1,390" (thousands separator). */
 const NUMBER = String.raw`(\d+(?:[.,]\d+)*)`;
 
 /** Parse a number token, telling a thousands separator from a decimal comma. */

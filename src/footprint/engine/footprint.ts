@@ -5,7 +5,7 @@
 import { ENGINE_VERSION } from './constants.ts';
 import { endOfLifeFactor, endOfLifeKg } from './end-of-life.ts';
 import type { EngineParameters, GroupFit } from './parameters.ts';
-import { ENGINE_PARAMETERS, groupFit } from './parameters.ts';
+import { ENGINE_PARAMETERS, categoryFit, groupFit } from './parameters.ts';
 import type { ComponentValues } from './production.ts';
 import { PRODUCTION_COMPONENTS, rawProductionComponents, scaleComponents, sumComponents } from './production.ts';
 import type { ResolvedSpecs } from './specs.ts';
@@ -87,14 +87,15 @@ export function embodiedModel(
   params: EngineParameters = ENGINE_PARAMETERS,
 ): EmbodiedModel {
   const fit = groupFit(params, category.parameters.fit_group);
-  const components = scaleComponents(rawProductionComponents(category, specs), fit.production_multipliers);
+  const components = scaleComponents(rawProductionComponents(category, specs, fit.shape), fit.production_multipliers);
   const region = useRegionOf(useRegion);
   const t = category.parameters.transport;
-  const transport = transportKg(specs.weight_kg, t.shipping_mass_factor, fit.air_share ?? t.air_share, t.assembly_region, region ?? 'europe');
-  const eolFactor = endOfLifeFactor(category, fit.eol_kg_per_kg);
+  const cf = categoryFit(params, category.id);
+  const transport = transportKg(specs.weight_kg, t.shipping_mass_factor, cf?.air_share ?? t.air_share, t.assembly_region, region ?? 'europe');
+  const eolFactor = endOfLifeFactor(category, cf?.eol_kg_per_kg ?? null);
   return {
     specs, fit, components, production: sumComponents(components), transport,
-    endOfLife: endOfLifeKg(specs.weight_kg, category, fit.eol_kg_per_kg), eolFactor, regionKnown: region !== null,
+    endOfLife: endOfLifeKg(specs.weight_kg, category, cf?.eol_kg_per_kg ?? null), eolFactor, regionKnown: region !== null,
   };
 }
 
@@ -102,7 +103,7 @@ function publishedEmbodied(pub: PublishedFootprint, modelEmbodied: number, annua
   if (pub.use_ratio !== undefined && Number.isFinite(pub.use_ratio) && pub.use_ratio >= 0 && pub.use_ratio < 1) {
     return { kg: pub.total_kg * (1 - pub.use_ratio), note: `published use ratio ${pub.use_ratio}` };
   }
-  const grid = PUBLISHED_LOCATION_GRID[pub.use_location.trim().toUpperCase()] ?? fallbackGrid;
+  const grid = PUBLISHED_LOCATION_GRID[(pub.use_location ?? '').trim().toUpperCase()] ?? fallbackGrid;
   const modelUse = usePhaseKg(annual, pub.lifetime_years, grid);
   const share = modelEmbodied / (modelEmbodied + modelUse);
   return {

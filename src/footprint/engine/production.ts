@@ -101,16 +101,56 @@ export function chassisKg(category: CategoryDefinition, s: ResolvedSpecs): numbe
   return housingMassKg(category, s) * p.chassis_kg_co2e_per_kg;
 }
 
-/** Unscaled component priors (kg CO2e). */
-export function rawProductionComponents(category: CategoryDefinition, s: ResolvedSpecs): ComponentValues {
+/**
+ * Anchored elasticity: anchor x (actual / anchor)^elasticity, where anchor is the component at the
+ * group's reference spec (1 = proportional, the physical prior).
+ */
+export function withElasticity(actual: number, anchor: number, elasticity: number): number {
+  if (elasticity === 1 || !(actual > 0) || !(anchor > 0)) return actual;
+  return anchor * (actual / anchor) ** elasticity;
+}
+
+/**
+ * Group-level fitted shape: elasticities of housing to device mass and of display to screen
+ * area, anchored at the group's reference weight and screen size (medians of the calibration
+ * rows of the group; null = category default).
+ */
+export interface ComponentShape {
+  mass_elasticity: number;
+  display_area_elasticity: number;
+  reference_weight_kg: number | null;
+  reference_screen_inch: number | null;
+}
+
+export const PROPORTIONAL: ComponentShape = {
+  mass_elasticity: 1, display_area_elasticity: 1, reference_weight_kg: null, reference_screen_inch: null,
+};
+
+export function chassisAnchorKg(category: CategoryDefinition, s: ResolvedSpecs, shape: ComponentShape): number {
+  return chassisKg(category, { ...s, weight_kg: shape.reference_weight_kg ?? category.defaults.weight_kg });
+}
+
+export function displayAnchorKg(category: CategoryDefinition, type: ScreenType, shape: ComponentShape): number {
+  const ref = shape.reference_screen_inch ?? category.defaults.screen_size_inch;
+  return ref > 0 ? displayKg(ref, type, category) : 0;
+}
+
+/** Display component with the group's area elasticity. */
+export function displayComponentKg(category: CategoryDefinition, inches: number, type: ScreenType, shape: ComponentShape): number {
+  if (!(inches > 0)) return 0;
+  return withElasticity(displayKg(inches, type, category), displayAnchorKg(category, type, shape), shape.display_area_elasticity);
+}
+
+/** Unscaled component priors (kg CO2e), with the group's fitted elasticities. */
+export function rawProductionComponents(category: CategoryDefinition, s: ResolvedSpecs, shape: ComponentShape = PROPORTIONAL): ComponentValues {
   const p = category.parameters.production;
   return {
-    chassis: chassisKg(category, s),
+    chassis: withElasticity(chassisKg(category, s), chassisAnchorKg(category, s, shape), shape.mass_elasticity),
     mainboard: mainboardKg(category, s.processor_tdp_w),
     processor: processorKg(s.processor_tdp_w, category.defaults.processor_count),
     memory: memoryKg(s.ram_gb, p.ram_gb_per_module),
     storage: storageKg(s.storage_gb, s.storage_type, p.hdd_gb_per_drive),
-    display: s.screen_size_inch > 0 ? displayKg(s.screen_size_inch, s.screen_type, category) : 0,
+    display: displayComponentKg(category, s.screen_size_inch, s.screen_type, shape),
     battery: batteryKg(s.battery_wh, category),
     power_supply: p.power_supply_mass_kg * BOAVIZTA.psu_per_kg,
     assembly: assemblyKg(s.weight_kg),

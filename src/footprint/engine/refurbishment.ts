@@ -7,7 +7,7 @@ import { ENGINE_VERSION, FREIGHT_KG_PER_TKM, KEYBOARD_TRACKPAD_KG, OLD_DEVICE_EN
 import { round1, round2 } from './footprint.ts';
 import type { EngineParameters } from './parameters.ts';
 import { ENGINE_PARAMETERS, groupFit } from './parameters.ts';
-import { batteryKg, displayKg, memoryModulesKg, PRODUCTION_COMPONENTS, storageKg } from './production.ts';
+import { batteryKg, displayComponentKg, memoryModulesKg, PRODUCTION_COMPONENTS, storageKg } from './production.ts';
 import type { ProductionComponent } from './production.ts';
 import { resolveSpecs } from './specs.ts';
 import { equivalents } from './savings.ts';
@@ -49,7 +49,8 @@ const SWAP_COMPONENT: Record<Swap['kind'], ProductionComponent> = {
 
 /** Production emissions of a replacement part, with the category's fitted block multipliers. */
 export function swapProductionKg(swap: Swap, category: CategoryDefinition, params: EngineParameters = ENGINE_PARAMETERS): number {
-  const m = groupFit(params, category.parameters.fit_group).production_multipliers;
+  const fit = groupFit(params, category.parameters.fit_group);
+  const m = fit.production_multipliers;
   switch (swap.kind) {
     case 'battery':
       return batteryKg(swap.wh, category) * m.electronics;
@@ -58,7 +59,7 @@ export function swapProductionKg(swap: Swap, category: CategoryDefinition, param
     case 'ram':
       return memoryModulesKg(swap.modules, swap.gb_per_module) * m.memory_storage;
     case 'display':
-      return displayKg(swap.inches, swap.screen_type, category) * m.display;
+      return displayComponentKg(category, swap.inches, swap.screen_type, fit.shape) * m.display;
     case 'keyboard_trackpad':
       return KEYBOARD_TRACKPAD_KG * m.structure;
   }

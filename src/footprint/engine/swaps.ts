@@ -36,7 +36,7 @@ function parseNumber(token: string, part: string | undefined, what: string, min:
   const p = part.trim();
   if (!NUMBER_RE.test(p)) throw new SwapParseError(token, `${what} '${p}' is not a positive number`);
   const v = Number(p);
-  if (exclusiveMin ? v <= min : v < min) throw new SwapParseError(token, `${what} must be greater than ${min}`);
+  if (exclusiveMin ? v <= min : v < min) throw new SwapParseError(token, `${what} must be ${exclusiveMin ? 'greater than' : 'at least'} ${min}`);
   if (v > max) throw new SwapParseError(token, `${what} must be at most ${max}`);
   return v;
 }

@@ -131,12 +131,13 @@ export interface FootprintResult {
   /** kg CO2e by component; sums to breakdown.production_kg (up to rounding) */
   production_components: Record<string, number>;
   assumptions: string[];
-  /** additional fields */
-  category: string;
-  embodied_kg: number;
-  grid_factor_kg_per_kwh: number;
-  transport: { assembly_region: AssemblyRegion; use_region: UseRegion; air_share: number; shipped_mass_kg: number };
-  specs_used: Required<Omit<DeviceSpecs, 'typical_consumption_kwh'>> & { typical_consumption_kwh: number | null };
+  /** additional fields (always set by calculateFootprint; optional so stored results stay assignable) */
+  category?: string;
+  /** production + transport + end of life */
+  embodied_kg?: number;
+  grid_factor_kg_per_kwh?: number;
+  transport?: { assembly_region: AssemblyRegion; use_region: UseRegion; air_share: number; shipped_mass_kg: number };
+  specs_used?: Required<Omit<DeviceSpecs, 'typical_consumption_kwh'>> & { typical_consumption_kwh: number | null };
 }
 
 export interface SavingsInput {

@@ -1,0 +1,98 @@
+// npm run bench:search — in-process: builds the catalogue search index (src/catalogue/search.ts),
+// then runs test/catalogue/search-queries.json repeatedly and prints the index build time, p50/p99
+// query time and the top-1 / top-5 hit rates. The comparison with the other candidates is
+// bench/search-compare.ts (docs/search.md).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { loadCatalogue, type CatalogueEntry } from '../src/catalogue/catalogue-data.ts';
+import { CatalogueIndex } from '../src/catalogue/search.ts';
+
+export interface QualityQuery {
+  q: string;
+  brand: string;
+  mpn: string;
+  note?: string;
+}
+
+export const QUERIES_FILE = fileURLToPath(new URL('../test/catalogue/search-queries.json', import.meta.url));
+
+export function loadQueries(): QualityQuery[] {
+  return JSON.parse(readFileSync(QUERIES_FILE, 'utf8')) as QualityQuery[];
+}
+
+export const sameDevice = (e: Pick<CatalogueEntry, 'brand' | 'mpn'>, q: Pick<QualityQuery, 'brand' | 'mpn'>): boolean =>
+  e.brand.toLowerCase() === q.brand.toLowerCase() && e.mpn.toLowerCase() === q.mpn.toLowerCase();
+
+export interface Quality {
+  top1: number;
+  top5: number;
+  misses: { q: string; expected: string; got: string[] }[];
+}
+
+/** Top-1 / top-5 rate of a ranking function over the query list. */
+export async function quality(
+  queries: readonly QualityQuery[],
+  rank: (q: string) => readonly Pick<CatalogueEntry, 'brand' | 'mpn'>[] | Promise<readonly Pick<CatalogueEntry, 'brand' | 'mpn'>[]>,
+): Promise<Quality> {
+  let top1 = 0;
+  let top5 = 0;
+  const misses: Quality['misses'] = [];
+  for (const query of queries) {
+    const got = await rank(query.q);
+    const at = got.findIndex((e) => sameDevice(e, query));
+    if (at === 0) top1++;
+    if (at >= 0 && at < 5) top5++;
+    if (at !== 0) misses.push({ q: query.q, expected: `${query.brand} ${query.mpn}`, got: got.slice(0, 3).map((e) => `${e.brand} ${e.mpn}`) });
+  }
+  return { top1: top1 / queries.length, top5: top5 / queries.length, misses };
+}
+
+export function percentile(sortedMs: readonly number[], p: number): number {
+  if (sortedMs.length === 0) return NaN;
+  const i = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  return sortedMs[i]!;
+}
+
+/** Per-query latency over `rounds` passes of the query list (after one warm-up pass). */
+export async function latency(queries: readonly QualityQuery[], run: (q: string) => unknown, rounds = 20): Promise<{ p50: number; p99: number; n: number }> {
+  for (const query of queries) await run(query.q);
+  const times: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    for (const query of queries) {
+      const t0 = performance.now();
+      await run(query.q);
+      times.push(performance.now() - t0);
+    }
+  }
+  times.sort((a, b) => a - b);
+  return { p50: percentile(times, 50), p99: percentile(times, 99), n: times.length };
+}
+
+export const ms = (v: number): string => (v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
+export const pct = (v: number): string => `${(v * 100).toFixed(1)}%`;
+
+async function main(): Promise<void> {
+  const entries = loadCatalogue();
+  const queries = loadQueries();
+  const builds: number[] = [];
+  let index!: CatalogueIndex;
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    index = new CatalogueIndex(entries);
+    builds.push(performance.now() - t0);
+  }
+  builds.sort((a, b) => a - b);
+  const q = await quality(queries, (text) => index.search(text).map((h) => h.entry));
+  const lat = await latency(queries, (text) => index.search(text));
+  console.log(`catalogue: ${entries.length} devices; ${queries.length} queries (test/catalogue/search-queries.json)`);
+  console.log(`index build: ${ms(builds[0]!)} ms (best of 5), first build ${ms(Math.max(...builds))} ms`);
+  console.log(`query time over ${lat.n} queries: p50 ${ms(lat.p50)} ms, p99 ${ms(lat.p99)} ms`);
+  console.log(`top-1 ${pct(q.top1)}, top-5 ${pct(q.top5)}`);
+  if (q.misses.length) {
+    console.log(`misses (${q.misses.length}):`);
+    for (const m of q.misses) console.log(`  ${JSON.stringify(m.q)} expected ${m.expected}, got ${m.got.join(' | ') || '(nothing)'}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

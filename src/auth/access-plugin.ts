@@ -1,0 +1,51 @@
+import type { Plugin } from 'graphql-yoga';
+import { RateLimitError, unauthorized } from '../errors/api-error.ts';
+import { errorResponse } from '../errors/render.ts';
+import { currentRequest } from '../observability/request-context.ts';
+import type { Services } from '../services.ts';
+import { authenticate, type Caller } from './caller.ts';
+import { rateLimitHeaders, type QuotaSubject } from './quota/index.ts';
+
+/** Routes of the product API that are authenticated and counted: everything under /v1 but its documentation. */
+export function isMetered(pathname: string): boolean {
+  return pathname.startsWith('/v1/') && pathname !== '/v1/openapi.json' && !pathname.startsWith('/v1/docs');
+}
+
+export const subjectOf = (caller: Caller): QuotaSubject =>
+  caller.kind === 'key' ? { kind: 'key', keyId: caller.keyId, orgId: caller.orgId, plan: caller.plan } : { kind: 'anonymous', ip: caller.ip };
+
+/**
+ * Authentication and quotas for REST and GraphQL alike, before either runs: who is calling
+ * (a bad key is a 401 on every route), then one shared budget per key (per client IP without a key).
+ * The caller is kept in the request state for the GraphQL context.
+ */
+export function useAccessControl(services: Services, graphqlEndpoint: string): Plugin {
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (!isMetered(url.pathname)) return;
+      const state = currentRequest()!;
+      try {
+        const caller = await authenticate(request.headers.get('authorization'), state.ip, services.keys);
+        // GraphQL is a keyed interface (spec 5.3): without a key it answers 401 and costs no quota.
+        if (url.pathname === graphqlEndpoint && caller.kind === 'anonymous') {
+          throw unauthorized('MISSING_API_KEY', 'GraphQL needs an API key: Authorization: Bearer svc_…');
+        }
+        const decision = await services.quota.check(subjectOf(caller));
+        for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
+        if (!decision.allowed) {
+          const window = decision.exceeded === 'minute' ? 'per-minute' : 'daily';
+          const limit = decision.exceeded === 'minute' ? decision.minute.limit : decision.limit;
+          throw new RateLimitError(
+            decision.exceeded === 'minute' ? 'RATE_LIMITED_MINUTE' : 'RATE_LIMITED_DAY',
+            `The ${window} limit of ${limit} requests of the ${decision.plan} plan is used up; retry after ${decision.retryAfterSeconds} s.`,
+            decision.retryAfterSeconds ?? 1,
+            {},
+          );
+        }
+        state.caller = caller;
+      } catch (error) {
+        endResponse(errorResponse([error], { graphql: url.pathname === graphqlEndpoint }));
+      }
+    },
+  };
+}

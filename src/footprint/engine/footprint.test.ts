@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { CATEGORIES, calculateFootprint, ENGINE_PARAMETERS, ENGINE_VERSION, getCategory } from './index.ts';
+import type { FootprintInput } from './index.ts';
+import { confidenceFor, uncertaintyPct } from './footprint.ts';
+import { groupFit } from './parameters.ts';
+
+const laptop = getCategory('laptop')!;
+const input = (over: Partial<FootprintInput> = {}): FootprintInput => ({
+  category: laptop,
+  specs: { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 16 },
+  supplied_spec_count: 3,
+  grid_factor_kg_per_kwh: 0.35,
+  use_region: 'DE',
+  ...over,
+});
+
+const decimals = (v: number): number => (v.toString().split('.')[1] ?? '').length;
+
+describe('calculateFootprint', () => {
+  it('carries the engine version v4 and sums the phases', () => {
+    expect(ENGINE_VERSION).toMatch(/^4\.\d+\.\d+$/);
+    const r = calculateFootprint(input());
+    expect(r.engine_version).toBe(ENGINE_VERSION);
+    const b = r.breakdown;
+    expect(r.total_kg_co2e).toBeCloseTo(b.production_kg + b.transport_kg + b.use_phase_kg + b.end_of_life_kg, 1);
+    expect(r.embodied_kg).toBeCloseTo(b.production_kg + b.transport_kg + b.end_of_life_kg, 1);
+    const comp = Object.values(r.production_components).reduce((a, v) => a + v, 0);
+    expect(comp).toBeCloseTo(b.production_kg, 0);
+    for (const v of [r.total_kg_co2e, ...Object.values(b), ...Object.values(r.production_components)]) {
+      expect(Number.isFinite(v)).toBe(true);
+      expect(decimals(v)).toBeLessThanOrEqual(2);
+    }
+  });
+
+  it('use phase = annual kWh x lifetime x grid factor of the country of use', () => {
+    const r = calculateFootprint(input({ specs: { typical_consumption_kwh: 20 }, lifetime_years: 5, grid_factor_kg_per_kwh: 0.5 }));
+    expect(r.annual_kwh).toBe(20);
+    expect(r.lifetime_years).toBe(5);
+    expect(r.breakdown.use_phase_kg).toBeCloseTo(50, 6);
+    const def = calculateFootprint(input());
+    expect(def.lifetime_years).toBe(laptop.lifetime_years);
+    expect(def.assumptions.some((a) => a.startsWith('lifetime: category default'))).toBe(true);
+  });
+
+  it('responds to specs: bigger screen and more storage cost more to produce', () => {
+    const base = calculateFootprint(input());
+    expect(calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 16, ram_gb: 16 } })).breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg);
+    expect(calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 16, storage_gb: 2000 } })).breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg);
+    expect(calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 64 } })).breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg);
+  });
+
+  it('transport depends on the country of use', () => {
+    const de = calculateFootprint(input({ use_region: 'DE' }));
+    const cn = calculateFootprint(input({ use_region: 'CN' }));
+    expect(cn.breakdown.transport_kg).toBeLessThan(de.breakdown.transport_kg);
+    expect(de.transport?.use_region).toBe('europe');
+    const unknown = calculateFootprint(input({ use_region: 'ZZ' }));
+    expect(unknown.assumptions.some((a) => a.includes("'ZZ' not recognised"))).toBe(true);
+  });
+
+  it('confidence by supplied spec count', () => {
+    expect(confidenceFor(0, false)).toBe('estimated_low');
+    expect(confidenceFor(1, false)).toBe('estimated_low');
+    expect(confidenceFor(2, false)).toBe('estimated_medium');
+    expect(confidenceFor(4, false)).toBe('estimated_medium');
+    expect(confidenceFor(5, false)).toBe('estimated_high');
+    expect(confidenceFor(0, true)).toBe('manufacturer_verified');
+    expect(calculateFootprint(input({ supplied_spec_count: 7 })).confidence).toBe('estimated_high');
+  });
+
+  it('uncertainty comes from the calibration residuals of the category group, not a constant', () => {
+    const values = new Set(
+      CATEGORIES.map((c) => calculateFootprint({ category: c, specs: {}, supplied_spec_count: 0, grid_factor_kg_per_kwh: 0.4, use_region: 'FR' }).uncertainty_pct),
+    );
+    expect(values.size).toBeGreaterThan(5);
+    const fit = groupFit(ENGINE_PARAMETERS, laptop.parameters.fit_group);
+    // embodied only: the group's p80 residual times the confidence multiplier
+    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_medium', 100, 0, false)).toBe(
+      Math.max(1, Math.round(fit.residual_abs_pct.p80 * ENGINE_PARAMETERS.confidence_multipliers.estimated_medium)),
+    );
+    // verified: the manufacturers' published error
+    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'manufacturer_verified', 100, 0, false)).toBe(Math.round(ENGINE_PARAMETERS.manufacturer_error_pct));
+    // more use phase share -> use-phase uncertainty weighs in
+    const a = uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 0, true);
+    const b = uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 300, true);
+    expect(a).not.toBe(b);
+  });
+
+  it('a published footprint makes the result manufacturer_verified and sets the embodied part', () => {
+    const r = calculateFootprint(input({ published: { total_kg: 300, lifetime_years: 4, use_location: 'EU', use_ratio: 0.2 } }));
+    expect(r.confidence).toBe('manufacturer_verified');
+    expect(r.embodied_kg).toBeCloseTo(240, 1);
+    expect(r.uncertainty_pct).toBeGreaterThan(0);
+    // use phase is recalculated for the caller's grid and lifetime
+    expect(r.breakdown.use_phase_kg).toBeCloseTo(calculateFootprint(input()).breakdown.use_phase_kg, 6);
+    // without a use ratio the split is modelled
+    const noRatio = calculateFootprint(input({ published: { total_kg: 300, lifetime_years: 4, use_location: 'WW' } }));
+    expect(noRatio.embodied_kg).toBeGreaterThan(150);
+    expect(noRatio.embodied_kg).toBeLessThan(300);
+    expect(noRatio.assumptions.some((a) => a.includes('no published use ratio'))).toBe(true);
+  });
+
+  it('fills missing specs from category defaults and says so', () => {
+    const r = calculateFootprint(input({ specs: {}, supplied_spec_count: 0 }));
+    expect(r.specs_used?.weight_kg).toBe(laptop.defaults.weight_kg);
+    expect(r.assumptions.some((a) => a.startsWith('weight_kg not supplied'))).toBe(true);
+    expect(r.confidence).toBe('estimated_low');
+  });
+
+  it('gives a finite, positive footprint for all 48 categories', () => {
+    expect(CATEGORIES).toHaveLength(48);
+    for (const c of CATEGORIES) {
+      const r = calculateFootprint({ category: c, specs: {}, supplied_spec_count: 0, grid_factor_kg_per_kwh: 0.3, use_region: 'US-TX' });
+      expect(r.total_kg_co2e, c.id).toBeGreaterThan(0);
+      expect(r.breakdown.production_kg, c.id).toBeGreaterThan(0);
+      expect(r.breakdown.transport_kg, c.id).toBeGreaterThan(0);
+      expect(r.breakdown.end_of_life_kg, c.id).toBeGreaterThan(0);
+      expect(r.uncertainty_pct, c.id).toBeGreaterThan(0);
+    }
+  });
+
+  it('is pure: same input, same output; input not mutated', () => {
+    const i = input();
+    const copy = structuredClone(i);
+    expect(calculateFootprint(i)).toEqual(calculateFootprint(i));
+    expect(i).toEqual(copy);
+  });
+});
