@@ -8,7 +8,9 @@ import Fuse from 'fuse.js';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { loadCatalogue, type CatalogueEntry } from '../src/catalogue/catalogue-data.ts';
-import { CatalogueIndex, fold } from '../src/catalogue/search.ts';
+import { analyse, CatalogueIndex, compact, fold, MIN_MARGIN, modelMatchDetail, terms } from '../src/catalogue/search.ts';
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { latency, loadQueries, ms, pct, quality, type QualityQuery } from './search.ts';
 
 type Ranked = readonly CatalogueEntry[];
@@ -86,6 +88,34 @@ const fuseTokens: Candidate = {
       includeScore: true,
     });
     return { search: (q) => fuse.search(q, { limit: LIMIT }).map((r) => r.item) };
+  },
+};
+
+/** Fuse token search given the winner's text analysis (folding, letter/digit parts, compact codes). */
+const fuseTokensAnalysed: Candidate = {
+  name: 'Fuse.js 7.5, useTokenSearch + the same text analysis as shipped',
+  build: (entries) => {
+    const docs = entries.map((e) => ({
+      e,
+      brand: terms(e.brand).join(' '),
+      name: terms(e.name).join(' '),
+      mpn: terms(e.mpn).join(' '),
+      aliases: e.aliases.map((a) => terms(a).join(' ')),
+      codes: [e.mpn, ...e.aliases].map(compact),
+    }));
+    const fuse = new Fuse(docs, {
+      keys: [...FUSE_KEYS, { name: 'codes', weight: 2 }],
+      ignoreLocation: true,
+      threshold: 0.4,
+      useTokenSearch: true,
+      tokenize: (t: string) => t.split(' ').filter(Boolean),
+    });
+    return {
+      search: (q) => {
+        const t = [...terms(q), compact(analyse(q))].filter(Boolean);
+        return t.length ? fuse.search(t.join(' '), { limit: LIMIT }).map((r) => r.item.e) : [];
+      },
+    };
   },
 };
 
@@ -173,6 +203,78 @@ const trgmSimilarityPerText: Candidate = {
   },
 };
 
+/** Rows for the per-text pg_trgm variants: each name/alias/mpn, optionally analysed + compact codes. */
+function textRows(entries: readonly CatalogueEntry[], analysed: boolean): [number, string][] {
+  const rows: [number, string][] = [];
+  entries.forEach((e, i) => {
+    const texts = [`${e.brand} ${e.name}`, e.name, e.mpn, ...e.aliases].map((t) => (analysed ? analyse(t) : fold(t)));
+    if (analysed) for (const c of [e.mpn, ...e.aliases]) texts.push(compact(c));
+    for (const t of new Set(texts)) rows.push([i, t]);
+  });
+  return rows;
+}
+
+const PER_TEXT_SQL = `SELECT id, max(similarity($1, t)) AS s FROM txt WHERE t % $1 GROUP BY id ORDER BY s DESC, id LIMIT ${LIMIT}`;
+
+/** The per-text similarity variant given the winner's text analysis. */
+const trgmSimilarityAnalysed: Candidate = {
+  name: 'pg_trgm (PGlite 0.4), similarity per text + the same text analysis as shipped',
+  build: async (entries) => {
+    const db = await pglite();
+    await db.exec('CREATE TABLE txt (id int NOT NULL, t text NOT NULL); SET pg_trgm.similarity_threshold = 0.2;');
+    await insertRows(db, 'txt', textRows(entries, true));
+    await db.exec('CREATE INDEX txt_trgm ON txt USING gin (t gin_trgm_ops); ANALYZE txt;');
+    return {
+      search: async (q) => (await db.query<{ id: number }>(PER_TEXT_SQL, [analyse(q)])).rows.map((row) => entries[row.id]!),
+      close: () => db.close(),
+    };
+  },
+};
+
+/**
+ * The same on a native PostgreSQL server (BENCH_DATABASE_URL / TEST_DATABASE_URL, default the
+ * local test server), in a scratch database that is dropped afterwards: real query latency
+ * including the client round trip. Skipped when no server answers.
+ */
+const trgmNative: Candidate = {
+  name: 'pg_trgm (native PostgreSQL, node-postgres), similarity per text + same analysis',
+  build: async (entries) => {
+    const server = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+    const name = `lcf_search_bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+    const admin = async (sql: string) => {
+      const c = new pg.Client({ connectionString: server });
+      await c.connect();
+      try {
+        await c.query(sql);
+      } finally {
+        await c.end();
+      }
+    };
+    await admin(`CREATE DATABASE ${name}`);
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    const client = new pg.Client({ connectionString: url.toString() });
+    await client.connect();
+    await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    await client.query('CREATE TABLE txt (id int NOT NULL, t text NOT NULL)');
+    const rows = textRows(entries, true);
+    for (let i = 0; i < rows.length; i += 500) {
+      const chunk = rows.slice(i, i + 500);
+      await client.query(`INSERT INTO txt (id, t) VALUES ${chunk.map((_, j) => `($${2 * j + 1}::int, $${2 * j + 2}::text)`).join(',')}`, chunk.flat());
+    }
+    await client.query('CREATE INDEX txt_trgm ON txt USING gin (t gin_trgm_ops)');
+    await client.query('ANALYZE txt');
+    await client.query('SET pg_trgm.similarity_threshold = 0.2');
+    return {
+      search: async (q) => (await client.query<{ id: number }>(PER_TEXT_SQL, [analyse(q)])).rows.map((row) => entries[row.id]!),
+      close: async () => {
+        await client.end();
+        await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      },
+    };
+  },
+};
+
 // ------------------------------------------------------------------------------ run
 
 const CANDIDATES: Candidate[] = [
@@ -180,10 +282,13 @@ const CANDIDATES: Candidate[] = [
   miniPlain,
   fuseBitap,
   fuseTokens,
+  fuseTokensAnalysed,
   fuseBitapFolded,
   trgmWord('word_similarity'),
   trgmWord('strict_word_similarity'),
   trgmSimilarityPerText,
+  trgmSimilarityAnalysed,
+  trgmNative,
 ];
 
 function arg(name: string): string | undefined {
@@ -204,15 +309,130 @@ async function measure(c: Candidate, entries: readonly CatalogueEntry[], queries
   }
 }
 
+// ------------------------------------------------------------------------------ matchModel (--match)
+
+interface ModelCase {
+  model: string;
+  brand?: string;
+  expect?: CatalogueEntry; // undefined: must not match
+}
+
+const modelPart = (e: CatalogueEntry): string => (e.name.toLowerCase().startsWith(`${e.brand.toLowerCase()} `) ? e.name.slice(e.brand.length + 1) : e.name);
+
+/** Swap two inner letters of the longest alphabetic word of 5+ letters: "Latitude" → "Lattiude". */
+function typo(model: string): string | undefined {
+  const ws = model.match(/[A-Za-z]{5,}/g);
+  if (!ws) return undefined;
+  const w = ws.reduce((a, b) => (b.length > a.length ? b : a));
+  const i = Math.floor(w.length / 2);
+  const t = w.slice(0, i - 1) + w[i] + w[i - 1] + w.slice(i + 1);
+  return t === w ? undefined : model.replace(w, t);
+}
+
+/** Change the longest digit run to one that no device anywhere has: "Latitude 5440" → "Latitude 5441". */
+function unknownModel(model: string, seenRuns: Set<string>): string | undefined {
+  const runs = model.match(/[0-9]+/g);
+  if (!runs) return undefined;
+  const run = runs.reduce((a, b) => (b.length > a.length ? b : a));
+  if (run.length < 2) return undefined;
+  for (let k = 1; k < 50; k++) {
+    const next = String((Number(run) + k) % 10 ** run.length).padStart(run.length, '0');
+    if (!seenRuns.has(next)) return model.replace(run, next);
+  }
+  return undefined;
+}
+
+const HAND_WRITTEN_UNKNOWN: ModelCase[] = [
+  { model: 'Latitude 9999', brand: 'Dell' },
+  { model: 'Latitude 9999' },
+  { model: 'Lattitude 9999', brand: 'Dell' },
+  { model: 'ThinkPad T14 Gen 9', brand: 'Lenovo' },
+  { model: 'ThinkPad X1 Carbon Gen 19', brand: 'Lenovo' },
+  { model: 'iPhone 25 Pro', brand: 'Apple' },
+  { model: 'Galaxy S99 Ultra', brand: 'Samsung' },
+  { model: 'EliteBook 845 G99', brand: 'HP' },
+  { model: 'OptiPlex 9999 Micro', brand: 'Dell' },
+  { model: 'PowerEdge R9999', brand: 'Dell' },
+  { model: 'Acme Widget 3000', brand: 'Acme' },
+  { model: 'Latitude 5440', brand: 'HP' },
+  { model: 'ThinkPad T14', brand: 'Lenovo' },
+  { model: 'MacBook Pro', brand: 'Apple' },
+  { model: 'My Passport 3TB', brand: 'Western Digital' },
+];
+
+function modelCases(entries: readonly CatalogueEntry[], queries: readonly QualityQuery[]) {
+  const find = (q: QualityQuery) => entries.find((e) => e.brand === q.brand && e.mpn === q.mpn);
+  const seenRuns = new Set(entries.flatMap((e) => [e.name, e.mpn, ...e.aliases].flatMap((t) => t.match(/[0-9]+/g) ?? [])));
+  const sets: Record<string, ModelCase[]> = {
+    'quality queries, brand given': queries.map((q) => ({ model: q.q, brand: q.brand, expect: find(q) })),
+    'quality queries, no brand': queries.map((q) => ({ model: q.q, expect: find(q) })),
+    'model names with a typo, brand given': entries.flatMap((e) => {
+      const t = typo(modelPart(e));
+      return t ? [{ model: t, brand: e.brand, expect: e }] : [];
+    }),
+    'unknown model numbers, brand given': entries.flatMap((e) => {
+      const u = unknownModel(modelPart(e), seenRuns);
+      return u ? [{ model: u, brand: e.brand }] : [];
+    }),
+    'unknown model numbers with a typo, no brand': entries.flatMap((e) => {
+      const u = unknownModel(modelPart(e), seenRuns);
+      const t = u && typo(u);
+      return t ? [{ model: t }] : [];
+    }),
+    'hand-written unknown / ambiguous': HAND_WRITTEN_UNKNOWN,
+  };
+  return sets;
+}
+
+function matchSweep(entries: readonly CatalogueEntry[], queries: readonly QualityQuery[]): void {
+  const index = new CatalogueIndex(entries);
+  const margins = [0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4];
+  const rows: Record<string, Record<string, string>> = {};
+  for (const [name, cases] of Object.entries(modelCases(entries, queries))) {
+    const details = cases.map((c) => ({ c, d: modelMatchDetail(index, c.model, c.brand) }));
+    for (const m of margins) {
+      let right = 0;
+      let wrong = 0;
+      const wrongs: string[] = [];
+      for (const { c, d } of details) {
+        if (!d.hit || d.margin < m) continue;
+        if (c.expect && d.hit.entry === c.expect) right++;
+        else {
+          wrong++;
+          if (m === MIN_MARGIN && wrongs.length < 8) wrongs.push(`${JSON.stringify(c.model)}${c.brand ? ` (${c.brand})` : ''} → ${d.hit.entry.brand} ${d.hit.entry.name} [${d.kind}, margin ${d.margin.toFixed(2)}]`);
+        }
+      }
+      const key = `${name} (${cases.length})`;
+      rows[key] ??= {};
+      rows[key][`margin ≥ ${m}`] = cases[0]?.expect !== undefined || name.startsWith('quality') || name.includes('typo, brand')
+        ? `${pct(right / cases.length)} / ${pct(wrong / cases.length)}`
+        : `${pct(wrong / cases.length)}`;
+      if (wrongs.length) console.log(`${name}, margin ${m}: wrong matches:\n  ${wrongs.join('\n  ')}`);
+    }
+  }
+  console.log('\nmatchModel: right / wrong (positives), wrong = any match (negatives), by minimum margin');
+  console.table(rows);
+}
+
 const entries = loadCatalogue();
 const queries = loadQueries();
+if (process.argv.includes('--match')) {
+  matchSweep(entries, queries);
+  process.exit(0);
+}
 const rounds = Number(arg('--rounds') ?? 10);
 const only = arg('--only');
 console.log(`catalogue: ${entries.length} devices; ${queries.length} queries; ${rounds} latency rounds; node ${process.version}`);
 const rows: Record<string, Record<string, string>> = {};
 for (const c of CANDIDATES) {
   if (only && !c.name.toLowerCase().includes(only.toLowerCase())) continue;
-  const r = await measure(c, entries, queries, rounds);
+  let r: Awaited<ReturnType<typeof measure>>;
+  try {
+    r = await measure(c, entries, queries, rounds);
+  } catch (err) {
+    console.log(`${c.name}: skipped (${(err as Error).message})`);
+    continue;
+  }
   rows[c.name] = { 'top-1': pct(r.top1), 'top-5': pct(r.top5), 'p50 ms': ms(r.p50), 'p99 ms': ms(r.p99), 'build ms': ms(r.build) };
   console.log(`${c.name}: top-1 ${pct(r.top1)}, top-5 ${pct(r.top5)}, p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms, build ${ms(r.build)} ms`);
   if (process.argv.includes('--misses')) {

@@ -83,12 +83,20 @@ async function main(): Promise<void> {
     builds.push(performance.now() - t0);
   }
   builds.sort((a, b) => a - b);
-  const q = await quality(queries, (text) => index.search(text).map((h) => h.entry));
+  const rank = (text: string) => index.search(text).map((h) => h.entry);
+  const q = await quality(queries, rank);
+  const held = queries.filter((x) => x.note?.startsWith('[holdout]'));
+  const heldQ = held.length ? await quality(held, rank) : undefined;
+  const tuneQ = held.length ? await quality(queries.filter((x) => !x.note?.startsWith('[holdout]')), rank) : undefined;
   const lat = await latency(queries, (text) => index.search(text));
   console.log(`catalogue: ${entries.length} devices; ${queries.length} queries (test/catalogue/search-queries.json)`);
   console.log(`index build: ${ms(builds[0]!)} ms (best of 5), first build ${ms(Math.max(...builds))} ms`);
   console.log(`query time over ${lat.n} queries: p50 ${ms(lat.p50)} ms, p99 ${ms(lat.p99)} ms`);
   console.log(`top-1 ${pct(q.top1)}, top-5 ${pct(q.top5)}`);
+  if (heldQ && tuneQ) {
+    console.log(`  tuning set (${queries.length - held.length}): top-1 ${pct(tuneQ.top1)}, top-5 ${pct(tuneQ.top5)}`);
+    console.log(`  holdout set (${held.length}, written after tuning): top-1 ${pct(heldQ.top1)}, top-5 ${pct(heldQ.top5)}`);
+  }
   if (q.misses.length) {
     console.log(`misses (${q.misses.length}):`);
     for (const m of q.misses) console.log(`  ${JSON.stringify(m.q)} expected ${m.expected}, got ${m.got.join(' | ') || '(nothing)'}`);

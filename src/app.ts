@@ -5,13 +5,16 @@ import { schema } from './graphql/schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import type { Caller } from './auth/caller.ts';
 import { useAccessControl } from './auth/access-plugin.ts';
-import { useFootprintFastPath } from './footprint/fast-path.ts';
+import { FootprintFastPath } from './footprint/fast-path.ts';
 import { ApiError } from './errors/api-error.ts';
 import { errorResponse } from './errors/render.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
+import { useApprovedOperations } from './graphql/approved-operations.ts';
+import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { currentRequest, runWithRequest, type RequestState } from './observability/request-context.ts';
 import { REST_BASE, useRest } from './rest/rest-plugin.ts';
 import { createAdminRouter } from './admin/routes.ts';
+import { createConsoleRouter } from './console/routes.ts';
 import type { Router } from './rest/router.ts';
 import type { Services } from './services.ts';
 
@@ -29,10 +32,16 @@ export interface App {
 }
 
 export function createApp(services: Services): App {
+  const fastPath = new FootprintFastPath(services);
   const app: App = {
     services,
     draining: false,
-    handle: (req, res) => runWithRequest(newRequestState(services, req.headers['x-request-id'], clientIp(req, services.config.trustedProxies)), () => yoga(req, res)),
+    handle: (req, res) => {
+      const state = newRequestState(services, req.headers['x-request-id'], clientIp(req, services.config.trustedProxies));
+      runWithRequest(state, async () => {
+        if (!(await fastPath.tryServe(req, res, state))) await yoga(req, res);
+      });
+    },
     fetch: (request, options = {}) =>
       runWithRequest(newRequestState(services, request.headers.get('x-request-id'), options.ip ?? '127.0.0.1'), async () => yoga.fetch(request)),
   };
@@ -55,14 +64,25 @@ export function createApp(services: Services): App {
       useRequestLifecycle(),
       useSystemRoutes(app),
       useMountedRouter(createAdminRouter(services)),
+      useMountedRouter(createConsoleRouter(services)),
       useAccessControl(services, GRAPHQL_ENDPOINT),
-      useFootprintFastPath(services),
+      fastPath.plugin(),
       useRest({
         title: 'Lifecycle Carbon Footprint Service',
         version: SERVICE_VERSION,
         description:
           'Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. ' +
           'Errors use the ApiError body {error, code, details}; 429 uses {error, message, retry_after_seconds}. GraphQL at /v1/graphql.',
+      }),
+      ...useApprovedOperations(services.approvedOperations),
+      // Limits for every plan; values documented in README (GraphQL limits).
+      EnvelopArmorPlugin({
+        maxDepth: { n: 10 },
+        maxAliases: { n: 15 },
+        maxDirectives: { n: 20 },
+        maxTokens: { n: 2_000 },
+        costLimit: { maxCost: 5_000, objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 },
+        blockFieldSuggestion: { enabled: true },
       }),
       useNotFound(),
     ],
@@ -76,7 +96,12 @@ function newRequestState(services: Services, requestId: string | string[] | null
     id,
     ip,
     startedAt: performance.now(),
-    log: services.log.child({ req_id: id }),
+    // A child logger per request costs more than most requests on the hot path: made when first used.
+    get log() {
+      const log = services.log.child({ req_id: id });
+      Object.defineProperty(this, 'log', { value: log });
+      return log;
+    },
     responseHeaders: new Headers(),
     successHeaders: new Headers(),
   };

@@ -6,6 +6,8 @@ import type { KeyStore } from './auth/caller.ts';
 import type { OrganizationScopes } from './auth/org-scope.ts';
 import type { QuotaService } from './auth/quota/index.ts';
 import type { FootprintService } from './footprint/service.ts';
+import type { CatalogueService } from './catalogue/service.ts';
+import type { ApprovedOperation } from './graphql/approved-operations.ts';
 import type { CalculationWriter } from './footprint/calculation-writer.ts';
 
 /** Long-lived collaborators shared by every request, built once at start-up. */
@@ -20,5 +22,8 @@ export interface Services {
   adminToken: string;
   quota: QuotaService;
   calculations: CalculationWriter;
+  catalogue: CatalogueService;
+  /** The GraphQL query templates free and pro plans may run (templates/). */
+  approvedOperations: ApprovedOperation[];
   footprint: FootprintService;
 }

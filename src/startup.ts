@@ -12,6 +12,8 @@ import type { Logger } from './observability/logger.ts';
 import type { Services } from './services.ts';
 import { CalculationWriter } from './footprint/calculation-writer.ts';
 import { FootprintService } from './footprint/service.ts';
+import { CatalogueService } from './catalogue/service.ts';
+import { loadApprovedOperations } from './graphql/approved-operations.ts';
 
 /**
  * Opens the database, brings its schema and reference data up to date (once, under an
@@ -28,6 +30,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
   await prepareDatabase(db, log);
   const reference = await ReferenceStore.load(db.prisma);
   const calculations = new CalculationWriter(db.prisma, log);
+  const catalogue = await CatalogueService.create(db.prisma, log, config.icecat);
   return {
     config,
     db,
@@ -38,7 +41,9 @@ export async function startServices(config: Config, log: Logger, database?: Data
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
     quota: new QuotaService(createCounterStore(db.prisma, config.redisUrl), { limits: config.quotaLimits }),
     calculations,
-    footprint: new FootprintService(reference, calculations),
+    catalogue,
+    approvedOperations: loadApprovedOperations(),
+    footprint: new FootprintService(reference, catalogue, calculations),
   };
 }
 

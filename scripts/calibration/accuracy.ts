@@ -74,6 +74,13 @@ function main(): void {
   console.log(
     `\nembodied APE with category defaults only (specs withheld): median ${defaultsOnly.p50.toFixed(1)}, p80 ${defaultsOnly.p80.toFixed(1)}, p90 ${defaultsOnly.p90.toFixed(1)} (all rows)`,
   );
+  const noBrand = stats(preds.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
+  const noContext = stats(preds.map((p) => p.embodiedApeNoContext).filter((v): v is number => v !== null));
+  console.log(
+    `embodied APE with the brand withheld (unknown brand, release year kept): median ${noBrand.p50.toFixed(1)}, p80 ${noBrand.p80.toFixed(1)}, p90 ${noBrand.p90.toFixed(1)}; brand and year withheld: median ${noContext.p50.toFixed(1)}, p80 ${noContext.p80.toFixed(1)}, p90 ${noContext.p90.toFixed(1)} (all rows)`,
+  );
+  const unknownRows = stats(preds.filter((p) => !p.brandKnown).map((p) => p.embodiedApe).filter((v): v is number => v !== null));
+  console.log(`rows whose brand the training folds did not contain: n ${unknownRows.n}, median ${unknownRows.p50.toFixed(1)}, p80 ${unknownRows.p80.toFixed(1)}`);
   const implied = new Map<string, number[]>();
   for (const r of rows) {
     const tec = r.specs.typical_consumption_kwh;

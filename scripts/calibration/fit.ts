@@ -8,7 +8,7 @@ import { resolve } from 'node:path';
 import type { EngineParameters, GroupFit } from '../../src/footprint/engine/parameters.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
 import {
-  K_FOLDS, LAMBDA_ELASTICITY, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, fitParameters, median, percentile, prepare,
+  ADJUST_DEFAULT, K_FOLDS, LAMBDA_ELASTICITY, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, fitParameters, median, percentile, prepare,
   profileEnergyErrors, stats,
 } from './model.ts';
 import type { Prediction } from './model.ts';
@@ -23,10 +23,19 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
   const emb = preds.filter((p) => p.embodiedApe !== null);
   const all = stats(emb.map((p) => p.embodiedApe as number));
   const pooled = { p50: r1(all.p50), p80: r1(all.p80), p90: r1(all.p90) };
+  // unknown brand: the same held-out rows predicted with the brand withheld (release year kept)
+  const nb = stats(emb.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
+  const pooledNoBrand = { p50: r1(nb.p50), p80: r1(nb.p80), p90: r1(nb.p90) };
   const groups: Record<string, GroupFit> = {};
   for (const [g, fit] of Object.entries(params.groups)) {
-    const s = stats(emb.filter((p) => p.prepared.fitGroup === g).map((p) => p.embodiedApe as number));
-    groups[g] = { ...fit, residual_abs_pct: s.n >= MIN_RESIDUAL_ROWS ? { p50: r1(s.p50), p80: r1(s.p80), p90: r1(s.p90) } : pooled };
+    const inGroup = emb.filter((p) => p.prepared.fitGroup === g);
+    const s = stats(inGroup.map((p) => p.embodiedApe as number));
+    const u = stats(inGroup.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
+    groups[g] = {
+      ...fit,
+      residual_abs_pct: s.n >= MIN_RESIDUAL_ROWS ? { p50: r1(s.p50), p80: r1(s.p80), p90: r1(s.p90) } : pooled,
+      residual_abs_pct_unknown_brand: u.n >= MIN_RESIDUAL_ROWS ? { p50: r1(u.p50), p80: r1(u.p80), p90: r1(u.p90) } : pooledNoBrand,
+    };
   }
   // confidence multipliers: how much the held-out error grows when specs are withheld.
   // high = the file's specs (the most the calibration set can test), medium = weight and screen
@@ -39,7 +48,7 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
   const low = Math.max(medium, clamp(p80Of('embodiedApeDefaults')));
   return {
     ...params,
-    pooled: { ...params.pooled, residual_abs_pct: pooled },
+    pooled: { ...params.pooled, residual_abs_pct: pooled, residual_abs_pct_unknown_brand: pooledNoBrand },
     groups,
     confidence_multipliers: { estimated_high: high, estimated_medium: Math.round(medium * 100) / 100, estimated_low: Math.round(low * 100) / 100 },
   };
@@ -74,8 +83,8 @@ function main(): void {
       excluded_reasons: Object.fromEntries(
         [...new Set(excluded.map((e) => e.reason))].map((reason) => [reason, excluded.filter((e) => e.reason === reason).length]),
       ),
-      method: `per category (>= 3 rows publishing the share): air share and end-of-life factor = medians of published shares per kg; per fit group (>= ${MIN_GROUP_ROWS} rows, else pooled): block multipliers (structure, electronics, memory_storage, display) and elasticities (housing vs mass, display vs area, anchored at the group's median weight and screen size) minimise sum |ln(pred/embodied)| + ${LAMBDA_GROUP} x sum (ln m)^2 + ${LAMBDA_ELASTICITY} x sum (elasticity - 1)^2 (pooled fit: ${LAMBDA_POOLED} x sum (ln m)^2), i.e. an L1 fit in log space shrunk towards the literature priors`,
-      cross_validation: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS}; residual_abs_pct are held-out absolute percentage errors of production + transport + end of life vs gwp_total x (1 - gwp_use_ratio)`,
+      method: `per category (>= 3 rows publishing the share): air share and end-of-life factor = medians of published shares per kg; per fit group (>= ${MIN_GROUP_ROWS} rows, else pooled): block multipliers (structure, electronics, memory_storage, display) and elasticities (housing vs mass, display vs area, anchored at the group's median weight and screen size) minimise sum |ln(pred/embodied) - ln f| + ${LAMBDA_GROUP} x sum (ln m)^2 + ${LAMBDA_ELASTICITY} x sum (elasticity - 1)^2 (pooled fit: ${LAMBDA_POOLED} x sum (ln m)^2), i.e. an L1 fit in log space shrunk towards the literature priors; ln f = calibration adjustment (brand, release year, spec terms; see adjustments.method), backfitted ${ADJUST_DEFAULT.backfit} rounds`,
+      cross_validation: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS}; everything (component fit, adjustment layer and its lambdas by an inner cross-validation over the training folds) is fitted on the training folds only; residual_abs_pct are held-out absolute percentage errors of production + transport + end of life vs gwp_total x (1 - gwp_use_ratio) with brand and release year supplied, residual_abs_pct_unknown_brand the same rows with the brand withheld`,
       manufacturer_error_pct: 'median of published gwp_error_ratio > 0',
       use_phase_uncertainty_pct: 'measured: typical-consumption tolerance (assumption); profile: 80th percentile of |profile kWh - published yearly TEC| / TEC',
     },
@@ -93,6 +102,16 @@ function main(): void {
   }
   const pm = params.pooled.production_multipliers;
   console.log(`pooled           n=${params.pooled.rows}  structure ${pm.structure}  electronics ${pm.electronics}  mem/storage ${pm.memory_storage}  display ${pm.display}`);
+  const adj = params.adjustments;
+  if (adj) {
+    console.log('adjustment lambdas', adj.lambdas);
+    console.log('brand offsets (alpha, ln)', adj.brand_offsets);
+    for (const [g, a] of Object.entries(adj.groups)) {
+      const brands = Object.entries(a.brands).map(([b, v]) => `${b} ${v.offset >= 0 ? '+' : ''}${v.offset}${v.year_slope ? `/${v.year_slope}y` : ''}`).join(', ');
+      const feats = Object.entries(a.features).map(([k, v]) => `${k} ${v.coefficient}`).join(', ');
+      console.log(`  ${g.padEnd(16)} year ${a.reference_year ?? '-'} slope ${a.year_slope}  brands: ${brands}${feats ? `  features: ${feats}` : ''}`);
+    }
+  }
   console.log('confidence multipliers', params.confidence_multipliers, 'manufacturer error', params.manufacturer_error_pct, 'use uncertainty', params.use_phase_uncertainty_pct);
 }
 

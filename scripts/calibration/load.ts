@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'csv-parse/sync';
+import { normaliseBrand, yearOfDate } from '../../src/footprint/engine/brand.ts';
 import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { countSuppliedSpecs } from '../../src/footprint/engine/specs.ts';
 import type { DeviceSpecs, FieldProblem, StorageType } from '../../src/footprint/engine/types.ts';
@@ -28,6 +29,12 @@ export interface CalibrationRow {
   group_key: string;
   source_subcategory: string;
   category_id: string;
+  /** normalised manufacturer (normaliseBrand of the sheet's manufacturer column), null when empty */
+  brand: string | null;
+  /** year of the sheet's report_date (stands for the release year), null when missing */
+  release_year: number | null;
+  /** the sheet's server_type column (rack, tower, blade, ...), lower case */
+  server_type: string;
   specs: DeviceSpecs;
   supplied_spec_count: number;
   rejected_specs: FieldProblem[];
@@ -234,6 +241,9 @@ export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
       group_key: (r.sources_hash ?? '').trim() || (r.sources ?? '').trim() || (r.name ?? `row${index}`),
       source_subcategory: subcategory,
       category_id: categoryId,
+      brand: normaliseBrand(r.manufacturer),
+      release_year: yearOfDate(r.report_date),
+      server_type: (r.server_type ?? '').trim().toLowerCase(),
       specs,
       supplied_spec_count: countSuppliedSpecs(specs),
       rejected_specs: rejected,

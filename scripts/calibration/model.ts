@@ -15,9 +15,11 @@
  *   - the pooled fit over all rows uses LAMBDA_POOLED instead of LAMBDA_GROUP.
  * All penalties pull towards the literature priors (m = 1, a = b = 1).
  */
+import { adjustmentFeatures } from '../../src/footprint/engine/adjustment.ts';
+import type { AdjustmentFeature } from '../../src/footprint/engine/adjustment.ts';
 import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { calculateFootprint } from '../../src/footprint/engine/footprint.ts';
-import type { CategoryFit, EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
+import type { CalibrationAdjustments, CategoryFit, EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
 import {
   blockSums, chassisAnchorKg, displayAnchorKg, PROPORTIONAL, rawProductionComponents, withElasticity,
 } from '../../src/footprint/engine/production.ts';
@@ -25,11 +27,13 @@ import type { ComponentShape, ComponentValues } from '../../src/footprint/engine
 import type { ResolvedSpecs } from '../../src/footprint/engine/specs.ts';
 import { resolveSpecs } from '../../src/footprint/engine/specs.ts';
 import { transportPerKgParts, useRegionOf } from '../../src/footprint/engine/transport.ts';
-import { profileKwh } from '../../src/footprint/engine/use-phase.ts';
+import { annualKwh, profileKwh } from '../../src/footprint/engine/use-phase.ts';
 import { EOL_KG_PER_KG, ENGINE_VERSION } from '../../src/footprint/engine/constants.ts';
 import type { CategoryDefinition, DeviceSpecs } from '../../src/footprint/engine/types.ts';
 import type { CalibrationRow } from './load.ts';
 import { foldOf } from './load.ts';
+import { fitLayer, layerLog } from './adjust.ts';
+import type { GroupLambdas, LayerLambdas, LayerOptions } from './adjust.ts';
 
 export const K_FOLDS = 5;
 export const MIN_GROUP_ROWS = 6;
@@ -81,6 +85,12 @@ export interface PreparedRow {
   weight: number;
   weightSupplied: boolean;
   transportParts: { fixed: number; perAirShare: number };
+  /** normalised brand of the sheet */
+  brand: string | null;
+  /** yearly kWh the engine uses (supplied TEC or category profile) */
+  annualKwh: number;
+  /** spec features of the adjustment layer */
+  features: Record<AdjustmentFeature, number>;
 }
 
 export function prepare(rows: CalibrationRow[]): PreparedRow[] {
@@ -91,6 +101,7 @@ export function prepare(rows: CalibrationRow[]): PreparedRow[] {
     const raw = rawProductionComponents(category, s);
     const t = category.parameters.transport;
     const region = useRegionOf(useRegionCode(row.use_location)) ?? 'europe';
+    const kwh = annualKwh(category, s).kwh;
     return {
       row,
       category,
@@ -102,6 +113,9 @@ export function prepare(rows: CalibrationRow[]): PreparedRow[] {
       weight: s.weight_kg,
       weightSupplied: row.specs.weight_kg !== undefined,
       transportParts: transportPerKgParts(t.shipping_mass_factor, t.assembly_region, region),
+      brand: row.brand,
+      annualKwh: kwh,
+      features: adjustmentFeatures(category, s, kwh),
     };
   });
 }
@@ -208,11 +222,12 @@ function fitGroupVector(
   center: number[],
   lambda: number,
   lambdaElasticity: number,
+  offset: (r: PreparedRow) => number = () => 0,
 ): number[] {
   const data = rows
     .filter((r) => r.row.embodied !== null && r.row.embodied > 0)
     .map((r) => ({
-      y: Math.log(r.row.embodied as number),
+      y: Math.log(r.row.embodied as number) - offset(r),
       p: anchoredParts(r, { ...PROPORTIONAL, reference_weight_kg: reference.weight, reference_screen_inch: reference.screen }),
       e: r.blocks.electronics,
       m: r.blocks.memory_storage,
@@ -257,16 +272,162 @@ function fitGroupVector(
   return best;
 }
 
+export interface AdjustOptions extends Omit<LayerOptions, 'lambdas'> {
+  /** fixed lambdas; when absent they are chosen by inner cross-validation over the training folds */
+  lambdas?: LayerLambdas;
+  /** candidate values per lambda for the inner cross-validation (Infinity = term not used) */
+  grid: Record<keyof LayerLambdas, number[]>;
+  /** starting point of the coordinate search */
+  start: LayerLambdas;
+  /** backfitting rounds (component fit <-> adjustment layer) */
+  backfit: number;
+  /** choose the group-level lambdas per fit group (else one value for all groups) */
+  perGroup: boolean;
+  /** inner-CV loss weighting: every row equally, or every fit group equally (rows weighted 1 / group size) */
+  scoreWeighting: 'row' | 'group';
+}
+
+const INF = Number.POSITIVE_INFINITY;
+/** Spec features offered to every fit group (a feature that does not vary in a group is dropped there). */
+export const LAYER_FEATURES: AdjustmentFeature[] = ['ln_weight', 'ln_screen', 'ln_ram', 'ln_storage', 'hdd', 'ln_cpus', 'ln_kwh', 'tower', 'blade'];
+
+export const ADJUST_DEFAULT: AdjustOptions = {
+  features: { '*': LAYER_FEATURES },
+  brandYear: true,
+  grid: {
+    brand: [0.5, 1, 2, 4, 8, 16, INF],
+    brand_group: [0.5, 1, 2, 4, 8, 16, INF],
+    year: [1, 4, 16, 64, INF],
+    features: [1, 4, 16, 64, INF],
+    brand_year: [1, 4, 16, INF],
+  },
+  start: { brand: 4, brand_group: 4, year: 16, features: Number.POSITIVE_INFINITY, brand_year: Number.POSITIVE_INFINITY },
+  backfit: 2,
+  perGroup: false,
+  scoreWeighting: 'row',
+};
+
 export interface FitOptions {
   lambdaGroup?: number;
   lambdaPooled?: number;
   lambdaElasticity?: number;
   /** centre of the group penalty: the pooled fit (default) or the literature priors */
   groupCenter?: 'pooled' | 'prior';
+  /** brand / year / spec adjustment layer (default ADJUST_DEFAULT); false = component model only */
+  adjust?: AdjustOptions | false;
+  /** offsets (ln) subtracted from the targets of the component fit (backfitting) */
+  offset?: (r: PreparedRow) => number;
 }
 
-/** Fits all groups on `rows`; residuals and uncertainty fields are filled separately. */
+/** ln residual of the component model (no adjustment) for each row with an embodied value. */
+function componentResiduals(rows: PreparedRow[], params: EngineParameters): number[] {
+  return rows.map((r) => Math.log((r.row.embodied as number) / baseEmbodied(r, params)));
+}
+
+const withEmbodied = (rows: PreparedRow[]): PreparedRow[] => rows.filter((r) => r.row.embodied !== null && r.row.embodied > 0);
+
+/**
+ * Chooses the layer lambdas by inner cross-validation: for each training fold held out in turn,
+ * the component model is fitted on the other training folds, and each lambda candidate of a
+ * coordinate search is scored by sum |ln(published / predicted)| on the held-out training fold.
+ * Only `rows` (the training folds of the outer split) are used.
+ */
+export function chooseLambdas(rows: PreparedRow[], base: EngineParameters, opts: FitOptions, adjust: AdjustOptions): GroupLambdas {
+  const data = withEmbodied(rows);
+  const folds = [...new Set(data.map((r) => r.fold))].sort();
+  const splits = folds.map((f) => {
+    const train = data.filter((r) => r.fold !== f);
+    const test = data.filter((r) => r.fold === f);
+    const params = fitParameters(train, base, { ...opts, adjust: false });
+    return { train, test, rTrain: componentResiduals(train, params), rTest: componentResiduals(test, params) };
+  });
+  const groups = [...new Set(data.map((r) => r.fitGroup))].sort();
+  const groupSize = new Map<string, number>();
+  for (const r of data) groupSize.set(r.fitGroup, (groupSize.get(r.fitGroup) ?? 0) + 1);
+  const weightOf = (r: PreparedRow): number => (adjust.scoreWeighting === 'group' ? 1 / (groupSize.get(r.fitGroup) ?? 1) : 1);
+  /** held-out loss sum |ln(published / predicted)|, in total and per fit group */
+  const score = (l: GroupLambdas): { total: number; byGroup: Map<string, number> } => {
+    let total = 0;
+    const byGroup = new Map<string, number>();
+    for (const sp of splits) {
+      const adj = fitLayer(sp.train, sp.rTrain, { ...adjust, lambdas: l });
+      sp.test.forEach((r, i) => {
+        const e = weightOf(r) * Math.abs((sp.rTest[i] as number) - layerLog(r, adj));
+        total += e;
+        byGroup.set(r.fitGroup, (byGroup.get(r.fitGroup) ?? 0) + e);
+      });
+    }
+    return { total, byGroup };
+  };
+  const keys = Object.keys(adjust.grid) as (keyof LayerLambdas)[];
+  let best: GroupLambdas = { ...adjust.start };
+  let bestScore = score(best);
+  // coordinate search: one lambda at a time over its grid, two passes
+  for (let pass = 0; pass < 2; pass++) {
+    let changed = false;
+    for (const k of keys) {
+      for (const v of adjust.grid[k]) {
+        if (v === best[k]) continue;
+        const sc = score({ ...best, [k]: v });
+        if (sc.total < bestScore.total - 1e-9) {
+          best = { ...best, [k]: v };
+          bestScore = sc;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  if (!adjust.perGroup) return best;
+  // per-group refinement of the group-level lambdas: a candidate is kept for a group when it lowers
+  // that group's held-out loss (the terms of different groups share only the brand offsets alpha)
+  const per: Record<string, Partial<LayerLambdas>> = {};
+  const current = new Map(bestScore.byGroup);
+  for (let pass = 0; pass < 2; pass++) {
+    let changed = false;
+    for (const k of keys) {
+      if (k === 'brand') continue;
+      for (const v of adjust.grid[k]) {
+        const cand: GroupLambdas = { ...best, groups: Object.fromEntries(groups.map((g) => [g, { ...per[g], [k]: v }])) };
+        const sc = score(cand);
+        for (const g of groups) {
+          if ({ ...best, ...per[g] }[k] === v) continue;
+          const s1 = sc.byGroup.get(g) ?? 0;
+          if (s1 < (current.get(g) ?? 0) - 1e-9) {
+            per[g] = { ...per[g], [k]: v };
+            current.set(g, s1);
+            changed = true;
+          }
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  return { ...best, groups: per };
+}
+
+/**
+ * Fits the component model and (unless opts.adjust is false) the adjustment layer by backfitting;
+ * residuals and uncertainty fields are filled separately.
+ */
 export function fitParameters(rows: PreparedRow[], base: EngineParameters, opts: FitOptions = {}): EngineParameters {
+  const adjust = opts.adjust === undefined ? ADJUST_DEFAULT : opts.adjust;
+  if (adjust === false) return fitComponents(rows, base, opts);
+  const lambdas = adjust.lambdas ?? chooseLambdas(rows, base, opts, adjust);
+  const layerOpts: LayerOptions = { features: adjust.features, brandYear: adjust.brandYear, lambdas };
+  const data = withEmbodied(rows);
+  let params = fitComponents(rows, base, { ...opts, offset: () => 0 });
+  let adj: CalibrationAdjustments = fitLayer(data, componentResiduals(data, params), layerOpts);
+  for (let k = 0; k < adjust.backfit; k++) {
+    const a = adj;
+    params = fitComponents(rows, base, { ...opts, offset: (r) => layerLog(r, a) });
+    adj = fitLayer(data, componentResiduals(data, params), layerOpts);
+  }
+  return { ...params, adjustments: adj };
+}
+
+/** Component model only (group multipliers and elasticities; per-category transport and end of life). */
+function fitComponents(rows: PreparedRow[], base: EngineParameters, opts: FitOptions = {}): EngineParameters {
   const lambdaGroup = opts.lambdaGroup ?? LAMBDA_GROUP;
   const lambdaPooled = opts.lambdaPooled ?? LAMBDA_POOLED;
   const groups = new Map<string, PreparedRow[]>();
@@ -285,7 +446,8 @@ export function fitParameters(rows: PreparedRow[], base: EngineParameters, opts:
     categories[r.category.id]?.eol_kg_per_kg ?? EOL_KG_PER_KG[r.category.parameters.end_of_life.material_class];
 
   const lambdaE = opts.lambdaElasticity ?? LAMBDA_ELASTICITY;
-  const pooledX = fitGroupVector(rows, { weight: null, screen: null }, airOf, eolOf, PRIOR_VECTOR, lambdaPooled, lambdaE);
+  const offset = opts.offset ?? (() => 0);
+  const pooledX = fitGroupVector(rows, { weight: null, screen: null }, airOf, eolOf, PRIOR_VECTOR, lambdaPooled, lambdaE, offset);
   const toMult = (x: number[]): ProductionMultipliers => ({
     structure: round(Math.exp(x[0] as number), 4),
     electronics: round(Math.exp(x[1] as number), 4),
@@ -305,7 +467,7 @@ export function fitParameters(rows: PreparedRow[], base: EngineParameters, opts:
     const center = (opts.groupCenter ?? GROUP_CENTER) === 'prior' ? PRIOR_VECTOR : pooledX;
     const own = n >= MIN_GROUP_ROWS;
     const ref = own ? groupReference(rs) : { weight: null, screen: null };
-    const x = own ? fitGroupVector(rs, ref, airOf, eolOf, center, lambdaGroup, lambdaE) : pooledX;
+    const x = own ? fitGroupVector(rs, ref, airOf, eolOf, center, lambdaGroup, lambdaE, offset) : pooledX;
     out[g] = {
       rows: n,
       production_multipliers: toMult(x),
@@ -313,8 +475,9 @@ export function fitParameters(rows: PreparedRow[], base: EngineParameters, opts:
       residual_abs_pct: { ...emptyResiduals },
     };
   }
+  const { adjustments: _dropped, ...baseWithout } = base;
   return {
-    ...base,
+    ...baseWithout,
     engine_version: ENGINE_VERSION,
     pooled: {
       rows: rows.filter((r) => r.row.embodied !== null).length,
@@ -338,11 +501,28 @@ export interface Prediction {
   embodiedApeReduced: number | null;
   /** embodied APE with no specs at all (category defaults, low-confidence regime) */
   embodiedApeDefaults: number | null;
+  /** embodied APE with the brand withheld (unknown-brand regime), release year kept */
+  embodiedApeNoBrand: number | null;
+  /** embodied APE with brand and release year withheld */
+  embodiedApeNoContext: number | null;
+  /** true when the fitted adjustment knows the row's brand (in its group or across groups) */
+  brandKnown: boolean;
 }
 
-function embodiedWith(p: PreparedRow, params: EngineParameters, specs: DeviceSpecs): number {
+/** Brand and release year of a calibration row as the API passes them. */
+function contextOf(p: PreparedRow): { brand?: string; release_year?: number } {
+  const c: { brand?: string; release_year?: number } = {};
+  if (p.row.brand !== null) c.brand = p.row.brand;
+  if (p.row.release_year !== null) c.release_year = p.row.release_year;
+  return c;
+}
+
+function embodiedWith(p: PreparedRow, params: EngineParameters, specs: DeviceSpecs, context = contextOf(p)): number {
   const fp = calculateFootprint(
-    { category: p.category, specs, supplied_spec_count: 0, grid_factor_kg_per_kwh: p.row.grid_factor, use_region: useRegionCode(p.row.use_location) },
+    {
+      category: p.category, specs, supplied_spec_count: 0, grid_factor_kg_per_kwh: p.row.grid_factor,
+      use_region: useRegionCode(p.row.use_location), ...context,
+    },
     params,
   );
   return fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
@@ -361,6 +541,7 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
     supplied_spec_count: r.supplied_spec_count,
     grid_factor_kg_per_kwh: r.grid_factor,
     use_region: useRegionCode(r.use_location),
+    ...contextOf(p),
   };
   const fp = calculateFootprint(r.lifetime !== null ? { ...base, lifetime_years: r.lifetime } : base, params);
   const embodied = fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
@@ -373,6 +554,10 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
     totalApe: total !== null ? (Math.abs(total - r.gwp_total) / r.gwp_total) * 100 : null,
     embodiedApeReduced: ape(embodiedWith(p, params, reduced)),
     embodiedApeDefaults: ape(embodiedWith(p, params, {})),
+    embodiedApeNoBrand: ape(embodiedWith(p, params, r.specs, r.release_year !== null ? { release_year: r.release_year } : {})),
+    embodiedApeNoContext: ape(embodiedWith(p, params, r.specs, {})),
+    brandKnown: params.adjustments !== undefined && r.brand !== null &&
+      (params.adjustments.brand_offsets[r.brand] !== undefined || params.adjustments.groups[p.fitGroup]?.brands[r.brand] !== undefined),
   };
 }
 
@@ -381,6 +566,11 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
  * accuracy.ts checks that the engine (calculateFootprint) returns the same numbers.
  */
 export function fitFormulaEmbodied(p: PreparedRow, params: EngineParameters): number {
+  return baseEmbodied(p, params) * Math.exp(layerLog(p, params.adjustments));
+}
+
+/** Component-model embodied footprint (without the adjustment layer). */
+export function baseEmbodied(p: PreparedRow, params: EngineParameters): number {
   const fit = params.groups[p.fitGroup] ?? params.pooled;
   const parts = anchoredParts(p, fit.shape);
   const m = fit.production_multipliers;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { notFound, unauthorized } from '../errors/api-error.ts';
 import { Router } from '../rest/router.ts';
 import { readJsonBody } from '../rest/json-body.ts';
-import { generateApiKey } from '../auth/api-keys.ts';
+import { issueApiKey, revokeApiKey } from '../auth/api-key-store.ts';
 import type { Services } from '../services.ts';
 import { adminTokenMatches } from './admin-token.ts';
 
@@ -67,25 +67,15 @@ export function createAdminRouter(services: Services) {
     )
     .on('POST', '/keys', guarded(async (request) => {
         const body = await readJsonBody(request, createKeyBody);
-        const org = await prisma.organization.findUnique({ where: { id: body.org_id }, select: { plan: true } });
-        if (!org) throw notFound('Organization', `org_id: no organization with id ${body.org_id}`);
-        const { key, hash, prefix } = generateApiKey(body.environment);
-        const row = await prisma.apiKey.create({
-          data: { org_id: body.org_id, key: hash, prefix, plan: org.plan, environment: body.environment, bi_enabled: body.bi_enabled, org_context: body.org_context, name: body.name },
-          select: { id: true, org_id: true, plan: true, environment: true, bi_enabled: true, org_context: true },
-        });
-        // The only time the key itself leaves the service.
-        return Response.json({ ...row, key, prefix }, { status: 201 });
+        const issued = await issueApiKey(prisma, body.org_id, body);
+        if (!issued) throw notFound('Organization', `org_id: no organization with id ${body.org_id}`);
+        return Response.json(issued, { status: 201 });
       }),
     )
     .on('DELETE', '/keys/:id', guarded(async (_request, params) => {
         const id = uuid.safeParse(params.id);
-        if (!id.success) throw notFound('API key', `no API key with id ${params.id}`);
-        // Revoking twice keeps the first revocation time.
-        await prisma.apiKey.updateMany({ where: { id: id.data, revoked_at: null }, data: { revoked_at: new Date() } });
-        const key = await prisma.apiKey.findUnique({ where: { id: id.data }, select: { id: true, revoked_at: true } });
+        const key = id.success ? await revokeApiKey(prisma, services.keys, id.data) : undefined;
         if (!key) throw notFound('API key', `no API key with id ${params.id}`);
-        services.keys.forget(id.data);
         return Response.json(key);
       }),
     );

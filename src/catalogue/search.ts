@@ -13,7 +13,7 @@
  *   ("SM-S911B" → sms911b, "MLY33LL/A" → mly33lla), matched against the compacted query;
  * - only alphabetic words are searched fuzzily; a wrong digit is a different model.
  */
-import MiniSearch, { type SearchResult } from 'minisearch';
+import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import type { CatalogueEntry } from './catalogue-data.ts';
 
 export type { CatalogueEntry, CatalogueSpecs } from './catalogue-data.ts';
@@ -43,12 +43,29 @@ export function letterDigitParts(word: string): string[] {
   return parts.length > 1 ? parts : [];
 }
 
-/** Words plus the letter/digit parts of mixed words. */
+/** Words that describe a configuration, not a model ("16gb", "i7", "512ssd", "14in", "9th"). */
+export const CONFIG_WORD =
+  /^(?:\d+(?:gb|tb|mb|ghz|mhz|hz|w|wh|mah|in|inch|mm|k)|i[3579]|r[3579]|ryzen\d*|\d+(?:ssd|hdd|nvme|emmc))$/;
+
+/** Phrases written several ways, folded to the short form on both sides of the index. */
+const PHRASES: [RegExp, string][] = [
+  [/\bsmall form factor\b/g, 'sff'],
+  [/\ball[ -]?in[ -]?one\b/g, 'aio'],
+];
+
+/** Folded text with the phrase synonyms applied. */
+export function analyse(text: string): string {
+  let t = fold(text);
+  for (const [re, short] of PHRASES) t = t.replace(re, short);
+  return t;
+}
+
+/** Words plus the letter/digit parts of mixed words (configuration words stay whole). */
 export function terms(text: string): string[] {
   const out: string[] = [];
-  for (const w of words(text)) {
+  for (const w of words(analyse(text))) {
     out.push(w);
-    for (const p of letterDigitParts(w)) out.push(p);
+    if (!CONFIG_WORD.test(w)) for (const p of letterDigitParts(w)) out.push(p);
   }
   return out;
 }
@@ -125,10 +142,36 @@ const BOOST = { name: 2, aliases: 1.5, mpn: 1.5, brand: 0.6, codes: 3 };
 
 const SEARCH_FIELDS = ['brand', 'name', 'mpn', 'aliases'];
 
-/** Edit distance allowed for a query word: none for words with digits or shorter than 4. */
+/** Relative weight of fuzzy and prefix matches (an exact match weighs 1). */
+const FUZZY_WEIGHT = 0.5;
+const PREFIX_WEIGHT = 0.35;
+/** Boost of a code stem ("21hd" of "21HD0015GE"): enough to surface it, below any real match. */
+const STEM_BOOST = 1;
+
+const FUZZY2_MIN_LENGTH = 5;
+/**
+ * Edit distance allowed for a query word: none for words with digits or shorter than 4, 1 up to
+ * 4 letters, else 2 (a transposition, the commonest typing slip, is 2 Levenshtein edits).
+ */
 export function fuzziness(term: string): number | false {
   if (hasDigit(term) || term.length < 4) return false;
-  return term.length >= 7 ? 2 : 1;
+  return term.length >= FUZZY2_MIN_LENGTH ? 2 : 1;
+}
+
+/**
+ * Leading parts of long part numbers that carry a configuration or region suffix: a Lenovo MTM
+ * "21HD0015GE" / "20XWCTO1WW" names machine type 21HD / 20XW; an Apple "MLY33B/A" names MLY33.
+ * Searched as prefixes of the compact codes, with a low boost.
+ */
+export function codeStems(query: string): string[] {
+  const out = new Set<string>();
+  for (const w of fold(query).split(/\s+/)) {
+    const c = compact(w);
+    if (c.length < 7 || !/[a-z]/.test(c) || !hasDigit(c)) continue;
+    out.add(c.slice(0, 4));
+    out.add(c.slice(0, 5));
+  }
+  return [...out];
 }
 
 export interface SearchHit {
@@ -189,27 +232,28 @@ export class CatalogueIndex {
     }
   }
 
-  /** Best first, at most `limit` (default 15). Queries with no word of 2+ characters find nothing. */
+  /** Best first, at most `limit` (default 15). Queries with no letter or digit find nothing. */
   search(query: string, limit = 15): SearchHit[] {
     const qTerms = [...new Set(terms(query))];
     if (qTerms.length === 0 || limit <= 0) return [];
-    const qCompact = compact(query);
-    const results = this.mini.search(
+    const qCompact = compact(analyse(query));
+    const queries: Query[] = [
       {
-        combineWith: 'OR',
-        queries: [
-          {
-            queries: qTerms,
-            fields: SEARCH_FIELDS,
-            fuzzy: (t) => fuzziness(t),
-            prefix: (t) => t.length >= 2,
-            weights: { fuzzy: 0.5, prefix: 0.35 },
-          },
-          ...(qCompact.length >= 3 ? [{ queries: [qCompact], fields: ['codes'], prefix: true, weights: { fuzzy: 0, prefix: 0.5 } }] : []),
-        ],
+        queries: qTerms,
+        fields: SEARCH_FIELDS,
+        fuzzy: (t: string) => fuzziness(t),
+        prefix: (t: string) => t.length >= 2,
+        weights: { fuzzy: FUZZY_WEIGHT, prefix: PREFIX_WEIGHT },
       },
-      { tokenize: (s: string) => [s] },
-    );
+    ];
+    if (qCompact.length >= 3) {
+      queries.push({ queries: [qCompact], fields: ['codes'], prefix: true, weights: { fuzzy: 0, prefix: PREFIX_WEIGHT } });
+    }
+    const stems = codeStems(query);
+    if (stems.length) {
+      queries.push({ queries: stems, fields: ['codes'], prefix: true, boost: { codes: STEM_BOOST }, weights: { fuzzy: 0, prefix: PREFIX_WEIGHT } });
+    }
+    const results = this.mini.search({ combineWith: 'OR', queries }, { tokenize: (s: string) => [s] });
     return results.slice(0, limit).map((r: SearchResult) => ({ entry: this.entries[r.id as number]!, score: r.score }));
   }
 
@@ -267,75 +311,124 @@ export class CatalogueIndex {
 // ---------------------------------------------------------------------------------------------
 // Confident model matching
 
-/** Tokens that describe a configuration, not a model ("16gb", "i7", "512ssd", "14in"). */
-const CONFIG_TOKEN = /^(?:\d+(?:gb|tb|mb|ghz|mhz|hz|w|wh|mah|in|inch|mm|k)|i[3579]|r[3579]|ryzen\d*|\d+(?:ssd|hdd|nvme|emmc)|\d{1,2}th|\d{1,2}nd|\d{1,2}rd|\d{1,2}st)$/;
-
 /** The digit-bearing words of a model string that identify the model (all must be in the match). */
 export function modelNumbers(model: string): string[] {
-  return words(model).filter((w) => hasDigit(w) && !CONFIG_TOKEN.test(w));
+  return words(analyse(model)).filter((w) => hasDigit(w) && !CONFIG_WORD.test(w));
 }
 
-/** Every digit run of an entry's name, aliases and mpn, plus its digit-bearing words. */
-function entryNumbers(e: CatalogueEntry): Set<string> {
-  const out = new Set<string>();
-  for (const text of [e.name, e.mpn, ...e.aliases]) {
-    for (const w of words(text)) {
-      if (!hasDigit(w)) continue;
-      out.add(w);
-      out.add(w.replace(/\+$/, ''));
-      for (const p of letterDigitParts(w)) out.add(p);
-    }
-    for (const run of fold(text).match(/[0-9]+/g) ?? []) out.add(run);
+/** Capacities in a text, in GB ("1tb" → 1000, "500gb" → 500), for "2TB" vs "1TB" contradictions. */
+function capacitiesGb(text: string): number[] {
+  const out: number[] = [];
+  for (const w of words(text)) {
+    const m = /^(\d+)(mb|gb|tb)$/.exec(w);
+    if (m) out.push(Number(m[1]) * (m[2] === 'tb' ? 1000 : m[2] === 'mb' ? 0.001 : 1));
   }
   return out;
 }
 
-/** A query word with digits is present in the entry as a word or as its digit parts. */
-function numbersAgree(queryNumbers: string[], e: CatalogueEntry): boolean {
-  const have = entryNumbers(e);
-  return queryNumbers.every((n) => {
-    if (have.has(n)) return true;
-    const parts = letterDigitParts(n);
-    return parts.length > 0 && parts.every((p) => have.has(p) || !hasDigit(p)) && parts.some((p) => hasDigit(p));
-  });
+interface EntryNumbers {
+  /** Words of name and aliases, their runs of 2-3 consecutive words joined, and the compact codes. */
+  words: Set<string>;
+  /** Model numbers of the name (digit-bearing words, brand and configuration words left out). */
+  nameNumbers: string[];
+  capacities: number[];
 }
 
-/** Minimum first/second score ratio for a fuzzy (not exact) match; measured in docs/search.md. */
-export const MIN_MARGIN = 0.2;
+const numbersCache = new WeakMap<CatalogueEntry, EntryNumbers>();
 
-function matchModelWith(index: CatalogueIndex, model: string, brand?: string): SearchHit | undefined {
+function entryNumbers(e: CatalogueEntry): EntryNumbers {
+  let n = numbersCache.get(e);
+  if (n) return n;
+  const set = new Set<string>();
+  for (const text of [e.name, ...e.aliases]) {
+    const ws = words(analyse(text));
+    ws.forEach((w, i) => {
+      set.add(w);
+      set.add(w.replace(/\+$/, ''));
+      if (i + 1 < ws.length) set.add(w + ws[i + 1]);
+      if (i + 2 < ws.length) set.add(w + ws[i + 1] + ws[i + 2]);
+    });
+  }
+  for (const code of [e.mpn, ...e.aliases]) set.add(compact(code));
+  const brandWords = new Set(words(e.brand));
+  const nameNumbers = words(analyse(e.name)).filter((w) => hasDigit(w) && !CONFIG_WORD.test(w) && !brandWords.has(w));
+  n = { words: set, nameNumbers, capacities: capacitiesGb([e.name, ...e.aliases].join(' ')) };
+  numbersCache.set(e, n);
+  return n;
+}
+
+/**
+ * Every model number of the query is a word of the entry's name or aliases, or a run of 2-3 of
+ * them written together ("gen11" ~ "Gen 11", "t14gen4" ~ "T14 Gen 4"), or one of its part numbers;
+ * and no capacity of the query contradicts the entry's ("2TB" vs "1TB").
+ */
+export function numbersAgree(model: string, e: CatalogueEntry): boolean {
+  const have = entryNumbers(e);
+  if (!modelNumbers(model).every((n) => have.words.has(n) || have.words.has(n.replace(/\+$/, '')))) return false;
+  const wanted = capacitiesGb(model);
+  if (wanted.length && have.capacities.length) {
+    return wanted.every((c) => have.capacities.some((h) => Math.abs(h - c) <= 0.03 * Math.max(h, c)));
+  }
+  return true;
+}
+
+/** The entry's name has no model number the query lacks ("SR250" does not explain "SR250 V2"). */
+export function numbersExplained(model: string, e: CatalogueEntry): boolean {
+  const q = new Set(terms(model));
+  const joined = compact(analyse(model));
+  return entryNumbers(e).nameNumbers.every((n) => q.has(n) || joined.includes(n));
+}
+
+/** Minimum margin 1 - second/first of a fuzzy (not exact) match; measured in docs/search.md. */
+export const MIN_MARGIN = 0.2;
+/** A better-ranked device with other numbers vetoes the match when it scores this much higher. */
+const CLOSER_ELSEWHERE = 1.25;
+
+/** How a model string was (or was not) matched; `margin` is 1 for exact matches. */
+export interface ModelMatchDetail {
+  hit?: SearchHit;
+  kind: 'exact' | 'part-number' | 'machine-type' | 'fuzzy' | 'none';
+  margin: number;
+  reason?: string;
+}
+
+/** @internal matchModel before the margin threshold, for tests and bench/search-compare.ts. */
+export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: string): ModelMatchDetail {
   const m = model.trim();
-  if (compact(m).length < 2) return undefined;
+  if (compact(m).length < 2) return { kind: 'none', margin: 0, reason: 'empty' };
 
   // 1. Exact name, alias or part number (brand-narrowed). Several → ambiguous, unless one is an mpn.
-  const exact = index.exactModel(m, brand);
-  if (exact.length === 1) return { entry: exact[0]!, score: 1 };
-  if (exact.length > 1) {
-    const byPart = index.findByPartNumber(m, brand);
-    return byPart ? { entry: byPart, score: 1 } : undefined;
-  }
   const byPart = index.findByPartNumber(m, brand);
-  if (byPart) return { entry: byPart, score: 1 };
+  if (byPart) return { hit: { entry: byPart, score: 1 }, kind: 'part-number', margin: 1 };
+  const exact = index.exactModel(m, brand);
+  if (exact.length === 1) return { hit: { entry: exact[0]!, score: 1 }, kind: 'exact', margin: 1 };
+  if (exact.length > 1) return { kind: 'none', margin: 0, reason: `ambiguous: ${exact.length} devices have this name` };
   if (!brand || brandMatches('Lenovo', brand)) {
     const mt = index.lenovoMachineType(m);
-    if (mt) return { entry: mt, score: 1 };
+    if (mt) return { hit: { entry: mt, score: 1 }, kind: 'machine-type', margin: 1 };
   }
 
-  // 2. Fuzzy: the search ranking, restricted to the brand, every model number present, and a
-  //    clear margin over the runner-up.
-  const numbers = modelNumbers(m);
-  if (numbers.length === 0) return undefined; // "ThinkPad", "MacBook Air": a line, not a model
-  const query = brand ? `${brand} ${m}` : m;
-  let hits = index.search(query, 30);
+  // 2. Fuzzy: the search ranking, restricted to the brand and to devices with every model number
+  //    of the query. Devices whose name has no number the query lacks come first ("ThinkSystem
+  //    SR250" is the SR250, not the SR250 V2). Confidence is the margin over the next device.
+  if (modelNumbers(m).length === 0) return { kind: 'none', margin: 0, reason: 'no model number' };
+  let hits = index.search(brand ? `${brand} ${m}` : m, 30);
   if (brand) hits = hits.filter((h) => brandMatches(h.entry.brand, brand));
-  const agreeing = hits.filter((h) => numbersAgree(numbers, h.entry));
-  const first = agreeing[0];
-  if (!first) return undefined;
-  // The best-ranked hit overall must be the agreeing one, or a device whose numbers disagree was
-  // ranked above it (the model string is more like something else).
-  if (hits[0] !== first && hits[0]!.score > first.score * 1.05) return undefined;
-  const second = agreeing[1];
-  const margin = second ? 1 - second.score / first.score : 1;
-  if (margin < MIN_MARGIN) return undefined;
-  return { entry: first.entry, score: margin };
+  const agreeing = hits.filter((h) => numbersAgree(m, h.entry));
+  const explained = agreeing.filter((h) => numbersExplained(m, h.entry));
+  const pool = explained.length ? explained : agreeing;
+  const first = pool[0];
+  if (!first) return { kind: 'none', margin: 0, reason: 'no device with these model numbers' };
+  // A device whose numbers disagree ranked clearly above: the string looks more like that one.
+  if (hits[0] !== first && hits[0]!.score > first.score * CLOSER_ELSEWHERE) {
+    return { kind: 'none', margin: 0, reason: `closer to ${hits[0]!.entry.name}` };
+  }
+  const second = pool[1];
+  const margin = second ? Math.max(0, 1 - second.score / first.score) : 1;
+  return { hit: { entry: first.entry, score: margin }, kind: 'fuzzy', margin };
+}
+
+function matchModelWith(index: CatalogueIndex, model: string, brand?: string): SearchHit | undefined {
+  const d = modelMatchDetail(index, model, brand);
+  return d.hit && d.margin >= MIN_MARGIN ? d.hit : undefined;
 }

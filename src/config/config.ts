@@ -42,6 +42,7 @@ const envSchema = z.object({
   ICECAT_USERNAME: z.string().min(1).optional(),
   ICECAT_API_TOKEN: z.string().min(1).optional(),
   ICECAT_CONTENT_TOKEN: z.string().min(1).optional(),
+  ICECAT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
 });
 
 export type Config = Readonly<{
@@ -57,7 +58,7 @@ export type Config = Readonly<{
   trustedProxies: readonly string[];
   quotaLimits: { day: Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>>; minute: Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>> };
   shutdownTimeoutMs: number;
-  icecat: Readonly<{ baseUrl: string; username?: string; apiToken?: string; contentToken?: string }> | undefined;
+  icecat: Readonly<{ baseUrl: string; username?: string; apiToken?: string; contentToken?: string; timeoutMs: number }> | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -93,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           username: e.ICECAT_USERNAME,
           apiToken: e.ICECAT_API_TOKEN,
           contentToken: e.ICECAT_CONTENT_TOKEN,
+          timeoutMs: e.ICECAT_TIMEOUT_MS,
         }
       : undefined,
   });

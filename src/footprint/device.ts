@@ -1,6 +1,7 @@
 import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
+import type { CatalogueMatch } from '../catalogue/service.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -34,6 +35,7 @@ export interface ResolvedDevice {
   published?: PublishedFootprint;
   product: FootprintProduct;
   product_id: string | null;
+  release_year?: number;
   data_sources: string[];
 }
 
@@ -77,14 +79,19 @@ const QUERY_NAME: Partial<Record<keyof DeviceSpecs, string>> = { processor_tdp_w
  * The lookup chain: catalogue (by mpn, alias or model) → parametric estimate from the supplied
  * specs → category defaults for whatever is still missing. Supplied specs win over catalogue values.
  */
-export function resolveDevice(query: DeviceQuery): { device: ResolvedDevice; problems: [] } | { device: undefined; problems: FieldProblem[] } {
+export function resolveDevice(
+  query: DeviceQuery,
+  match?: CatalogueMatch,
+): { device: ResolvedDevice; problems: [] } | { device: undefined; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const brand = query.brand?.trim();
   if (!brand) problems.push({ field: 'brand', reason: 'is required' });
   const mpn = query.mpn?.trim() || null;
   const model = query.model?.trim() || null;
   if (!mpn && !model) problems.push({ field: 'mpn', reason: 'either mpn or model is required' });
-  const categoryId = query.category?.trim().toLowerCase() || DEFAULT_CATEGORY;
+  const requested = query.category?.trim().toLowerCase();
+  // A recognised device has its catalogue category; otherwise the caller's, or laptop.
+  const categoryId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? DEFAULT_CATEGORY);
   const category = getCategory(categoryId);
   if (!category) {
     const closest = rankClosest(categoryId, CATEGORIES.map((c) => c.id), 3);
@@ -99,14 +106,26 @@ export function resolveDevice(query: DeviceQuery): { device: ResolvedDevice; pro
   if (problems.length) return { device: undefined, problems };
 
   const supplied = SPEC_FIELDS.filter((f) => specs[f] !== undefined).length;
-  const merged = { ...category!.defaults, ...specs };
+  // Supplied specs override catalogue values; category defaults fill the rest inside the engine.
+  const known: DeviceSpecs = { ...(match?.entry.specs as DeviceSpecs | undefined), ...specs };
+  const knownCount = SPEC_FIELDS.filter((f) => known[f] !== undefined).length;
+  const merged = { ...category!.defaults, ...known };
+  const pcf = match?.entry.pcf;
+  const data_sources = match
+    ? [match.source, ...(supplied > 0 ? ['supplied specs override catalogue values'] : [])]
+    : [supplied > 0 ? 'parametric estimate from supplied specs' : `category defaults (${category!.id})`];
   const device: ResolvedDevice = {
     category: category!,
-    specs,
-    supplied_spec_count: supplied,
-    product: { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg: merged.weight_kg },
-    product_id: null,
-    data_sources: [supplied > 0 ? 'parametric estimate from supplied specs' : `category defaults (${category!.id})`],
+    specs: known,
+    supplied_spec_count: knownCount,
+    // A published footprint describes the catalogue configuration: used only when no spec was changed.
+    published: pcf && supplied === 0 ? { total_kg: pcf.total_kg, lifetime_years: pcf.lifetime_years, use_location: pcf.use_location, source_url: pcf.source_url } : undefined,
+    product: match
+      ? { brand: match.entry.brand, mpn: match.entry.mpn, name: match.entry.name, category: category!.id, weight_kg: merged.weight_kg }
+      : { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg: merged.weight_kg },
+    product_id: match?.product_id ?? null,
+    release_year: match?.entry.release_year || undefined,
+    data_sources: pcf && supplied === 0 ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`] : data_sources,
   };
   return { device, problems: [] };
 }

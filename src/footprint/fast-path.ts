@@ -1,5 +1,9 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
-import { currentRequest } from '../observability/request-context.ts';
+import { authenticate } from '../auth/caller.ts';
+import { subjectOf } from '../auth/access-plugin.ts';
+import { rateLimitHeaders } from '../auth/quota/index.ts';
+import { currentRequest, type RequestState } from '../observability/request-context.ts';
 import type { Services } from '../services.ts';
 import type { DeviceQuery } from './device.ts';
 
@@ -10,39 +14,61 @@ type FootprintArgs = DeviceQuery & { country?: string | null };
 
 /**
  * GET /v1/footprint is the hot path. A query string that SOFA has already parsed and validated
- * once is answered again without GraphQL: its coerced arguments are kept (keyed by the exact
- * query string) and fed to the same FootprintService, so validation, the lookup chain, the
- * engine and calculation records are shared; only SOFA's parsing and execution are skipped.
- * Access control and quotas have run before (useAccessControl).
+ * once is answered again without Yoga and GraphQL: its coerced arguments are kept (keyed by the
+ * exact query string) and fed to the same FootprintService, so validation, the lookup chain,
+ * the engine and calculation records are shared; only HTTP adaptation, SOFA parsing and
+ * GraphQL execution are skipped. Authentication and the quota check run as in
+ * useAccessControl. Anything but the plain success case (unknown query, bad key, quota used
+ * up, an error) falls through to the full pipeline, which answers it as usual; a refused
+ * request consumes no quota, so checking it twice is safe.
  */
-export function useFootprintFastPath(services: Services, capacity = 10_000): Plugin {
-  const argsByQuery = new Map<string, FootprintArgs>();
+export class FootprintFastPath {
+  private readonly argsByQuery = new Map<string, FootprintArgs>();
 
-  return {
-    onRequest({ request, url, endResponse }) {
-      if (request.method !== 'GET' || url.pathname !== FOOTPRINT_PATH) return;
-      const args = argsByQuery.get(url.search);
-      const state = currentRequest();
-      if (!args || !state?.caller) return;
-      const result = services.footprint.footprint(args, state.caller);
-      endResponse(
-        new Response(JSON.stringify(result), {
-          status: 200,
-          headers: {
-            'Content-Type': 'application/json; charset=utf-8',
-            'Cache-Control': `public, max-age=${FOOTPRINT_MAX_AGE}`,
-            Vary: 'Authorization',
-          },
-        }),
-      );
-    },
-    onResponse({ request, response }) {
-      const state = currentRequest();
-      if (response.status !== 200 || !state?.footprintArgs || request.method !== 'GET') return;
-      const { search, pathname } = new URL(request.url);
-      if (pathname !== FOOTPRINT_PATH) return;
-      if (argsByQuery.size >= capacity) argsByQuery.delete(argsByQuery.keys().next().value!);
-      argsByQuery.set(search, state.footprintArgs as FootprintArgs);
-    },
-  };
+  constructor(
+    private readonly services: Services,
+    private readonly capacity = 10_000,
+  ) {}
+
+  /** Answers a repeated GET /v1/footprint; false when the request must go through the pipeline. */
+  async tryServe(req: IncomingMessage, res: ServerResponse, state: RequestState): Promise<boolean> {
+    const url = req.url ?? '';
+    const query = url.indexOf('?');
+    if (req.method !== 'GET' || query < 0 || url.slice(0, query) !== FOOTPRINT_PATH) return false;
+    const args = this.argsByQuery.get(url.slice(query));
+    if (!args) return false;
+    try {
+      const caller = await authenticate(req.headers.authorization ?? null, state.ip, this.services.keys);
+      const decision = await this.services.quota.check(subjectOf(caller));
+      if (!decision.allowed) return false;
+      const body = JSON.stringify(await this.services.footprint.footprint(args, caller));
+      res.writeHead(200, {
+        'Content-Type': 'application/json; charset=utf-8',
+        'Content-Length': Buffer.byteLength(body),
+        'Cache-Control': `public, max-age=${FOOTPRINT_MAX_AGE}`,
+        Vary: 'Authorization',
+        'X-Request-Id': state.id,
+        ...rateLimitHeaders(decision),
+      });
+      res.end(body);
+      state.log.info({ method: 'GET', path: FOOTPRINT_PATH, status: 200, ms: Math.round((performance.now() - state.startedAt) * 10) / 10 }, 'request');
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Remembers the coerced arguments of each successful GET /v1/footprint (set by its resolver). */
+  plugin(): Plugin {
+    return {
+      onResponse: ({ request, response }) => {
+        const args = currentRequest()?.footprintArgs;
+        if (response.status !== 200 || !args || request.method !== 'GET') return;
+        const { search, pathname } = new URL(request.url);
+        if (pathname !== FOOTPRINT_PATH || !search) return;
+        if (this.argsByQuery.size >= this.capacity) this.argsByQuery.delete(this.argsByQuery.keys().next().value!);
+        this.argsByQuery.set(search, args as FootprintArgs);
+      },
+    };
+  }
 }

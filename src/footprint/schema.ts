@@ -244,8 +244,8 @@ builder.queryFields((t) => ({
     description: 'Lifecycle footprint of one device in a country of use. Cache-Control: public, max-age=86400.',
     extensions: { rest: { method: 'GET', path: '/footprint', tags: ['Footprint'] } },
     args: deviceArgs,
-    resolve: (_root, args, { services, caller }) => {
-      const result = services.footprint.footprint(args, caller);
+    resolve: async (_root, args, { services, caller }) => {
+      const result = await services.footprint.footprint(args, caller);
       cacheCalculation();
       const state = currentRequest();
       if (state) state.footprintArgs = args;
@@ -257,8 +257,8 @@ builder.queryFields((t) => ({
     description: 'CO2 avoided by extending a device’s life by remaining_years (default 2).',
     extensions: { rest: { method: 'GET', path: '/savings', tags: ['Footprint'] } },
     args: { ...deviceArgs, remaining_years: t.arg.float({ description: 'Years of further use, 0..15 (default 2)' }) },
-    resolve: (_root, args, { services, caller }) => {
-      const result = services.footprint.savings(args, caller);
+    resolve: async (_root, args, { services, caller }) => {
+      const result = await services.footprint.savings(args, caller);
       cacheCalculation();
       return result;
     },
@@ -277,8 +277,8 @@ builder.queryFields((t) => ({
       reuse_country: t.arg.string({ description: 'Country of reuse (default: country)' }),
       swaps: t.arg.string({ description: 'Comma-separated swap tokens' }),
     },
-    resolve: (_root, args, { services, caller }) => {
-      const result = services.footprint.refurbishment(args, caller);
+    resolve: async (_root, args, { services, caller }) => {
+      const result = await services.footprint.refurbishment(args, caller);
       cacheCalculation();
       return result;
     },
@@ -291,18 +291,18 @@ builder.mutationField('footprintBatch', (t) =>
     description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}. Counts as one request against quotas.`,
     extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'] } },
     args: { products: t.arg({ type: [BatchItemInput], required: true }) },
-    resolve: (_root, { products }, { services, caller }) => {
+    resolve: async (_root, { products }, { services, caller }) => {
       if (products.length === 0 || products.length > MAX_BATCH) {
         throw new ApiError(400, 'INVALID_PARAMETER', "Invalid parameter 'products'", `products: must contain 1 to ${MAX_BATCH} items, got ${products.length}`);
       }
-      const results = products.map((item, index) => {
-        try {
-          return services.footprint.footprint(item, caller);
-        } catch (error) {
-          if (!(error instanceof ApiError) || error.status !== 400) throw error;
-          return { error: error.details, index };
-        }
-      });
+      const results = await Promise.all(
+        products.map((item, index) =>
+          services.footprint.footprint(item, caller).catch((error: unknown) => {
+            if (!(error instanceof ApiError) || error.status !== 400) throw error;
+            return { error: error.details, index };
+          }),
+        ),
+      );
       return { total: products.length, successful: results.filter((r) => !('error' in r)).length, results };
     },
   }),

@@ -15,6 +15,8 @@ import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
 import type { Caller } from '../auth/caller.ts';
 import { invalidFields, resolveDevice, type DeviceQuery, type FieldProblem, type FootprintProduct, type ResolvedDevice } from './device.ts';
 import type { CalculationRecord, CalculationWriter } from './calculation-writer.ts';
+import type { Prisma } from '../db/database.ts';
+import type { CatalogueService } from '../catalogue/service.ts';
 
 export const METHODOLOGY_STANDARD =
   'ISO 14067:2018 and GHG Protocol Product Standard aligned; component-based production model calibrated to manufacturer PCFs';
@@ -69,42 +71,45 @@ interface RegionFactor {
 export class FootprintService {
   constructor(
     private readonly reference: ReferenceStore,
+    private readonly catalogue: CatalogueService,
     private readonly writer: CalculationWriter,
   ) {}
 
-  footprint(query: DeviceQuery & { country?: string | null }, caller: Caller): FootprintResponse {
-    const { device, region, result } = this.evaluate(query, 'country');
-    const calculated_at = new Date();
-    const calculation_id = this.record(caller, 'footprint', query, device, region, result, result, []);
-    return {
+  async footprint(query: DeviceQuery & { country?: string | null }, caller: Caller): Promise<FootprintResponse> {
+    const { device, region, result } = await this.evaluate(query, 'country');
+    const response: FootprintResponse = {
       product: device.product,
       country: region.code,
       total_kg_co2e: result.total_kg_co2e,
       breakdown: result.breakdown,
       methodology: methodology(device, region, result),
-      calculated_at,
-      calculation_id,
+      calculated_at: new Date(),
+      calculation_id: null,
     };
+    response.calculation_id = this.record(caller, 'footprint', query, device, region, result, { ...response, production_components: result.production_components }, []);
+    return response;
   }
 
-  savings(query: DeviceQuery & { country?: string | null; remaining_years?: number | null }, caller: Caller): SavingsResponse {
+  async savings(query: DeviceQuery & { country?: string | null; remaining_years?: number | null }, caller: Caller): Promise<SavingsResponse> {
     const remaining_years = query.remaining_years ?? 2;
-    const { device, region, result } = this.evaluate(query, 'country', remainingYearsProblems(remaining_years));
+    const { device, region, result } = await this.evaluate(query, 'country', remainingYearsProblems(remaining_years));
     const savings = calculateSavings({ footprint: result, remaining_years, grid_factor_kg_per_kwh: region.factor.value });
-    return {
+    const response: SavingsResponse = {
       ...savings,
       product: device.product,
       country: region.code,
       methodology: methodology(device, region, result),
       calculated_at: new Date(),
-      calculation_id: this.record(caller, 'savings', query, device, region, result, savings, []),
+      calculation_id: null,
     };
+    response.calculation_id = this.record(caller, 'savings', query, device, region, result, response, []);
+    return response;
   }
 
-  refurbishment(
+  async refurbishment(
     query: DeviceQuery & { country?: string | null; grade?: string | null; remaining_years?: number | null; reuse_country?: string | null; swaps?: string | null },
     caller: Caller,
-  ): RefurbishmentResponse {
+  ): Promise<RefurbishmentResponse> {
     const problems: FieldProblem[] = [];
     const remaining_years = query.remaining_years ?? 2;
     problems.push(...remainingYearsProblems(remaining_years));
@@ -120,7 +125,7 @@ export class FootprintService {
       problems.push({ field: 'swaps', reason: `invalid token '${error.token}': ${error.reason}` });
     }
     const reuse = query.reuse_country?.trim() ? this.region(query.reuse_country, 'reuse_country', problems) : undefined;
-    const { device, region, result } = this.evaluate(query, 'country', problems);
+    const { device, region, result } = await this.evaluate(query, 'country', problems);
     const reuseRegion = reuse ?? region;
     const refurbishment = calculateRefurbishment({
       footprint: result,
@@ -132,20 +137,26 @@ export class FootprintService {
       reuse_grid_factor_kg_per_kwh: reuseRegion.factor.value,
     });
     const reuseFactor = reuseRegion.code === region.code ? [] : [{ factor_id: reuseRegion.factor.id, role: 'reuse_grid' }];
-    return {
+    const response: RefurbishmentResponse = {
       ...refurbishment,
       product: device.product,
       country: region.code,
       reuse_country: reuseRegion.code,
       methodology: methodology(device, region, result, reuse && reuseRegion.code !== region.code ? reuseRegion : undefined),
       calculated_at: new Date(),
-      calculation_id: this.record(caller, 'refurbishment', query, device, region, result, refurbishment, reuseFactor),
+      calculation_id: null,
     };
+    response.calculation_id = this.record(caller, 'refurbishment', query, device, region, result, response, reuseFactor);
+    return response;
   }
 
   /** Device, region and footprint, or one 400 listing every problem found (including `problems` passed in). */
-  private evaluate(query: DeviceQuery & { country?: string | null }, field: string, problems: FieldProblem[] = []) {
-    const resolved = resolveDevice(query);
+  private async evaluate(query: DeviceQuery & { country?: string | null }, field: string, problems: FieldProblem[] = []) {
+    const brand = query.brand?.trim();
+    const mpn = query.mpn?.trim() || null;
+    const model = query.model?.trim() || null;
+    const match = brand && (mpn || model) ? await this.catalogue.find(brand, mpn, model) : undefined;
+    const resolved = resolveDevice(query, match);
     const region = this.region(query.country, field, problems);
     const all = [...resolved.problems, ...problems];
     if (all.length || !resolved.device || !region) throw invalidFields(all);
@@ -157,6 +168,8 @@ export class FootprintService {
       published: device.published,
       grid_factor_kg_per_kwh: region.factor.value,
       use_region: region.code,
+      brand: device.product.brand,
+      release_year: device.release_year,
     });
     return { device, region, result };
   }
@@ -182,6 +195,7 @@ export class FootprintService {
     device: ResolvedDevice,
     region: RegionFactor,
     footprint: FootprintResult,
+    /** What the caller was answered (plus engine detail worth citing); serialised by the writer. */
     result: object,
     extraFactors: CalculationRecord['factors'],
   ): string | null {
@@ -198,8 +212,8 @@ export class FootprintService {
       confidence: footprint.confidence,
       total_kg_co2e: footprint.total_kg_co2e,
       ...footprint.breakdown,
-      inputs: JSON.parse(JSON.stringify(inputs)),
-      result: JSON.parse(JSON.stringify({ ...result, product: device.product, data_sources: device.data_sources })),
+      inputs: inputs as Prisma.InputJsonValue,
+      result: result as Prisma.InputJsonValue,
       grid_factor_id: region.factor.id,
       factors: [{ factor_id: region.factor.id, role: 'use_grid' }, ...extraFactors],
     });

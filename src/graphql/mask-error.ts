@@ -13,6 +13,8 @@ export function maskGraphQLError(error: unknown): Error {
   return new GraphQLError(api.message, {
     nodes: error instanceof GraphQLError ? error.nodes : undefined,
     path: error instanceof GraphQLError ? error.path : undefined,
+    // Kept so REST (SOFA) renders the error's own body (e.g. the 404 of /identify).
+    originalError: api,
     extensions: { code: api.code, details: api.details, http: { status: api.status, headers: api.headers } },
   });
 }

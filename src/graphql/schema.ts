@@ -5,6 +5,7 @@ import './scalars.ts';
 import '../reference/schema.ts';
 import '../organizations/schema.ts';
 import '../footprint/schema.ts';
+import '../catalogue/schema.ts';
 
 export const schema = builder.toSchema();
 

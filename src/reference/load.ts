@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { SqlSession } from '../db/database.ts';
 import { CATEGORIES } from '../footprint/engine/index.ts';
 import { loadGridFactors, loadRegions, loadRegistries } from './grid-data.ts';
+import { loadCatalogue } from '../catalogue/catalogue-data.ts';
 
 interface Dataset {
   name: string;
@@ -23,6 +24,28 @@ const DATASETS = (): Dataset[] => [
       FROM json_to_recordset($1::json) AS r(id text, name text, "group" text, lifetime_years float8, fallback_kwh_per_year float8, defaults jsonb, parameters jsonb)
       ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, "group" = EXCLUDED."group", lifetime_years = EXCLUDED.lifetime_years,
         fallback_kwh_per_year = EXCLUDED.fallback_kwh_per_year, defaults = EXCLUDED.defaults, parameters = EXCLUDED.parameters`,
+  },
+  {
+    name: 'products',
+    rows: loadCatalogue().map((e) => ({
+      brand: e.brand, mpn: e.mpn, name: e.name, category: e.category, release_year: e.release_year, aliases: e.aliases,
+      ...e.specs,
+      pcf_total_kg: e.pcf?.total_kg, pcf_lifetime_years: e.pcf?.lifetime_years, pcf_use_location: e.pcf?.use_location, pcf_source_url: e.pcf?.source_url,
+      source: e.source.url ?? 'built-in catalogue', source_note: e.source.note,
+    })),
+    sql: `INSERT INTO products (id, brand, mpn, name, category, release_year, aliases, weight_kg, screen_size_inch, screen_type, processor_tdp_w,
+        ram_gb, storage_gb, storage_type, battery_wh, typical_consumption_kwh, pcf_total_kg, pcf_lifetime_years, pcf_use_location, pcf_source_url, source, source_note)
+      SELECT gen_random_uuid(), brand, mpn, name, category, release_year, ARRAY(SELECT json_array_elements_text(aliases)), weight_kg, screen_size_inch, screen_type,
+        processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh, typical_consumption_kwh, pcf_total_kg, pcf_lifetime_years, pcf_use_location, pcf_source_url, source, source_note
+      FROM json_to_recordset($1::json) AS r(brand text, mpn text, name text, category text, release_year int, aliases json, weight_kg float8,
+        screen_size_inch float8, screen_type text, processor_tdp_w float8, ram_gb float8, storage_gb float8, storage_type text, battery_wh float8,
+        typical_consumption_kwh float8, pcf_total_kg float8, pcf_lifetime_years float8, pcf_use_location text, pcf_source_url text, source text, source_note text)
+      ON CONFLICT (brand, mpn) DO UPDATE SET name = EXCLUDED.name, category = EXCLUDED.category, release_year = EXCLUDED.release_year,
+        aliases = EXCLUDED.aliases, weight_kg = EXCLUDED.weight_kg, screen_size_inch = EXCLUDED.screen_size_inch, screen_type = EXCLUDED.screen_type,
+        processor_tdp_w = EXCLUDED.processor_tdp_w, ram_gb = EXCLUDED.ram_gb, storage_gb = EXCLUDED.storage_gb, storage_type = EXCLUDED.storage_type,
+        battery_wh = EXCLUDED.battery_wh, typical_consumption_kwh = EXCLUDED.typical_consumption_kwh, pcf_total_kg = EXCLUDED.pcf_total_kg,
+        pcf_lifetime_years = EXCLUDED.pcf_lifetime_years, pcf_use_location = EXCLUDED.pcf_use_location, pcf_source_url = EXCLUDED.pcf_source_url,
+        source = EXCLUDED.source, source_note = EXCLUDED.source_note, updated_at = now()`,
   },
   {
     name: 'regions',

@@ -9,7 +9,7 @@ describe(`plan quotas over REST and GraphQL on ${TEST_DATABASE_KIND}`, () => {
   let t: TestApp;
   beforeAll(async () => {
     // Spec daily limits; per-minute limits high except for pro, to test each window on its own.
-    t = await createTestApp({ QUOTA_LIMITS: 'minute.free=1000,minute.business=1000,minute.enterprise=1000,minute.pro=3' });
+    t = await createTestApp({ QUOTA_LIMITS: 'minute.free=1000,minute.business=1000,minute.enterprise=3,minute.pro=3' });
   });
   afterAll(() => t.close());
 
@@ -70,7 +70,7 @@ describe(`plan quotas over REST and GraphQL on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('answers GraphQL refusals as GraphQL errors with the same status and headers', async () => {
-    const org = await t.createOrg('pro');
+    const org = await t.createOrg('enterprise');
     const { key } = await t.createKey(org.id);
     const send = () => t.graphql('{ organization { plan } }', {}, key);
     for (let i = 0; i < 3; i++) expect((await send()).status).toBe(200);

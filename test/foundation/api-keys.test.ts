@@ -25,15 +25,15 @@ describe('organisations and API keys', () => {
   });
 
   it('lets a valid key read its organisation over GraphQL', async () => {
-    const org = await t.createOrg('pro', 'Reader');
+    const org = await t.createOrg('business', 'Reader');
     const { key } = await t.createKey(org.id);
     const res = await t.graphql(ORG_QUERY, {}, key);
     expect(res.status).toBe(200);
-    expect(res.body.data.organization).toEqual({ id: org.id, name: 'Reader', plan: 'pro', asset_count: 0, total_kg_co2e: 0 });
+    expect(res.body.data.organization).toEqual({ id: org.id, name: 'Reader', plan: 'business', asset_count: 0, total_kg_co2e: 0 });
   });
 
   it('rejects unknown, malformed and revoked keys with 401 ApiErrors', async () => {
-    const org = await t.createOrg('pro');
+    const org = await t.createOrg('business');
     const { id, key } = await t.createKey(org.id);
     expect((await t.graphql(ORG_QUERY, {}, key)).status).toBe(200);
 

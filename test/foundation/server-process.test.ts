@@ -35,11 +35,11 @@ describe(`server process and lcf CLI on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('creates an organisation and keys, and revokes a key, through `lcf admin`', async () => {
-    const org = await cli('admin', 'org', 'create', '--name', 'Acme ITAD', '--plan', 'pro', '--json');
+    const org = await cli('admin', 'org', 'create', '--name', 'Acme ITAD', '--plan', 'business', '--json');
     expect(org.code, org.stderr).toBe(0);
     const orgJson = JSON.parse(org.stdout);
     expect(Object.keys(orgJson)).toEqual(['id', 'name', 'plan']);
-    expect(orgJson).toMatchObject({ name: 'Acme ITAD', plan: 'pro' });
+    expect(orgJson).toMatchObject({ name: 'Acme ITAD', plan: 'business' });
 
     const key = await cli('admin', 'key', 'create', '--org', orgJson.id, '--test', '--bi', '--json');
     expect(key.code, key.stderr).toBe(0);

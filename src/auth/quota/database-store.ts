@@ -96,6 +96,13 @@ export class DatabaseCounterStore implements CounterStore {
     this.commitMode = options.asyncCommit ? 'off' : null;
   }
 
+  async dayCounts(subjects: QuotaSubject[], now: Date): Promise<number[]> {
+    const buckets = subjects.map((subject) => bucketsFor(subject, now).day);
+    const rows = await this.prisma.usageCounter.findMany({ where: { bucket: { in: buckets } }, select: { bucket: true, count: true } });
+    const counts = new Map(rows.map((r) => [r.bucket, r.count]));
+    return buckets.map((bucket) => counts.get(bucket) ?? 0);
+  }
+
   async consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult> {
     const buckets = bucketsFor(subject, now);
     const rows = await this.prisma.$queryRawUnsafe<ConsumeRow[]>(

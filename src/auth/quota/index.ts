@@ -59,6 +59,12 @@ export class QuotaService {
     return decide(plan, limits, counts, now);
   }
 
+  /** Today's count and daily limit per key, for the console. */
+  async usageToday(keys: { keyId: string; orgId: string; plan: Plan }[], now: Date = new Date()): Promise<{ used: number; limit: number }[]> {
+    const counts = await this.store.dayCounts(keys.map((k) => ({ kind: 'key', ...k })), now);
+    return keys.map((k, i) => ({ used: counts[i]!, limit: this.day[k.plan] }));
+  }
+
   async close(): Promise<void> {
     await this.store.close?.();
   }

@@ -73,6 +73,8 @@ export interface CounterResult {
  */
 export interface CounterStore {
   consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult>;
+  /** Requests counted today (UTC) per subject, without counting anything (the console's usage view). */
+  dayCounts(subjects: QuotaSubject[], now: Date): Promise<number[]>;
   close?(): Promise<void>;
 }
 

@@ -72,6 +72,15 @@ export class RedisCounterStore implements CounterStore {
     return `${this.prefix}${bucket.slice(0, bucket.length - subject.length)}{${subject}}`;
   }
 
+  async dayCounts(subjects: QuotaSubject[], now: Date): Promise<number[]> {
+    if (subjects.length === 0) return [];
+    const keys = subjects.map((subject) => {
+      const buckets = bucketsFor(subject, now);
+      return this.key(buckets.day, buckets.subject);
+    });
+    return (await this.redis.mget(...keys)).map((value) => Number(value ?? 0));
+  }
+
   async consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult> {
     const buckets = bucketsFor(subject, now);
     const dayTtl = Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000) + GRACE_SECONDS;

@@ -2,6 +2,8 @@
  * calculateFootprint: production + transport + use + end of life, confidence and uncertainty.
  * Pure: everything it needs comes from the input and the parameters loaded at module load.
  */
+import { adjustmentFor } from './adjustment.ts';
+import type { AdjustmentResult } from './adjustment.ts';
 import { ENGINE_VERSION } from './constants.ts';
 import { endOfLifeFactor, endOfLifeKg } from './end-of-life.ts';
 import type { EngineParameters, GroupFit } from './parameters.ts';
@@ -70,7 +72,10 @@ export function uncertaintyPct(
 
 export interface EmbodiedModel {
   specs: ResolvedSpecs;
+  /** the group fit; residual_abs_pct is the one that applies (unknown-brand residuals when the brand is not known) */
   fit: GroupFit;
+  /** calibration adjustment (brand, release year, spec terms) already applied to components, transport and end of life */
+  adjustment: AdjustmentResult;
   components: ComponentValues;
   production: number;
   transport: TransportResult;
@@ -79,24 +84,54 @@ export interface EmbodiedModel {
   regionKnown: boolean;
 }
 
-/** Parametric embodied footprint (production, transport, end of life) of a device. */
+/** Brand and release year of the device (optional inputs of the calibration adjustment). */
+export interface DeviceContext {
+  brand?: string;
+  release_year?: number;
+}
+
+/**
+ * Parametric embodied footprint (production, transport, end of life) of a device: component
+ * model x group multipliers, times the calibration adjustment of brand, release year and specs.
+ */
 export function embodiedModel(
   category: CategoryDefinition,
   specs: ResolvedSpecs,
   useRegion: string,
   params: EngineParameters = ENGINE_PARAMETERS,
+  context: DeviceContext = {},
 ): EmbodiedModel {
-  const fit = groupFit(params, category.parameters.fit_group);
-  const components = scaleComponents(rawProductionComponents(category, specs, fit.shape), fit.production_multipliers);
+  const groupFitValue = groupFit(params, category.parameters.fit_group);
+  const adj = adjustmentFor(params.adjustments, category, specs, annualKwh(category, specs).kwh, context.brand, context.release_year);
+  const f = adj.factor;
+  const components = scaleComponents(rawProductionComponents(category, specs, groupFitValue.shape), groupFitValue.production_multipliers);
+  for (const c of PRODUCTION_COMPONENTS) components[c] *= f;
   const region = useRegionOf(useRegion);
   const t = category.parameters.transport;
   const cf = categoryFit(params, category.id);
-  const transport = transportKg(specs.weight_kg, t.shipping_mass_factor, cf?.air_share ?? t.air_share, t.assembly_region, region ?? 'europe');
+  const baseTransport = transportKg(specs.weight_kg, t.shipping_mass_factor, cf?.air_share ?? t.air_share, t.assembly_region, region ?? 'europe');
+  const transport = { ...baseTransport, kg: baseTransport.kg * f };
   const eolFactor = endOfLifeFactor(category, cf?.eol_kg_per_kg ?? null);
+  const unknownBrandResiduals = groupFitValue.residual_abs_pct_unknown_brand;
+  const fit = adj.group !== null && !adj.brand_known && unknownBrandResiduals
+    ? { ...groupFitValue, residual_abs_pct: unknownBrandResiduals }
+    : groupFitValue;
   return {
-    specs, fit, components, production: sumComponents(components), transport,
-    endOfLife: endOfLifeKg(specs.weight_kg, category, cf?.eol_kg_per_kg ?? null), eolFactor, regionKnown: region !== null,
+    specs, fit, adjustment: adj, components, production: sumComponents(components), transport,
+    endOfLife: endOfLifeKg(specs.weight_kg, category, cf?.eol_kg_per_kg ?? null) * f, eolFactor, regionKnown: region !== null,
   };
+}
+
+function adjustmentNote(adj: AdjustmentResult): string | null {
+  if (adj.group === null) return null;
+  const parts: string[] = [];
+  if (adj.brand === null) parts.push('no brand: pooled level of the calibration group');
+  else if (!adj.brand_known) parts.push(`brand '${adj.brand}' not in the calibration set: pooled level of the calibration group`);
+  else parts.push(`brand '${adj.brand}' x${round2(Math.exp(adj.brand_log))} (fitted level of the manufacturer's published footprints)`);
+  if (adj.year_used !== null) parts.push(`release year ${adj.year_used} x${round2(Math.exp(adj.year_log))}`);
+  else if (adj.group.reference_year !== null) parts.push(`no release year: reference year ${adj.group.reference_year}`);
+  if (adj.spec_log !== 0) parts.push(`spec terms x${round2(Math.exp(adj.spec_log))}`);
+  return `calibration adjustment x${round2(adj.factor)}: ${parts.join('; ')}`;
 }
 
 function publishedEmbodied(pub: PublishedFootprint, modelEmbodied: number, annual: number, fallbackGrid: number): { kg: number; note: string } {
@@ -117,7 +152,10 @@ export function calculateFootprint(input: FootprintInput, params: EngineParamete
   const specs = resolveSpecs(category, input.specs);
   const lifetime = input.lifetime_years !== undefined && input.lifetime_years > 0 ? input.lifetime_years : category.lifetime_years;
   const grid = Math.max(0, input.grid_factor_kg_per_kwh);
-  const m = embodiedModel(category, specs, input.use_region, params);
+  const context: DeviceContext = {};
+  if (input.brand !== undefined) context.brand = input.brand;
+  if (input.release_year !== undefined) context.release_year = input.release_year;
+  const m = embodiedModel(category, specs, input.use_region, params, context);
   const energy = annualKwh(category, specs);
   const use = usePhaseKg(energy.kwh, lifetime, grid);
 
@@ -138,6 +176,8 @@ export function calculateFootprint(input: FootprintInput, params: EngineParamete
   );
   if (!m.regionKnown) assumptions.push(`use region '${input.use_region}' not recognised: Europe route assumed for transport`);
   assumptions.push(`end of life: ${m.eolFactor} kg CO2e per kg (${category.parameters.end_of_life.material_class}), cut-off approach`);
+  const adjNote = adjustmentNote(m.adjustment);
+  if (adjNote !== null) assumptions.push(adjNote);
 
   let components = m.components;
   let production = m.production;

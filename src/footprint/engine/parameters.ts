@@ -28,8 +28,38 @@ export interface GroupFit {
   production_multipliers: ProductionMultipliers;
   /** fitted elasticities of housing to mass and display to screen area (1 = proportional), and their anchors */
   shape: ComponentShape;
-  /** cross-validated absolute percentage error of the embodied footprint */
+  /** cross-validated absolute percentage error of the embodied footprint (brand and release year supplied) */
   residual_abs_pct: ResidualPercentiles;
+  /**
+   * cross-validated error when the brand is not one the calibration adjustment knows (predicted
+   * with the brand withheld); absent in older parameter files
+   */
+  residual_abs_pct_unknown_brand?: ResidualPercentiles;
+}
+
+/** Calibration adjustment of one fit group (section 3.3 of docs/methodology.md); ln scale. */
+export interface GroupAdjustment {
+  /** median release year of the group's calibration rows (null: no year trend) */
+  reference_year: number | null;
+  /** years are clamped to this range before the trend is applied */
+  year_range: [number, number] | null;
+  /** ln-change of the embodied footprint per year (group trend gamma) */
+  year_slope: number;
+  /** per brand (normalised key): eta (ln offset on top of the cross-group brand offset) and delta (extra ln slope per year) */
+  brands: Record<string, { offset: number; year_slope: number; year_offsets?: Record<string, number> }>;
+  /** log-linear spec terms phi (feature - reference, feature clamped to range); empty when not used */
+  features: Record<string, { coefficient: number; reference: number; range: [number, number] }>;
+}
+
+export interface CalibrationAdjustments {
+  method: string;
+  /** ridge penalties chosen by inner cross-validation on the training folds */
+  lambdas: { brand: number; brand_group: number; year: number; features: number; brand_year: number };
+  /** per-group overrides of the group-level lambdas (chosen per group by the same inner cross-validation) */
+  group_lambdas?: Record<string, Partial<{ brand_group: number; year: number; features: number; brand_year: number }>>;
+  /** alpha: cross-group ln offset per normalised brand */
+  brand_offsets: Record<string, number>;
+  groups: Record<string, GroupAdjustment>;
 }
 
 /** Per-category fits of transport and end of life (only categories that publish those shares). */
@@ -56,6 +86,8 @@ export interface EngineParameters {
   /** median error ratio manufacturers publish with their PCFs, percent */
   manufacturer_error_pct: number;
   use_phase_uncertainty_pct: { measured: number; profile: number };
+  /** brand / release-year / spec adjustment of the embodied footprint; absent = factor 1 */
+  adjustments?: CalibrationAdjustments;
 }
 
 export const ENGINE_PARAMETERS: EngineParameters = raw as unknown as EngineParameters;

@@ -109,6 +109,14 @@ export interface FootprintInput {
   /** ISO 3166-1 alpha-2 code or sub-national code such as 'US-CA' */
   use_region: string;
   lifetime_years?: number;
+  /**
+   * manufacturer of the product (the request's brand); normalised ('HP Inc.' = 'HP' = 'Hewlett
+   * Packard Enterprise'). Selects the fitted brand level of the calibration adjustment; unknown or
+   * missing brands use the calibration group's pooled level.
+   */
+  brand?: string;
+  /** release year of the product (catalogue); drives the fitted year trend; missing = group reference year */
+  release_year?: number;
 }
 
 export interface FootprintBreakdown {

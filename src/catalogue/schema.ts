@@ -1,0 +1,115 @@
+import { builder } from '../graphql/builder.ts';
+import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import { IcecatUnavailableError } from './icecat/index.ts';
+import { BUILT_IN_SOURCE, type CatalogueMatch } from './service.ts';
+import type { CatalogueEntry, CatalogueSpecs } from './search.ts';
+
+const MIN_QUERY = 2;
+const MAX_RESULTS = 15;
+
+export const ProductSpecs = builder.objectRef<CatalogueSpecs>('ProductSpecs').implement({
+  description: 'Specifications as known to the catalogue; null where not published.',
+  fields: (t) => ({
+    weight_kg: t.exposeFloat('weight_kg', { nullable: true }),
+    screen_size_inch: t.exposeFloat('screen_size_inch', { nullable: true }),
+    screen_type: t.exposeString('screen_type', { nullable: true }),
+    processor_tdp_w: t.exposeFloat('processor_tdp_w', { nullable: true }),
+    ram_gb: t.exposeFloat('ram_gb', { nullable: true }),
+    storage_gb: t.exposeFloat('storage_gb', { nullable: true }),
+    storage_type: t.exposeString('storage_type', { nullable: true }),
+    battery_wh: t.exposeFloat('battery_wh', { nullable: true }),
+    typical_consumption_kwh: t.exposeFloat('typical_consumption_kwh', { nullable: true, description: 'kWh per year' }),
+  }),
+});
+
+const SearchHitRef = builder.objectRef<CatalogueEntry>('CatalogueDevice').implement({
+  fields: (t) => ({
+    brand: t.exposeString('brand'),
+    mpn: t.exposeString('mpn'),
+    name: t.exposeString('name'),
+    category: t.exposeString('category'),
+    release_year: t.exposeInt('release_year'),
+    specs: t.expose('specs', { type: ProductSpecs }),
+  }),
+});
+
+const SearchResult = builder.objectRef<{ query: string; count: number; source: string; results: CatalogueEntry[] }>('SearchResult').implement({
+  fields: (t) => ({
+    query: t.exposeString('query'),
+    count: t.exposeInt('count'),
+    source: t.exposeString('source', { description: 'Origin of the results: the built-in device database' }),
+    results: t.expose('results', { type: [SearchHitRef] }),
+  }),
+});
+
+const IdentifyResult = builder.objectRef<CatalogueMatch>('IdentifyResult').implement({
+  description: 'A device identified by the external catalogue (Icecat) or, without one or when it does not know it, the built-in catalogue.',
+  fields: (t) => ({
+    found: t.boolean({ resolve: () => true }),
+    icecat_id: t.int({ nullable: true, description: 'Icecat product id; null when identified from the built-in catalogue', resolve: (m) => m.icecat_id ?? null }),
+    brand: t.string({ resolve: (m) => m.entry.brand }),
+    mpn: t.string({ resolve: (m) => m.entry.mpn }),
+    name: t.string({ resolve: (m) => m.entry.name }),
+    icecat_category: t.string({ nullable: true, description: "The external catalogue's category", resolve: (m) => m.icecat_category ?? null }),
+    mapped_category: t.string({ resolve: (m) => m.entry.category }),
+    specs: t.field({ type: ProductSpecs, resolve: (m) => m.entry.specs }),
+    source: t.string({ description: '`icecat` or `built-in catalogue`', resolve: (m) => (m.icecat_id !== undefined ? 'icecat' : BUILT_IN_SOURCE) }),
+  }),
+});
+
+/** 404 of /identify: the spec's not-found body {found: false, brand, mpn, message} instead of an ApiError. */
+class NotIdentifiedError extends ApiError {
+  constructor(private readonly query: { brand: string | null; mpn: string | null }) {
+    super(404, 'PRODUCT_NOT_FOUND', 'Product not found', 'No catalogue knows this product');
+  }
+
+  override toBody() {
+    return { found: false, brand: this.query.brand, mpn: this.query.mpn, message: 'No catalogue knows this product; footprints still work from specs or category defaults.' };
+  }
+}
+
+builder.queryField('search', (t) =>
+  t.field({
+    type: SearchResult,
+    description: `Fuzzy, typo-tolerant search of the built-in device database over brand, name, part number and aliases; up to ${MAX_RESULTS} results, best first.`,
+    extensions: { rest: { method: 'GET', path: '/search', tags: ['Products'] } },
+    args: { q: t.arg.string({ required: true, description: `Search text, at least ${MIN_QUERY} characters` }) },
+    resolve: (_root, { q }, { services }) => {
+      const query = q.trim();
+      if (query.length < MIN_QUERY) throw invalidParameter('q', `must be at least ${MIN_QUERY} characters`);
+      const results = services.catalogue.index.search(query, MAX_RESULTS).map((hit) => hit.entry);
+      return { query, count: results.length, source: BUILT_IN_SOURCE, results };
+    },
+  }),
+);
+
+builder.mutationField('identify', (t) =>
+  t.field({
+    type: IdentifyResult,
+    description:
+      'Identifies a product by manufacturer (alias brand) and model string or part number (alias mpn), or by GTIN. ' +
+      'Not found: 404 {found: false, brand, mpn, message}. External catalogue unreachable: 503.',
+    extensions: { rest: { method: 'POST', path: '/identify', tags: ['Products'] } },
+    args: {
+      manufacturer: t.arg.string(),
+      brand: t.arg.string({ description: 'Alias of manufacturer' }),
+      model_string: t.arg.string(),
+      mpn: t.arg.string({ description: 'Alias of model_string' }),
+    },
+    resolve: async (_root, args, { services }) => {
+      const brand = (args.manufacturer ?? args.brand)?.trim() || null;
+      const code = (args.model_string ?? args.mpn)?.trim() || null;
+      if (!code) throw invalidParameter('model_string', 'model_string (or mpn) is required');
+      let match: CatalogueMatch | undefined;
+      try {
+        match = await services.catalogue.lookupExternal(brand ?? undefined, code);
+      } catch (error) {
+        if (!(error instanceof IcecatUnavailableError)) throw error;
+        throw new ApiError(503, 'CATALOGUE_UNAVAILABLE', 'External catalogue unavailable', `Icecat could not be reached (${error.reason}); try again later`, { 'Retry-After': '30' });
+      }
+      match ??= services.catalogue.findBuiltIn(brand ?? undefined, code, code);
+      if (!match) throw new NotIdentifiedError({ brand, mpn: code });
+      return match;
+    },
+  }),
+);

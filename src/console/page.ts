@@ -1,0 +1,68 @@
+// Server-rendered HTML of the API-key console: no client-side script, every action a form POST.
+
+const escape = (value: unknown) =>
+  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+
+export interface ConsoleKey {
+  id: string;
+  prefix: string;
+  name: string | null;
+  environment: string;
+  plan: string;
+  bi_enabled: boolean;
+  org_context: boolean;
+  created_at: Date;
+  revoked_at: Date | null;
+  used_today: number;
+  daily_limit: number;
+}
+
+const layout = (title: string, body: string) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>${escape(title)}</title>
+<style>
+body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1b2b23}
+h1{font-size:1.4rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #d5e0da}
+.revoked{color:#8a8a8a;text-decoration:line-through}.secret{font:1rem monospace;background:#eef7f1;padding:.6rem;border:1px solid #7fb894;word-break:break-all}
+.error{color:#a12020}form.inline{display:inline}button{cursor:pointer}meter{width:8rem}
+</style></head><body>${body}</body></html>`;
+
+export function loginPage(error?: string): string {
+  return layout(
+    'Sign in · API keys',
+    `<h1>API keys</h1>
+<p>Sign in with a live API key of your organisation (a key with organisation context).</p>
+${error ? `<p class="error" role="alert">${escape(error)}</p>` : ''}
+<form method="post" action="/console/login">
+  <label>API key <input name="key" type="password" autocomplete="off" required size="48"></label>
+  <button type="submit">Sign in</button>
+</form>`,
+  );
+}
+
+export function keysPage(org: { name: string; plan: string }, keys: ConsoleKey[], newKey?: { key: string; prefix: string }): string {
+  const rows = keys
+    .map(
+      (k) => `<tr class="${k.revoked_at ? 'revoked' : ''}" data-key-id="${escape(k.id)}">
+  <td><code>${escape(k.prefix)}…</code></td><td>${escape(k.name ?? '')}</td><td>${escape(k.environment)}</td>
+  <td>${k.created_at.toISOString().slice(0, 10)}</td>
+  <td class="usage"><meter min="0" max="${k.daily_limit}" value="${k.used_today}"></meter> ${k.used_today} / ${k.daily_limit}</td>
+  <td>${k.revoked_at ? `revoked ${k.revoked_at.toISOString().slice(0, 10)}` : `<form class="inline" method="post" action="/console/keys/${escape(k.id)}/revoke"><button type="submit">Revoke</button></form>`}</td>
+</tr>`,
+    )
+    .join('\n');
+  return layout(
+    `API keys · ${org.name}`,
+    `<h1>API keys of ${escape(org.name)} <small>(${escape(org.plan)} plan)</small></h1>
+${newKey ? `<p>New key, shown once: copy it now.</p><p class="secret" id="new-key">${escape(newKey.key)}</p>` : ''}
+<table><thead><tr><th>Key</th><th>Name</th><th>Environment</th><th>Created</th><th>Requests today (UTC)</th><th></th></tr></thead>
+<tbody>${rows}</tbody></table>
+<h2>Create a key</h2>
+<form method="post" action="/console/keys">
+  <label>Name <input name="name" maxlength="200"></label>
+  <label>Environment <select name="environment"><option value="live">live</option><option value="test">test (sandbox data in GraphQL)</option></select></label>
+  <button type="submit">Create key</button>
+</form>
+<form method="post" action="/console/logout"><button type="submit">Sign out</button></form>`,
+  );
+}

@@ -1,0 +1,80 @@
+import { existsSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/test-app.ts';
+
+const CHROMIUM = '/usr/bin/chromium';
+if (!existsSync(CHROMIUM)) console.warn(`console browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium; .ci/run installs it)`);
+
+// The API-key page as a person uses it, in a real headless Chromium.
+describe.skipIf(!existsSync(CHROMIUM))('API-key console in Chromium', () => {
+  let t: TestApp;
+  let server: Server;
+  let base: string;
+  let browser: Browser;
+  let signInKey: string;
+
+  beforeAll(async () => {
+    t = await createTestApp({ QUOTA_LIMITS: 'minute.pro=1000' });
+    const org = await t.createOrg('pro', 'Console Org');
+    signInKey = (await t.createKey(org.id)).key;
+    server = createServer(t.app.handle);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await t.close();
+  });
+
+  const callApi = (key: string) => fetch(`${base}/v1/reference/categories`, { headers: { authorization: `Bearer ${key}` } });
+
+  it('signs in with a key, lists keys with usage, creates a key shown once, and revokes it', async () => {
+    const page = await browser.newPage();
+    await page.goto(`${base}/console`);
+    await page.fill('input[name=key]', 'svc_live_wrongwrongwrongwrongwrongwrong12');
+    await page.click('button[type=submit]');
+    await expect(page.locator('.error').textContent()).resolves.toMatch(/not a live API key/);
+
+    for (let i = 0; i < 3; i++) expect((await callApi(signInKey)).status).toBe(200);
+    await page.fill('input[name=key]', signInKey);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('h1:has-text("Console Org")');
+    expect(await page.locator('tbody tr').count()).toBe(1);
+    expect(await page.locator('tbody tr td.usage').first().textContent()).toMatch(/3 \/ 1000/);
+
+    await page.fill('input[name=name]', 'ci pipeline');
+    await page.click('text=Create key');
+    const created = (await page.locator('#new-key').textContent())!.trim();
+    expect(created).toMatch(/^svc_live_[A-Za-z0-9]{32}$/);
+    expect((await callApi(created)).status).toBe(200);
+    expect(await page.locator('tbody tr').count()).toBe(2);
+
+    await page.screenshot({ path: `${process.env.TMPDIR ?? '/tmp'}/lcf-console.png`, fullPage: true });
+
+    const row = page.locator('tbody tr', { hasText: 'ci pipeline' });
+    await row.locator('button:has-text("Revoke")').click();
+    await page.waitForSelector('tbody tr.revoked');
+    expect(await page.locator('tbody tr.revoked').textContent()).toMatch(/ci pipeline/);
+    expect((await callApi(created)).status).toBe(401);
+    // The new key was shown once: the page does not show it again.
+    expect(await page.locator('#new-key').count()).toBe(0);
+    expect(await page.content()).not.toContain(created);
+
+    await page.click('text=Sign out');
+    await page.waitForSelector('input[name=key]');
+    await page.close();
+  });
+
+  it('refuses forms from another origin', async () => {
+    const res = await fetch(`${base}/console/keys`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: 'environment=live' });
+    expect(res.status).toBe(403);
+  });
+});

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { startFakeIcecat, type FakeIcecat } from '../support/fake-icecat.ts';
+
+const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+const post = (t: TestApp, path: string, body: unknown) =>
+  t.json(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+describe('built-in catalogue (no external catalogue configured)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('GET /v1/search answers the spec shape, best first, at most 15', async () => {
+    const res = await t.json('/v1/search?q=latitude%205440');
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body).sort()).toEqual(['count', 'query', 'results', 'source']);
+    expect(res.body.query).toBe('latitude 5440');
+    expect(res.body.source).toBe('built-in catalogue');
+    expect(res.body.count).toBe(res.body.results.length);
+    expect(res.body.results.length).toBeGreaterThan(0);
+    const top = res.body.results[0];
+    expect(top).toMatchObject({ brand: 'Dell', category: 'laptop' });
+    expect(top.name).toMatch(/Latitude 5440/);
+    expect(Object.keys(top).sort()).toEqual(['brand', 'category', 'mpn', 'name', 'release_year', 'specs']);
+    expect(Object.keys(top.specs).sort()).toEqual(['battery_wh', 'processor_tdp_w', 'ram_gb', 'screen_size_inch', 'screen_type', 'storage_gb', 'storage_type', 'typical_consumption_kwh', 'weight_kg']);
+    const broad = await t.json('/v1/search?q=dell');
+    expect(broad.body.count).toBe(15);
+  });
+
+  it('GET /v1/search is typo-, accent- and case-tolerant', async () => {
+    const res = await t.json(`/v1/search?${qs({ q: 'THINKPAD x1 CARBÓN' })}`);
+    expect(res.body.results[0].name).toMatch(/ThinkPad X1 Carbon/);
+    const typo = await t.json(`/v1/search?${qs({ q: 'lattitude 5440' })}`);
+    expect(typo.body.results[0].name).toMatch(/Latitude 5440/);
+  });
+
+  it('GET /v1/search rejects q shorter than 2 characters', async () => {
+    for (const q of ['a', ' b ', '']) {
+      const res = await t.json(`/v1/search?${qs({ q })}`);
+      expect(res.status).toBe(400);
+      expect(res.body.details).toMatch(/^q: /);
+    }
+    expect((await t.json('/v1/search')).status).toBe(400);
+  });
+
+  it('POST /v1/identify answers from the built-in catalogue and says so', async () => {
+    const res = await post(t, '/v1/identify', { manufacturer: 'Dell', model_string: 'Latitude 5440' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ found: true, icecat_id: null, brand: 'Dell', mapped_category: 'laptop', icecat_category: null, source: 'built-in catalogue' });
+    const byAlias = await post(t, '/v1/identify', { brand: 'Dell', mpn: res.body.mpn });
+    expect(byAlias.body.name).toBe(res.body.name);
+  });
+
+  it('POST /v1/identify answers 404 with the not-found body', async () => {
+    const res = await post(t, '/v1/identify', { manufacturer: 'Nokia', model_string: 'Zork 9000 Turbo' });
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ found: false, brand: 'Nokia', mpn: 'Zork 9000 Turbo', message: expect.any(String) });
+  });
+
+  it('POST /v1/identify needs a model string', async () => {
+    const res = await post(t, '/v1/identify', { manufacturer: 'Dell' });
+    expect(res.status).toBe(400);
+    expect(res.body.details).toMatch(/^model_string: /);
+  });
+
+  it('a footprint by mpn, by model name and by a misspelt model name uses the catalogue device, with more confidence than an unknown mpn', async () => {
+    const device = (await post(t, '/v1/identify', { manufacturer: 'Lenovo', model_string: 'ThinkPad T14 Gen 4 Intel' })).body;
+    expect(device.found).toBe(true);
+    const unknown = (await t.json(`/v1/footprint?${qs({ brand: 'Lenovo', mpn: 'ZZ-UNKNOWN-1', country: 'DE' })}`)).body;
+    expect(unknown.methodology.confidence).toBe('estimated_low');
+    const rank = ['estimated_low', 'estimated_medium', 'estimated_high', 'manufacturer_verified'];
+    for (const params of [{ mpn: device.mpn }, { model: device.name }, { model: device.name.replace('ThinkPad', 'Thinkpadd') }] as Record<string, string>[]) {
+      const res = (await t.json(`/v1/footprint?${qs({ brand: 'Lenovo', country: 'DE', ...params })}`)).body;
+      expect(res.product, JSON.stringify(params)).toMatchObject({ brand: 'Lenovo', mpn: device.mpn, name: device.name, category: device.mapped_category });
+      expect(rank.indexOf(res.methodology.confidence), JSON.stringify(params)).toBeGreaterThan(rank.indexOf(unknown.methodology.confidence));
+      expect(res.methodology.data_sources[0]).toMatch(/^built-in catalogue: /);
+    }
+  });
+
+  it('lets supplied specs override catalogue values', async () => {
+    const base = (await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'Latitude 5440', country: 'DE' })}`)).body;
+    const heavier = (await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'Latitude 5440', country: 'DE', weight_kg: 3 })}`)).body;
+    expect(heavier.product.weight_kg).toBe(3);
+    expect(heavier.breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg);
+    expect(heavier.methodology.data_sources).toContain('supplied specs override catalogue values');
+  });
+
+  it('uses a manufacturer-published footprint when the catalogue has one', async () => {
+    const res = (await t.json(`/v1/footprint?${qs({ brand: 'Apple', model: 'iPhone 15', country: 'US' })}`)).body;
+    expect(res.product.category).toBe('smartphone');
+    expect(res.methodology.confidence).toBe('manufacturer_verified');
+  });
+});
+
+describe('POST /v1/identify with the external catalogue (fake Icecat on 127.0.0.1)', () => {
+  let t: TestApp;
+  let icecat: FakeIcecat;
+  beforeAll(async () => {
+    icecat = await startFakeIcecat();
+    t = await createTestApp({ ICECAT_BASE_URL: icecat.url, ICECAT_USERNAME: 'lcf-test', ICECAT_TIMEOUT_MS: '300' });
+  });
+  afterAll(async () => {
+    await t.close();
+    await icecat.close();
+  });
+
+  it('identifies a product with Icecat ids and mapped specs, and caches the answer', async () => {
+    const res = await post(t, '/v1/identify', { manufacturer: 'HP', model_string: '3C6D4EA' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      found: true, icecat_id: 85000001, brand: 'HP', mpn: '3C6D4EA', icecat_category: 'Notebooks', mapped_category: 'laptop', source: 'icecat',
+      specs: { weight_kg: 1.39, screen_size_inch: 14, screen_type: 'ips', processor_tdp_w: 15, ram_gb: 16, storage_gb: 512, storage_type: 'nvme', battery_wh: 54, typical_consumption_kwh: 18.5 },
+    });
+    const before = icecat.requests();
+    expect((await post(t, '/v1/identify', { manufacturer: 'HP', model_string: '3C6D4EA' })).body.icecat_id).toBe(85000001);
+    expect(icecat.requests()).toBe(before);
+  });
+
+  it('caches a not-found answer too and answers 404', async () => {
+    icecat.setMode('not_found');
+    const res = await post(t, '/v1/identify', { manufacturer: 'Acme', model_string: 'NOPE-123' });
+    expect(res.status).toBe(404);
+    expect(res.body.found).toBe(false);
+    const before = icecat.requests();
+    icecat.setMode('normal');
+    expect((await post(t, '/v1/identify', { manufacturer: 'Acme', model_string: 'NOPE-123' })).status).toBe(404);
+    expect(icecat.requests()).toBe(before);
+  });
+
+  it.each(['server_error', 'timeout', 'malformed', 'rate_limited'] as const)('answers 503 with a code when Icecat fails (%s), never 500 or a hang', async (mode) => {
+    icecat.setMode(mode);
+    const started = Date.now();
+    const res = await post(t, '/v1/identify', { manufacturer: 'HP', model_string: `UNCACHED-${mode}` });
+    icecat.setMode('normal');
+    expect(res.status).toBe(503);
+    expect(res.body).toMatchObject({ code: 'CATALOGUE_UNAVAILABLE', error: 'External catalogue unavailable' });
+    expect(res.body.details).toMatch(/Icecat could not be reached/);
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('keeps footprints working from the built-in catalogue while Icecat is down', async () => {
+    icecat.setMode('server_error');
+    const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'Latitude 5440', country: 'DE', mpn: 'LAT5440' })}`);
+    icecat.setMode('normal');
+    expect(res.status).toBe(200);
+    expect(res.body.methodology.data_sources[0]).toMatch(/^built-in catalogue: /);
+  });
+});
