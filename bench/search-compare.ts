@@ -331,7 +331,8 @@ function typo(model: string): string | undefined {
 
 /** Change the longest digit run to one that no device anywhere has: "Latitude 5440" → "Latitude 5441". */
 function unknownModel(model: string, seenRuns: Set<string>): string | undefined {
-  const runs = model.match(/[0-9]+/g);
+  // Not a measure ("500GB", "44mm"): changing those gives the same model in another size.
+  const runs = model.match(/[0-9]+(?![0-9]*\s*(?:gb|tb|mb|mm|w|wh|mah|hz|k)\b)/gi);
   if (!runs) return undefined;
   const run = runs.reduce((a, b) => (b.length > a.length ? b : a));
   if (run.length < 2) return undefined;
@@ -340,6 +341,25 @@ function unknownModel(model: string, seenRuns: Set<string>): string | undefined 
     if (!seenRuns.has(next)) return model.replace(run, next);
   }
   return undefined;
+}
+
+const VARIANT_WORDS = ['Pro', 'Max', 'Mini', 'Ultra', 'Plus', 'Lite'];
+
+/** The model name plus a variant word that no device of the brand has with it: "Latitude 5440 Mini". */
+function unknownVariant(e: CatalogueEntry, entries: readonly CatalogueEntry[]): string | undefined {
+  const model = modelPart(e);
+  const have = new Set(fold(model).match(/[a-z0-9]+/g) ?? []);
+  const word = VARIANT_WORDS.find((w) => !have.has(w.toLowerCase()));
+  if (!word) return undefined;
+  const wanted = [...have, word.toLowerCase()];
+  const joined = compact(`${model}${word}`);
+  const exists = entries.some((o) => {
+    if (o.brand === e.brand && [o.mpn, modelPart(o), ...o.aliases].some((t) => compact(t) === joined)) return true;
+    if (o.brand !== e.brand) return false;
+    const ws = new Set([o.name, ...o.aliases].flatMap((t) => fold(t).match(/[a-z0-9]+/g) ?? []));
+    return wanted.every((w) => ws.has(w));
+  });
+  return exists ? undefined : `${model} ${word}`;
 }
 
 const HAND_WRITTEN_UNKNOWN: ModelCase[] = [
@@ -358,6 +378,9 @@ const HAND_WRITTEN_UNKNOWN: ModelCase[] = [
   { model: 'ThinkPad T14', brand: 'Lenovo' },
   { model: 'MacBook Pro', brand: 'Apple' },
   { model: 'My Passport 3TB', brand: 'Western Digital' },
+  { model: 'Switch Pro', brand: 'Nintendo' },
+  { model: 'iPhone 15 Mini', brand: 'Apple' },
+  { model: 'Latitude 5440 Rugged', brand: 'Dell' },
 ];
 
 function modelCases(entries: readonly CatalogueEntry[], queries: readonly QualityQuery[]) {
@@ -378,6 +401,10 @@ function modelCases(entries: readonly CatalogueEntry[], queries: readonly Qualit
       const u = unknownModel(modelPart(e), seenRuns);
       const t = u && typo(u);
       return t ? [{ model: t }] : [];
+    }),
+    'unknown variants (name + Pro/Max/Mini/...), brand given': entries.flatMap((e) => {
+      const v = unknownVariant(e, entries);
+      return v ? [{ model: v, brand: e.brand }] : [];
     }),
     'hand-written unknown / ambiguous': HAND_WRITTEN_UNKNOWN,
   };

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { createYoga, type Plugin } from 'graphql-yoga';
+import type { GraphQLError, ValidationContext } from 'graphql';
 import { schema } from './graphql/schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import type { Caller } from './auth/caller.ts';
@@ -10,12 +11,14 @@ import { ApiError } from './errors/api-error.ts';
 import { errorResponse } from './errors/render.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
 import { useApprovedOperations } from './graphql/approved-operations.ts';
+import { useValidationErrorCodes } from './graphql/validation-codes.ts';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { currentRequest, runWithRequest, type RequestState } from './observability/request-context.ts';
 import { REST_BASE, useRest } from './rest/rest-plugin.ts';
 import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
 import type { Router } from './rest/router.ts';
+import { SANDBOX_ORG_ID } from './sandbox/sandbox.ts';
 import type { Services } from './services.ts';
 
 export const SERVICE_VERSION = '1.0.0';
@@ -30,6 +33,18 @@ export interface App {
   /** Set when shutting down: /readyz answers 503 so load balancers drain this instance. */
   draining: boolean;
 }
+
+// Armor's validation limits report as validation errors (code and 400 added by useValidationErrorCodes)
+// instead of throwing out of validation, which GraphQL would answer with 200.
+const reportAsValidationError = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)] };
+const armorLimits = {
+  maxDepth: { n: 10, ...reportAsValidationError },
+  maxAliases: { n: 15, ...reportAsValidationError },
+  maxDirectives: { n: 20, ...reportAsValidationError },
+  costLimit: { maxCost: 5_000, objectCost: 2, scalarCost: 1, depthCostFactor: 1.5, ...reportAsValidationError },
+  maxTokens: { n: 2_000 },
+  blockFieldSuggestion: { enabled: true },
+};
 
 export function createApp(services: Services): App {
   const fastPath = new FootprintFastPath(services);
@@ -53,12 +68,13 @@ export function createApp(services: Services): App {
     graphiql: false,
     logging: false,
     maskedErrors: { maskError: maskGraphQLError },
-    context: () => {
+    context: ({ request }) => {
       const state = currentRequest();
       // Access control (useAccessControl) has authenticated every metered request before execution.
       const caller: Caller = state?.caller ?? { kind: 'anonymous', ip: state?.ip ?? 'unknown', plan: 'free' };
       const orgId = caller.kind === 'key' && caller.orgContext ? caller.orgId : null;
-      return { prisma: services.scopes.for(orgId), services, caller };
+      const sandbox = caller.kind === 'key' && caller.environment === 'test' && new URL(request.url).pathname === GRAPHQL_ENDPOINT;
+      return { prisma: services.scopes.for(sandbox ? SANDBOX_ORG_ID : orgId), services, caller };
     },
     plugins: [
       useRequestLifecycle(),
@@ -75,15 +91,9 @@ export function createApp(services: Services): App {
           'Errors use the ApiError body {error, code, details}; 429 uses {error, message, retry_after_seconds}. GraphQL at /v1/graphql.',
       }),
       ...useApprovedOperations(services.approvedOperations),
+      useValidationErrorCodes(),
       // Limits for every plan; values documented in README (GraphQL limits).
-      EnvelopArmorPlugin({
-        maxDepth: { n: 10 },
-        maxAliases: { n: 15 },
-        maxDirectives: { n: 20 },
-        maxTokens: { n: 2_000 },
-        costLimit: { maxCost: 5_000, objectCost: 2, scalarCost: 1, depthCostFactor: 1.5 },
-        blockFieldSuggestion: { enabled: true },
-      }),
+      EnvelopArmorPlugin(armorLimits),
       useNotFound(),
     ],
   });

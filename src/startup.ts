@@ -14,6 +14,7 @@ import { CalculationWriter } from './footprint/calculation-writer.ts';
 import { FootprintService } from './footprint/service.ts';
 import { CatalogueService } from './catalogue/service.ts';
 import { loadApprovedOperations } from './graphql/approved-operations.ts';
+import { ensureSandboxOrganization } from './sandbox/sandbox.ts';
 
 /**
  * Opens the database, brings its schema and reference data up to date (once, under an
@@ -28,6 +29,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
         : { kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite') },
     ));
   await prepareDatabase(db, log);
+  await ensureSandboxOrganization(db.prisma);
   const reference = await ReferenceStore.load(db.prisma);
   const calculations = new CalculationWriter(db.prisma, log);
   const catalogue = await CatalogueService.create(db.prisma, log, config.icecat);
@@ -39,7 +41,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
     keys: new KeyStore(db.prisma),
     scopes: new OrganizationScopes(db.prisma),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
-    quota: new QuotaService(createCounterStore(db.prisma, config.redisUrl), { limits: config.quotaLimits }),
+    quota: new QuotaService(createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
     calculations,
     catalogue,
     approvedOperations: loadApprovedOperations(),

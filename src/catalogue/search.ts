@@ -2,16 +2,23 @@
  * Fuzzy search over the built-in device catalogue (GET /v1/search, spec §2.6/§4.2) and the two
  * lookups the footprint chain uses: exact part number, and a "confident match" on a model string.
  *
- * Ranking is MiniSearch's (BM25+ with Levenshtein fuzzy and prefix matching); docs/search.md has the
- * measured comparison with Fuse.js and PostgreSQL pg_trgm that chose it. This module only decides
- * what goes into the index and the query:
+ * Ranking is MiniSearch's (BM25+ with Levenshtein fuzzy and prefix matching), chosen over Fuse.js
+ * and PostgreSQL pg_trgm by measurement (docs/search.md, bench/search-compare.ts). This module
+ * decides what goes into the index and into the query, not how to score:
  *
  * - text is folded (NFKD, accents stripped, lower case) and split into words; a word mixing letters
  *   and digits is also indexed as its parts ("optiplex7010" → optiplex, 7010; "g10" → g, 10), so a
- *   missing or extra space costs nothing;
+ *   missing or extra space costs nothing; "small form factor" → sff, "all-in-one" → aio, gen →
+ *   generation on both sides;
  * - part numbers (mpn and aliases) are also indexed in a compact form without separators
- *   ("SM-S911B" → sms911b, "MLY33LL/A" → mly33lla), matched against the compacted query;
- * - only alphabetic words are searched fuzzily; a wrong digit is a different model.
+ *   ("SM-S911B" → sms911b, "MLY33LL/A" → mly33lla) and matched against the compacted query, and a
+ *   long part number with a suffix also searches its 4-5 character stem (Lenovo "21HD0015GE");
+ * - only alphabetic words are searched fuzzily (2 edits from 5 letters, 1 for 4); a wrong digit is
+ *   a different model.
+ *
+ * matchModel() adds rules on top of the ranking to decide when a match is confident (every model
+ * number of the string in the device, every word matched, a margin over the runner-up); the
+ * thresholds come from bench/search-compare.ts --match.
  */
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import type { CatalogueEntry } from './catalogue-data.ts';
@@ -53,6 +60,10 @@ const PHRASES: [RegExp, string][] = [
   [/\ball[ -]?in[ -]?one\b/g, 'aio'],
 ];
 
+/** Words written several ways → one form, applied to words and to letter/digit parts ("Gen11"). */
+const WORD_FORMS: ReadonlyMap<string, string> = new Map([['gen', 'generation']]);
+const wordForm = (w: string): string => WORD_FORMS.get(w) ?? w;
+
 /** Folded text with the phrase synonyms applied. */
 export function analyse(text: string): string {
   let t = fold(text);
@@ -64,19 +75,22 @@ export function analyse(text: string): string {
 export function terms(text: string): string[] {
   const out: string[] = [];
   for (const w of words(analyse(text))) {
-    out.push(w);
-    if (!CONFIG_WORD.test(w)) for (const p of letterDigitParts(w)) out.push(p);
+    out.push(wordForm(w));
+    if (!CONFIG_WORD.test(w)) for (const p of letterDigitParts(w)) out.push(wordForm(p));
   }
   return out;
 }
 
 const hasDigit = (s: string): boolean => /[0-9]/.test(s);
 
+/** Apple part number: 5-character stem, region code, "/A" ("MLY33LL/A", "MLY33B/A", "MME73AM/A"). */
+const APPLE_PART = /^([A-Z0-9]{5})[A-Z]{1,2}\/A$/i;
+
 // ---------------------------------------------------------------------------------------------
 // Brands
 
 /** Other names people give a brand (folded, compacted) → the catalogue's brand (compacted). */
-const BRAND_SYNONYMS: Record<string, string> = {
+const BRAND_SYNONYMS: ReadonlyMap<string, string> = new Map(Object.entries({
   hewlettpackard: 'hp',
   hpinc: 'hp',
   hewlettpackardenterprise: 'hpe',
@@ -102,12 +116,12 @@ const BRAND_SYNONYMS: Record<string, string> = {
   microsoftcorporation: 'microsoft',
   samsungelectronics: 'samsung',
   fujitsutechnologysolutions: 'fujitsu',
-};
+}));
 
 /** A caller's brand, compacted and mapped through the synonyms. */
 export function canonicalBrand(brand: string): string {
   const c = compact(brand);
-  return BRAND_SYNONYMS[c] ?? c;
+  return BRAND_SYNONYMS.get(c) ?? c;
 }
 
 /**
@@ -119,7 +133,7 @@ export function brandMatches(entryBrand: string, given: string): boolean {
   const e = compact(entryBrand);
   const g = compact(given);
   if (!g) return true;
-  if (e === g || e === (BRAND_SYNONYMS[g] ?? g)) return true;
+  if (e === g || e === BRAND_SYNONYMS.get(g)) return true;
   const ew = words(entryBrand).join(' ');
   const gw = words(given).join(' ');
   return (ew.startsWith(`${gw} `) || gw.startsWith(`${ew} `)) && gw.length >= 2;
@@ -150,8 +164,8 @@ const STEM_BOOST = 1;
 
 const FUZZY2_MIN_LENGTH = 5;
 /**
- * Edit distance allowed for a query word: none for words with digits or shorter than 4, 1 up to
- * 4 letters, else 2 (a transposition, the commonest typing slip, is 2 Levenshtein edits).
+ * Edit distance allowed for a query word: none for words with digits or shorter than 4 letters,
+ * 1 for 4 letters, 2 from 5 (a transposition, the commonest typing slip, is 2 Levenshtein edits).
  */
 export function fuzziness(term: string): number | false {
   if (hasDigit(term) || term.length < 4) return false;
@@ -167,7 +181,8 @@ export function codeStems(query: string): string[] {
   const out = new Set<string>();
   for (const w of fold(query).split(/\s+/)) {
     const c = compact(w);
-    if (c.length < 7 || !/[a-z]/.test(c) || !hasDigit(c)) continue;
+    // Code-like: letters and digits, a digit early, no long run of letters ("optiplex7010" is not).
+    if (c.length < 7 || !/[a-z]/.test(c) || !/[0-9]/.test(c.slice(0, 5)) || /[a-z]{6,}/.test(c)) continue;
     out.add(c.slice(0, 4));
     out.add(c.slice(0, 5));
   }
@@ -182,12 +197,14 @@ export interface SearchHit {
 export class CatalogueIndex {
   readonly entries: readonly CatalogueEntry[];
   private readonly mini: MiniSearch<Doc>;
-  /** compacted mpn / alias → entries, mpn hits first. */
+  /** compacted mpn / alias → entries. */
   private readonly byCode = new Map<string, CatalogueEntry[]>();
   /** compacted name (with and without brand) and aliases → entries, for exact model matches. */
   private readonly byModel = new Map<string, CatalogueEntry[]>();
   /** Lenovo machine types (4 characters) → entry, for model strings like "20XWCTO1WW". */
   private readonly machineTypes = new Map<string, CatalogueEntry>();
+  /** Apple part-number stems ("mly33" of MLY33LL/A) → entries, for other regions (MLY33B/A). */
+  private readonly appleStems = new Map<string, CatalogueEntry[]>();
 
   constructor(entries: readonly CatalogueEntry[]) {
     this.entries = entries;
@@ -229,11 +246,22 @@ export class CatalogueIndex {
       if (compact(e.brand) === 'lenovo') {
         for (const code of [e.mpn, ...e.aliases]) if (/^[0-9a-z]{4}$/i.test(code)) this.machineTypes.set(compact(code), e);
       }
+      if (compact(e.brand) === 'apple') {
+        for (const code of [e.mpn, ...e.aliases]) {
+          const stem = APPLE_PART.exec(code.trim())?.[1];
+          if (stem) add(this.appleStems, stem.toLowerCase(), e);
+        }
+      }
     }
   }
 
   /** Best first, at most `limit` (default 15). Queries with no letter or digit find nothing. */
   search(query: string, limit = 15): SearchHit[] {
+    return this.searchDetailed(query, limit).map(({ entry, score }) => ({ entry, score }));
+  }
+
+  /** @internal search() with the terms of each hit that matched the query (exactly, by prefix or fuzzily). */
+  searchDetailed(query: string, limit = 15): (SearchHit & { docTerms: Set<string> })[] {
     const qTerms = [...new Set(terms(query))];
     if (qTerms.length === 0 || limit <= 0) return [];
     const qCompact = compact(analyse(query));
@@ -254,7 +282,13 @@ export class CatalogueIndex {
       queries.push({ queries: stems, fields: ['codes'], prefix: true, boost: { codes: STEM_BOOST }, weights: { fuzzy: 0, prefix: PREFIX_WEIGHT } });
     }
     const results = this.mini.search({ combineWith: 'OR', queries }, { tokenize: (s: string) => [s] });
-    return results.slice(0, limit).map((r: SearchResult) => ({ entry: this.entries[r.id as number]!, score: r.score }));
+    return results
+      .slice(0, limit)
+      .map((r: SearchResult) => ({
+        entry: this.entries[r.id as number]!,
+        score: r.score,
+        docTerms: new Set(r.terms),
+      }));
   }
 
   /** Exact part number (mpn or alias), ignoring case, spaces, hyphens and slashes; `brand` narrows. */
@@ -299,11 +333,29 @@ export class CatalogueIndex {
     return found;
   }
 
+  /**
+   * @internal A part number with a regional or configuration suffix the catalogue does not list:
+   * Apple "MLY33B/A" (MLY33LL/A), HP "W1A53A#B19" (W1A53A), Lenovo MTM "21HD0015GE" (21HD).
+   */
+  partNumberVariant(code: string, brand?: string): CatalogueEntry | undefined {
+    const c = code.trim();
+    const ok = (e: CatalogueEntry | undefined) => (e && (!brand || brandMatches(e.brand, brand)) ? e : undefined);
+    const hp = /^([a-z0-9]{5,8})#[a-z0-9]{2,4}$/i.exec(c);
+    if (hp) return ok(this.findByPartNumber(hp[1]!, brand));
+    const apple = APPLE_PART.exec(c);
+    if (apple) {
+      const list = this.appleStems.get(apple[1]!.toLowerCase()) ?? [];
+      return list.length === 1 ? ok(list[0]) : undefined;
+    }
+    if (!brand || brandMatches('Lenovo', brand)) return this.lenovoMachineType(c);
+    return undefined;
+  }
+
   /** @internal */
   lenovoMachineType(model: string): CatalogueEntry | undefined {
     const key = compact(model);
-    // MTM strings: 4-character machine type + model (20XWCTO1WW, 21HD000LUS).
-    if (key.length < 7 || key.length > 10) return undefined;
+    // MTM strings: 4-character machine type + model (20XWCTO1WW, 21HD000LUS), one word.
+    if (/\s/.test(model.trim()) || key.length < 7 || key.length > 10 || !/^[0-9]{2}/.test(key)) return undefined;
     return this.machineTypes.get(key.slice(0, 4));
   }
 }
@@ -316,22 +368,35 @@ export function modelNumbers(model: string): string[] {
   return words(analyse(model)).filter((w) => hasDigit(w) && !CONFIG_WORD.test(w));
 }
 
-/** Capacities in a text, in GB ("1tb" → 1000, "500gb" → 500), for "2TB" vs "1TB" contradictions. */
-function capacitiesGb(text: string): number[] {
-  const out: number[] = [];
+/**
+ * Measures stated in a text, by unit: storage in GB ("1tb" → storage 1000), sizes in mm, power in
+ * W or Wh, ... A measure of the query contradicts an entry that states the same unit with other
+ * values ("2TB" vs "1TB", "40mm" vs "44mm").
+ */
+function measures(text: string): Map<string, number[]> {
+  const out = new Map<string, number[]>();
   for (const w of words(text)) {
-    const m = /^(\d+)(mb|gb|tb)$/.exec(w);
-    if (m) out.push(Number(m[1]) * (m[2] === 'tb' ? 1000 : m[2] === 'mb' ? 0.001 : 1));
+    const m = /^(\d+)(mb|gb|tb|mm|w|wh|mah|hz|k)$/.exec(w);
+    if (!m) continue;
+    const unit = m[2] === 'mb' || m[2] === 'gb' || m[2] === 'tb' ? 'storage' : m[2]!;
+    const value = Number(m[1]) * (m[2] === 'tb' ? 1000 : m[2] === 'mb' ? 0.001 : 1);
+    out.set(unit, [...(out.get(unit) ?? []), value]);
   }
   return out;
 }
+
+/** Same measure: storage within 3 % (1 TB = 1000 or 1024 GB), anything else equal. */
+const sameMeasure = (unit: string, a: number, b: number): boolean =>
+  unit === 'storage' ? Math.abs(a - b) <= 0.03 * Math.max(a, b) : a === b;
+
+const isYear = (w: string): boolean => /^(19[89]\d|20[0-3]\d)$/.test(w);
 
 interface EntryNumbers {
   /** Words of name and aliases, their runs of 2-3 consecutive words joined, and the compact codes. */
   words: Set<string>;
   /** Model numbers of the name (digit-bearing words, brand and configuration words left out). */
   nameNumbers: string[];
-  capacities: number[];
+  measures: Map<string, number[]>;
 }
 
 const numbersCache = new WeakMap<CatalogueEntry, EntryNumbers>();
@@ -351,8 +416,9 @@ function entryNumbers(e: CatalogueEntry): EntryNumbers {
   }
   for (const code of [e.mpn, ...e.aliases]) set.add(compact(code));
   const brandWords = new Set(words(e.brand));
-  const nameNumbers = words(analyse(e.name)).filter((w) => hasDigit(w) && !CONFIG_WORD.test(w) && !brandWords.has(w));
-  n = { words: set, nameNumbers, capacities: capacitiesGb([e.name, ...e.aliases].join(' ')) };
+  // Years describe a release ("MacBook Air 13-inch (M2, 2022)"); a query need not repeat them.
+  const nameNumbers = words(analyse(e.name)).filter((w) => hasDigit(w) && !CONFIG_WORD.test(w) && !brandWords.has(w) && !isYear(w));
+  n = { words: set, nameNumbers, measures: measures([e.name, ...e.aliases].join(' ')) };
   numbersCache.set(e, n);
   return n;
 }
@@ -360,14 +426,14 @@ function entryNumbers(e: CatalogueEntry): EntryNumbers {
 /**
  * Every model number of the query is a word of the entry's name or aliases, or a run of 2-3 of
  * them written together ("gen11" ~ "Gen 11", "t14gen4" ~ "T14 Gen 4"), or one of its part numbers;
- * and no capacity of the query contradicts the entry's ("2TB" vs "1TB").
+ * and no measure of the query contradicts the entry's ("2TB" vs "1TB", "40mm" vs "44mm").
  */
 export function numbersAgree(model: string, e: CatalogueEntry): boolean {
   const have = entryNumbers(e);
   if (!modelNumbers(model).every((n) => have.words.has(n) || have.words.has(n.replace(/\+$/, '')))) return false;
-  const wanted = capacitiesGb(model);
-  if (wanted.length && have.capacities.length) {
-    return wanted.every((c) => have.capacities.some((h) => Math.abs(h - c) <= 0.03 * Math.max(h, c)));
+  for (const [unit, values] of measures(model)) {
+    const theirs = have.measures.get(unit);
+    if (theirs && !values.every((v) => theirs.some((t) => sameMeasure(unit, v, t)))) return false;
   }
   return true;
 }
@@ -379,15 +445,77 @@ export function numbersExplained(model: string, e: CatalogueEntry): boolean {
   return entryNumbers(e).nameNumbers.every((n) => q.has(n) || joined.includes(n));
 }
 
+/** Words a model string may carry that name no model ("Latitude 5440 laptop", "Surface Pro 9 for Business"). */
+const NOISE_WORDS = new Set(
+  ('laptop notebook computer desktop monitor display phone smartphone tablet printer series business edition ' +
+    'model with inch for the and pc new used refurbished ssd hdd nvme emmc ram memory storage').split(' '),
+);
+
+/**
+ * Every word of the entry's name (brand, years and noise words aside) was matched by the query,
+ * as the search saw it (typos and prefixes included): "iPhone 13 Pro" explains the 13 Pro, not
+ * the 13 Pro Max.
+ */
+function nameExplained(e: CatalogueEntry, docTerms: Set<string>): boolean {
+  const brandWords = new Set(words(e.brand));
+  return words(analyse(e.name)).every((w) => {
+    if (brandWords.has(w) || NOISE_WORDS.has(w) || isYear(w) || CONFIG_WORD.test(w) || docTerms.has(wordForm(w))) return true;
+    const parts = letterDigitParts(w);
+    return parts.length > 0 && parts.every((p) => docTerms.has(wordForm(p)));
+  });
+}
+
+/**
+ * Alphabetic words of the model string (2+ letters, brand and noise words aside) that the matched
+ * device must match too, typos included: "Pro", "Max", "Mini", "Tiny", "Rugged" name variants.
+ */
+function wordsToMatch(model: string, brand?: string): string[] {
+  const brandWords = new Set(brand ? words(brand) : []);
+  const isBrand = (w: string) => brandWords.has(w) || BRAND_SYNONYMS.has(w) || (brand !== undefined && brandMatches(brand, w));
+  return [...new Set(terms(model))].filter((w) => !hasDigit(w) && w.length >= 2 && !NOISE_WORDS.has(w) && !isBrand(w));
+}
+
+/** Optimal-string-alignment distance (a transposition costs 1), giving up beyond `max`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    let best = max + 1;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = v;
+      best = Math.min(best, v);
+    }
+    if (best > max) return max + 1;
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * A query word the device must match: one of its matched terms exactly, or with one slip (a
+ * wrong, missing, extra or swapped letter; two from 8 letters). Stricter than the search's own
+ * fuzziness, and no prefixes: "Mac" is not "MacBook", "Pro" is not "ProBook".
+ */
+function wordMatched(word: string, docTerms: Set<string>): boolean {
+  if (docTerms.has(word) || docTerms.has(`${word}+`)) return true;
+  if (word.length < 4) return false;
+  const max = word.length >= 8 ? 2 : 1;
+  for (const d of docTerms) if (editDistance(word, d.replace(/\+$/, ''), max) <= max) return true;
+  return false;
+}
+
 /** Minimum margin 1 - second/first of a fuzzy (not exact) match; measured in docs/search.md. */
 export const MIN_MARGIN = 0.2;
 /** A better-ranked device with other numbers vetoes the match when it scores this much higher. */
-const CLOSER_ELSEWHERE = 1.25;
+const CLOSER_ELSEWHERE = 1.5;
 
 /** How a model string was (or was not) matched; `margin` is 1 for exact matches. */
 export interface ModelMatchDetail {
   hit?: SearchHit;
-  kind: 'exact' | 'part-number' | 'machine-type' | 'fuzzy' | 'none';
+  kind: 'exact' | 'part-number' | 'fuzzy' | 'none';
   margin: number;
   reason?: string;
 }
@@ -395,31 +523,37 @@ export interface ModelMatchDetail {
 /** @internal matchModel before the margin threshold, for tests and bench/search-compare.ts. */
 export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: string): ModelMatchDetail {
   const m = model.trim();
-  if (compact(m).length < 2) return { kind: 'none', margin: 0, reason: 'empty' };
+  if (compact(m).length < (brand ? 1 : 2)) return { kind: 'none', margin: 0, reason: 'empty' };
 
-  // 1. Exact name, alias or part number (brand-narrowed). Several → ambiguous, unless one is an mpn.
+  // 1. Exact part number, name or alias (brand-narrowed); several devices → ambiguous. Then part
+  //    numbers with a suffix the catalogue does not list (region, configuration).
   const byPart = index.findByPartNumber(m, brand);
   if (byPart) return { hit: { entry: byPart, score: 1 }, kind: 'part-number', margin: 1 };
   const exact = index.exactModel(m, brand);
   if (exact.length === 1) return { hit: { entry: exact[0]!, score: 1 }, kind: 'exact', margin: 1 };
   if (exact.length > 1) return { kind: 'none', margin: 0, reason: `ambiguous: ${exact.length} devices have this name` };
-  if (!brand || brandMatches('Lenovo', brand)) {
-    const mt = index.lenovoMachineType(m);
-    if (mt) return { hit: { entry: mt, score: 1 }, kind: 'machine-type', margin: 1 };
-  }
+  const variant = index.partNumberVariant(m, brand);
+  if (variant) return { hit: { entry: variant, score: 1 }, kind: 'part-number', margin: 1 };
 
-  // 2. Fuzzy: the search ranking, restricted to the brand and to devices with every model number
-  //    of the query. Devices whose name has no number the query lacks come first ("ThinkSystem
-  //    SR250" is the SR250, not the SR250 V2). Confidence is the margin over the next device.
-  if (modelNumbers(m).length === 0) return { kind: 'none', margin: 0, reason: 'no model number' };
-  let hits = index.search(brand ? `${brand} ${m}` : m, 30);
+  // 2. Fuzzy: the search ranking, restricted to the brand, to devices with every model number of
+  //    the query, and to devices that matched every other word of it (typos included).
+  //    Preferred among those: devices whose name the query explains entirely, then devices whose
+  //    name has no number the query lacks ("ThinkSystem SR250" is the SR250, not the SR250 V2).
+  //    Confidence is the margin over the next device of the same tier.
+  const numbers = modelNumbers(m);
+  let hits = index.searchDetailed(brand ? `${brand} ${m}` : m, 30);
   if (brand) hits = hits.filter((h) => brandMatches(h.entry.brand, brand));
-  const agreeing = hits.filter((h) => numbersAgree(m, h.entry));
-  const explained = agreeing.filter((h) => numbersExplained(m, h.entry));
-  const pool = explained.length ? explained : agreeing;
+  const needed = wordsToMatch(m, brand);
+  const agreeing = hits.filter((h) => numbersAgree(m, h.entry) && needed.every((w) => wordMatched(w, h.docTerms)));
+  const numbersOk = agreeing.filter((h) => numbersExplained(m, h.entry));
+  const explained = numbersOk.filter((h) => nameExplained(h.entry, h.docTerms));
+  // Without a model number only a device named by the query entirely will do ("Switch Lite"),
+  // never a line ("MacBook Pro", "ThinkPad").
+  const pool = explained.length ? explained : numbers.length === 0 ? [] : numbersOk.length ? numbersOk : agreeing;
   const first = pool[0];
-  if (!first) return { kind: 'none', margin: 0, reason: 'no device with these model numbers' };
-  // A device whose numbers disagree ranked clearly above: the string looks more like that one.
+  if (!first) return { kind: 'none', margin: 0, reason: numbers.length ? 'no device with these model numbers' : 'no device named by these words' };
+  // A device ranked clearly above (numbers disagreeing, or unexplained): the string looks more
+  // like that one, so neither is a confident match.
   if (hits[0] !== first && hits[0]!.score > first.score * CLOSER_ELSEWHERE) {
     return { kind: 'none', margin: 0, reason: `closer to ${hits[0]!.entry.name}` };
   }

@@ -6,8 +6,13 @@ const USAGE = `usage:
   lcf admin org create --name NAME --plan free|pro|business|enterprise [--json]
   lcf admin key create --org ORG_ID [--test] [--bi] [--no-org-context] [--json]
   lcf admin key revoke KEY_ID
+  lcf admin seed-demo --org ORG_ID --assets N [--json]
+  lcf assets import FILE.csv --key KEY [--json]
 The server is found through LCF_URL (default http://localhost:3000); the admin token through
-ADMIN_TOKEN or the file DATA_DIR/admin-token (default .data/admin-token) written by the server.`;
+ADMIN_TOKEN or the file DATA_DIR/admin-token (default .data/admin-token) written by the server.
+seed-demo writes into the database directly (DATABASE_URL, else DATA_DIR; with the embedded
+database stop the server first). assets import sends the file to the server with the API key
+(--key or LCF_API_KEY) in requests of up to 1000 rows; it exits 1 when any row failed.`;
 
 class UsageError extends Error {}
 
@@ -48,6 +53,8 @@ async function run(argv: string[]): Promise<void> {
           name: { type: 'string' },
           plan: { type: 'string' },
           org: { type: 'string' },
+          assets: { type: 'string' },
+          key: { type: 'string' },
           test: { type: 'boolean', default: false },
           bi: { type: 'boolean', default: false },
           'no-org-context': { type: 'boolean', default: false },
@@ -63,7 +70,7 @@ async function run(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const command = positionals.slice(0, 3).join(' ');
+  const command = positionals.slice(0, positionals[0] === 'assets' ? 2 : 3).join(' ');
   const print = (result: Record<string, unknown>, text: string) => console.log(values.json ? JSON.stringify(result) : text);
 
   switch (command) {
@@ -91,6 +98,31 @@ async function run(argv: string[]): Promise<void> {
       if (!id || !UUID.test(id)) throw new UsageError('KEY_ID (a UUID) is required');
       const key = await adminRequest('DELETE', `/keys/${id}`);
       return print(pick(key, ['id', 'revoked_at']), `revoked key ${key.id} at ${key.revoked_at}`);
+    }
+    case 'admin seed-demo': {
+      if (!values.org || !UUID.test(values.org)) throw new UsageError('--org ORG_ID (a UUID) is required');
+      const n = Number(values.assets);
+      if (!values.assets || !Number.isInteger(n) || n < 1 || n > 5_000_000) throw new UsageError('--assets N (an integer from 1 to 5000000) is required');
+      const { seedDemoFromCli } = await import('../assets/cli.ts');
+      const result = await seedDemoFromCli(values.org, n, (done, total) => {
+        if (!values.json) console.error(`seeded ${done}/${total} assets (${Math.round((done / total) * 1000) / 10}%)`);
+      });
+      return print({ ...result }, `seeded ${result.assets} assets into organization ${result.org_id} in ${(result.ms / 1000).toFixed(1)} s (${result.combinations} device/country footprints; serial numbers ${result.serial_prefix}0000001…)`);
+    }
+    case 'assets import': {
+      const file = positionals[2];
+      if (!file) throw new UsageError('FILE (a CSV file) is required');
+      const key = values.key || process.env.LCF_API_KEY;
+      if (!key) throw new UsageError('--key KEY (or LCF_API_KEY) is required');
+      const { importCsvFile } = await import('../assets/cli.ts');
+      const base = (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, '');
+      const outcome = await importCsvFile(file, { baseUrl: base, key });
+      if (outcome.failed > 0) process.exitCode = 1;
+      const errors = outcome.errors.map((e) => `  row ${e.row}${e.serial_number ? ` (${e.serial_number})` : ''}: ${e.field}: ${e.reason}`);
+      return print(
+        { ...outcome },
+        `imported ${outcome.file}: ${outcome.total_rows} rows, ${outcome.created} created, ${outcome.updated} updated, ${outcome.failed} failed${errors.length ? `\n${errors.join('\n')}` : ''}`,
+      );
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');

@@ -16,6 +16,7 @@ const envSchema = z.object({
   DATABASE_URL: url(['postgres', 'postgresql']).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: url(['redis', 'rediss']).optional(),
+  REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits and : . - _ only').default('lcf:'),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   PUBLIC_BASE_URL: url(['http', 'https']).optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -51,7 +52,7 @@ export type Config = Readonly<{
   dataDir: string;
   databaseUrl: string | undefined;
   databasePoolSize: number;
-  redisUrl: string | undefined;
+  redis: Readonly<{ url: string; prefix: string }> | undefined;
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
@@ -81,7 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    redisUrl: e.REDIS_URL,
+    redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
     adminToken: e.ADMIN_TOKEN,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     logLevel: e.LOG_LEVEL,

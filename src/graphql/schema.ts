@@ -6,6 +6,9 @@ import '../reference/schema.ts';
 import '../organizations/schema.ts';
 import '../footprint/schema.ts';
 import '../catalogue/schema.ts';
+import '../factors/schema.ts';
+import '../assets/schema.ts';
+import '../scenarios/schema.ts';
 
 export const schema = builder.toSchema();
 

@@ -28,7 +28,10 @@ builder.queryField('organization', (t) =>
   t.prismaField({
     type: 'Organization',
     description: "The caller's organisation.",
-    resolve: (query, _root, _args, { prisma, caller }) =>
-      prisma.organization.findUniqueOrThrow({ ...query, where: { id: requireOrgContext(caller).orgId } }),
+    // ctx.prisma is scoped to the caller's organisation (or the sandbox for test keys): the id filter is added there.
+    resolve: (query, _root, _args, { prisma, caller }) => {
+      requireOrgContext(caller);
+      return prisma.organization.findFirstOrThrow({ ...query });
+    },
   }),
 );

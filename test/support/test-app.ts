@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -27,7 +28,9 @@ export const UNLIMITED = ['free', 'pro', 'business', 'enterprise'].flatMap((p) =
 
 export async function createTestApp(env: Record<string, string> = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-test-'));
-  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', QUOTA_LIMITS: UNLIMITED, ...env });
+  // With TEST_REDIS_URL the quota counters live in Redis, under a prefix of this app's own.
+  const redis = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `lcf-test:${randomUUID()}:` } : {};
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', QUOTA_LIMITS: UNLIMITED, ...redis, ...env });
   const db = await openTestDatabase();
   const services = await startServices(config, createLogger(config.logLevel), db);
   const app = createApp(services);

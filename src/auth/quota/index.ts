@@ -71,6 +71,6 @@ export class QuotaService {
 }
 
 /** The store the configuration asks for: Redis when REDIS_URL is set, otherwise the database. */
-export function createCounterStore(prisma: PrismaClient, redisUrl?: string): CounterStore {
-  return redisUrl ? new RedisCounterStore(redisUrl) : new DatabaseCounterStore(prisma);
+export function createCounterStore(prisma: PrismaClient, redis?: { url: string; prefix: string }): CounterStore {
+  return redis ? new RedisCounterStore(redis.url, { keyPrefix: `${redis.prefix}quota:` }) : new DatabaseCounterStore(prisma);
 }

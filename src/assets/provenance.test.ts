@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { assumptionsOf, boundaryOf, methodologyCard } from './provenance.ts';
+
+const base = { engine_version: '4.1.0', confidence: 'estimated_high', country: 'DE' };
+const footprintResult = {
+  country: 'DE',
+  breakdown: { production_kg: 200, transport_kg: 10, use_phase_kg: 40, end_of_life_kg: 2 },
+  methodology: { standard: 'ISO 14067', data_sources: ['a', 'b'], confidence: 'estimated_medium', uncertainty_pct: 20, engine_version: '4.1.1', lifetime_years: 4, annual_kwh: 25, grid_factor_kg_per_kwh: 0.4 },
+};
+
+describe('methodologyCard', () => {
+  it('reads the methodology stored with the result', () => {
+    expect(methodologyCard({ ...base, result: footprintResult })).toEqual({
+      standard: 'ISO 14067', engine_version: '4.1.1', confidence: 'estimated_medium', uncertainty_pct: 20, data_sources: ['a', 'b'],
+      lifetime_years: 4, annual_kwh: 25, grid_factor_kg_per_kwh: 0.4,
+    });
+  });
+
+  it('is null without a methodology, and null per missing part rather than invented', () => {
+    expect(methodologyCard({ ...base, result: {} })).toBeNull();
+    expect(methodologyCard({ ...base, result: null })).toBeNull();
+    expect(methodologyCard({ ...base, result: { methodology: { data_sources: 'x' } } })).toEqual({
+      standard: null, engine_version: '4.1.0', confidence: 'estimated_high', uncertainty_pct: null, data_sources: null,
+      lifetime_years: null, annual_kwh: null, grid_factor_kg_per_kwh: null,
+    });
+  });
+});
+
+describe('boundaryOf and assumptionsOf', () => {
+  it('derives the stages from the stored breakdown', () => {
+    const b = boundaryOf({ ...base, result: footprintResult })!;
+    expect(b).toHaveLength(4);
+    expect(b[0]).toMatch(/^production: /);
+    expect(b[2]).toBe('use: electricity over 4 years on the DE grid');
+    expect(b[3]).toMatch(/^end of life: .*cut-off/);
+  });
+
+  it('prefers a stated boundary and is null when nothing is stored', () => {
+    expect(boundaryOf({ ...base, result: { boundary: ['x'] } })).toEqual(['x']);
+    expect(boundaryOf({ ...base, result: { breakdown: {} } })).toBeNull();
+    expect(boundaryOf({ ...base, result: 'nope' })).toBeNull();
+    expect(assumptionsOf({ ...base, result: footprintResult })).toBeNull();
+    expect(assumptionsOf({ ...base, result: { assumptions: ['grade B'] } })).toEqual(['grade B']);
+  });
+});

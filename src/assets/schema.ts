@@ -1,0 +1,303 @@
+import { builder } from '../graphql/builder.ts';
+import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import { requireOrgContext } from '../auth/caller.ts';
+import { normaliseRegionCode } from '../reference/grid-data.ts';
+import type { Prisma } from '../db/database.ts';
+import { FactorType } from '../factors/schema.ts';
+import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.ts';
+import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
+import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS } from './import-rows.ts';
+import { importAssets, type ImportedAsset, type ImportOutcome, type ImportRowError } from './import.ts';
+
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const AssetStatus = builder.enumType('AssetStatus', {
+  description: 'Lifecycle status of an asset in the inventory (docs/assets.md).',
+  values: Object.fromEntries(Object.entries(ASSET_STATUSES).map(([value, description]) => [value, { description }])) as {
+    [K in AssetStatusValue]: { description: string };
+  },
+});
+
+const CalculationKind = builder.enumType('CalculationKind', {
+  values: {
+    footprint: { description: 'Lifecycle footprint of a device' },
+    savings: { description: 'Reuse savings' },
+    refurbishment: { description: 'Refurbishment impact' },
+  } as const,
+});
+
+builder.prismaObject('Product', {
+  description: 'A device of the catalogue (built-in, or learnt from the external catalogue) that assets and calculations are matched to.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    brand: t.exposeString('brand'),
+    mpn: t.exposeString('mpn', { description: 'Manufacturer part number' }),
+    name: t.exposeString('name'),
+    category: t.exposeString('category'),
+    release_year: t.exposeInt('release_year', { nullable: true }),
+  }),
+});
+
+const MethodologyCardRef = builder.objectRef<MethodologyCard>('MethodologyCard').implement({
+  description: 'How a stored calculation was made, as recorded with it. Parts the record does not carry are null.',
+  fields: (t) => ({
+    standard: t.exposeString('standard', { nullable: true }),
+    engine_version: t.exposeString('engine_version'),
+    confidence: t.exposeString('confidence', { description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low' }),
+    uncertainty_pct: t.exposeFloat('uncertainty_pct', { nullable: true, description: 'Half-width of the ~80% interval, percent' }),
+    data_sources: t.exposeStringList('data_sources', { nullable: true, description: 'Catalogue or estimate, and the factor vintages used' }),
+    lifetime_years: t.exposeFloat('lifetime_years', { nullable: true }),
+    annual_kwh: t.exposeFloat('annual_kwh', { nullable: true }),
+    grid_factor_kg_per_kwh: t.exposeFloat('grid_factor_kg_per_kwh', { nullable: true }),
+  }),
+});
+
+const RESULT = { select: { result: true, engine_version: true, confidence: true, country: true } } as const;
+
+builder.prismaObject('Calculation', {
+  description: 'A stored calculation: its inputs were matched and calculated by the engine version shown; its figures do not change afterwards.',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    kind: t.expose('kind', { type: CalculationKind }),
+    engine_version: t.exposeString('engine_version'),
+    country: t.exposeString('country', { description: 'Region of use (grid)' }),
+    category: t.exposeString('category'),
+    confidence: t.exposeString('confidence', { description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low' }),
+    total_kg_co2e: t.exposeFloat('total_kg_co2e', { description: 'Lifecycle total, kg CO2e' }),
+    production_kg: t.exposeFloat('production_kg'),
+    transport_kg: t.exposeFloat('transport_kg'),
+    use_phase_kg: t.exposeFloat('use_phase_kg'),
+    end_of_life_kg: t.exposeFloat('end_of_life_kg'),
+    product: t.relation('product', { nullable: true }),
+    emission_factor: t.relation('grid_factor', {
+      nullable: true,
+      description:
+        'The emission factor this calculation used, by type: GRID is the grid factor of the country of use (the vintage stored with the calculation). Null when the record has none.',
+      args: { type: t.arg({ type: FactorType, required: true, defaultValue: 'GRID' }) },
+    }),
+    methodology_card: t.field({
+      type: MethodologyCardRef,
+      nullable: true,
+      ...RESULT,
+      resolve: (calc) => methodologyCard(calc),
+    }),
+    boundary: t.stringList({
+      nullable: true,
+      description: 'Life-cycle stages the total covers (cradle to grave for a footprint); null when the record does not say',
+      ...RESULT,
+      resolve: (calc) => boundaryOf(calc),
+    }),
+    assumptions: t.stringList({
+      nullable: true,
+      description: 'Assumptions the engine reported with this result; null when the record does not carry them',
+      ...RESULT,
+      resolve: (calc) => assumptionsOf(calc),
+    }),
+  }),
+});
+
+builder.prismaObject('Asset', {
+  description:
+    "An item of the organisation's hardware inventory. total_kg_co2e, production_kg and use_phase_kg are the figures of its active (current) calculation.",
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    brand: t.exposeString('brand'),
+    mpn: t.exposeString('mpn', { nullable: true, description: 'Manufacturer part number as imported' }),
+    model: t.exposeString('model', { nullable: true, description: 'Model name as imported' }),
+    serial_number: t.exposeString('serial_number', { nullable: true }),
+    category: t.exposeString('category'),
+    status: t.expose('status', { type: AssetStatus }),
+    purchase_date: t.expose('purchase_date', { type: 'Date', nullable: true }),
+    country: t.exposeString('country', { description: 'Region of use (ISO 3166-1 alpha-2 or ISO 3166-2)' }),
+    specs: t.expose('specs', { type: 'JSON', description: 'Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values' }),
+    total_kg_co2e: t.exposeFloat('total_kg_co2e', { nullable: true, description: 'Current lifecycle total, kg CO2e (active calculation)' }),
+    production_kg: t.exposeFloat('production_kg', { nullable: true }),
+    use_phase_kg: t.exposeFloat('use_phase_kg', { nullable: true }),
+    source: t.exposeString('source', { description: 'How the asset came in: import:json, import:csv, seed-demo, api, …' }),
+    created_at: t.expose('created_at', { type: 'DateTime' }),
+    updated_at: t.expose('updated_at', { type: 'DateTime' }),
+    product: t.relation('product', { nullable: true, description: 'The catalogue product the asset was matched to; null for an estimate without a catalogue match' }),
+    active_calculation: t.relation('active_calculation', { nullable: true, description: 'The calculation behind the current figures' }),
+  }),
+});
+
+builder.queryField('asset', (t) =>
+  t.prismaField({
+    type: 'Asset',
+    nullable: true,
+    description: "An asset of the caller's organisation by id; null when there is none (assets of other organisations are not visible).",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (query, _root, { id }, { prisma, caller }) => {
+      requireOrgContext(caller);
+      if (!UUID.test(String(id))) throw invalidParameter('id', `must be an asset id (UUID), got '${id}'`);
+      return prisma.asset.findUnique({ ...query, where: { id: String(id) } });
+    },
+  }),
+);
+
+export function pageSize(args: { first?: number | null; last?: number | null }): number {
+  for (const name of ['first', 'last'] as const) {
+    const n = args[name];
+    if (n != null && n > MAX_PAGE_SIZE) {
+      throw new ApiError(400, 'PAGE_SIZE_TOO_LARGE', `Invalid parameter '${name}'`, `${name}: at most ${MAX_PAGE_SIZE} assets per page, got ${n}; page on with the after cursor`);
+    }
+    if (n != null && n < 0) throw invalidParameter(name, `must not be negative, got ${n}`);
+  }
+  return MAX_PAGE_SIZE;
+}
+
+export interface AssetFilter {
+  status?: readonly AssetStatusValue[] | null;
+  category?: string | null;
+  country?: string | null;
+  purchase_date_from?: Date | null;
+  purchase_date_to?: Date | null;
+}
+
+/** Prisma filter of the assets connection (organisation scoping is added by ctx.prisma). */
+export function assetWhere(filter: AssetFilter): Prisma.AssetWhereInput {
+  const where: Prisma.AssetWhereInput = {};
+  if (filter.status?.length) where.status = { in: [...filter.status] };
+  if (filter.category?.trim()) where.category = filter.category.trim().toLowerCase();
+  if (filter.country?.trim()) where.country = normaliseRegionCode(filter.country) ?? filter.country.trim().toUpperCase();
+  if (filter.purchase_date_from || filter.purchase_date_to) {
+    if (filter.purchase_date_from && filter.purchase_date_to && filter.purchase_date_from > filter.purchase_date_to) {
+      throw invalidParameter('purchase_date_from', 'must not be after purchase_date_to');
+    }
+    where.purchase_date = {
+      ...(filter.purchase_date_from ? { gte: filter.purchase_date_from } : {}),
+      ...(filter.purchase_date_to ? { lte: filter.purchase_date_to } : {}),
+    };
+  }
+  return where;
+}
+
+builder.queryField('assets', (t) =>
+  t.prismaConnection(
+    {
+      type: 'Asset',
+      cursor: 'id',
+      defaultSize: DEFAULT_PAGE_SIZE,
+      maxSize: pageSize,
+      description:
+        `Assets of the caller's organisation, ${DEFAULT_PAGE_SIZE} per page by default and at most ${MAX_PAGE_SIZE} ` +
+        '(a larger first is a PAGE_SIZE_TOO_LARGE error), in a stable order (by id). Page on with after = pageInfo.endCursor; cursors are opaque. ' +
+        'Filters combine with AND; purchase dates are inclusive.',
+      args: {
+        status: t.arg({ type: [AssetStatus], description: 'Any of these statuses' }),
+        category: t.arg.string({ description: 'Device category, e.g. laptop' }),
+        country: t.arg.string({ description: 'Region of use, e.g. DE or US-CA' }),
+        purchase_date_from: t.arg({ type: 'Date', description: 'Purchased on or after this date' }),
+        purchase_date_to: t.arg({ type: 'Date', description: 'Purchased on or before this date' }),
+      },
+      totalCount: (_parent, args, { prisma }) => prisma.asset.count({ where: assetWhere(args) }),
+      resolve: (query, _root, args, { prisma, caller }) => {
+        requireOrgContext(caller);
+        const cursor = (query as { cursor?: { id?: unknown } }).cursor?.id;
+        if (cursor !== undefined && !UUID.test(String(cursor))) {
+          throw new ApiError(400, 'INVALID_CURSOR', "Invalid parameter 'after'", 'after: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)');
+        }
+        return prisma.asset.findMany({ ...query, where: assetWhere(args), orderBy: { id: 'asc' } });
+      },
+    },
+    { name: 'AssetConnection', description: 'A page of assets.' },
+    { name: 'AssetEdge' },
+  ),
+);
+
+// ------------------------------------------------------------------------------------- import
+
+const AssetInput = builder.inputType('AssetInput', {
+  description:
+    'One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. ' +
+    'status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed.',
+  fields: (t) => ({
+    brand: t.string({ description: 'Manufacturer (required)' }),
+    mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)' }),
+    model: t.string({ description: 'Model name, alternative to mpn' }),
+    serial_number: t.string({ description: 'Required; a re-import of the same serial number updates the asset' }),
+    category: t.string({ description: 'Device category (default: the catalogue category, else laptop)' }),
+    purchase_date: t.string({ description: 'YYYY-MM-DD' }),
+    country: t.string({ description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2' }),
+    status: t.string({ description: 'Asset status (default in_use)' }),
+    weight_kg: t.float(),
+    tdp: t.float({ description: 'Processor TDP, watts' }),
+    ram_gb: t.float(),
+    battery_wh: t.float(),
+    screen_size_inch: t.float(),
+    screen_type: t.string({ description: 'lcd, oled, ips, tn, va or mini_led' }),
+    storage_gb: t.float(),
+    storage_type: t.string({ description: 'ssd, hdd, emmc or nvme' }),
+  }),
+});
+
+const ImportErrorRef = builder.objectRef<ImportRowError>('AssetImportError').implement({
+  description: 'A problem with one field of one imported item; the item was not imported.',
+  fields: (t) => ({
+    index: t.exposeInt('index', { nullable: true, description: 'JSON imports: 0-based position in the assets array' }),
+    row: t.exposeInt('row', { nullable: true, description: 'CSV imports: 1-based data row (the header is not counted; empty lines are skipped)' }),
+    serial_number: t.exposeString('serial_number', { nullable: true }),
+    field: t.exposeString('field'),
+    reason: t.exposeString('reason'),
+  }),
+});
+
+const ImportAction = builder.enumType('AssetImportAction', { values: ['created', 'updated'] as const });
+
+const ImportedAssetRef = builder.objectRef<ImportedAsset>('ImportedAsset').implement({
+  fields: (t) => ({
+    index: t.exposeInt('index', { nullable: true }),
+    row: t.exposeInt('row', { nullable: true }),
+    id: t.exposeID('id'),
+    serial_number: t.exposeString('serial_number'),
+    action: t.expose('action', { type: ImportAction }),
+    calculation_id: t.exposeID('calculation_id', { description: 'The new active calculation of the asset' }),
+    total_kg_co2e: t.exposeFloat('total_kg_co2e'),
+  }),
+});
+
+const ImportResult = builder.objectRef<ImportOutcome>('AssetImportResult').implement({
+  description: 'Outcome of an import: good items are imported, bad ones reported. Recorded as an asset_imports row (import_id).',
+  fields: (t) => ({
+    import_id: t.exposeID('import_id'),
+    source: t.exposeString('source', { description: 'json or csv' }),
+    total_rows: t.exposeInt('total_rows'),
+    created: t.exposeInt('created'),
+    updated: t.exposeInt('updated', { description: 'Existing assets (same serial number) updated' }),
+    failed: t.exposeInt('failed', { description: 'Items not imported; see errors' }),
+    errors: t.expose('errors', { type: [ImportErrorRef] }),
+    assets: t.expose('assets', { type: [ImportedAssetRef] }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  importAssets: t.field({
+    type: ImportResult,
+    description:
+      `Imports up to ${MAX_IMPORT_ROWS} assets: each is matched to a product and calculated through the lookup chain, and the calculation ` +
+      'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept.',
+    extensions: { rest: { method: 'POST', path: '/assets', tags: ['Assets'] } },
+    args: { assets: t.arg({ type: [AssetInput], required: true }) },
+    resolve: async (_root, { assets }, { prisma, services, caller }) => {
+      const key = requireOrgContext(caller);
+      checkRowCount(assets.length, 'assets');
+      return importAssets({ prisma, services, caller: key }, assets, 'json');
+    },
+  }),
+  importAssetsCsv: t.field({
+    type: ImportResult,
+    description:
+      `Imports assets from CSV text (header row, then up to ${MAX_IMPORT_ROWS} rows): columns brand, mpn and/or model, serial_number, country, ` +
+      'optional category, purchase_date, status and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. ' +
+      'Same semantics as importAssets; errors name the 1-based data row.',
+    extensions: { rest: { method: 'POST', path: '/assets/csv', tags: ['Assets'] } },
+    args: { csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)' }) },
+    resolve: async (_root, { csv }, { prisma, services, caller }) => {
+      const key = requireOrgContext(caller);
+      return importAssets({ prisma, services, caller: key }, parseAssetCsv(csv), 'csv');
+    },
+  }),
+}));

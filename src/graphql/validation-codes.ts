@@ -1,0 +1,33 @@
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+// graphql-armor reports its limits as messages without a code; these name them.
+const ARMOR_LIMITS: [RegExp, string][] = [
+  [/Aliases limit/i, 'MAX_ALIASES_EXCEEDED'],
+  [/Query depth limit/i, 'MAX_DEPTH_EXCEEDED'],
+  [/Directives limit/i, 'MAX_DIRECTIVES_EXCEEDED'],
+  [/Token limit/i, 'MAX_TOKENS_EXCEEDED'],
+  [/Query Cost limit/i, 'MAX_COST_EXCEEDED'],
+];
+
+/** Every validation error leaves with extensions.code, armor's limits included. */
+export function useValidationErrorCodes(): Plugin {
+  const withCode = (error: GraphQLError, fallback: string) => {
+    const code = ARMOR_LIMITS.find(([pattern]) => pattern.test(error.message))?.[1] ?? fallback;
+    if (error.extensions?.code === code || (error.extensions?.code && code === fallback)) return error;
+    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
+  };
+  return {
+    onValidate() {
+      return ({ result, setResult }) => {
+        if (result.length) setResult(result.map((error) => withCode(error as GraphQLError, 'GRAPHQL_VALIDATION_FAILED')));
+      };
+    },
+    onParse() {
+      return ({ result, replaceParseResult }) => {
+        // Only armor's token limit is worth renaming; other syntax errors keep Yoga's GRAPHQL_PARSE_FAILED.
+        if (result instanceof GraphQLError && /Token limit/i.test(result.message)) replaceParseResult(withCode(result, 'GRAPHQL_PARSE_FAILED'));
+      };
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import type { PrismaClient } from '../db/database.ts';
+
+/**
+ * GraphQL with a svc_test_ key reads this generated demo organisation instead of the key's own
+ * (spec 5.1: test keys return sandbox data): same schema, deterministic rows, never real ones.
+ */
+export const SANDBOX_ORG_ID = '5a4db0c5-0000-4000-8000-000000000001';
+export const SANDBOX_ORG_NAME = 'Sandbox demo organisation';
+
+export async function ensureSandboxOrganization(prisma: PrismaClient): Promise<void> {
+  await prisma.organization.upsert({
+    where: { id: SANDBOX_ORG_ID },
+    create: { id: SANDBOX_ORG_ID, name: SANDBOX_ORG_NAME, plan: 'enterprise' },
+    update: {},
+  });
+}
