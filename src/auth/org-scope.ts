@@ -22,6 +22,14 @@ function ownerColumn(model: string) {
   return model === 'Organization' ? 'id' : 'org_id';
 }
 
+/** The filter plus the owner column; an owner condition the caller gave is kept (ANDed), never replaced. */
+function confine(where: Record<string, unknown> | undefined, column: string, orgId: string): Record<string, unknown> {
+  if (!where || !(column in where)) return { ...where, [column]: orgId };
+  const { [column]: requested, AND, ...rest } = where;
+  const and = AND === undefined ? [] : Array.isArray(AND) ? AND : [AND];
+  return { ...rest, [column]: orgId, AND: [...and, { [column]: requested }] };
+}
+
 type QueryArgs = { where?: Record<string, unknown>; data?: unknown; create?: Record<string, unknown> };
 
 /**
@@ -45,11 +53,11 @@ export function scopeToOrganization(prisma: PrismaClient, orgId: string | null):
           const column = ownerColumn(model);
           const a = (args ?? {}) as QueryArgs;
           if (WHERE_OPERATIONS.has(operation)) {
-            a.where = { ...a.where, [column]: orgId };
+            a.where = confine(a.where, column, orgId);
           } else if (CREATE_OPERATIONS.has(operation)) {
             a.data = Array.isArray(a.data) ? a.data.map((row) => ({ ...row, [column]: orgId })) : { ...(a.data as object), [column]: orgId };
           } else if (operation === 'upsert') {
-            a.where = { ...a.where, [column]: orgId };
+            a.where = confine(a.where, column, orgId);
             a.create = { ...a.create, [column]: orgId };
           } else {
             throw forbidden('UNSCOPED_OPERATION', `${operation} on ${model} is not available to organisation callers`);
