@@ -68,12 +68,13 @@ export function createApp(services: Services): App {
     graphiql: false,
     logging: false,
     maskedErrors: { maskError: maskGraphQLError },
-    context: ({ request }) => {
+    context: async ({ request }) => {
       const state = currentRequest();
       // Access control (useAccessControl) has authenticated every metered request before execution.
       const caller: Caller = state?.caller ?? { kind: 'anonymous', ip: state?.ip ?? 'unknown', plan: 'free' };
       const orgId = caller.kind === 'key' && caller.orgContext ? caller.orgId : null;
       const sandbox = caller.kind === 'key' && caller.environment === 'test' && new URL(request.url).pathname === GRAPHQL_ENDPOINT;
+      if (sandbox) await services.sandbox;
       return { prisma: services.scopes.for(sandbox ? SANDBOX_ORG_ID : orgId), services, caller };
     },
     plugins: [

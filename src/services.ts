@@ -25,5 +25,7 @@ export interface Services {
   catalogue: CatalogueService;
   /** The GraphQL query templates free and pro plans may run (templates/). */
   approvedOperations: ApprovedOperation[];
+  /** Settles when the sandbox organisation of svc_test_ keys exists. */
+  sandbox: Promise<void>;
   footprint: FootprintService;
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Config } from './config/config.ts';
-import { openDatabase, type Database } from './db/database.ts';
+import { openDatabase, type Database, type SqlSession } from './db/database.ts';
 import { applyMigrations, readMigrations, withStartupLock } from './db/migrate.ts';
 import { loadReferenceData } from './reference/load.ts';
 import { ReferenceStore } from './reference/store.ts';
@@ -29,7 +29,6 @@ export async function startServices(config: Config, log: Logger, database?: Data
         : { kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite') },
     ));
   await prepareDatabase(db, log);
-  await ensureSandboxOrganization(db.prisma);
   const reference = await ReferenceStore.load(db.prisma);
   const calculations = new CalculationWriter(db.prisma, log);
   const catalogue = await CatalogueService.create(db.prisma, log, config.icecat);
@@ -45,26 +44,37 @@ export async function startServices(config: Config, log: Logger, database?: Data
     calculations,
     catalogue,
     approvedOperations: loadApprovedOperations(),
+    // Off the start-up path: only GraphQL with test keys waits for it (first start: about a second).
+    sandbox: withSession(db, (session) => withStartupLock(session, () => ensureSandboxOrganization(db.prisma))).catch((error: unknown) => {
+      log.error({ err: error }, 'could not create the sandbox organisation');
+    }),
     footprint: new FootprintService(reference, catalogue, calculations),
   };
 }
 
-export async function prepareDatabase(db: Database, log: Logger): Promise<void> {
+async function withSession<T>(db: Database, fn: (session: SqlSession) => Promise<T>): Promise<T> {
   const session = await db.session();
   try {
-    await withStartupLock(session, async () => {
-      const applied = await applyMigrations(session, await readMigrations());
-      if (applied.length) log.info({ migrations: applied }, 'applied migrations');
-      const loaded = await loadReferenceData(session);
-      if (loaded.length) log.info({ datasets: loaded }, 'loaded reference data');
-    });
+    return await fn(session);
   } finally {
     await session.release();
   }
 }
 
+export function prepareDatabase(db: Database, log: Logger): Promise<void> {
+  return withSession(db, (session) =>
+    withStartupLock(session, async () => {
+      const applied = await applyMigrations(session, await readMigrations());
+      if (applied.length) log.info({ migrations: applied }, 'applied migrations');
+      const loaded = await loadReferenceData(session);
+      if (loaded.length) log.info({ datasets: loaded }, 'loaded reference data');
+    }),
+  );
+}
+
 /** Stores what is still queued, then closes the database. */
 export async function stopServices(services: Services): Promise<void> {
+  await services.sandbox;
   await services.calculations.flush();
   await services.quota.close();
   await services.db.close();

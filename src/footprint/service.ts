@@ -161,16 +161,7 @@ export class FootprintService {
     const all = [...resolved.problems, ...problems];
     if (all.length || !resolved.device || !region) throw invalidFields(all);
     const device = resolved.device;
-    const result = calculateFootprint({
-      category: device.category,
-      specs: device.specs,
-      supplied_spec_count: device.supplied_spec_count,
-      published: device.published,
-      grid_factor_kg_per_kwh: region.factor.value,
-      use_region: region.code,
-      brand: device.product.brand,
-      release_year: device.release_year,
-    });
+    const result = footprintOf(device, region.code, region.factor.value);
     return { device, region, result };
   }
 
@@ -218,6 +209,20 @@ export class FootprintService {
       factors: [{ factor_id: region.factor.id, role: 'use_grid' }, ...extraFactors],
     });
   }
+}
+
+/** The engine run for a resolved device in a region: the one place device data becomes engine input. */
+export function footprintOf(device: ResolvedDevice, regionCode: string, gridFactor: number): FootprintResult {
+  return calculateFootprint({
+    category: device.category,
+    specs: device.specs,
+    supplied_spec_count: device.supplied_spec_count,
+    published: device.published,
+    grid_factor_kg_per_kwh: gridFactor,
+    use_region: regionCode,
+    brand: device.product.brand,
+    release_year: device.release_year,
+  });
 }
 
 function remainingYearsProblems(years: number): FieldProblem[] {

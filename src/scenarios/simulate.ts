@@ -7,7 +7,8 @@ import type { PrismaClient } from '../db/database.ts';
 import type { Services } from '../services.ts';
 import type { KeyCaller } from '../auth/caller.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
-import { calculateFootprint, type Grade } from '../footprint/engine/index.ts';
+import type { Grade } from '../footprint/engine/index.ts';
+import { footprintOf } from '../footprint/service.ts';
 import { resolveDevice } from '../footprint/device.ts';
 import type { CatalogueMatch } from '../catalogue/service.ts';
 import { currentRequest } from '../observability/request-context.ts';
@@ -70,7 +71,7 @@ export async function simulateRefurbish(
   gradeInput?: string | null,
 ): Promise<ScenarioOutcome> {
   const grade = parseGrade(gradeInput);
-  const ids = [...new Set(assetIds.map((id) => String(id).trim()))];
+  const ids = [...new Set(assetIds.map((raw) => String(raw).trim()).map((id) => (UUID.test(id) ? id.toLowerCase() : id)))];
   if (ids.length === 0) throw invalidParameter('assetIds', 'must name at least one asset');
   if (ids.length > MAX_SCENARIO_ASSETS) {
     throw new ApiError(
@@ -87,7 +88,7 @@ export async function simulateRefurbish(
   });
   const found = new Set(assets.map((a) => a.id));
   // Unknown ids and ids of other organisations get the same answer: existence is not revealed.
-  const missing = ids.filter((id) => !found.has(id.toLowerCase()) && !found.has(id));
+  const missing = ids.filter((id) => !found.has(id));
   if (missing.length) {
     const shown = missing.slice(0, 20).join(', ') + (missing.length > 20 ? ` and ${missing.length - 20} more` : '');
     throw new ApiError(404, 'ASSETS_NOT_FOUND', 'Assets not found', `assetIds: no asset with id ${shown} in your organisation`);
@@ -102,17 +103,7 @@ export async function simulateRefurbish(
       throw new ApiError(422, 'ASSET_NOT_CALCULABLE', 'Asset cannot be calculated', `assetIds: asset ${asset.id} cannot be calculated (${why})`);
     }
     const device = resolved.device;
-    const footprint = calculateFootprint({
-      category: device.category,
-      specs: device.specs,
-      supplied_spec_count: device.supplied_spec_count,
-      published: device.published,
-      grid_factor_kg_per_kwh: factor.value,
-      use_region: asset.country,
-      // As FootprintService.evaluate does (the test against GET /v1/refurbishment guards the match).
-      brand: device.product.brand,
-      release_year: device.release_year,
-    });
+    const footprint = footprintOf(device, asset.country, factor.value);
     return assetQuarter({ footprint, category: device.category, specs: device.specs, grid_factor_kg_per_kwh: factor.value, grade });
   });
 

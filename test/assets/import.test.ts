@@ -109,6 +109,24 @@ describe(`POST /v1/assets on ${TEST_DATABASE_KIND}`, () => {
     expect(res.body.errors).toEqual([{ index: 1, row: null, serial_number: 'D-1', field: 'serial_number', reason: expect.stringMatching(/appears more than once .*index 0/) }]);
   });
 
+  it('writes nothing for a row whose calculation was not stored, and reports it', async () => {
+    const footprint = t.app.services.footprint;
+    const original = footprint.footprint.bind(footprint);
+    // As if the calculation writer had failed for one row: its calculation id exists nowhere.
+    footprint.footprint = async (query, caller) => {
+      const response = await original(query, caller);
+      return query.model === 'Lost' ? { ...response, calculation_id: '00000000-0000-4000-8000-00000000dead' } : response;
+    };
+    try {
+      const res = await post('/v1/assets', { assets: [{ brand: 'HP', model: 'Lost', serial_number: 'L-1', country: 'DE' }, { brand: 'HP', model: 'Found', serial_number: 'L-2', country: 'DE' }] });
+      expect(res.body).toMatchObject({ created: 1, failed: 1, errors: [{ index: 0, field: 'row', reason: expect.stringMatching(/could not be stored; nothing was written/) }] });
+      expect(await prisma().asset.findFirst({ where: { org_id: orgId, serial_number: 'L-1' } })).toBeNull();
+      expect(await prisma().asset.findFirst({ where: { org_id: orgId, serial_number: 'L-2' } })).not.toBeNull();
+    } finally {
+      footprint.footprint = original;
+    }
+  });
+
   it('refuses more than 1000 items, an empty list, anonymous callers and keys without organisation context', async () => {
     const many = Array.from({ length: 1001 }, (_, i) => ({ brand: 'HP', model: 'X', serial_number: `M-${i}`, country: 'DE' }));
     const tooMany = await post('/v1/assets', { assets: many });

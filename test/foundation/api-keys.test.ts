@@ -116,3 +116,24 @@ describe('svc_test_ keys', () => {
     expect(sandbox.body.data.organization).toEqual({ id: '5a4db0c5-0000-4000-8000-000000000001', name: 'Sandbox demo organisation' });
   });
 });
+
+describe('sandbox data', () => {
+  it('is a generated demo inventory, the same on every start', async () => {
+    const org = await t.createOrg('free');
+    const test = await t.createKey(org.id, { environment: 'test' });
+    const query = '{ organization { asset_count total_kg_co2e } }';
+    // Test keys get sandbox data also through the approved templates of their plan; business to send ad-hoc.
+    const business = await t.createKey((await t.createOrg('business')).id, { environment: 'test' });
+    const res = await t.graphql(query, {}, business.key);
+    expect(res.body.data.organization.asset_count).toBe(120);
+    expect(res.body.data.organization.total_kg_co2e).toBeGreaterThan(0);
+    const other = await createTestApp();
+    try {
+      const again = await other.graphql(query, {}, (await other.createKey((await other.createOrg('business')).id, { environment: 'test' })).key);
+      expect(again.body.data.organization).toEqual(res.body.data.organization);
+    } finally {
+      await other.close();
+    }
+    expect(test.key).toMatch(/^svc_test_/);
+  });
+});
