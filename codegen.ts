@@ -8,7 +8,7 @@ const config: CodegenConfig = {
   ignoreNoDocuments: true,
   generates: {
     'sdk/types.ts': {
-      plugins: ['typescript', 'typescript-operations', 'typed-document-node'],
+      plugins: ['typescript-operations', 'typed-document-node'],
       config: { enumsAsTypes: true, avoidOptionals: { field: true }, scalars: { DateTime: 'string', Date: 'string', JSON: 'unknown' } },
     },
   },
