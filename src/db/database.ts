@@ -3,6 +3,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
+import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient } from '../generated/prisma/client.ts';
 
 export { PrismaClient };
@@ -23,19 +24,24 @@ export interface Database {
   close(): Promise<void>;
 }
 
-export type DatabaseOptions =
+/** Wraps Prisma's driver adapter, e.g. to count SQL statements in tests. */
+export type AdapterWrapper = (factory: SqlDriverAdapterFactory) => SqlDriverAdapterFactory;
+
+export type DatabaseOptions = (
   | { kind: 'postgres'; url: string; poolSize?: number }
-  | { kind: 'pglite'; dataDir?: string /* omitted: in memory */ };
+  | { kind: 'pglite'; dataDir?: string /* omitted: in memory */ }
+) & { wrapAdapter?: AdapterWrapper };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.kind === 'postgres' ? openPostgres(options.url, options.poolSize ?? 10) : openPGlite(options.dataDir);
+  const wrap = options.wrapAdapter ?? ((factory) => factory);
+  return options.kind === 'postgres' ? openPostgres(options.url, options.poolSize ?? 10, wrap) : openPGlite(options.dataDir, wrap);
 }
 
-async function openPGlite(dataDir: string | undefined): Promise<Database> {
+async function openPGlite(dataDir: string | undefined, wrap: AdapterWrapper): Promise<Database> {
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const pglite = new PGlite(dataDir);
   await pglite.waitReady;
-  const prisma = new PrismaClient({ adapter: new PrismaPGlite(pglite) });
+  const prisma = new PrismaClient({ adapter: wrap(new PrismaPGlite(pglite)) });
   return {
     kind: 'pglite',
     prisma,
@@ -53,8 +59,8 @@ async function openPGlite(dataDir: string | undefined): Promise<Database> {
   };
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const prisma = new PrismaClient({ adapter: new PrismaPg({ connectionString: url, max: poolSize }) });
+async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper): Promise<Database> {
+  const prisma = new PrismaClient({ adapter: wrap(new PrismaPg({ connectionString: url, max: poolSize })) });
   return {
     kind: 'postgres',
     prisma,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, type AdapterWrapper, type Database } from '../../src/db/database.ts';
 
 /** Which database the suite runs on: PGlite by default, PostgreSQL when TEST_DATABASE_URL is set. */
 export const TEST_DATABASE_KIND = process.env.TEST_DATABASE_URL ? 'postgres' : 'pglite';
@@ -9,14 +9,14 @@ export const TEST_DATABASE_KIND = process.env.TEST_DATABASE_URL ? 'postgres' : '
  * A fresh, empty database: in-memory PGlite, or a new database on the TEST_DATABASE_URL
  * server (dropped again on close), so test files never see each other's rows.
  */
-export async function openTestDatabase(): Promise<Database & { url?: string }> {
+export async function openTestDatabase(wrapAdapter?: AdapterWrapper): Promise<Database & { url?: string }> {
   const serverUrl = process.env.TEST_DATABASE_URL;
-  if (!serverUrl) return openDatabase({ kind: 'pglite' });
+  if (!serverUrl) return openDatabase({ kind: 'pglite', wrapAdapter });
   const name = `lcf_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
   await withServer(serverUrl, (client) => client.query(`CREATE DATABASE ${name}`));
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  const db = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 8 });
+  const db = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 8, wrapAdapter });
   return {
     ...db,
     url: url.toString(),

@@ -1,3 +1,4 @@
+import type { CatalogueSpecs } from '../catalogue-data.ts';
 export interface IcecatConfig {
   /** The Open Icecat JSON endpoint, e.g. https://live.icecat.biz/api */
   baseUrl: string;
@@ -17,17 +18,8 @@ export interface IcecatConfig {
   language?: string;
 }
 
-export interface IcecatSpecs {
-  weight_kg?: number;
-  screen_size_inch?: number;
-  screen_type?: string;
-  processor_tdp_w?: number;
-  ram_gb?: number;
-  storage_gb?: number;
-  storage_type?: string;
-  battery_wh?: number;
-  typical_consumption_kwh?: number;
-}
+/** Icecat features mapped onto the service's spec fields (the same fields as the built-in catalogue). */
+export type IcecatSpecs = CatalogueSpecs;
 
 export interface IcecatProduct {
   icecat_id: number;
