@@ -8,7 +8,7 @@ import { startServices, stopServices } from '../../src/startup.ts';
 import { createApp, type App } from '../../src/app.ts';
 import { ADMIN_BASE } from '../../src/admin/routes.ts';
 import { openTestDatabase } from './database.ts';
-import type { AdapterWrapper } from '../../src/db/database.ts';
+import type { AdapterWrapper, Database } from '../../src/db/database.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
@@ -27,12 +27,19 @@ export interface TestApp {
 /** Quotas out of the way for tests about other things; quota tests pass their own QUOTA_LIMITS. */
 export const UNLIMITED = ['free', 'pro', 'business', 'enterprise'].flatMap((p) => [`day.${p}=1000000`, `minute.${p}=1000000`]).join(',');
 
-export async function createTestApp(env: Record<string, string> = {}, options: { wrapAdapter?: AdapterWrapper } = {}): Promise<TestApp> {
+/**
+ * The app over a fresh test database, or over `options.database` to run a second instance on the
+ * same data (the caller then owns and closes that database).
+ */
+export async function createTestApp(
+  env: Record<string, string> = {},
+  options: { wrapAdapter?: AdapterWrapper; database?: Database } = {},
+): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-test-'));
   // With TEST_REDIS_URL the quota counters live in Redis, under a prefix of this app's own.
   const redis = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `lcf-test:${randomUUID()}:` } : {};
   const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', QUOTA_LIMITS: UNLIMITED, ...redis, ...env });
-  const db = await openTestDatabase(options.wrapAdapter);
+  const db = options.database ?? (await openTestDatabase(options.wrapAdapter));
   const services = await startServices(config, createLogger(config.logLevel), db);
   const app = createApp(services);
 
@@ -65,7 +72,12 @@ export async function createTestApp(env: Record<string, string> = {}, options: {
     createOrg: (plan = 'pro', name = `Org ${plan}`) => admin('POST', '/orgs', { name, plan }),
     createKey: (orgId, options = {}) => admin('POST', '/keys', { org_id: orgId, ...options }),
     async close() {
-      await stopServices(services);
+      if (options.database) {
+        await services.calculations.flush();
+        await services.quota.close();
+      } else {
+        await stopServices(services);
+      }
       await rm(dataDir, { recursive: true, force: true });
     },
   };
