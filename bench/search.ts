@@ -89,6 +89,12 @@ async function main(): Promise<void> {
   const heldQ = held.length ? await quality(held, rank) : undefined;
   const tuneQ = held.length ? await quality(queries.filter((x) => !x.note?.startsWith('[holdout]')), rank) : undefined;
   const lat = await latency(queries, (text) => index.search(text));
+  const brandOf = new Map(queries.map((x) => [x.q, x.brand]));
+  const matchLat = await latency(queries, (text) => index.matchModel(text, brandOf.get(text)), 5);
+  const matched = queries.filter((x) => {
+    const hit = index.matchModel(x.q, x.brand);
+    return hit && sameDevice(hit.entry, x);
+  }).length;
   console.log(`catalogue: ${entries.length} devices; ${queries.length} queries (test/catalogue/search-queries.json)`);
   console.log(`index build: ${ms(builds[0]!)} ms (best of 5), first build ${ms(Math.max(...builds))} ms`);
   console.log(`query time over ${lat.n} queries: p50 ${ms(lat.p50)} ms, p99 ${ms(lat.p99)} ms`);
@@ -97,6 +103,10 @@ async function main(): Promise<void> {
     console.log(`  tuning set (${queries.length - held.length}): top-1 ${pct(tuneQ.top1)}, top-5 ${pct(tuneQ.top5)}`);
     console.log(`  holdout set (${held.length}, written after tuning): top-1 ${pct(heldQ.top1)}, top-5 ${pct(heldQ.top5)}`);
   }
+  console.log(
+    `matchModel(q, brand) on the same queries: ${pct(matched / queries.length)} confidently matched to the right device; ` +
+      `p50 ${ms(matchLat.p50)} ms, p99 ${ms(matchLat.p99)} ms`,
+  );
   if (q.misses.length) {
     console.log(`misses (${q.misses.length}):`);
     for (const m of q.misses) console.log(`  ${JSON.stringify(m.q)} expected ${m.expected}, got ${m.got.join(' | ') || '(nothing)'}`);
