@@ -74,7 +74,7 @@ export function createApp(services: Services): App {
       const caller: Caller = state?.caller ?? { kind: 'anonymous', ip: state?.ip ?? 'unknown', plan: 'free' };
       const orgId = caller.kind === 'key' && caller.orgContext ? caller.orgId : null;
       const sandbox = caller.kind === 'key' && caller.environment === 'test' && new URL(request.url).pathname === GRAPHQL_ENDPOINT;
-      if (sandbox) await services.sandbox;
+      if (sandbox) await services.sandbox();
       return { prisma: services.scopes.for(sandbox ? SANDBOX_ORG_ID : orgId), services, caller };
     },
     plugins: [

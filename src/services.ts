@@ -25,7 +25,7 @@ export interface Services {
   catalogue: CatalogueService;
   /** The GraphQL query templates free and pro plans may run (templates/). */
   approvedOperations: ApprovedOperation[];
-  /** Settles when the sandbox organisation of svc_test_ keys exists. */
-  sandbox: Promise<void>;
+  /** Creates, once, the sandbox organisation that svc_test_ keys read in GraphQL. */
+  sandbox: () => Promise<void>;
   footprint: FootprintService;
 }

@@ -44,11 +44,20 @@ export async function startServices(config: Config, log: Logger, database?: Data
     calculations,
     catalogue,
     approvedOperations: loadApprovedOperations(),
-    // Off the start-up path: only GraphQL with test keys waits for it (first start: about a second).
-    sandbox: withSession(db, (session) => withStartupLock(session, () => ensureSandboxOrganization(db.prisma))).catch((error: unknown) => {
-      log.error({ err: error }, 'could not create the sandbox organisation');
-    }),
+    // Created on first use, off the start-up path: only GraphQL with test keys needs it (about a second, once).
+    sandbox: memoise(() => withSession(db, (session) => withStartupLock(session, () => ensureSandboxOrganization(db.prisma)))),
     footprint: new FootprintService(reference, catalogue, calculations),
+  };
+}
+
+function memoise(fn: () => Promise<void>): () => Promise<void> {
+  let running: Promise<void> | undefined;
+  return () => {
+    running ??= fn().catch((error: unknown) => {
+      running = undefined;
+      throw error;
+    });
+    return running;
   };
 }
 
@@ -74,7 +83,6 @@ export function prepareDatabase(db: Database, log: Logger): Promise<void> {
 
 /** Stores what is still queued, then closes the database. */
 export async function stopServices(services: Services): Promise<void> {
-  await services.sandbox;
   await services.calculations.flush();
   await services.quota.close();
   await services.db.close();
