@@ -18,12 +18,13 @@ const paths = DEVICES.flatMap((d) => COUNTRIES.map((country) => `/v1/footprint?$
 
 const db = await freshPostgres();
 // Quotas are checked on every request, with limits high enough not to refuse the benchmark's own load.
-const QUOTA_LIMITS = 'day.enterprise=100000000,minute.enterprise=100000000';
+const QUOTA_LIMITS = 'day.enterprise=100000000,minute.enterprise=100000000,day.free=100000000,minute.free=100000000';
 const service = await startService({ DATABASE_URL: db.url, QUOTA_LIMITS, ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}) });
 try {
   const org = await adminJson(service.url, '/orgs', { name: 'Bench', plan: 'enterprise' });
   const { key } = await adminJson(service.url, '/keys', { org_id: org.id });
-  const headers = { authorization: `Bearer ${key}` };
+  // BENCH_ANONYMOUS=1: no key (nothing stored, counted per client IP), for comparison.
+  const headers: Record<string, string> = process.env.BENCH_ANONYMOUS ? {} : { authorization: `Bearer ${key}` };
   const sample = await (await fetch(`${service.url}${paths[0]}`, { headers })).text();
   const bare = await startBareServer(sample);
 
@@ -44,7 +45,7 @@ try {
     requests: [{ method: 'POST', path: '/v1/footprint/batch', headers: { ...headers, 'content-type': 'application/json' }, body: batchBody }],
   });
 
-  console.log(`\nresponse body: ${Buffer.byteLength(sample)} bytes; ${paths.length} distinct device/country queries; organisation key (calculations stored)`);
+  console.log(`\nresponse body: ${Buffer.byteLength(sample)} bytes; ${paths.length} distinct device/country queries; ${process.env.BENCH_ANONYMOUS ? 'anonymous (nothing stored)' : 'organisation key (calculations stored)'}; quota counters in ${process.env.BENCH_REDIS_URL ? 'Redis' : 'PostgreSQL'}`);
   console.table({
     'bare node:http': baseline,
     'GET /v1/footprint': footprint,

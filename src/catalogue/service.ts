@@ -25,6 +25,7 @@ const NEGATIVE_TTL_MS = 86_400_000;
 export class CatalogueService {
   readonly index: CatalogueIndex;
   private readonly icecat: IcecatClient | undefined;
+  private readonly builtInMatches = new Map<string, CatalogueMatch | undefined>();
 
   private constructor(
     private readonly prisma: PrismaClient,
@@ -45,8 +46,21 @@ export class CatalogueService {
     return this.icecat !== undefined;
   }
 
-  /** Built-in catalogue only: by part number (mpn or alias), else a confident match on the model name. */
+  /**
+   * Built-in catalogue only: by part number (mpn or alias), else a confident match on the model name.
+   * Answers are memoised: the catalogue does not change while the process runs, and a fuzzy match
+   * costs about a millisecond, more than the rest of a footprint.
+   */
   findBuiltIn(brand: string | undefined, mpn: string | null, model: string | null): CatalogueMatch | undefined {
+    const key = `${brand ?? ''}\u0000${mpn ?? ''}\u0000${model ?? ''}`.toLowerCase();
+    if (this.builtInMatches.has(key)) return this.builtInMatches.get(key);
+    if (this.builtInMatches.size >= 50_000) this.builtInMatches.clear();
+    const match = this.matchBuiltIn(brand, mpn, model);
+    this.builtInMatches.set(key, match);
+    return match;
+  }
+
+  private matchBuiltIn(brand: string | undefined, mpn: string | null, model: string | null): CatalogueMatch | undefined {
     const byCode = mpn ? this.index.findByPartNumber(mpn, brand) : undefined;
     if (byCode) return this.builtIn(byCode, 'by part number');
     const name = model ?? mpn;
