@@ -32,6 +32,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
   const reference = await ReferenceStore.load(db.prisma);
   const calculations = new CalculationWriter(db.prisma, log);
   const catalogue = await CatalogueService.create(db.prisma, log, config.icecat);
+  const footprint = new FootprintService(reference, catalogue, calculations);
   return {
     config,
     db,
@@ -45,8 +46,8 @@ export async function startServices(config: Config, log: Logger, database?: Data
     catalogue,
     approvedOperations: loadApprovedOperations(),
     // Created on first use, off the start-up path: only GraphQL with test keys needs it (about a second, once).
-    sandbox: memoise(() => withSession(db, (session) => withStartupLock(session, () => ensureSandboxOrganization(db.prisma)))),
-    footprint: new FootprintService(reference, catalogue, calculations),
+    sandbox: memoise(() => withSession(db, (session) => withStartupLock(session, () => ensureSandboxOrganization(db.prisma, { reference, footprint })))),
+    footprint,
   };
 }
 

@@ -60,6 +60,8 @@ export interface SeedDemoOptions {
   batchSize?: number;
   /** PRNG seed, for reproducible estates */
   seed?: number;
+  /** The running server's reference data and footprint service; the CLI builds its own. */
+  services?: { reference: ReferenceStore; footprint: FootprintService };
 }
 
 interface Combo {
@@ -167,7 +169,7 @@ export async function seedDemo(
   const random = prng(options.seed ?? Number.parseInt(randomBytes(4).toString('hex'), 16));
   const batchSize = options.batchSize ?? 25_000;
 
-  const { reference, footprint } = await footprintService(prisma);
+  const { reference, footprint } = options.services ?? (await footprintService(prisma));
   // Anonymous: nothing is recorded by the service; this function writes the calculations itself.
   const anonymous: Caller = { kind: 'anonymous', ip: 'seed-demo', plan: 'free' };
 

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { editDistance, normaliseText, rankClosestCodes } from './grid-codes.ts';
+import { canonicalCodeShape, editDistance, normaliseText, rankClosestCodes } from './grid-codes.ts';
+import { vintageAt } from '../factors/lookup.ts';
 import {
   closestRegionCodes,
-  factorAt,
   type GridFactorRecord,
   loadGridFactors,
   loadRegions,
@@ -11,6 +11,16 @@ import {
   normaliseRegionCode,
 } from './grid-data.ts';
 import { installedVersion } from './grid-sources.ts';
+
+/** The record of `code` valid at `date`, by the service's one vintage rule (vintageAt, used by lookups and calculations). */
+function factorAt(records: readonly GridFactorRecord[], code: string, date: Date): GridFactorRecord | undefined {
+  const region = canonicalCodeShape(code) ?? code;
+  const dated = records
+    .filter((r) => r.region_code === region)
+    .map((record) => ({ record, valid_from: new Date(record.valid_from), valid_to: record.valid_to === null ? null : new Date(record.valid_to) }));
+  if (Number.isNaN(date.getTime())) throw new RangeError('invalid date');
+  return vintageAt(dated, date)?.record;
+}
 
 const US_STATES = [
   'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY', 'LA',

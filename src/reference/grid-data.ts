@@ -10,7 +10,7 @@
  * The load functions read files synchronously once and memoise; everything else here is pure.
  */
 import { buildGridFactors, buildRegions } from './grid-build.ts';
-import { type CodeIndexEntry, canonicalCodeShape, normaliseCode, rankClosestCodes } from './grid-codes.ts';
+import { type CodeIndexEntry, normaliseCode, rankClosestCodes } from './grid-codes.ts';
 import {
   loadCo2Package,
   loadCountryNames,
@@ -135,40 +135,4 @@ export function normaliseRegionCode(input: string): string | undefined {
  */
 export function closestRegionCodes(input: string, n = 3): string[] {
   return rankClosestCodes(input, loadState().index, n);
-}
-
-const sortedByRegion = new WeakMap<readonly GridFactorRecord[], Map<string, GridFactorRecord[]>>();
-
-function regionIndex(factors: readonly GridFactorRecord[]): Map<string, GridFactorRecord[]> {
-  let index = sortedByRegion.get(factors);
-  if (!index) {
-    index = new Map();
-    for (const f of factors) {
-      const list = index.get(f.region_code) ?? [];
-      list.push(f);
-      index.set(f.region_code, list);
-    }
-    for (const list of index.values()) list.sort((a, b) => (a.valid_from < b.valid_from ? -1 : a.valid_from > b.valid_from ? 1 : 0));
-    sortedByRegion.set(factors, index);
-  }
-  return index;
-}
-
-/**
- * The vintage of `regionCode` valid at `date` (UTC calendar day): the latest vintage whose valid_from is on or
- * before that day. A date before the oldest vintage gets the oldest. Undefined when the region has no factor.
- * The region code is compared after trimming and upper-casing. Throws a RangeError for an invalid Date.
- */
-export function factorAt(factors: readonly GridFactorRecord[], regionCode: string, date: Date): GridFactorRecord | undefined {
-  if (Number.isNaN(date.getTime())) throw new RangeError('factorAt: invalid date');
-  const day = date.toISOString().slice(0, 10);
-  const code = canonicalCodeShape(regionCode) ?? regionCode.trim().toUpperCase();
-  const list = regionIndex(factors).get(code);
-  if (!list || list.length === 0) return undefined;
-  let found: GridFactorRecord | undefined;
-  for (const f of list) {
-    if (f.valid_from <= day) found = f;
-    else break;
-  }
-  return found ?? list[0];
 }

@@ -1,4 +1,5 @@
 import type { PrismaClient } from '../db/database.ts';
+import { vintageAt } from '../factors/lookup.ts';
 
 export interface RegionFactor {
   code: string;
@@ -60,10 +61,8 @@ export class ReferenceStore {
     );
   }
 
-  /** The grid factor of a region valid at `at` (the oldest vintage before the first one). */
+  /** The grid factor of a region valid at `at` (the same rule as factorByRegion). */
   gridFactor(regionCode: string, at: Date = new Date()): FactorSnapshot | undefined {
-    const factors = this.regions.get(regionCode)?.factors;
-    if (!factors?.length) return undefined;
-    return factors.find((f) => f.valid_from <= at) ?? factors[factors.length - 1];
+    return vintageAt(this.regions.get(regionCode)?.factors ?? [], at);
   }
 }

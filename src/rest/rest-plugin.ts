@@ -122,10 +122,8 @@ export function useRest(openApiInfo: { title: string; version: string; descripti
         }
       }
       const response = await sofa.handleRequest(request, serverContext as never);
-      if (response && response.status !== 404) return endResponse(response);
-      if (response && response.headers.get('content-type')?.includes('json') && (await response.clone().text()).length > 0) {
-        return endResponse(response);
-      }
+      // SOFA's router answers a path it does not know with an empty 404; a 404 with a body is a resolver's answer.
+      if (response && (response.status !== 404 || (await response.clone().text()).length > 0)) return endResponse(response);
       const subPath = url.pathname.slice(REST_BASE.length);
       const allowed = [...routeMethods].find(([pattern]) => new RegExp(`^${pattern}$`).test(subPath))?.[1];
       endResponse(
