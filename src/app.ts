@@ -8,17 +8,17 @@ import type { Caller } from './auth/caller.ts';
 import { useAccessControl } from './auth/access-plugin.ts';
 import { FootprintFastPath } from './footprint/fast-path.ts';
 import { ApiError } from './errors/api-error.ts';
-import { errorResponse } from './errors/render.ts';
+import { errorResponse, useErrorBodies } from './errors/render.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
 import { useApprovedOperations } from './graphql/approved-operations.ts';
 import { useValidationErrorCodes } from './graphql/validation-codes.ts';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { currentRequest, runWithRequest, type RequestState } from './observability/request-context.ts';
 import { REST_BASE, useRest } from './rest/rest-plugin.ts';
+import { useRequestLimits } from './validation/request-limits.ts';
 import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
 import type { Router } from './rest/router.ts';
-import { SANDBOX_ORG_ID } from './sandbox/sandbox.ts';
 import type { Services } from './services.ts';
 
 export const SERVICE_VERSION = '1.0.0';
@@ -39,11 +39,23 @@ export interface App {
 const reportAsValidationError = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)] };
 const armorLimits = {
   maxDepth: { n: 10, ...reportAsValidationError },
-  maxAliases: { n: 15, ...reportAsValidationError },
+  // __typename aliases count like any other.
+  maxAliases: { n: 15, allowList: [], ...reportAsValidationError },
   maxDirectives: { n: 20, ...reportAsValidationError },
   costLimit: { maxCost: 5_000, objectCost: 2, scalarCost: 1, depthCostFactor: 1.5, ...reportAsValidationError },
   maxTokens: { n: 2_000 },
   blockFieldSuggestion: { enabled: true },
+};
+// The depth limit above skips __schema; introspection gets its own bound, the depth of the standard
+// introspection query (graphql-js getIntrospectionQuery, what GraphiQL and codegen send).
+export const INTROSPECTION_MAX_DEPTH = 21;
+const introspectionDepthLimit = {
+  maxDepth: { n: INTROSPECTION_MAX_DEPTH, ignoreIntrospection: false, ...reportAsValidationError },
+  maxAliases: { enabled: false },
+  maxDirectives: { enabled: false },
+  costLimit: { enabled: false },
+  maxTokens: { enabled: false },
+  blockFieldSuggestion: { enabled: false },
 };
 
 export function createApp(services: Services): App {
@@ -53,6 +65,7 @@ export function createApp(services: Services): App {
     draining: false,
     handle: (req, res) => {
       const state = newRequestState(services, req.headers['x-request-id'], clientIp(req, services.config.trustedProxies));
+      state.forwarded = forwardedOrigin(req, services.config.trustedProxies);
       runWithRequest(state, async () => {
         if (!(await fastPath.tryServe(req, res, state))) await yoga(req, res);
       });
@@ -68,17 +81,17 @@ export function createApp(services: Services): App {
     graphiql: false,
     logging: false,
     maskedErrors: { maskError: maskGraphQLError },
-    context: async ({ request }) => {
+    context: () => {
       const state = currentRequest();
       // Access control (useAccessControl) has authenticated every metered request before execution.
       const caller: Caller = state?.caller ?? { kind: 'anonymous', ip: state?.ip ?? 'unknown', plan: 'free' };
-      const orgId = caller.kind === 'key' && caller.orgContext ? caller.orgId : null;
-      const sandbox = caller.kind === 'key' && caller.environment === 'test' && new URL(request.url).pathname === GRAPHQL_ENDPOINT;
-      if (sandbox) await services.sandbox();
-      return { prisma: services.scopes.for(sandbox ? SANDBOX_ORG_ID : orgId), services, caller };
+      // GraphQL and every REST route alike: a test key's caller already names its sandbox (src/auth/caller.ts).
+      return { prisma: services.scopes.forCaller(caller), services, caller };
     },
     plugins: [
       useRequestLifecycle(),
+      useRequestLimits({ restBase: REST_BASE }),
+      useErrorBodies(GRAPHQL_ENDPOINT),
       useSystemRoutes(app),
       useMountedRouter(createAdminRouter(services)),
       useMountedRouter(createConsoleRouter(services)),
@@ -95,6 +108,7 @@ export function createApp(services: Services): App {
       useValidationErrorCodes(),
       // Limits for every plan; values documented in README (GraphQL limits).
       EnvelopArmorPlugin(armorLimits),
+      EnvelopArmorPlugin(introspectionDepthLimit),
       useNotFound(),
     ],
   });
@@ -118,15 +132,30 @@ function newRequestState(services: Services, requestId: string | string[] | null
   };
 }
 
+const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+
 /** The client's address: X-Forwarded-For is honoured only when the peer is a configured trusted proxy. */
 export function clientIp(req: IncomingMessage, trustedProxies: readonly string[]): string {
-  const peer = (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');
+  const peer = peerAddress(req);
   const forwarded = req.headers['x-forwarded-for'];
   if (!forwarded || !trustedProxies.includes(peer)) return peer;
   const hops = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded).split(',').map((s) => s.trim()).filter(Boolean);
   // Walk back from the nearest hop, skipping our own proxies: the first untrusted address is the client.
   for (let i = hops.length - 1; i >= 0; i--) if (!trustedProxies.includes(hops[i]!)) return hops[i]!;
   return peer;
+}
+
+/**
+ * The scheme and host the client used, as a trusted proxy reports them (X-Forwarded-Proto, X-Forwarded-Host);
+ * undefined from any other peer. The first entry of each is the one the client-facing proxy wrote.
+ */
+export function forwardedOrigin(req: IncomingMessage, trustedProxies: readonly string[]): RequestState['forwarded'] {
+  if (!trustedProxies.includes(peerAddress(req))) return undefined;
+  const first = (name: string) => {
+    const value = req.headers[name];
+    return (Array.isArray(value) ? value[0] : value)?.split(',')[0]!.trim() || undefined;
+  };
+  return { proto: first('x-forwarded-proto')?.toLowerCase(), host: first('x-forwarded-host') };
 }
 
 /** Request id, response headers collected during the request, and one access-log line. */

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createLogger } from './observability/logger.ts';
 import { startServices, stopServices } from './startup.ts';
 import { createApp } from './app.ts';
+import { answerClientErrors } from './validation/request-limits.ts';
 
 const startedAt = performance.now();
 let config: Config;
@@ -19,6 +20,7 @@ const services = await startServices(config, log);
 const app = createApp(services);
 const server = createServer(app.handle);
 server.keepAliveTimeout = 65_000;
+answerClientErrors(server);
 
 server.listen(config.port, config.host, () => {
   log.info(

@@ -25,7 +25,5 @@ export interface Services {
   catalogue: CatalogueService;
   /** The GraphQL query templates free and pro plans may run (templates/). */
   approvedOperations: ApprovedOperation[];
-  /** Creates, once, the sandbox organisation that svc_test_ keys read in GraphQL. */
-  sandbox: () => Promise<void>;
   footprint: FootprintService;
 }

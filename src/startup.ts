@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Config } from './config/config.ts';
-import { openDatabase, type Database, type SqlSession } from './db/database.ts';
+import { openDatabase, withSession, type Database } from './db/database.ts';
 import { applyMigrations, readMigrations, withStartupLock } from './db/migrate.ts';
 import { loadReferenceData } from './reference/load.ts';
 import { ReferenceStore } from './reference/store.ts';
@@ -14,7 +14,7 @@ import { CalculationWriter } from './footprint/calculation-writer.ts';
 import { FootprintService } from './footprint/service.ts';
 import { CatalogueService } from './catalogue/service.ts';
 import { loadApprovedOperations } from './graphql/approved-operations.ts';
-import { ensureSandboxOrganization } from './sandbox/sandbox.ts';
+import { Sandboxes } from './sandbox/sandbox.ts';
 
 /**
  * Opens the database, brings its schema and reference data up to date (once, under an
@@ -33,42 +33,22 @@ export async function startServices(config: Config, log: Logger, database?: Data
   const calculations = new CalculationWriter(db.prisma, log);
   const catalogue = await CatalogueService.create(db.prisma, log, config.icecat);
   const footprint = new FootprintService(reference, catalogue, calculations);
+  // Created on first use of a test key, off the start-up path (the demo estate once per database, then copies).
+  const sandboxes = new Sandboxes(db, { reference, footprint });
   return {
     config,
     db,
     log,
     reference,
-    keys: new KeyStore(db.prisma),
+    keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId)),
     scopes: new OrganizationScopes(db.prisma),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
     quota: new QuotaService(createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
     calculations,
     catalogue,
     approvedOperations: loadApprovedOperations(),
-    // Created on first use, off the start-up path: only GraphQL with test keys needs it (about a second, once).
-    sandbox: memoise(() => withSession(db, (session) => withStartupLock(session, () => ensureSandboxOrganization(db.prisma, { reference, footprint })))),
     footprint,
   };
-}
-
-function memoise(fn: () => Promise<void>): () => Promise<void> {
-  let running: Promise<void> | undefined;
-  return () => {
-    running ??= fn().catch((error: unknown) => {
-      running = undefined;
-      throw error;
-    });
-    return running;
-  };
-}
-
-async function withSession<T>(db: Database, fn: (session: SqlSession) => Promise<T>): Promise<T> {
-  const session = await db.session();
-  try {
-    return await fn(session);
-  } finally {
-    await session.release();
-  }
 }
 
 export function prepareDatabase(db: Database, log: Logger): Promise<void> {

@@ -194,11 +194,15 @@ export async function importAssets({ prisma, services, caller }: ImportDeps, ite
     else pending.push({ position, row: checked.row });
   });
 
-  // Each good row is calculated (and its calculation recorded) through the lookup chain.
+  // Each good row is calculated (and its calculation recorded) through the lookup chain. Rows are
+  // calculated while earlier ones are stored; all must be committed before the assets refer to them.
+  const stored: Promise<unknown>[] = [];
   await mapLimited(pending, FOOTPRINT_CONCURRENCY, async (p) => {
     try {
-      p.response = await services.footprint.footprint(deviceQuery(p.row), caller);
-      if (!p.response.calculation_id) throw new Error('footprint service did not record a calculation for an organisation key');
+      const { response, calculation_id } = await services.footprint.footprintRecording(deviceQuery(p.row), caller);
+      p.response = response;
+      // null when the calculation could not be stored: the row is reported as failed below.
+      stored.push(calculation_id.then((id) => (response.calculation_id = id)));
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
       const i = p.position.index ?? p.position.row! - 1;
@@ -206,6 +210,7 @@ export async function importAssets({ prisma, services, caller }: ImportDeps, ite
       for (const problem of problemsOf(error)) errors.push({ ...p.position, serial_number: p.row.serial_number, ...problem });
     }
   });
+  await Promise.all(stored);
   const good = pending.filter((p) => p.response);
   const importId = randomUUID();
   const sortErrors = () => errors.sort((a, b) => (a.index ?? a.row!) - (b.index ?? b.row!));
@@ -218,8 +223,6 @@ export async function importAssets({ prisma, services, caller }: ImportDeps, ite
     return { import_id: importId, source, total_rows: items.length, created: 0, updated: 0, failed: failedRows.size, errors, assets: [] };
   }
 
-  // The calculations are written by the batching writer; the assets reference them (FK).
-  await services.calculations.flush();
   const input = good.map((p, ord) => ({
     ord,
     brand: p.row.brand,

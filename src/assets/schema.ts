@@ -1,4 +1,6 @@
+import { decodeBase64, decodeCursorChunk } from '@pothos/core';
 import { builder } from '../graphql/builder.ts';
+import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { requireOrgContext } from '../auth/caller.ts';
 import { normaliseRegionCode } from '../reference/grid-data.ts';
@@ -129,7 +131,7 @@ builder.queryField('asset', (t) =>
     type: 'Asset',
     nullable: true,
     description: "An asset of the caller's organisation by id; null when there is none (assets of other organisations are not visible).",
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
     resolve: (query, _root, { id }, { prisma, caller }) => {
       requireOrgContext(caller);
       if (!UUID.test(String(id))) throw invalidParameter('id', `must be an asset id (UUID), got '${id}'`);
@@ -147,6 +149,33 @@ export function pageSize(args: { first?: number | null; last?: number | null }):
     if (n != null && n < 0) throw invalidParameter(name, `must not be negative, got ${n}`);
   }
   return MAX_PAGE_SIZE;
+}
+
+type CursorArgs = { after?: string | null; before?: string | null };
+
+/** Longer than any cursor this connection hands out (an asset id encodes to 56 characters). */
+const MAX_CURSOR_LENGTH = 100;
+
+const cursorArg = (args: CursorArgs) => (args.before != null ? 'before' : 'after');
+
+/** Foreign, unknown and malformed cursors all get this one answer: a cursor never tells whether an asset exists. */
+const invalidCursor = (args: CursorArgs) => {
+  const name = cursorArg(args);
+  return new ApiError(400, 'INVALID_CURSOR', `Invalid parameter '${name}'`, `${name}: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)`);
+};
+
+/** Checks the form of the cursor (an asset id), before Pothos decodes it: its own error would be a 500 echoing the input. */
+function checkCursorForm(args: CursorArgs): void {
+  const cursor = args[cursorArg(args)];
+  if (cursor == null) return;
+  let id: unknown;
+  try {
+    const decoded = cursor.length <= MAX_CURSOR_LENGTH ? decodeBase64(cursor) : '';
+    if (decoded.startsWith('GPC:')) id = decodeCursorChunk(decoded.slice(4));
+  } catch {
+    // not base64 or not a cursor chunk: refused below
+  }
+  if (typeof id !== 'string' || !UUID.test(id)) throw invalidCursor(args);
 }
 
 export interface AssetFilter {
@@ -181,25 +210,28 @@ builder.queryField('assets', (t) =>
       type: 'Asset',
       cursor: 'id',
       defaultSize: DEFAULT_PAGE_SIZE,
-      maxSize: pageSize,
+      // Pothos calls maxSize before it decodes the cursor: the one hook that sees the raw cursor first.
+      maxSize: (args: CursorArgs & { first?: number | null; last?: number | null }) => {
+        checkCursorForm(args);
+        return pageSize(args);
+      },
       description:
         `Assets of the caller's organisation, ${DEFAULT_PAGE_SIZE} per page by default and at most ${MAX_PAGE_SIZE} ` +
         '(a larger first is a PAGE_SIZE_TOO_LARGE error), in a stable order (by id). Page on with after = pageInfo.endCursor; cursors are opaque. ' +
         'Filters combine with AND; purchase dates are inclusive.',
       args: {
         status: t.arg({ type: [AssetStatus], description: 'Any of these statuses' }),
-        category: t.arg.string({ description: 'Device category, e.g. laptop' }),
-        country: t.arg.string({ description: 'Region of use, e.g. DE or US-CA' }),
+        category: t.arg.string({ description: 'Device category, e.g. laptop', ...maxChars(TEXT_LIMITS.category) }),
+        country: t.arg.string({ description: 'Region of use, e.g. DE or US-CA', ...maxChars(TEXT_LIMITS.country) }),
         purchase_date_from: t.arg({ type: 'Date', description: 'Purchased on or after this date' }),
         purchase_date_to: t.arg({ type: 'Date', description: 'Purchased on or before this date' }),
       },
       totalCount: (_parent, args, { prisma }) => prisma.asset.count({ where: assetWhere(args) }),
-      resolve: (query, _root, args, { prisma, caller }) => {
+      resolve: async (query, _root, args, { prisma, caller }) => {
         requireOrgContext(caller);
-        const cursor = (query as { cursor?: { id?: unknown } }).cursor?.id;
-        if (cursor !== undefined && !UUID.test(String(cursor))) {
-          throw new ApiError(400, 'INVALID_CURSOR', "Invalid parameter 'after'", 'after: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)');
-        }
+        // Prisma positions a cursor by its row wherever it is; only a row of the caller's own scope may be one.
+        const cursor = (query as { cursor?: { id: string } }).cursor?.id;
+        if (cursor !== undefined && !(await prisma.asset.findUnique({ where: { id: cursor }, select: { id: true } }))) throw invalidCursor(args);
         return prisma.asset.findMany({ ...query, where: assetWhere(args), orderBy: { id: 'asc' } });
       },
     },
@@ -215,22 +247,22 @@ const AssetInput = builder.inputType('AssetInput', {
     'One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. ' +
     'status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed.',
   fields: (t) => ({
-    brand: t.string({ description: 'Manufacturer (required)' }),
-    mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)' }),
-    model: t.string({ description: 'Model name, alternative to mpn' }),
-    serial_number: t.string({ description: 'Required; a re-import of the same serial number updates the asset' }),
-    category: t.string({ description: 'Device category (default: the catalogue category, else laptop)' }),
-    purchase_date: t.string({ description: 'YYYY-MM-DD' }),
-    country: t.string({ description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2' }),
-    status: t.string({ description: 'Asset status (default in_use)' }),
+    brand: t.string({ description: 'Manufacturer (required)', ...maxChars(TEXT_LIMITS.brand) }),
+    mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
+    model: t.string({ description: 'Model name, alternative to mpn', ...maxChars(TEXT_LIMITS.model) }),
+    serial_number: t.string({ description: 'Required; a re-import of the same serial number updates the asset', ...maxChars(TEXT_LIMITS.serialNumber) }),
+    category: t.string({ description: 'Device category (default: the catalogue category, else laptop)', ...maxChars(TEXT_LIMITS.category) }),
+    purchase_date: t.string({ description: 'YYYY-MM-DD', ...maxChars(TEXT_LIMITS.shortCode) }),
+    country: t.string({ description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2', ...maxChars(TEXT_LIMITS.country) }),
+    status: t.string({ description: 'Asset status (default in_use)', ...maxChars(TEXT_LIMITS.shortCode) }),
     weight_kg: t.float(),
     tdp: t.float({ description: 'Processor TDP, watts' }),
     ram_gb: t.float(),
     battery_wh: t.float(),
     screen_size_inch: t.float(),
-    screen_type: t.string({ description: 'lcd, oled, ips, tn, va or mini_led' }),
+    screen_type: t.string({ description: 'lcd, oled, ips, tn, va or mini_led', ...maxChars(TEXT_LIMITS.shortCode) }),
     storage_gb: t.float(),
-    storage_type: t.string({ description: 'ssd, hdd, emmc or nvme' }),
+    storage_type: t.string({ description: 'ssd, hdd, emmc or nvme', ...maxChars(TEXT_LIMITS.shortCode) }),
   }),
 });
 
@@ -294,7 +326,7 @@ builder.mutationFields((t) => ({
       'optional category, purchase_date, status and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. ' +
       'Same semantics as importAssets; errors name the 1-based data row.',
     extensions: { rest: { method: 'POST', path: '/assets/csv', tags: ['Assets'] } },
-    args: { csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)' }) },
+    args: { csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)', ...maxChars(TEXT_LIMITS.csv, { multiline: true }) }) },
     resolve: async (_root, { csv }, { prisma, services, caller }) => {
       const key = requireOrgContext(caller);
       return importAssets({ prisma, services, caller: key }, parseAssetCsv(csv), 'csv');

@@ -11,8 +11,9 @@ export function isMetered(pathname: string): boolean {
   return pathname.startsWith('/v1/') && pathname !== '/v1/openapi.json' && !pathname.startsWith('/v1/docs');
 }
 
+// Usage is the key's organisation's, also for test keys (whose data is their sandbox's).
 export const subjectOf = (caller: Caller): QuotaSubject =>
-  caller.kind === 'key' ? { kind: 'key', keyId: caller.keyId, orgId: caller.orgId, plan: caller.plan } : { kind: 'anonymous', ip: caller.ip };
+  caller.kind === 'key' ? { kind: 'key', keyId: caller.keyId, orgId: caller.keyOrgId, plan: caller.plan } : { kind: 'anonymous', ip: caller.ip };
 
 /**
  * Authentication and quotas for REST and GraphQL alike, before either runs: who is calling

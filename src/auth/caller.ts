@@ -11,12 +11,21 @@ export type Caller =
       kind: 'key';
       ip: string;
       keyId: string;
+      /**
+       * The organisation whose data this caller reads and writes: the key's own for svc_live_ keys;
+       * for svc_test_ keys its organisation's sandbox, or without organisation context the shared
+       * demo sandbox, read-only (src/sandbox/sandbox.ts). Never a real organisation for a test key.
+       */
       orgId: string;
+      /** The organisation the key belongs to: its usage is counted there. */
+      keyOrgId: string;
       plan: Plan;
       environment: KeyEnvironment;
       biEnabled: boolean;
       /** False for keys issued without organisation context: they may not act on organisation data. */
       orgContext: boolean;
+      /** True for the demo sandbox of test keys without organisation context: readable, writes refused (SANDBOX_READ_ONLY). */
+      readOnly: boolean;
     };
 
 export type KeyCaller = Extract<Caller, { kind: 'key' }>;
@@ -37,6 +46,8 @@ export class KeyStore {
 
   constructor(
     private readonly prisma: PrismaClient,
+    /** The sandbox organisation of a test key's organisation (null: the demo sandbox), ready to use. */
+    private readonly sandboxOf: (orgId: string | null) => Promise<string>,
     private readonly ttlMs = 5_000,
   ) {}
 
@@ -48,15 +59,20 @@ export class KeyStore {
       where: { key: hash },
       select: { id: true, org_id: true, plan: true, environment: true, bi_enabled: true, org_context: true, revoked_at: true },
     });
+    const test = row?.environment === 'test';
+    // The one place a key's data scope is chosen: every interface takes the organisation from here.
+    const orgId = row && (test ? await this.sandboxOf(row.org_context ? row.org_id : null) : row.org_id);
     const entry: CachedKey = {
       caller: row && {
         kind: 'key',
         keyId: row.id,
-        orgId: row.org_id,
+        orgId: orgId!,
+        keyOrgId: row.org_id,
         plan: row.plan,
         environment: row.environment as KeyEnvironment,
         biEnabled: row.bi_enabled,
         orgContext: row.org_context,
+        readOnly: test && !row.org_context,
       },
       revoked: row?.revoked_at != null,
       expiresAt: Date.now() + this.ttlMs,
@@ -92,9 +108,9 @@ export function requireKey(caller: Caller): KeyCaller {
   return caller;
 }
 
-/** The caller's organisation, for routes that act on organisation data. */
+/** The caller's organisation, for routes that act on organisation data (the demo sandbox, read-only, for test keys without one). */
 export function requireOrgContext(caller: Caller): KeyCaller {
   const keyCaller = requireKey(caller);
-  if (!keyCaller.orgContext) throw forbidden('NO_ORGANIZATION_CONTEXT', 'This API key has no organisation context');
+  if (!keyCaller.orgContext && !keyCaller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'This API key has no organisation context');
   return keyCaller;
 }

@@ -56,4 +56,17 @@ describe('scopeToOrganization', () => {
     await expect(none.asset.findMany()).rejects.toMatchObject({ status: 403, code: 'NO_ORGANIZATION_CONTEXT' });
     expect(await none.deviceCategory.count()).toBe(0);
   });
+
+  it('a read-only scope reads its organisation and refuses every write and raw statement with SANDBOX_READ_ONLY', async () => {
+    const a = scopeToOrganization(db.prisma, orgA, { readOnly: true });
+    expect(await a.asset.count()).toBe(2);
+    const refused = { status: 403, code: 'SANDBOX_READ_ONLY' };
+    await expect(a.asset.create({ data: { org_id: orgA, brand: 'X', category: 'laptop', country: 'DE' } })).rejects.toMatchObject(refused);
+    await expect(a.asset.updateMany({ data: { brand: 'Changed' } })).rejects.toMatchObject(refused);
+    await expect(a.asset.deleteMany()).rejects.toMatchObject(refused);
+    await expect(a.$executeRawUnsafe('SELECT 1')).rejects.toMatchObject(refused);
+    await expect(a.$queryRaw`SELECT 1`).rejects.toMatchObject(refused);
+    await expect(a.$transaction([a.scenarioRun.create({ data: { org_id: orgA, kind: 'x', asset_ids: [], result: {} } })])).rejects.toMatchObject(refused);
+    expect(await db.prisma.asset.count({ where: { org_id: orgA } })).toBe(2);
+  });
 });

@@ -1,6 +1,7 @@
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { forbidden } from '../errors/api-error.ts';
+import type { Caller } from './caller.ts';
 
 const models = getDatamodel().datamodel.models;
 
@@ -12,11 +13,11 @@ export const ORG_OWNED_MODELS: ReadonlySet<string> = new Set([
     .map(([name]) => name),
 ]);
 
-const WHERE_OPERATIONS = new Set([
-  'findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy',
-  'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany',
-]);
+const READ_OPERATIONS = new Set(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy']);
+const WHERE_OPERATIONS = new Set([...READ_OPERATIONS, 'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany']);
 const CREATE_OPERATIONS = new Set(['create', 'createMany', 'createManyAndReturn']);
+
+const readOnlyRefusal = () => forbidden('SANDBOX_READ_ONLY', 'Test keys without organisation context read the demo sandbox and cannot change it');
 
 function ownerColumn(model: string) {
   return model === 'Organization' ? 'id' : 'org_id';
@@ -36,20 +37,27 @@ type QueryArgs = { where?: Record<string, unknown>; data?: unknown; create?: Rec
  * The one place organisation data is scoped to the caller. Every query on an organisation-owned
  * model through this client is confined to `orgId` (filters get the owner column, creates set it);
  * with `orgId` null (no organisation context) any such query is refused. Global reference models
- * (products, factors, categories, …) pass through.
+ * (products, factors, categories, …) pass through. A read-only scope (the demo sandbox) refuses
+ * every write to organisation data and every raw statement with 403 SANDBOX_READ_ONLY.
  *
  * Resolvers receive this client as `ctx.prisma`, so they cannot forget the filter.
  */
-export function scopeToOrganization(prisma: PrismaClient, orgId: string | null): PrismaClient {
+export function scopeToOrganization(prisma: PrismaClient, orgId: string | null, { readOnly = false } = {}): PrismaClient {
+  const refuseRaw = () => {
+    throw readOnlyRefusal();
+  };
   return prisma.$extends({
     name: 'organization-scope',
     query: {
+      // Raw SQL carries its own organisation filter and may write: not run on a read-only scope.
+      ...(readOnly ? { $queryRaw: refuseRaw, $executeRaw: refuseRaw, $queryRawUnsafe: refuseRaw, $executeRawUnsafe: refuseRaw } : {}),
       $allModels: {
         $allOperations({ model, operation, args, query }) {
           if (!ORG_OWNED_MODELS.has(model)) return query(args);
           if (orgId === null) {
             throw forbidden('NO_ORGANIZATION_CONTEXT', 'Organisation data needs an API key with organisation context');
           }
+          if (readOnly && !READ_OPERATIONS.has(operation)) throw readOnlyRefusal();
           const column = ownerColumn(model);
           const a = (args ?? {}) as QueryArgs;
           if (WHERE_OPERATIONS.has(operation)) {
@@ -75,13 +83,21 @@ export class OrganizationScopes {
 
   constructor(private readonly prisma: PrismaClient) {}
 
-  for(orgId: string | null): PrismaClient {
-    let client = this.clients.get(orgId);
+  for(orgId: string | null, readOnly = false): PrismaClient {
+    const key = readOnly ? `read-only:${orgId}` : orgId;
+    let client = this.clients.get(key);
     if (!client) {
       if (this.clients.size >= 1_000) this.clients.clear();
-      client = scopeToOrganization(this.prisma, orgId);
-      this.clients.set(orgId, client);
+      client = scopeToOrganization(this.prisma, orgId, { readOnly });
+      this.clients.set(key, client);
     }
     return client;
+  }
+
+  /** The client of the organisation data `caller` reaches (Caller.orgId: the key's organisation or its sandbox), on every interface. */
+  forCaller(caller: Caller): PrismaClient {
+    if (caller.kind !== 'key') return this.for(null);
+    if (caller.readOnly) return this.for(caller.orgId, true);
+    return this.for(caller.orgContext ? caller.orgId : null);
   }
 }

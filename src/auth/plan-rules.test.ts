@@ -4,7 +4,7 @@ import type { Caller } from './caller.ts';
 import { planAtLeast, requireBiAccess, requirePlan } from './plan-rules.ts';
 
 const key = (over: Partial<Extract<Caller, { kind: 'key' }>> = {}): Caller => ({
-  kind: 'key', ip: '127.0.0.1', keyId: 'k', orgId: 'o', plan: 'pro', environment: 'live', biEnabled: false, orgContext: true, ...over,
+  kind: 'key', ip: '127.0.0.1', keyId: 'k', orgId: 'o', keyOrgId: 'o', plan: 'pro', environment: 'live', biEnabled: false, orgContext: true, readOnly: false, ...over,
 });
 const failure = (fn: () => unknown) => {
   try {

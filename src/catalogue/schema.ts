@@ -1,4 +1,5 @@
 import { builder } from '../graphql/builder.ts';
+import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { IcecatUnavailableError } from './icecat/index.ts';
 import { BUILT_IN_SOURCE, type CatalogueMatch } from './service.ts';
@@ -64,7 +65,14 @@ class NotIdentifiedError extends ApiError {
   }
 
   override toBody() {
-    return { found: false, brand: this.query.brand, mpn: this.query.mpn, message: 'No catalogue knows this product; footprints still work from specs or category defaults.' };
+    // The spec's fields, plus the code every error body carries.
+    return {
+      found: false,
+      brand: this.query.brand,
+      mpn: this.query.mpn,
+      message: 'No catalogue knows this product; footprints still work from specs or category defaults.',
+      code: this.code,
+    };
   }
 }
 
@@ -73,7 +81,7 @@ builder.queryField('search', (t) =>
     type: SearchResult,
     description: `Fuzzy, typo-tolerant search of the built-in device database over brand, name, part number and aliases; up to ${MAX_RESULTS} results, best first.`,
     extensions: { rest: { method: 'GET', path: '/search', tags: ['Products'] } },
-    args: { q: t.arg.string({ required: true, description: `Search text, at least ${MIN_QUERY} characters` }) },
+    args: { q: t.arg.string({ required: true, description: `Search text, at least ${MIN_QUERY} characters`, ...maxChars(TEXT_LIMITS.searchQuery) }) },
     resolve: (_root, { q }, { services }) => {
       const query = q.trim();
       if (query.length < MIN_QUERY) throw invalidParameter('q', `must be at least ${MIN_QUERY} characters`);
@@ -91,10 +99,10 @@ builder.mutationField('identify', (t) =>
       'Not found: 404 {found: false, brand, mpn, message}. External catalogue unreachable: 503.',
     extensions: { rest: { method: 'POST', path: '/identify', tags: ['Products'] } },
     args: {
-      manufacturer: t.arg.string(),
-      brand: t.arg.string({ description: 'Alias of manufacturer' }),
-      model_string: t.arg.string(),
-      mpn: t.arg.string({ description: 'Alias of model_string' }),
+      manufacturer: t.arg.string(maxChars(TEXT_LIMITS.brand)),
+      brand: t.arg.string({ description: 'Alias of manufacturer', ...maxChars(TEXT_LIMITS.brand) }),
+      model_string: t.arg.string({ description: 'Model name, part number or GTIN', ...maxChars(TEXT_LIMITS.model) }),
+      mpn: t.arg.string({ description: 'Alias of model_string', ...maxChars(TEXT_LIMITS.model) }),
     },
     resolve: async (_root, args, { services }) => {
       const brand = (args.manufacturer ?? args.brand)?.trim() || null;

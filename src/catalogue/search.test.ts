@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
-import { brandMatches, CatalogueIndex, compact, fold, modelMatchDetail, terms } from './search.ts';
+import { brandMatches, CatalogueIndex, compact, fold, fuzziness, modelMatchDetail, terms } from './search.ts';
 
 const entry = (brand: string, mpn: string, name: string, aliases: string[] = [], category = 'laptop'): CatalogueEntry => ({
   brand,
@@ -59,6 +59,12 @@ describe('text analysis', () => {
     expect(terms('16GB')).toEqual(['16gb']); // configuration words stay whole
   });
 
+  it('bounds fuzzy matching by the word: long words match exactly only', () => {
+    expect(fuzziness('latitude')).toBe(2);
+    expect(fuzziness('a'.repeat(20))).toBe(2);
+    expect(fuzziness('a'.repeat(21))).toBe(false);
+  });
+
   it('matches brands through synonyms and word prefixes', () => {
     expect(brandMatches('HP', 'Hewlett-Packard')).toBe(true);
     expect(brandMatches('HPE Aruba', 'Aruba')).toBe(true);
@@ -69,6 +75,12 @@ describe('text analysis', () => {
 });
 
 describe('CatalogueIndex.search', () => {
+  it('searches the first 12 words of a query and ignores the rest', () => {
+    const words = ['latitude', '5440', ...Array.from({ length: 10 }, (_, i) => `filler${i}`)];
+    const ids = (q: string) => index.search(q).map((h) => h.entry.mpn);
+    expect(ids([...words, 'iphone', 'macbook'].join(' '))).toEqual(ids(words.join(' ')));
+  });
+
   it('is case-insensitive', () => {
     expect(top('LATITUDE 5440')).toBe('LAT5440');
     expect(top('latitude 5440')).toBe('LAT5440');

@@ -163,12 +163,16 @@ const PREFIX_WEIGHT = 0.35;
 const STEM_BOOST = 1;
 
 const FUZZY2_MIN_LENGTH = 5;
+const MAX_FUZZY_TERM = 20;
+/** Query words searched; real queries have fewer, and each costs a pass over the index. */
+const MAX_QUERY_TERMS = 12;
 /**
  * Edit distance allowed for a query word: none for words with digits or shorter than 4 letters,
  * 1 for 4 letters, 2 from 5 (a transposition, the commonest typing slip, is 2 Levenshtein edits).
  */
 export function fuzziness(term: string): number | false {
-  if (hasDigit(term) || term.length < 4) return false;
+  // No device word is this long; fuzzy matching cost grows with the word, so long ones match exactly.
+  if (hasDigit(term) || term.length < 4 || term.length > MAX_FUZZY_TERM) return false;
   return term.length >= FUZZY2_MIN_LENGTH ? 2 : 1;
 }
 
@@ -262,7 +266,7 @@ export class CatalogueIndex {
 
   /** @internal search() with the terms of each hit that matched the query (exactly, by prefix or fuzzily). */
   searchDetailed(query: string, limit = 15): (SearchHit & { docTerms: Set<string> })[] {
-    const qTerms = [...new Set(terms(query))];
+    const qTerms = [...new Set(terms(query))].slice(0, MAX_QUERY_TERMS);
     if (qTerms.length === 0 || limit <= 0) return [];
     const qCompact = compact(analyse(query));
     const queries: Query[] = [

@@ -1,4 +1,25 @@
+import { createHash } from 'node:crypto';
+
 // Server-rendered HTML of the API-key console: no client-side script, every action a form POST.
+
+/** Longest value each form field takes (the inputs' maxlength, and checked by the routes). */
+export const FORM_LIMITS = { key: 100, name: 200 } as const;
+
+const STYLE = `
+body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1b2b23}
+h1{font-size:1.4rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #d5e0da}
+.revoked{color:#8a8a8a;text-decoration:line-through}.secret{font:1rem monospace;background:#eef7f1;padding:.6rem;border:1px solid #7fb894;word-break:break-all}
+.error{color:#a12020}form.inline{display:inline}button{cursor:pointer}meter{width:8rem}
+`;
+
+/** Nothing but the page's own style sheet (by hash) and form posts to the console; never framed. */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "form-action 'self'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 const escape = (value: unknown) =>
   String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -20,12 +41,7 @@ export interface ConsoleKey {
 const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escape(title)}</title>
-<style>
-body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#1b2b23}
-h1{font-size:1.4rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #d5e0da}
-.revoked{color:#8a8a8a;text-decoration:line-through}.secret{font:1rem monospace;background:#eef7f1;padding:.6rem;border:1px solid #7fb894;word-break:break-all}
-.error{color:#a12020}form.inline{display:inline}button{cursor:pointer}meter{width:8rem}
-</style></head><body>${body}</body></html>`;
+<style>${STYLE}</style></head><body>${body}</body></html>`;
 
 export function loginPage(error?: string): string {
   return layout(
@@ -34,7 +50,7 @@ export function loginPage(error?: string): string {
 <p>Sign in with a live API key of your organisation (a key with organisation context).</p>
 ${error ? `<p class="error" role="alert">${escape(error)}</p>` : ''}
 <form method="post" action="/console/login">
-  <label>API key <input name="key" type="password" autocomplete="off" required size="48"></label>
+  <label>API key <input name="key" type="password" autocomplete="off" required size="48" maxlength="${FORM_LIMITS.key}"></label>
   <button type="submit">Sign in</button>
 </form>`,
   );
@@ -59,8 +75,8 @@ ${newKey ? `<p>New key, shown once: copy it now.</p><p class="secret" id="new-ke
 <tbody>${rows}</tbody></table>
 <h2>Create a key</h2>
 <form method="post" action="/console/keys">
-  <label>Name <input name="name" maxlength="200"></label>
-  <label>Environment <select name="environment"><option value="live">live</option><option value="test">test (sandbox data in GraphQL)</option></select></label>
+  <label>Name <input name="name" maxlength="${FORM_LIMITS.name}"></label>
+  <label>Environment <select name="environment"><option value="live">live</option><option value="test">test (works in your sandbox)</option></select></label>
   <button type="submit">Create key</button>
 </form>
 <form method="post" action="/console/logout"><button type="submit">Sign out</button></form>`,

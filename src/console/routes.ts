@@ -1,15 +1,32 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ApiError } from '../errors/api-error.ts';
+import { z } from 'zod';
+import { ApiError, forbidden } from '../errors/api-error.ts';
 import { authenticate } from '../auth/caller.ts';
 import { issueApiKey, revokeApiKey } from '../auth/api-key-store.ts';
 import { currentRequest } from '../observability/request-context.ts';
-import { Router } from '../rest/router.ts';
+import { Router, type RouteHandler } from '../rest/router.ts';
+import { validateBody } from '../rest/json-body.ts';
+import { text } from '../validation/text.ts';
 import type { Services } from '../services.ts';
-import { keysPage, loginPage } from './page.ts';
+import { CONTENT_SECURITY_POLICY, FORM_LIMITS, keysPage, loginPage } from './page.ts';
 
 export const CONSOLE_BASE = '/console';
 const COOKIE = 'lcf_console';
 const SESSION_HOURS = 8;
+
+/** On every console response: no framing (clickjacking), no content sniffing, no Referer leaving the console. */
+const SECURITY_HEADERS = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+const loginForm = z.object({ key: text(FORM_LIMITS.key).transform((key) => key.trim()) });
+const newKeyForm = z.object({
+  name: text(FORM_LIMITS.name).transform((name) => name.trim() || undefined).optional(),
+  environment: z.enum(['live', 'test']).default('live'),
+});
 
 const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
@@ -21,10 +38,13 @@ function sessionToken(request: Request): string | undefined {
   return cookie.split(/;\s*/).find((c) => c.startsWith(`${COOKIE}=`))?.slice(COOKIE.length + 1);
 }
 
-/** Forms are only accepted from this origin (with SameSite=Strict cookies, the CSRF defence). */
-function sameOrigin(request: Request): boolean {
-  const origin = request.headers.get('origin');
-  return origin === null || origin === new URL(request.url).origin;
+/** A console form: URL-encoded, as its pages send them (415 otherwise), each field held to its schema (400 naming it). */
+async function readForm<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
+  const type = request.headers.get('content-type')?.split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') {
+    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported media type', 'body: console forms are sent as application/x-www-form-urlencoded');
+  }
+  return validateBody(schema, Object.fromEntries(new URLSearchParams(await request.text())));
 }
 
 /**
@@ -49,44 +69,86 @@ export function createConsoleRouter(services: Services): Router {
     return html(keysPage(org, keys.map((k, i) => ({ ...k, used_today: usage[i]!.used, daily_limit: usage[i]!.limit })), newKey));
   }
 
+  const configuredOrigin = services.config.publicBaseUrl && new URL(services.config.publicBaseUrl).origin;
+
+  /** PUBLIC_BASE_URL's origin; else the scheme and host of this request, as a trusted proxy reports them or as received. */
+  function ownOrigin(request: Request): string {
+    if (configuredOrigin) return configuredOrigin;
+    const url = new URL(request.url);
+    const forwarded = currentRequest()?.forwarded;
+    const proto = forwarded?.proto === 'https' || forwarded?.proto === 'http' ? forwarded.proto : url.protocol.slice(0, -1);
+    try {
+      return new URL(`${proto}://${forwarded?.host ?? url.host}`).origin;
+    } catch {
+      return url.origin; // an X-Forwarded-Host that is no host
+    }
+  }
+
+  /** Secure whenever the console is served over https: directly, behind a trusted proxy, or as PUBLIC_BASE_URL says. */
+  const sessionCookie = (request: Request, value: string, maxAgeSeconds: number) =>
+    `${COOKIE}=${value}; Path=${CONSOLE_BASE}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${ownOrigin(request).startsWith('https:') ? '; Secure' : ''}`;
+
+  /**
+   * CSRF defence of every state-changing route, sign-in included: the browser must vouch that the form
+   * comes from the console's own origin, by Origin or by Sec-Fetch-Site. A request with neither is refused
+   * too; the SameSite cookie alone covers neither sign-in (login CSRF) nor browsers without SameSite.
+   */
+  const sameOriginForm =
+    (fn: RouteHandler): RouteHandler =>
+    (request, params) => {
+      const origin = request.headers.get('origin');
+      if (request.headers.get('sec-fetch-site') !== 'same-origin' && origin !== ownOrigin(request)) {
+        throw forbidden(
+          'CROSS_ORIGIN_FORM',
+          origin === null
+            ? 'Console forms must come from the console: the request has neither an Origin header nor Sec-Fetch-Site: same-origin'
+            : `Console forms must come from the console: Origin is not ${ownOrigin(request)}`,
+        );
+      }
+      return fn(request, params);
+    };
+
+  /** A signed-in organisation's route; without a session, the sign-in page (GET) or a redirect to it. */
   const authed =
-    (fn: (request: Request, orgId: string, params: Record<string, string>) => Promise<Response>) =>
-    async (request: Request, params: Record<string, string>) => {
-      if (request.method === 'POST' && !sameOrigin(request)) throw new ApiError(403, 'CROSS_ORIGIN_FORM', 'Forbidden', 'Console forms must come from the console itself');
+    (fn: (request: Request, orgId: string, params: Record<string, string>) => Promise<Response>): RouteHandler =>
+    async (request, params) => {
       const s = await session(request);
       if (!s) return request.method === 'GET' ? html(loginPage()) : seeOther(CONSOLE_BASE);
       return fn(request, s.org_id, params);
     };
 
-  return new Router(CONSOLE_BASE)
+  return new Router(CONSOLE_BASE, SECURITY_HEADERS)
     .on('GET', '/', authed((_request, orgId) => page(orgId)))
-    .on('POST', '/login', async (request) => {
-      if (!sameOrigin(request)) throw new ApiError(403, 'CROSS_ORIGIN_FORM', 'Forbidden', 'Console forms must come from the console itself');
-      const key = String((await request.formData()).get('key') ?? '').trim();
-      const caller = await authenticate(`Bearer ${key}`, currentRequest()?.ip ?? 'unknown', services.keys).catch(() => undefined);
+    .on('POST', '/login', sameOriginForm(async (request) => {
+      const ip = currentRequest()?.ip ?? 'unknown';
+      // Brute-force guard: asked before the key is looked at; only failed sign-ins count.
+      const wait = await services.quota.signInWait('console', ip);
+      if (wait !== undefined) {
+        return html(loginPage(`Too many failed sign-ins from your address: try again in ${wait} seconds.`), 429, { 'Retry-After': String(wait) });
+      }
+      const { key } = await readForm(request, loginForm);
+      const caller = await authenticate(`Bearer ${key}`, ip, services.keys).catch(() => undefined);
       if (caller?.kind !== 'key' || !caller.orgContext || caller.environment !== 'live') {
+        await services.quota.countFailedSignIn('console', ip);
         return html(loginPage('That is not a live API key with organisation context.'), 401);
       }
       const token = randomBytes(32).toString('base64url');
       await prisma.consoleSession.create({
         data: { org_id: caller.orgId, token_hash: tokenHash(token), expires_at: new Date(Date.now() + SESSION_HOURS * 3_600_000) },
       });
-      const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : '';
-      return seeOther(CONSOLE_BASE, { 'Set-Cookie': `${COOKIE}=${token}; Path=${CONSOLE_BASE}; HttpOnly; SameSite=Strict; Max-Age=${SESSION_HOURS * 3600}${secure}` });
-    })
-    .on('POST', '/logout', authed(async (request) => {
+      return seeOther(CONSOLE_BASE, { 'Set-Cookie': sessionCookie(request, token, SESSION_HOURS * 3600) });
+    }))
+    .on('POST', '/logout', sameOriginForm(authed(async (request) => {
       await prisma.consoleSession.deleteMany({ where: { token_hash: tokenHash(sessionToken(request)!) } });
-      return seeOther(CONSOLE_BASE, { 'Set-Cookie': `${COOKIE}=; Path=${CONSOLE_BASE}; HttpOnly; SameSite=Strict; Max-Age=0` });
-    }))
-    .on('POST', '/keys', authed(async (request, orgId) => {
-      const form = await request.formData();
-      const environment = form.get('environment') === 'test' ? 'test' : 'live';
-      const name = String(form.get('name') ?? '').trim().slice(0, 200) || undefined;
-      const issued = await issueApiKey(prisma, orgId, { environment, name });
+      return seeOther(CONSOLE_BASE, { 'Set-Cookie': sessionCookie(request, '', 0) });
+    })))
+    .on('POST', '/keys', sameOriginForm(authed(async (request, orgId) => {
+      const form = await readForm(request, newKeyForm);
+      const issued = await issueApiKey(prisma, orgId, form);
       return page(orgId, issued);
-    }))
-    .on('POST', '/keys/:id/revoke', authed(async (_request, orgId, params) => {
+    })))
+    .on('POST', '/keys/:id/revoke', sameOriginForm(authed(async (_request, orgId, params) => {
       await revokeApiKey(prisma, services.keys, params.id!, orgId).catch(() => undefined);
       return seeOther(CONSOLE_BASE);
-    }));
+    })));
 }

@@ -42,15 +42,18 @@ export class MigrationError extends Error {
   override name = 'MigrationError';
 }
 
-/** Runs fn while holding the start-up advisory lock. */
-export async function withStartupLock<T>(session: SqlSession, fn: () => Promise<T>): Promise<T> {
-  await session.query('SELECT pg_advisory_lock($1)', [STARTUP_LOCK_KEY]);
+/** Runs fn while holding the session-level advisory lock `key` (a bigint, as a number or a decimal string). */
+export async function withAdvisoryLock<T>(session: SqlSession, key: number | string, fn: () => Promise<T>): Promise<T> {
+  await session.query('SELECT pg_advisory_lock($1::bigint)', [key]);
   try {
     return await fn();
   } finally {
-    await session.query('SELECT pg_advisory_unlock($1)', [STARTUP_LOCK_KEY]);
+    await session.query('SELECT pg_advisory_unlock($1::bigint)', [key]);
   }
 }
+
+/** Runs fn while holding the start-up advisory lock. */
+export const withStartupLock = <T>(session: SqlSession, fn: () => Promise<T>): Promise<T> => withAdvisoryLock(session, STARTUP_LOCK_KEY, fn);
 
 /** Applies pending migrations, each in its own transaction; returns the names applied. Call under the start-up lock. */
 export async function applyMigrations(session: SqlSession, migrations: MigrationFile[]): Promise<string[]> {

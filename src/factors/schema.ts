@@ -1,4 +1,5 @@
 import { builder } from '../graphql/builder.ts';
+import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { invalidParameter } from '../errors/api-error.ts';
 import { closestRegionCodes, normaliseRegionCode } from '../reference/grid-data.ts';
 import { vintageAt } from './lookup.ts';
@@ -54,7 +55,7 @@ builder.queryField('factorByRegion', (t) =>
       'A reference lookup: it does not prove that this factor was used in a stored calculation (see Calculation.emission_factor for that).',
     args: {
       type: t.arg({ type: FactorType, required: true, defaultValue: 'GRID' }),
-      regionCode: t.arg.string({ required: true, description: 'ISO 3166-1 alpha-2 (DE) or ISO 3166-2 (US-CA); case-insensitive' }),
+      regionCode: t.arg.string({ required: true, description: 'ISO 3166-1 alpha-2 (DE) or ISO 3166-2 (US-CA); case-insensitive', ...maxChars(TEXT_LIMITS.country) }),
       atDate: t.arg({ type: 'DateTime', description: 'The instant whose UTC calendar day is looked up; default now' }),
     },
     resolve: async (query, _root, { type, regionCode, atDate }, { prisma }) => {

@@ -40,50 +40,83 @@ SELECT f.calculation_id, f.factor_id, f.role, f.org_id
 FROM json_to_recordset($2::json) AS f(calculation_id uuid, factor_id uuid, role text, org_id uuid)
 JOIN inserted ON inserted.id = f.calculation_id`;
 
+type QueuedRecord = CalculationRecord & { id: string; created_at: Date };
+
+interface Pending {
+  record: QueuedRecord;
+  /** The id once the row is committed, null when it could not be stored. */
+  settle: (id: string | null) => void;
+}
+
 /**
- * Stores calculation records off the request's hot path: records are queued with their id
- * already assigned (the response cites it) and written in batches, one transaction per batch.
- * `flush()` is awaited before anything reads calculations back (certificates) and at shutdown.
+ * Stores calculation records by group commit: `store()` resolves only once the row is committed,
+ * so every calculation id a caller cites survives a crash. One batch is written at a time; rows
+ * arriving meanwhile form the next batch, which is written as soon as the current one ends.
+ * A failed batch is retried row by row, so one bad row never costs another caller its record.
  */
 export class CalculationWriter {
-  private queue: (CalculationRecord & { id: string; created_at: Date })[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private writing: Promise<void> = Promise.resolve();
+  private queue: Pending[] = [];
+  private writing: Promise<void> | undefined;
+  private scheduled = false;
 
   constructor(
     private readonly prisma: PrismaClient,
     private readonly log: Logger,
-    private readonly options = { maxBatch: 500, maxDelayMs: 25 },
+    private readonly options = { maxBatch: 500 },
   ) {}
 
-  enqueue(record: CalculationRecord): string {
-    const id = randomUUID();
-    this.queue.push({ ...record, id, created_at: new Date() });
-    if (this.queue.length >= this.options.maxBatch) void this.flush();
-    else this.timer ??= setTimeout(() => void this.flush(), this.options.maxDelayMs);
-    return id;
+  /** Resolves with the new calculation's id once it is committed, or null when storing it failed (logged). */
+  store(record: CalculationRecord): Promise<string | null> {
+    return new Promise((settle) => {
+      this.queue.push({ record: { ...record, id: randomUUID(), created_at: new Date() }, settle });
+      if (this.writing || this.scheduled) return;
+      // Idle: write on the next turn of the event loop, so rows queued by the same burst of I/O share the statement.
+      this.scheduled = true;
+      setImmediate(() => {
+        this.scheduled = false;
+        this.writeNext();
+      });
+    });
   }
 
-  /** Writes everything queued so far; resolves when it is stored. */
-  flush(): Promise<void> {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.queue;
-    this.queue = [];
-    this.writing = this.writing.then(() => (batch.length ? this.write(batch) : undefined));
-    return this.writing;
+  /** Resolves when everything queued so far has been written (or has failed); used at shutdown. */
+  async flush(): Promise<void> {
+    while (this.queue.length || this.writing) {
+      this.writeNext();
+      await this.writing;
+    }
   }
 
-  private async write(batch: (CalculationRecord & { id: string; created_at: Date })[]): Promise<void> {
+  private writeNext(): void {
+    if (this.writing || !this.queue.length) return;
+    const batch = this.queue.splice(0, this.options.maxBatch);
+    this.writing = this.write(batch).finally(() => {
+      this.writing = undefined;
+      this.writeNext();
+    });
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    try {
+      await this.insert(batch.map((p) => p.record));
+      for (const p of batch) p.settle(p.record.id);
+    } catch (error) {
+      if (batch.length > 1) {
+        this.log.warn({ err: error, rows: batch.length }, 'calculation batch failed; retrying its rows one by one');
+        for (const p of batch) await this.write([p]);
+        return;
+      }
+      const { id, org_id } = batch[0]!.record;
+      this.log.error({ err: error, calculation_id: id, org_id }, 'failed to store calculation');
+      batch[0]!.settle(null);
+    }
+  }
+
+  private insert(batch: QueuedRecord[]): Promise<number> {
     const rows = batch.map(({ factors: _factors, ...row }) => ({ asset_id: null, ...row }));
     const factors = batch.flatMap((r) => r.factors.map((f) => ({ ...f, calculation_id: r.id, org_id: r.org_id })));
-    try {
-      // One statement for the whole batch (both tables), so it is atomic without an interactive
-      // transaction and bypasses the per-row work of Prisma's query compiler on the hot path.
-      await this.prisma.$executeRawUnsafe(INSERT_BATCH, JSON.stringify(rows), JSON.stringify(factors));
-    } catch (error) {
-      // A failed batch is logged with its ids; it must not take the service down.
-      this.log.error({ err: error, calculation_ids: batch.map((r) => r.id) }, 'failed to store calculations');
-    }
+    // One statement for the whole batch (both tables), so it is atomic without an interactive
+    // transaction and bypasses the per-row work of Prisma's query compiler on the hot path.
+    return this.prisma.$executeRawUnsafe(INSERT_BATCH, JSON.stringify(rows), JSON.stringify(factors));
   }
 }

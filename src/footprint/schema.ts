@@ -1,4 +1,5 @@
 import { builder } from '../graphql/builder.ts';
+import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { cacheFor, currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
@@ -76,11 +77,11 @@ export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintRe
 });
 
 const deviceArgs = builder.args((t) => ({
-  brand: t.string({ required: true, description: 'Manufacturer name' }),
-  country: t.string({ required: true, description: 'Country of use: ISO 3166-1 alpha-2 (DE) or ISO 3166-2 region (US-CA); case-insensitive' }),
-  mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)' }),
-  model: t.string({ description: 'Model name, alternative to mpn' }),
-  category: t.string({ description: 'Device category (default laptop); see /reference/categories' }),
+  brand: t.string({ required: true, description: 'Manufacturer name', ...maxChars(TEXT_LIMITS.brand) }),
+  country: t.string({ required: true, description: 'Country of use: ISO 3166-1 alpha-2 (DE) or ISO 3166-2 region (US-CA); case-insensitive', ...maxChars(TEXT_LIMITS.country) }),
+  mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
+  model: t.string({ description: 'Model name, alternative to mpn', ...maxChars(TEXT_LIMITS.model) }),
+  category: t.string({ description: 'Device category (default laptop); see /reference/categories', ...maxChars(TEXT_LIMITS.category) }),
   weight_kg: t.float({ description: 'kg' }),
   tdp: t.float({ description: 'Processor TDP, watts' }),
   ram_gb: t.float({ description: 'GB' }),
@@ -94,11 +95,11 @@ const deviceArgs = builder.args((t) => ({
 const BatchItemInput = builder.inputType('FootprintBatchItem', {
   description: 'One product of a batch. Validated per item: a bad item becomes an item error, the others are calculated.',
   fields: (t) => ({
-    brand: t.string(),
-    country: t.string(),
-    mpn: t.string(),
-    model: t.string(),
-    category: t.string(),
+    brand: t.string(maxChars(TEXT_LIMITS.brand)),
+    country: t.string(maxChars(TEXT_LIMITS.country)),
+    mpn: t.string(maxChars(TEXT_LIMITS.mpn)),
+    model: t.string(maxChars(TEXT_LIMITS.model)),
+    category: t.string(maxChars(TEXT_LIMITS.category)),
     weight_kg: t.float(),
     tdp: t.float(),
     ram_gb: t.float(),
@@ -274,8 +275,8 @@ builder.queryFields((t) => ({
       ...deviceArgs,
       grade: t.arg({ type: Grade, required: true }),
       remaining_years: t.arg.float({ description: 'Years of further use, 0..15 (default 2)' }),
-      reuse_country: t.arg.string({ description: 'Country of reuse (default: country)' }),
-      swaps: t.arg.string({ description: 'Comma-separated swap tokens' }),
+      reuse_country: t.arg.string({ description: 'Country of reuse (default: country)', ...maxChars(TEXT_LIMITS.country) }),
+      swaps: t.arg.string({ description: 'Comma-separated swap tokens', ...maxChars(TEXT_LIMITS.swaps) }),
     },
     resolve: async (_root, args, { services, caller }) => {
       const result = await services.footprint.refurbishment(args, caller);

@@ -66,7 +66,7 @@ interface RegionFactor {
 
 /**
  * The calculation endpoints' logic: validates the request, runs the lookup chain and the pure
- * engine, and records a calculation for callers with an organisation.
+ * engine, and records a calculation for callers with an organisation (answered once it is stored).
  */
 export class FootprintService {
   constructor(
@@ -76,6 +76,16 @@ export class FootprintService {
   ) {}
 
   async footprint(query: DeviceQuery & { country?: string | null }, caller: Caller): Promise<FootprintResponse> {
+    const { response, calculation_id } = await this.footprintRecording(query, caller);
+    response.calculation_id = await calculation_id;
+    return response;
+  }
+
+  /**
+   * The footprint with `calculation_id` still null, and the id as a promise that resolves once the
+   * calculation is committed: bulk callers (imports) keep calculating while earlier rows are written.
+   */
+  async footprintRecording(query: DeviceQuery & { country?: string | null }, caller: Caller): Promise<{ response: FootprintResponse; calculation_id: Promise<string | null> }> {
     const { device, region, result } = await this.evaluate(query, 'country');
     const response: FootprintResponse = {
       product: device.product,
@@ -86,8 +96,7 @@ export class FootprintService {
       calculated_at: new Date(),
       calculation_id: null,
     };
-    response.calculation_id = this.record(caller, 'footprint', query, device, region, result, { ...response, production_components: result.production_components }, []);
-    return response;
+    return { response, calculation_id: this.record(caller, 'footprint', query, device, region, result, { ...response, production_components: result.production_components }, []) };
   }
 
   async savings(query: DeviceQuery & { country?: string | null; remaining_years?: number | null }, caller: Caller): Promise<SavingsResponse> {
@@ -102,7 +111,7 @@ export class FootprintService {
       calculated_at: new Date(),
       calculation_id: null,
     };
-    response.calculation_id = this.record(caller, 'savings', query, device, region, result, response, []);
+    response.calculation_id = await this.record(caller, 'savings', query, device, region, result, response, []);
     return response;
   }
 
@@ -146,7 +155,7 @@ export class FootprintService {
       calculated_at: new Date(),
       calculation_id: null,
     };
-    response.calculation_id = this.record(caller, 'refurbishment', query, device, region, result, response, reuseFactor);
+    response.calculation_id = await this.record(caller, 'refurbishment', query, device, region, result, response, reuseFactor);
     return response;
   }
 
@@ -189,10 +198,11 @@ export class FootprintService {
     /** What the caller was answered (plus engine detail worth citing); serialised by the writer. */
     result: object,
     extraFactors: CalculationRecord['factors'],
-  ): string | null {
+  ): Promise<string | null> {
     // Stored only for keys acting for an organisation: those are the calculations a certificate can cite.
-    if (caller.kind !== 'key' || !caller.orgContext) return null;
-    return this.writer.enqueue({
+    // Awaited, so an id is only ever answered once its row is committed; null if storing it failed.
+    if (caller.kind !== 'key' || !caller.orgContext) return Promise.resolve(null);
+    return this.writer.store({
       org_id: caller.orgId,
       api_key_id: caller.keyId,
       kind,

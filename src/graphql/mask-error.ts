@@ -8,7 +8,12 @@ import { toApiError } from '../errors/render.ts';
  * unexpected is logged and masked as INTERNAL_ERROR by toApiError.
  */
 export function maskGraphQLError(error: unknown): Error {
-  if (error instanceof GraphQLError && error.originalError === undefined && !(error instanceof ApiError)) return error;
+  if (error instanceof GraphQLError && error.originalError === undefined && !(error instanceof ApiError)) {
+    if (error.extensions?.code) return error;
+    // GraphQL's own coercion errors (a missing or mistyped variable) carry no code: named like REST's.
+    const { code, details } = toApiError(error);
+    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...error.extensions, code, details } });
+  }
   const api = toApiError(error);
   return new GraphQLError(api.message, {
     nodes: error instanceof GraphQLError ? error.nodes : undefined,

@@ -4,7 +4,8 @@ import { builder } from './builder.ts';
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 
 function parseInstant(value: unknown, name: string, dateOnly: boolean): Date {
-  if (typeof value !== 'string' || (dateOnly && !DATE_ONLY.test(value))) {
+  // ISO 8601 date-times fit in 40 characters; longer input is refused without being parsed or echoed.
+  if (typeof value !== 'string' || value.length > 40 || (dateOnly && !DATE_ONLY.test(value))) {
     throw new GraphQLError(`${name} must be ${dateOnly ? 'a date YYYY-MM-DD' : 'an ISO 8601 date-time'}`);
   }
   const date = new Date(dateOnly ? `${value}T00:00:00Z` : value);

@@ -1,5 +1,6 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
+import { applyInputLimits } from '../validation/input-limits.ts';
 import './scalars.ts';
 // One file per domain; each adds its types and root fields to the builder.
 import '../reference/schema.ts';
@@ -10,6 +11,6 @@ import '../factors/schema.ts';
 import '../assets/schema.ts';
 import '../scenarios/schema.ts';
 
-export const schema = builder.toSchema();
+export const schema = applyInputLimits(builder.toSchema());
 
 export const printedSchema = () => printSchema(lexicographicSortSchema(schema));

@@ -10,12 +10,18 @@ const ARMOR_LIMITS: [RegExp, string][] = [
   [/Query Cost limit/i, 'MAX_COST_EXCEEDED'],
 ];
 
-/** Every validation error leaves with extensions.code, armor's limits included. */
+/**
+ * Every validation error leaves with extensions.code, armor's limits included; a limit rejection
+ * answers HTTP 400 (README, GraphQL) whatever the Accept header, like a malformed query.
+ */
 export function useValidationErrorCodes(): Plugin {
   const withCode = (error: GraphQLError, fallback: string) => {
-    const code = ARMOR_LIMITS.find(([pattern]) => pattern.test(error.message))?.[1] ?? fallback;
+    const limit = ARMOR_LIMITS.find(([pattern]) => pattern.test(error.message))?.[1];
+    const code = limit ?? fallback;
     if (error.extensions?.code === code || (error.extensions?.code && code === fallback)) return error;
-    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code } });
+    // spec: false keeps the 400 for application/json clients too (Yoga's own validation errors answer those 200).
+    const http = limit ? { http: { status: 400, spec: false } } : {};
+    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code, ...http } });
   };
   return {
     onValidate() {

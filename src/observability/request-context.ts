@@ -12,6 +12,8 @@ export interface RequestState {
   responseHeaders: Headers;
   /** Headers that only apply to a 2xx response. */
   successHeaders: Headers;
+  /** X-Forwarded-Proto / X-Forwarded-Host, only when the peer is a trusted proxy (app.ts forwardedOrigin). */
+  forwarded?: { proto?: string; host?: string };
   /** Set by access control for metered routes. */
   caller?: Caller;
   /** Coerced arguments of a successful GET /v1/footprint, for the fast path (src/footprint/fast-path.ts). */

@@ -136,9 +136,10 @@ function rank(raw: string, index: readonly CodeIndexEntry[], maxCodeDistance: nu
           else if (candidate.split(' ').some((word) => word.startsWith(text))) score = Math.min(score, 0.7);
           else if (candidate.includes(text)) score = Math.min(score, 0.9);
         }
-        if (text.length >= 4) {
+        const limit = Math.max(1, Math.floor(text.length / 4));
+        // The distance is at least the difference in length: skip the quadratic comparison when that is already too far.
+        if (text.length >= 4 && Math.abs(text.length - candidate.length) <= limit) {
           const d = editDistance(text, candidate);
-          const limit = Math.max(1, Math.floor(text.length / 4));
           if (d <= limit) score = Math.min(score, d + 0.25);
         }
       }

@@ -247,6 +247,11 @@ describe('closestRegionCodes', () => {
     expect(closestRegionCodes('广东')[0]).toBe('CN-GD');
   });
 
+  it('still finds a name with a slip when long input rules most names out by length', () => {
+    expect(closestRegionCodes('Unitd Kingdm')[0]).toBe('GB');
+    expect(closestRegionCodes('x'.repeat(64))).toEqual([]);
+  });
+
   it('handles empty input and n', () => {
     expect(closestRegionCodes('')).toEqual([]);
     expect(closestRegionCodes('DX', 0)).toEqual([]);

@@ -14,6 +14,11 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, schema
   } else if (!optional) {
     throw new ApiError(400, 'INVALID_JSON', 'Request body is required', 'body: expected a JSON object');
   }
+  return validateBody(schema, body);
+}
+
+/** A parsed body (JSON, or a console form's fields) checked against its schema; 400 naming the first bad field. */
+export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

@@ -1,5 +1,5 @@
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import { getNamedType, isScalarType, type GraphQLSchema } from 'graphql';
+import { getNamedType, isScalarType, type GraphQLField, type GraphQLSchema } from 'graphql';
 
 type Maybe<T> = T | null | undefined;
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
@@ -7,8 +7,10 @@ import { useSofa } from 'sofa-api';
 import type { RestRoute } from '../graphql/builder.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
+import { addOpenApiLimits, type OpenApiDocument } from '../validation/input-limits.ts';
 
 export const REST_BASE = '/v1';
+export const OPENAPI_PATH = `${REST_BASE}/openapi.json`;
 
 type Sofa = ReturnType<typeof useSofa>;
 type Enveloped = ReturnType<Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped']>;
@@ -48,6 +50,18 @@ function checkNumericParams(url: URL, numeric: Map<string, 'Int' | 'Float'> | un
   }
 }
 
+/** Root fields by `METHOD /path` as the OpenAPI document names them (`:id` -> `{id}`). */
+function fieldsByOpenApiPath(schema: GraphQLSchema): Map<string, GraphQLField<unknown, unknown>> {
+  const fields = new Map<string, GraphQLField<unknown, unknown>>();
+  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      const route = restRouteOf(field);
+      if (route) fields.set(`${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`, field);
+    }
+  }
+  return fields;
+}
+
 export function restRoutes(schema: GraphQLSchema): Record<string, RestRoute> {
   const routes: Record<string, RestRoute> = {};
   for (const root of [schema.getQueryType(), schema.getMutationType()]) {
@@ -70,6 +84,7 @@ export function useRest(openApiInfo: { title: string; version: string; descripti
   const envelopedByContext = new WeakMap<object, Enveloped>();
   const routeMethods = new Map<string, Set<string>>();
   let numericArgs = new Map<string, Map<string, 'Int' | 'Float'>>();
+  let openApi: { schema: GraphQLSchema; document?: Promise<string> } | undefined;
 
   return {
     onYogaInit({ yoga }) {
@@ -78,6 +93,7 @@ export function useRest(openApiInfo: { title: string; version: string; descripti
     onSchemaChange({ schema }) {
       const routes = restRoutes(schema);
       numericArgs = numericQueryArgs(schema);
+      openApi = { schema };
       routeMethods.clear();
       for (const route of Object.values(routes)) {
         const pattern = route.path.replace(/:\w+/g, '[^/]+');
@@ -120,6 +136,14 @@ export function useRest(openApiInfo: { title: string; version: string; descripti
         } catch (error) {
           return endResponse(errorResponse([error]));
         }
+      }
+      if (url.pathname === OPENAPI_PATH && request.method === 'GET' && openApi) {
+        // SOFA's document lacks the inputs' length limits: added once, then served from memory.
+        const { schema } = openApi;
+        openApi.document ??= Promise.resolve(sofa.handleRequest(request, serverContext as never))
+          .then((r) => r!.json())
+          .then((doc) => JSON.stringify(addOpenApiLimits(doc as OpenApiDocument, schema, fieldsByOpenApiPath(schema))));
+        return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }
       const response = await sofa.handleRequest(request, serverContext as never);
       // SOFA's router answers a path it does not know with an empty 404; a 404 with a body is a resolver's answer.

@@ -1,4 +1,5 @@
 import { builder } from '../graphql/builder.ts';
+import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { requireOrgContext } from '../auth/caller.ts';
 import { MAX_SCENARIO_ASSETS, simulateRefurbish, type ScenarioOutcome } from './simulate.ts';
 import { QUARTER_YEARS } from './refurbish.ts';
@@ -28,8 +29,8 @@ builder.mutationField('simulateRefurbish', (t) =>
       `At most ${MAX_SCENARIO_ASSETS} distinct assets per call (larger portfolios are batched by the client); unknown ids are an ASSETS_NOT_FOUND error naming them. ` +
       'The inventory stays unchanged; each run is logged (scenario_runs, audit event scenario.simulate_refurbish).',
     args: {
-      assetIds: t.arg.idList({ required: true }),
-      grade: t.arg.string({ defaultValue: 'B', description: 'Refurbishment grade A (Like New), B (Good, default) or C (Fair)' }),
+      assetIds: t.arg.idList({ required: true, ...maxChars(TEXT_LIMITS.id) }),
+      grade: t.arg.string({ defaultValue: 'B', description: 'Refurbishment grade A (Like New), B (Good, default) or C (Fair)', ...maxChars(TEXT_LIMITS.shortCode) }),
     },
     resolve: (_root, { assetIds, grade }, { prisma, services, caller }) =>
       simulateRefurbish({ prisma, services, caller: requireOrgContext(caller) }, assetIds.map(String), grade),

@@ -38,7 +38,13 @@ describe.skipIf(!existsSync(CHROMIUM))('API-key console in Chromium', () => {
 
   it('signs in with a key, lists keys with usage, creates a key shown once, and revokes it', async () => {
     const page = await browser.newPage();
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
     await page.goto(`${base}/console`);
+    // The style sheet is admitted by the Content-Security-Policy (its hash), nothing is blocked.
+    expect(await page.evaluate(() => getComputedStyle(document.body).maxWidth)).toBe('960px');
     await page.fill('input[name=key]', 'svc_live_wrongwrongwrongwrongwrongwrong12');
     await page.click('button[type=submit]');
     await expect(page.locator('.error').textContent()).resolves.toMatch(/not a live API key/);
@@ -70,11 +76,32 @@ describe.skipIf(!existsSync(CHROMIUM))('API-key console in Chromium', () => {
 
     await page.click('text=Sign out');
     await page.waitForSelector('input[name=key]');
+    expect(violations).toEqual([]);
     await page.close();
   });
 
   it('refuses forms from another origin', async () => {
     const res = await fetch(`${base}/console/keys`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: 'environment=live' });
     expect(res.status).toBe(403);
+  });
+
+  it('refuses a form another site submits in the browser', async () => {
+    const evil = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<form method="post" action="${base}/console/login"><input name="key" value="${signInKey}"></form><script>document.forms[0].submit()</script>`);
+    });
+    await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
+    try {
+      const page = await browser.newPage();
+      const answer = page.waitForResponse(`${base}/console/login`);
+      // Another site: the console is at 127.0.0.1, this page at localhost.
+      await page.goto(`http://localhost:${(evil.address() as AddressInfo).port}/`);
+      const response = await answer;
+      expect(response.status()).toBe(403);
+      expect(response.headers()['set-cookie']).toBeUndefined();
+      await page.close();
+    } finally {
+      await new Promise<void>((resolve) => evil.close(() => resolve()));
+    }
   });
 });

@@ -84,10 +84,10 @@ describe(`organisation isolation on ${TEST_DATABASE_KIND}`, () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const login = await fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `key=${org.A.key}` });
+      const login = await fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base }, body: `key=${org.A.key}` });
       const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
       const bKey = await t.app.services.db.prisma.apiKey.findFirstOrThrow({ where: { org_id: org.B.id } });
-      await fetch(`${base}/console/keys/${bKey.id}/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie } });
+      await fetch(`${base}/console/keys/${bKey.id}/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: base } });
       expect((await t.app.services.db.prisma.apiKey.findUniqueOrThrow({ where: { id: bKey.id } })).revoked_at).toBeNull();
       const page = await (await fetch(`${base}/console`, { headers: { cookie } })).text();
       expect(page).not.toContain(bKey.prefix);

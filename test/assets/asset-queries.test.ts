@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCountingTestApp } from '../support/counting-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
@@ -131,11 +132,31 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
     expect((await t.graphql(PAGE, { first: 10, after: cursor }, key)).body.errors[0].extensions.code).toBe('INVALID_CURSOR');
   });
 
+  it('answers a cursor of another organisation’s asset exactly like an unknown or malformed one', async () => {
+    const cursorOf = (id: string) => Buffer.from(`GPC:S:${id}`).toString('base64');
+    const own = (await prisma().asset.findMany({ where: { org_id: orgId }, select: { id: true }, orderBy: { id: 'asc' }, take: 3 })).map((a) => a.id);
+    const next = await t.graphql(PAGE, { first: 2, after: cursorOf(own[0]!) }, key);
+    expect(next.body.data.assets.edges.map((e: any) => e.node.id)).toEqual(own.slice(1));
+
+    const forged = [
+      cursorOf(otherAssetId),
+      cursorOf(randomUUID()),
+      'bm90IGEgY3Vyc29y!!!', // not base64
+      Buffer.from('garbage').toString('base64'),
+      Buffer.from(`GPC:S:${'f'.repeat(100)}`).toString('base64'), // over-long
+    ];
+    const answers = await Promise.all(forged.map((after) => t.graphql(PAGE, { first: 10, after }, key)));
+    expect(answers[0]!.body.errors[0].extensions).toMatchObject({ code: 'INVALID_CURSOR', details: 'after: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)' });
+    for (const answer of answers) expect({ status: answer.status, body: answer.body }).toEqual({ status: answers[0]!.status, body: answers[0]!.body });
+    // The asset is a valid cursor for its own organisation.
+    expect((await t.graphql(PAGE, { first: 1, after: cursorOf(otherAssetId) }, otherKey)).body.errors).toBeUndefined();
+  });
+
   it('loads a page with product and active calculation in a constant number of statements (no N+1)', async () => {
-    await t.graphql(PAGE, { first: 1 }, key); // warm the key cache
-    const count = async (first: number) => {
+    const warm = await t.graphql(PAGE, { first: 1 }, key); // warm the key cache
+    const count = async (first: number, after?: string) => {
       t.statements.reset();
-      const res = await t.graphql(PAGE, { first }, key);
+      const res = await t.graphql(PAGE, { first, after }, key);
       expect(res.body.data.assets.edges).toHaveLength(first);
       return t.statements.count;
     };
@@ -143,6 +164,8 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
     const hundred = await count(100);
     expect(hundred).toBe(ten);
     expect(hundred).toBeLessThanOrEqual(8);
+    // A cursor costs one indexed lookup more: its row is checked in the caller's organisation.
+    expect(await count(100, warm.body.data.assets.pageInfo.endCursor)).toBe(hundred + 1);
   });
 
   it('filters by status, category, country and purchase date', async () => {

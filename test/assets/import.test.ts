@@ -110,20 +110,17 @@ describe(`POST /v1/assets on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('writes nothing for a row whose calculation was not stored, and reports it', async () => {
-    const footprint = t.app.services.footprint;
-    const original = footprint.footprint.bind(footprint);
-    // As if the calculation writer had failed for one row: its calculation id exists nowhere.
-    footprint.footprint = async (query, caller) => {
-      const response = await original(query, caller);
-      return query.model === 'Lost' ? { ...response, calculation_id: '00000000-0000-4000-8000-00000000dead' } : response;
-    };
+    const writer = t.app.services.calculations;
+    const original = writer.store.bind(writer);
+    // As if the database had refused this row's calculation (the writer answers null for it).
+    writer.store = (record) => ((record.inputs as { model?: string }).model === 'Lost' ? Promise.resolve(null) : original(record));
     try {
       const res = await post('/v1/assets', { assets: [{ brand: 'HP', model: 'Lost', serial_number: 'L-1', country: 'DE' }, { brand: 'HP', model: 'Found', serial_number: 'L-2', country: 'DE' }] });
       expect(res.body).toMatchObject({ created: 1, failed: 1, errors: [{ index: 0, field: 'row', reason: expect.stringMatching(/could not be stored; nothing was written/) }] });
       expect(await prisma().asset.findFirst({ where: { org_id: orgId, serial_number: 'L-1' } })).toBeNull();
       expect(await prisma().asset.findFirst({ where: { org_id: orgId, serial_number: 'L-2' } })).not.toBeNull();
     } finally {
-      footprint.footprint = original;
+      writer.store = original;
     }
   });
 

@@ -57,7 +57,7 @@ describe('built-in catalogue (no external catalogue configured)', () => {
   it('POST /v1/identify answers 404 with the not-found body', async () => {
     const res = await post(t, '/v1/identify', { manufacturer: 'Nokia', model_string: 'Zork 9000 Turbo' });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ found: false, brand: 'Nokia', mpn: 'Zork 9000 Turbo', message: expect.any(String) });
+    expect(res.body).toEqual({ found: false, brand: 'Nokia', mpn: 'Zork 9000 Turbo', message: expect.any(String), code: 'PRODUCT_NOT_FOUND' });
   });
 
   it('POST /v1/identify needs a model string', async () => {

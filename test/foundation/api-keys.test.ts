@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { hashApiKey } from '../../src/auth/api-keys.ts';
+import { sandboxOrgId } from '../../src/sandbox/sandbox.ts';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -106,14 +107,14 @@ describe('organisations and API keys', () => {
 });
 
 describe('svc_test_ keys', () => {
-  it('read the sandbox organisation in GraphQL, never the real one', async () => {
+  it('read their organisation’s sandbox in GraphQL, never the real one', async () => {
     const org = await t.createOrg('business', 'Real Org');
     const live = await t.createKey(org.id);
     const test = await t.createKey(org.id, { environment: 'test' });
     const real = await t.graphql('{ organization { id name } }', {}, live.key);
     expect(real.body.data.organization).toEqual({ id: org.id, name: 'Real Org' });
     const sandbox = await t.graphql('{ organization { id name } }', {}, test.key);
-    expect(sandbox.body.data.organization).toEqual({ id: '5a4db0c5-0000-4000-8000-000000000001', name: 'Sandbox demo organisation' });
+    expect(sandbox.body.data.organization).toEqual({ id: sandboxOrgId(org.id), name: 'Sandbox of Real Org' });
   });
 });
 

@@ -57,7 +57,8 @@ describe('error model', () => {
   it('answers malformed JSON on a SOFA route with 400 ApiError', async () => {
     const res = await t.json('/v1/footprint/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"products": [' });
     expect(res.status).toBe(400);
-    expectApiError(res.body, 'INVALID_REQUEST');
+    expectApiError(res.body, 'INVALID_JSON');
+    expect(res.body.details).toBe('body: could not be parsed as JSON');
   });
 
   it('answers malformed JSON on GraphQL with 400 and a GraphQL error', async () => {

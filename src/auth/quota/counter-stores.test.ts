@@ -168,6 +168,20 @@ function storeSuite(name: string, open: () => Promise<Harness>) {
       expect(admitted(later)).toBe(15);
       expect(later.filter((d) => !d.allowed).every((d) => d.exceeded === 'day')).toBe(true);
     });
+
+    it('counts failed sign-ins per IP, scope and minute, apart from the request quota, and refuses after 10', async () => {
+      const quota = service();
+      const now = at('2026-11-22T10:15:10Z');
+      const ip = '198.51.100.40';
+      await concurrently(14, () => quota.countFailedSignIn('admin', ip, now));
+      expect(await quota.signInWait('admin', ip, now)).toBe(50); // until 10:16:00
+      expect(await quota.signInWait('console', ip, now)).toBeUndefined();
+      expect(await quota.signInWait('admin', ip, at('2026-11-22T10:16:00Z'))).toBeUndefined();
+      // Asking counts nothing, and the address's anonymous request budget is untouched.
+      await concurrently(5, () => quota.signInWait('console', ip, now));
+      expect(await quota.store.minuteCount({ kind: 'failed-sign-in', scope: 'console', ip }, now)).toBe(0);
+      expect(await quota.check({ kind: 'anonymous', ip }, now)).toMatchObject({ allowed: true, remaining: 24 });
+    });
   });
 }
 

@@ -103,6 +103,11 @@ export class DatabaseCounterStore implements CounterStore {
     return buckets.map((bucket) => counts.get(bucket) ?? 0);
   }
 
+  async minuteCount(subject: QuotaSubject, now: Date): Promise<number> {
+    const row = await this.prisma.usageCounter.findUnique({ where: { bucket: bucketsFor(subject, now).minute }, select: { count: true } });
+    return row?.count ?? 0;
+  }
+
   async consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult> {
     const buckets = bucketsFor(subject, now);
     const rows = await this.prisma.$queryRawUnsafe<ConsumeRow[]>(

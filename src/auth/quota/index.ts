@@ -1,6 +1,19 @@
 import type { PrismaClient } from '../../db/database.ts';
 import { DatabaseCounterStore } from './database-store.ts';
-import { DAILY_LIMITS, MINUTE_LIMITS, decide, planOf, type CounterStore, type Plan, type QuotaDecision, type QuotaSubject, type WindowLimits } from './policy.ts';
+import {
+  DAILY_LIMITS,
+  MINUTE_LIMITS,
+  decide,
+  nextMinuteBoundary,
+  planOf,
+  retryAfterSeconds,
+  type CounterStore,
+  type Plan,
+  type QuotaDecision,
+  type QuotaSubject,
+  type SignInScope,
+  type WindowLimits,
+} from './policy.ts';
 import { RedisCounterStore } from './redis-store.ts';
 
 export {
@@ -16,9 +29,14 @@ export {
   utcDayStart,
   utcMinuteStart,
 } from './policy.ts';
-export type { CounterResult, CounterStore, Plan, QuotaDecision, QuotaSubject, WindowLimits } from './policy.ts';
+export type { CounterResult, CounterStore, Plan, QuotaDecision, QuotaSubject, SignInScope, WindowLimits } from './policy.ts';
 export { DatabaseCounterStore, type DatabaseCounterStoreOptions } from './database-store.ts';
 export { RedisCounterStore, type RedisCounterStoreOptions } from './redis-store.ts';
+
+/** Failed sign-ins (wrong admin token, wrong console key) a client IP may make per minute and scope. */
+export const SIGN_IN_FAILURES_PER_MINUTE = 10;
+// The database counters are 32-bit integers.
+const MAX_COUNT = 2_147_483_647;
 
 export interface QuotaServiceOptions {
   /** Per-plan overrides of DAILY_LIMITS and MINUTE_LIMITS (tests, or a deployment's own values). */
@@ -41,8 +59,7 @@ export class QuotaService {
     this.day = { ...DAILY_LIMITS, ...options.limits?.day };
     this.minute = { ...MINUTE_LIMITS, ...options.limits?.minute };
     for (const [plan, value] of [...Object.entries(this.day), ...Object.entries(this.minute)]) {
-      // The database counters are 32-bit integers.
-      if (!Number.isInteger(value) || value < 0 || value > 2_147_483_647) {
+      if (!Number.isInteger(value) || value < 0 || value > MAX_COUNT) {
         throw new Error(`quota limit for ${plan} must be a whole number from 0 to 2147483647, got ${value}`);
       }
     }
@@ -63,6 +80,21 @@ export class QuotaService {
   async usageToday(keys: { keyId: string; orgId: string; plan: Plan }[], now: Date = new Date()): Promise<{ used: number; limit: number }[]> {
     const counts = await this.store.dayCounts(keys.map((k) => ({ kind: 'key', ...k })), now);
     return keys.map((k, i) => ({ used: counts[i]!, limit: this.day[k.plan] }));
+  }
+
+  /**
+   * Brute-force guard for credentials, kept in the same store so it holds across instances: ask before
+   * looking at the credential and count only failures (countFailedSignIn). Returns the seconds to wait
+   * once the client IP has used up this minute's failures for `scope`, else undefined.
+   */
+  async signInWait(scope: SignInScope, ip: string, now: Date = new Date()): Promise<number | undefined> {
+    const failures = await this.store.minuteCount({ kind: 'failed-sign-in', scope, ip }, now);
+    return failures >= SIGN_IN_FAILURES_PER_MINUTE ? retryAfterSeconds(now, nextMinuteBoundary(now)) : undefined;
+  }
+
+  async countFailedSignIn(scope: SignInScope, ip: string, now: Date = new Date()): Promise<void> {
+    // Only the minute is limited; counting stops at its limit, when signInWait refuses anyway.
+    await this.store.consume({ kind: 'failed-sign-in', scope, ip }, now, { day: MAX_COUNT, minute: SIGN_IN_FAILURES_PER_MINUTE });
   }
 
   async close(): Promise<void> {

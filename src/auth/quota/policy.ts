@@ -35,10 +35,16 @@ export interface WindowLimits {
   minute: number;
 }
 
-/** Who is counted: an API key (its plan), or an anonymous caller by client IP (free plan). */
+/**
+ * Who is counted: an API key (its plan), or an anonymous caller by client IP (free plan); or, apart
+ * from the request quota, a client IP's failed sign-ins (admin token, console) per scope.
+ */
 export type QuotaSubject =
   | { kind: 'key'; keyId: string; orgId: string; plan: Plan }
-  | { kind: 'anonymous'; ip: string };
+  | { kind: 'anonymous'; ip: string }
+  | { kind: 'failed-sign-in'; scope: SignInScope; ip: string };
+
+export type SignInScope = 'admin' | 'console';
 
 export interface QuotaDecision {
   allowed: boolean;
@@ -75,6 +81,8 @@ export interface CounterStore {
   consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult>;
   /** Requests counted today (UTC) per subject, without counting anything (the console's usage view). */
   dayCounts(subjects: QuotaSubject[], now: Date): Promise<number[]>;
+  /** The subject's count in the current minute, without counting anything. */
+  minuteCount(subject: QuotaSubject, now: Date): Promise<number>;
   close?(): Promise<void>;
 }
 
@@ -143,13 +151,15 @@ function expandIPv6(address: string): number[] {
 }
 
 export function subjectPart(subject: QuotaSubject): string {
-  return subject.kind === 'key' ? `key:${subject.keyId}` : `ip:${normalizeClientIp(subject.ip)}`;
+  if (subject.kind === 'key') return `key:${subject.keyId}`;
+  const ip = `ip:${normalizeClientIp(subject.ip)}`;
+  return subject.kind === 'anonymous' ? ip : `signin:${subject.scope}:${ip}`;
 }
 
 /**
  * Counter names: `day:2026-11-22:key:<uuid>`, `minute:2026-11-22T10:15:key:<uuid>`,
- * `day:2026-11-22:ip:203.0.113.7`. The window start is in the name, so a new UTC day or minute is a
- * new counter and earlier counts never carry over.
+ * `day:2026-11-22:ip:203.0.113.7`, `minute:2026-11-22T10:15:signin:admin:ip:203.0.113.7`. The window
+ * start is in the name, so a new UTC day or minute is a new counter and earlier counts never carry over.
  */
 export function bucketsFor(subject: QuotaSubject, now: Date): Buckets {
   const dayStart = utcDayStart(now);

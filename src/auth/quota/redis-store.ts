@@ -81,6 +81,11 @@ export class RedisCounterStore implements CounterStore {
     return (await this.redis.mget(...keys)).map((value) => Number(value ?? 0));
   }
 
+  async minuteCount(subject: QuotaSubject, now: Date): Promise<number> {
+    const buckets = bucketsFor(subject, now);
+    return Number((await this.redis.get(this.key(buckets.minute, buckets.subject))) ?? 0);
+  }
+
   async consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult> {
     const buckets = bucketsFor(subject, now);
     const dayTtl = Math.ceil((nextUtcMidnight(now).getTime() - now.getTime()) / 1000) + GRACE_SECONDS;

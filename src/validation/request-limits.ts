@@ -1,0 +1,169 @@
+import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Plugin } from 'graphql-yoga';
+import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import { errorResponse } from '../errors/render.ts';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+/** Longest request target (path and query) answered; longer ones get 414. */
+export const MAX_URL_LENGTH = 8 * KiB;
+
+/** Body limits by path, first match wins (documented in README, "Request limits"). */
+export const BODY_LIMITS: readonly { path: string; maxBytes: number }[] = [
+  { path: '/v1/assets/csv', maxBytes: 4 * MiB },
+  { path: '/v1/assets', maxBytes: 2 * MiB },
+  { path: '/v1/graphql', maxBytes: 2 * MiB },
+  { path: '/admin/', maxBytes: 64 * KiB },
+  { path: '/console/', maxBytes: 64 * KiB },
+];
+export const DEFAULT_BODY_LIMIT = 256 * KiB;
+
+export const bodyLimitFor = (pathname: string) => BODY_LIMITS.find((l) => pathname === l.path || pathname.startsWith(l.path))?.maxBytes ?? DEFAULT_BODY_LIMIT;
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The edge of every request, before routing, authentication or parsing: request-target length
+ * (414), strict percent-encoding of the query string (400 naming the parameter), the body size
+ * (413, from Content-Length or while reading, so an oversized body is never buffered whole) and
+ * its encoding (UTF-8 for textual bodies). REST bodies must be JSON objects. Field-level text
+ * rules (length, control characters) are applied by the schema (applyInputLimits) and by the
+ * hand-written routes' zod schemas.
+ */
+export function useRequestLimits({ restBase }: { restBase: string }): Plugin {
+  return {
+    async onRequest({ request, url, setRequest, endResponse }) {
+      try {
+        const target = url.pathname.length + url.search.length;
+        if (target > MAX_URL_LENGTH) {
+          throw new ApiError(414, 'URI_TOO_LONG', 'Request target too long', `url: at most ${MAX_URL_LENGTH} characters, got ${target}`);
+        }
+        checkQueryEncoding(url.search);
+        const graphql = url.pathname === `${restBase}/graphql`;
+        if (graphql && request.method === 'GET') checkGraphQLJsonParams(url);
+        if (request.method === 'GET' || request.method === 'HEAD' || request.body === null) return;
+        const maxBytes = bodyLimitFor(url.pathname);
+        const body = await readLimited(request, maxBytes);
+        const contentType = request.headers.get('content-type');
+        // REST bodies are JSON whatever their Content-Type (SOFA reads them so); GraphQL's when it says so.
+        const json = isRestPath(url.pathname, restBase) || (graphql && /^application\/json/i.test(contentType ?? ''));
+        if (json || isTextual(contentType)) {
+          const text = decodeUtf8(body);
+          if (json) checkJsonObject(text);
+        }
+        setRequest(new Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }));
+      } catch (error) {
+        endResponse(errorResponse([error], { graphql: url.pathname === `${restBase}/graphql` }));
+      }
+    },
+  };
+}
+
+const isRestPath = (pathname: string, restBase: string) => pathname.startsWith(`${restBase}/`) && pathname !== `${restBase}/graphql`;
+
+function isTextual(contentType: string | null): boolean {
+  if (!contentType) return true;
+  return /^(application\/(json|graphql|x-www-form-urlencoded|[\w.+-]*\+json)|text\/)/i.test(contentType.trim());
+}
+
+/** Every name and value of the query string must be valid percent-encoded UTF-8. */
+function checkQueryEncoding(search: string): void {
+  if (search.length <= 1 || !search.includes('%')) return;
+  for (const pair of search.slice(1).split('&')) {
+    const [rawName = '', ...rest] = pair.split('=');
+    const name = strictDecode(rawName) ?? rawName;
+    if (strictDecode(rawName) === undefined || strictDecode(rest.join('=')) === undefined) {
+      throw invalidParameter(name.slice(0, 64), 'invalid percent-encoding (each %XX must form valid UTF-8)');
+    }
+  }
+}
+
+function strictDecode(component: string): string | undefined {
+  try {
+    return decodeURIComponent(component.replaceAll('+', ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+const tooLarge = (maxBytes: number, got: string) =>
+  new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body too large', `body: at most ${maxBytes} bytes for this route, got ${got}`);
+
+/** The body as bytes, refusing more than `maxBytes` without reading the rest. */
+async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
+  const declared = Number(request.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge(maxBytes, `${declared}`);
+  const reader = request.body!.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(maxBytes, `more than ${maxBytes}`);
+    }
+    chunks.push(value);
+  }
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body;
+}
+
+function decodeUtf8(body: Uint8Array): string {
+  try {
+    return utf8.decode(body);
+  } catch {
+    throw new ApiError(400, 'INVALID_ENCODING', 'Request body is not valid UTF-8', 'body: must be UTF-8 encoded');
+  }
+}
+
+/** Request bodies are read as fields (SOFA's arguments, GraphQL's query and variables): anything but a JSON object is refused here. */
+function checkJsonObject(text: string, field = 'body'): void {
+  // An empty body is no arguments; an empty parameter is not JSON.
+  if (field === 'body' && text.trim() === '') return;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError(400, 'INVALID_JSON', `Invalid JSON in '${field}'`, `${field}: could not be parsed as JSON`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
+    throw new ApiError(400, 'INVALID_JSON', `Invalid JSON in '${field}'`, `${field}: expected a JSON object, got ${got}`);
+  }
+}
+
+/** GraphQL over GET carries JSON in `variables` and `extensions`. */
+function checkGraphQLJsonParams(url: URL): void {
+  for (const field of ['variables', 'extensions']) {
+    const value = url.searchParams.get(field);
+    if (value !== null) checkJsonObject(value, field);
+  }
+}
+
+/**
+ * Requests Node's HTTP parser refuses before any handler runs (a request line and headers over
+ * its 16 KiB limit, malformed HTTP) get a JSON ApiError instead of an empty answer or a reset.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
+    const [status, code, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'HEADERS_TOO_LARGE', 'Request header fields too large']
+        : [400, 'MALFORMED_REQUEST', 'Malformed HTTP request'];
+    const details = status === 431 ? 'headers: the request line and headers must fit in 16 KiB' : `request: ${error.code ?? 'could not be parsed'}`;
+    const body = JSON.stringify({ error: message, code, details });
+    socket.end(
+      `HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}

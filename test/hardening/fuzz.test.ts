@@ -1,0 +1,340 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, startServerProcess } from '../support/process.ts';
+import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
+import { TEST_ADMIN_TOKEN, UNLIMITED } from '../support/test-app.ts';
+
+/**
+ * Property-based fuzzing of the running server (issue 9): generated hostile requests over every
+ * REST route (read from the server's own OpenAPI document), GraphQL, the console and the admin
+ * API. Every answer must be below 500, an error must carry a JSON body with a code (the console's
+ * HTML pages excepted), no answer may take a second, and /healthz, polled throughout, must keep
+ * answering within 200 ms. FUZZ_SECONDS bounds the run (default 30); FUZZ_SEED replays one.
+ */
+const FUZZ_MS = Number(process.env.FUZZ_SECONDS ?? 30) * 1000;
+const SLOWEST_MS = 1_000;
+const HEALTHZ_MS = 200;
+
+interface FuzzRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+// ------------------------------------------------------------------------------------------ values
+
+const LONG = [100, 1_000, 10_000, 100_000];
+const hostileText: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: fc.constantFrom('HP', 'Dell', 'Lenovo', 'DE', 'us-ca', 'FR', 'laptop', 'monitor', 'Latitude 5440', 'EliteBook 840 G9', 'A', 'B', '2026-01-31') },
+  { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
+  { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom('\u0000', '\ud800', '\udc00', '\u001b', '\u007f', '\u202e', '\u200b', '%', '"', "'", '\\', '\n', 'é', '💻'), maxLength: 12 }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "' OR 1=1 --",
+      '%ZZ',
+      '%00',
+      '${jndi:ldap://127.0.0.1/a}',
+      "=cmd|' /C calc'!A0",
+      '../../etc/passwd',
+      '<script>alert(1)</script>',
+      'NaN',
+      '-1e309',
+      '1e400',
+      '__proto__',
+      'constructor',
+      '{"a":1}',
+      'null',
+      '',
+      ' ',
+    ),
+  },
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...LONG), fc.constantFrom('X', 'ab ', '9', '\u0000')).map(([n, s]) => s.repeat(Math.ceil(n / s.length))) },
+);
+const hostileNumber = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-1, 0, 1e308, -1e308, 2 ** 53 + 1));
+const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
+  { weight: 4, arbitrary: hostileText },
+  { weight: 2, arbitrary: hostileNumber },
+  { weight: 1, arbitrary: fc.constantFrom(null, true, false, [], {}) },
+  { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 3 }) },
+  { weight: 1, arbitrary: fc.array(hostileText, { maxLength: 5 }) },
+);
+
+/** Percent-encoding that also carries lone surrogates, as the invalid UTF-8 (CESU) a hostile client would send. */
+const encode = (value: string) => encodeURIComponent(value.replace(/\p{Cs}/gu, '\uFFFD')).replaceAll('%EF%BF%BD', '%ED%A0%80');
+
+// ----------------------------------------------------------------------------------- the server
+
+interface OpenApiOperation {
+  parameters?: { name: string; in: string; schema?: { type?: string } }[];
+  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, { type?: string; items?: { $ref?: string } }> } }> };
+}
+
+describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
+  let dataDir: string;
+  let server: Awaited<ReturnType<typeof startServerProcess>>;
+  let db: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
+  const keys: Record<string, string> = {};
+  let assetId = '00000000-0000-4000-8000-000000000000';
+  let restRoutes: { method: string; path: string; operation: OpenApiOperation }[] = [];
+  let inputFields: Record<string, string[]> = {};
+
+  const admin = async (method: string, p: string, body: unknown) => {
+    const res = await fetch(`${server.url}/admin/v1${p}`, {
+      method,
+      headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return (await res.json()) as Record<string, string>;
+  };
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-fuzz-'));
+    if (TEST_DATABASE_KIND === 'postgres') db = await openTestDatabase();
+    const redis: Record<string, string> = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `lcf-fuzz:${Date.now()}:` } : {};
+    server = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: db?.url ?? '', ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', QUOTA_LIMITS: UNLIMITED, ...redis });
+    for (const plan of ['free', 'pro', 'enterprise']) {
+      const org = await admin('POST', '/orgs', { name: `Fuzz ${plan}`, plan });
+      keys[plan] = (await admin('POST', '/keys', { org_id: org.id! })).key!;
+      if (plan === 'enterprise') keys.test = (await admin('POST', '/keys', { org_id: org.id!, environment: 'test' })).key!;
+    }
+    const imported = await fetch(`${server.url}/v1/assets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.enterprise}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ assets: [{ brand: 'HP', model: 'EliteBook 840 G9', serial_number: 'FUZZ-1', country: 'DE' }] }),
+    });
+    assetId = ((await imported.json()) as { assets: { id: string }[] }).assets[0]?.id ?? assetId;
+    // The sandbox of a test key is provisioned on its first use (seconds): done before timing answers.
+    await fetch(`${server.url}/v1/graphql`, { method: 'POST', headers: { authorization: `Bearer ${keys.test}`, 'content-type': 'application/json' }, body: '{"query":"{ organization { id } }"}' });
+    const openapi = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, OpenApiOperation>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    restRoutes = Object.entries(openapi.paths).flatMap(([p, ops]) => Object.entries(ops).map(([method, operation]) => ({ method: method.toUpperCase(), path: `/v1${p}`, operation })));
+    inputFields = Object.fromEntries(Object.entries(openapi.components.schemas).map(([name, s]) => [name, Object.keys(s.properties ?? {})]));
+  });
+  afterAll(async () => {
+    server?.child.kill('SIGKILL');
+    await db?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  // ----------------------------------------------------------------------------- request shapes
+
+  const auth = () =>
+    fc.constantFrom<() => Record<string, string>>(
+      () => ({}),
+      () => ({ authorization: `Bearer ${keys.enterprise}` }),
+      () => ({ authorization: `Bearer ${keys.free}` }),
+      () => ({ authorization: `Bearer ${keys.pro}` }),
+      () => ({ authorization: `Bearer ${keys.test}` }),
+      () => ({ authorization: 'Bearer svc_live_not-a-key' }),
+      () => ({ authorization: `Bearer ${'k'.repeat(4_000)}` }),
+      () => ({ authorization: 'Basic Og==' }),
+    );
+
+  const query = (entries: [string, unknown][]) =>
+    entries.length ? `?${entries.map(([k, v]) => `${encode(k)}=${encode(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&')}` : '';
+
+  const restRequest = () =>
+    fc.integer({ min: 0, max: 10_000 }).chain((pick) => {
+      const route = restRoutes[pick % restRoutes.length]!;
+      const params = route.operation.parameters ?? [];
+      const bodyProps = route.operation.requestBody?.content?.['application/json']?.schema?.properties ?? {};
+      const item = (ref?: string) => {
+        const fields = inputFields[ref?.split('/').pop() ?? ''] ?? [];
+        return fc.dictionary(fc.constantFrom(...(fields.length ? fields : ['x'])), hostileJson, { maxKeys: 6 });
+      };
+      const bodyValue = fc.record(
+        Object.fromEntries(
+          Object.entries(bodyProps).map(([name, prop]) => [
+            name,
+            prop.type === 'array' ? fc.oneof(fc.array(item(prop.items?.$ref), { maxLength: 4 }), hostileJson) : hostileJson,
+          ]),
+        ),
+        { requiredKeys: [] },
+      );
+      return fc.record({
+        auth: auth(),
+        query: fc.subarray(params.filter((p) => p.in === 'query')).chain((chosen) => fc.tuple(...chosen.map((p) => fc.tuple(fc.constant(p.name), hostileJson)))),
+        pathValue: fc.oneof(fc.constant(assetId), hostileText),
+        body: fc.oneof(
+          { weight: 6, arbitrary: bodyValue.map((b) => JSON.stringify(b)) },
+          { weight: 1, arbitrary: fc.constantFrom('null', '[]', '"text"', '{', '{"products": null}', '', '\u0000') },
+          { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 50 }) },
+        ),
+        contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', ''),
+      }).map(({ auth, query: q, pathValue, body, contentType }): FuzzRequest => ({
+        method: route.method,
+        path: route.path.replace(/\{\w+\}/g, encode(pathValue)) + query(q),
+        headers: { ...auth(), ...(contentType ? { 'content-type': contentType } : {}) },
+        body: route.method === 'GET' ? undefined : body,
+      }));
+    });
+
+  const templates = readdirSync(path.join(ROOT, 'templates')).map((f) => readFileSync(path.join(ROOT, 'templates', f), 'utf8'));
+  const nested = (depth: number): string => (depth === 0 ? 'name' : `fields { type { ${nested(depth - 1)} } }`);
+  const graphqlDocument = fc.oneof(
+    fc.constantFrom(...templates),
+    fc.constantFrom(
+      '{ organization { id name plan asset_count total_kg_co2e } }',
+      '{ assets(first: 100) { edges { cursor node { id brand product { name } active_calculation { total_kg_co2e } } } pageInfo { endCursor } } }',
+      `{ __schema { types { ${nested(12)} } } }`,
+      `{ ${Array.from({ length: 40 }, (_, i) => `a${i}: __typename`).join(' ')} }`,
+      'query { ...A } fragment A on Query { ...A }',
+      'mutation { simulateRefurbish(assetIds: []) { delta_kg_co2e } }',
+      '{',
+      '',
+    ),
+    hostileText.map((s) => `{ factorByRegion(regionCode: ${JSON.stringify(s)}) { value unit } }`),
+    hostileText.map((s) => `{ asset(id: ${JSON.stringify(s)}) { id } }`),
+    hostileText.map((s) => `{ assets(first: 5, after: ${JSON.stringify(s)}) { edges { node { id } } } }`),
+    fc.integer({ min: -5, max: 100_000 }).map((n) => `{ assets(first: ${n}) { totalCount } }`),
+    hostileText,
+  );
+  const graphqlRequest = () =>
+    fc
+      .record({
+        auth: auth(),
+        document: graphqlDocument,
+        variables: fc.oneof(fc.dictionary(fc.constantFrom('id', 'regionCode', 'assetIds', 'atDate', 'after', 'first', 'x'), hostileJson, { maxKeys: 4 }), hostileJson),
+        get: fc.boolean(),
+        rawBody: fc.option(fc.oneof(hostileText, fc.constantFrom('null', '[]', '{"query": 1}', '{"query": "{__typename}", "variables": "x"}')), { freq: 6 }),
+        rawParam: fc.option(fc.constantFrom('variables', 'extensions', 'operationName'), { freq: 4 }),
+        rawParamValue: hostileText,
+        contentType: fc.constantFrom('application/json', 'application/json', 'application/graphql-response+json', 'text/plain', 'multipart/form-data; boundary=x'),
+      })
+      .map(({ auth, document, variables, get, rawBody, rawParam, rawParamValue, contentType }): FuzzRequest => {
+        if (get) {
+          const entries: [string, unknown][] = [['query', document], ['variables', variables]];
+          if (rawParam) entries.push([rawParam, rawParamValue]);
+          return { method: 'GET', path: `/v1/graphql${query(entries)}`, headers: { ...auth(), accept: 'application/json' } };
+        }
+        return { method: 'POST', path: '/v1/graphql', headers: { ...auth(), 'content-type': contentType }, body: rawBody ?? JSON.stringify({ query: document, variables }) };
+      });
+
+  const consoleRequest = () =>
+    fc
+      .record({
+        route: fc.constantFrom('/console', '/console/login', '/console/logout', '/console/keys', '/console/keys/ID/revoke', '/console/nope'),
+        method: fc.constantFrom('GET', 'POST', 'POST', 'DELETE'),
+        id: hostileText,
+        origin: fc.constantFrom<Record<string, string>>({}, { 'sec-fetch-site': 'same-origin' }, { origin: 'https://evil.example' }, { origin: 'null' }),
+        contentType: fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data; boundary=zz', ''),
+        fields: fc.dictionary(fc.constantFrom('key', 'name', 'environment', 'x'), hostileText, { maxKeys: 3 }),
+        rawBody: fc.option(fc.oneof(hostileText, fc.constantFrom('--zz\r\nContent-Disposition: form-data; name="key"\r\n\r\nabc', '{"key": 1}')), { freq: 3 }),
+        cookie: fc.constantFrom<Record<string, string>>({}, { cookie: 'lcf_console=garbage' }, { cookie: `lcf_console=${'x'.repeat(2_000)}` }),
+      })
+      .map(({ route, method, id, origin, contentType, fields, rawBody, cookie }): FuzzRequest => ({
+        method,
+        path: route.replace('ID', encode(id)),
+        headers: { ...origin, ...cookie, ...(contentType ? { 'content-type': contentType } : {}) },
+        body: method === 'GET' ? undefined : (rawBody ?? new URLSearchParams(fields).toString()),
+      }));
+
+  const adminRequest = () =>
+    fc
+      .record({
+        route: fc.constantFrom('/admin/v1/orgs', '/admin/v1/orgs/ID', '/admin/v1/keys', '/admin/v1/keys/ID', '/admin/v1/nope'),
+        method: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT'),
+        id: hostileText,
+        token: fc.constantFrom(TEST_ADMIN_TOKEN, TEST_ADMIN_TOKEN, 'wrong-token', ''),
+        body: fc.oneof(fc.dictionary(fc.constantFrom('name', 'plan', 'org_id', 'environment', 'bi_enabled', 'org_context'), hostileJson, { maxKeys: 4 }).map((b) => JSON.stringify(b)), hostileText),
+      })
+      .map(({ route, method, id, token, body }): FuzzRequest => ({
+        method,
+        path: route.replace('ID', encode(id)),
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : body,
+      }));
+
+  const strayRequest = () =>
+    fc
+      .record({ segments: fc.array(fc.oneof(hostileText.map(encode), fc.constantFrom('%ZZ', '%', '%E0%A4', '..', '%00')), { minLength: 1, maxLength: 4 }), method: fc.constantFrom('GET', 'POST', 'PATCH', 'OPTIONS') })
+      .map(({ segments, method }): FuzzRequest => ({ method, path: `/v1/${segments.join('/')}`, headers: {} }));
+
+  const anyRequest = fc.oneof(
+    { weight: 6, arbitrary: fc.constant(null).chain(() => restRequest()) },
+    { weight: 4, arbitrary: graphqlRequest() },
+    { weight: 1, arbitrary: consoleRequest() },
+    { weight: 1, arbitrary: adminRequest() },
+    { weight: 1, arbitrary: strayRequest() },
+  );
+
+  // ------------------------------------------------------------------------------------- the run
+
+  it('never answers 5xx, always with a coded error body, within a second, while /healthz stays fast', async () => {
+    const histogram = new Map<number, number>();
+    const healthz: number[] = [];
+    let sent = 0;
+    let refusedByClient = 0;
+    let polling = true;
+    let inFlight = '';
+    const slowPolls: string[] = [];
+    const slowest: [number, string][] = [];
+    const poller = (async () => {
+      while (polling) {
+        const started = performance.now();
+        const res = await fetch(`${server.url}/healthz`);
+        await res.arrayBuffer();
+        healthz.push(performance.now() - started);
+        if (performance.now() - started > HEALTHZ_MS / 2) slowPolls.push(`${Math.round(performance.now() - started)} ms during ${inFlight}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+
+    const check = async (request: FuzzRequest) => {
+      const started = performance.now();
+      inFlight = `${request.method} ${request.path.slice(0, 120)} ${request.body?.slice(0, 120) ?? ''}`;
+      let res: Response;
+      try {
+        res = await fetch(`${server.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
+      } catch (error) {
+        // The HTTP client itself refused to send it (an invalid header value, say): nothing reached the server.
+        if (error instanceof TypeError && !/fetch failed/.test(error.message)) return void refusedByClient++;
+        throw new Error(`${request.method} ${request.path.slice(0, 200)}: no answer (${(error as Error).message}: ${String((error as { cause?: unknown }).cause)})`);
+      }
+      const text = await res.text();
+      const ms = performance.now() - started;
+      sent++;
+      slowest.push([ms, `${res.status} ${inFlight}`]);
+      slowest.sort((a, b) => b[0] - a[0]).splice(5);
+      histogram.set(res.status, (histogram.get(res.status) ?? 0) + 1);
+      const where = `${request.method} ${request.path.slice(0, 160)} -> ${res.status} ${text.slice(0, 300)}`;
+      expect(res.status, where).toBeLessThan(500);
+      expect(ms, `${where} took ${Math.round(ms)} ms`).toBeLessThan(SLOWEST_MS);
+      if (res.status < 400) return;
+      const type = res.headers.get('content-type') ?? '';
+      if (request.path.startsWith('/console') && type.startsWith('text/html')) return void expect(text.length, where).toBeGreaterThan(0);
+      expect(type, where).toMatch(/^application\/(json|graphql-response\+json)/);
+      const body = JSON.parse(text) as { code?: string; error?: string; errors?: { extensions?: { code?: string } }[] };
+      // 429 has the spec's own body {error, message, retry_after_seconds}; everything else names a code.
+      const code = body.code ?? body.errors?.[0]?.extensions?.code ?? (res.status === 429 ? body.error : undefined);
+      expect(code, where).toBeTruthy();
+    };
+
+    try {
+      await fc.assert(fc.asyncProperty(anyRequest, check), { numRuns: 1_000_000, interruptAfterTimeLimit: FUZZ_MS, markInterruptAsFailure: false, seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31) });
+    } finally {
+      polling = false;
+      await poller;
+    }
+    const sortedHealthz = [...healthz].sort((a, b) => a - b);
+    const p99 = sortedHealthz[Math.floor(sortedHealthz.length * 0.99)] ?? 0;
+    console.log(
+      `fuzz (${TEST_DATABASE_KIND}): ${sent} requests in ${FUZZ_MS / 1000} s, ${refusedByClient} refused by the HTTP client; statuses ${JSON.stringify(Object.fromEntries([...histogram].sort(([a], [b]) => a - b)))}; ` +
+        `/healthz ${healthz.length} polls, p99 ${p99.toFixed(1)} ms, max ${(sortedHealthz.at(-1) ?? 0).toFixed(1)} ms`,
+    );
+    console.log(`slowest answers: ${slowest.map(([ms, what]) => `${Math.round(ms)} ms ${what}`).join(' | ')}`);
+    if (slowPolls.length) console.log(`slow /healthz polls: ${slowPolls.join(' | ')}`);
+    expect(sent).toBeGreaterThan(200);
+    expect(sortedHealthz.at(-1) ?? 0).toBeLessThan(HEALTHZ_MS);
+    expect(server.output()).not.toMatch(/"level":50/);
+  });
+});
