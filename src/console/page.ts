@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { escapeHtml as escape } from '../rest/html.ts';
 
 // Server-rendered HTML of the API-key console: no client-side script, every action a form POST.
 
@@ -20,9 +21,6 @@ export const CONTENT_SECURITY_POLICY = [
   "base-uri 'none'",
   "frame-ancestors 'none'",
 ].join('; ');
-
-const escape = (value: unknown) =>
-  String(value ?? '').replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 export interface ConsoleKey {
   id: string;

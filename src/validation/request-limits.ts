@@ -88,8 +88,9 @@ function strictDecode(component: string): string | undefined {
   }
 }
 
+// The rest of the body is not read: the connection closes after the answer.
 const tooLarge = (maxBytes: number, got: string) =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body too large', `body: at most ${maxBytes} bytes for this route, got ${got}`);
+  new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body too large', `body: at most ${maxBytes} bytes for this route, got ${got}`, { Connection: 'close' });
 
 /** The body as bytes, refusing more than `maxBytes` without reading the rest. */
 async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forwardedOrigin } from '../../src/app.ts';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
@@ -137,14 +136,10 @@ describe('cross-site requests', () => {
 });
 
 describe('behind a trusted proxy (real server, TRUSTED_PROXY=127.0.0.1)', () => {
-  let server: Server;
   let base: string;
   beforeAll(async () => {
-    server = createServer(t.app.handle);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await t.listen();
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const login = (headers: Record<string, string>) =>
     fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': FORM, ...headers }, body: `key=${key}` });

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,7 +11,6 @@ if (!existsSync(CHROMIUM)) console.warn(`console browser test skipped: ${CHROMIU
 // The API-key page as a person uses it, in a real headless Chromium.
 describe.skipIf(!existsSync(CHROMIUM))('API-key console in Chromium', () => {
   let t: TestApp;
-  let server: Server;
   let base: string;
   let browser: Browser;
   let signInKey: string;
@@ -20,9 +19,7 @@ describe.skipIf(!existsSync(CHROMIUM))('API-key console in Chromium', () => {
     t = await createTestApp({ QUOTA_LIMITS: 'minute.pro=1000' });
     const org = await t.createOrg('pro', 'Console Org');
     signInKey = (await t.createKey(org.id)).key;
-    server = createServer(t.app.handle);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await t.listen();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
@@ -30,7 +27,6 @@ describe.skipIf(!existsSync(CHROMIUM))('API-key console in Chromium', () => {
   });
   afterAll(async () => {
     await browser?.close();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
     await t.close();
   });
 

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
@@ -80,19 +78,13 @@ describe(`organisation isolation on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('the console of A cannot revoke B’s keys', async () => {
-    const server: Server = createServer(t.app.handle);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    try {
-      const login = await fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base }, body: `key=${org.A.key}` });
-      const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
-      const bKey = await t.app.services.db.prisma.apiKey.findFirstOrThrow({ where: { org_id: org.B.id } });
-      await fetch(`${base}/console/keys/${bKey.id}/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: base } });
-      expect((await t.app.services.db.prisma.apiKey.findUniqueOrThrow({ where: { id: bKey.id } })).revoked_at).toBeNull();
-      const page = await (await fetch(`${base}/console`, { headers: { cookie } })).text();
-      expect(page).not.toContain(bKey.prefix);
-    } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
+    const base = await t.listen();
+    const login = await fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base }, body: `key=${org.A.key}` });
+    const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
+    const bKey = await t.app.services.db.prisma.apiKey.findFirstOrThrow({ where: { org_id: org.B.id } });
+    await fetch(`${base}/console/keys/${bKey.id}/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: base } });
+    expect((await t.app.services.db.prisma.apiKey.findUniqueOrThrow({ where: { id: bKey.id } })).revoked_at).toBeNull();
+    const page = await (await fetch(`${base}/console`, { headers: { cookie } })).text();
+    expect(page).not.toContain(bKey.prefix);
   });
 });

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -193,17 +191,13 @@ describe(`importAssets through GraphQL on ${TEST_DATABASE_KIND}`, () => {
 });
 
 describe(`lcf assets import on ${TEST_DATABASE_KIND}`, () => {
-  let server: Server;
   let url: string;
   let dir: string;
   beforeAll(async () => {
-    server = createServer((req, res) => t.app.handle(req, res));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    url = await t.listen();
     dir = await mkdtemp(path.join(tmpdir(), 'lcf-import-'));
   });
   afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
@@ -261,14 +259,10 @@ describe('POST /v1/footprint/batch', () => {
 });
 
 describe('GET /v1/footprint served again for a query already seen (node:http fast path)', () => {
-  let server: Server;
   let base: string;
   beforeAll(async () => {
-    server = createServer(t.app.handle);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await t.listen();
   });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   const get = async (path: string, headers: Record<string, string> = {}) => {
     const res = await fetch(`${base}${path}`, { headers });

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,6 +23,8 @@ export interface TestApp {
   graphql(query: string, variables?: Record<string, unknown>, key?: string): Promise<{ status: number; body: any }>;
   createOrg(plan?: string, name?: string): Promise<{ id: string; name: string; plan: string }>;
   createKey(orgId: string, options?: { environment?: 'live' | 'test'; bi_enabled?: boolean; org_context?: boolean }): Promise<{ id: string; key: string; prefix: string }>;
+  /** Serves the app over node:http on 127.0.0.1 (closed by close()); returns its base URL. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -58,6 +62,7 @@ export async function createTestApp(
     if (result.status >= 300) throw new Error(`admin ${method} ${p}: ${result.status} ${JSON.stringify(result.body)}`);
     return result.body;
   };
+  const servers: Server[] = [];
   return {
     app,
     dataDir,
@@ -71,7 +76,14 @@ export async function createTestApp(
       }),
     createOrg: (plan = 'pro', name = `Org ${plan}`) => admin('POST', '/orgs', { name, plan }),
     createKey: (orgId, options = {}) => admin('POST', '/keys', { org_id: orgId, ...options }),
+    async listen() {
+      const server = createServer(app.handle);
+      servers.push(server);
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    },
     async close() {
+      await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       if (options.database) {
         await services.calculations.flush();
         await services.quota.close();
