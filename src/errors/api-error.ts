@@ -11,7 +11,9 @@ export class ApiError extends GraphQLError {
   readonly headers: Record<string, string>;
 
   constructor(status: number, code: string, error: string, details = '', headers: Record<string, string> = {}) {
-    super(error, { extensions: { code, details, http: { status, headers } } });
+    // spec: false — the status is the service's own; Yoga would otherwise turn a 400 it marks as a
+    // GraphQL-over-HTTP rule (parse, validation) into 200 for application/json clients.
+    super(error, { extensions: { code, details, http: { status, headers, spec: false } } });
     this.status = status;
     this.code = code;
     this.details = details;

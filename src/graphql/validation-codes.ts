@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { ApiError } from '../errors/api-error.ts';
 
 // graphql-armor reports its limits as messages without a code; these name them.
 const ARMOR_LIMITS: [RegExp, string][] = [
@@ -17,11 +18,11 @@ const ARMOR_LIMITS: [RegExp, string][] = [
 export function useValidationErrorCodes(): Plugin {
   const withCode = (error: GraphQLError, fallback: string) => {
     const limit = ARMOR_LIMITS.find(([pattern]) => pattern.test(error.message))?.[1];
-    const code = limit ?? fallback;
-    if (error.extensions?.code === code || (error.extensions?.code && code === fallback)) return error;
-    // spec: false keeps the 400 for application/json clients too (Yoga's own validation errors answer those 200).
-    const http = limit ? { http: { status: 400, spec: false } } : {};
-    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code, ...http } });
+    // As an ApiError a limit keeps its 400 for application/json clients too (Yoga answers those 200
+    // for its own parse and validation errors, and marks them so on the way out).
+    if (limit) return new ApiError(400, limit, error.message, `query: ${error.message.replace(/^Syntax Error: /, '')}`);
+    if (error.extensions?.code) return error;
+    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code: fallback } });
   };
   return {
     onValidate() {

@@ -165,6 +165,12 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
       expect(res.body.errors[0].extensions.code).toBe('MAX_ALIASES_EXCEEDED');
     });
 
+    it('answers the token limit with 400 as well', async () => {
+      const res = await t.graphql(`{ ${Array.from({ length: 2_100 }, () => '__typename').join(' ')} }`, undefined, key);
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0].extensions).toMatchObject({ code: 'MAX_TOKENS_EXCEEDED', details: 'query: Token limit of 2000 exceeded.' });
+    });
+
     it('bounds introspection depth but lets the standard introspection query through', async () => {
       const standard = await t.graphql(getIntrospectionQuery(), undefined, key);
       expect(standard.status).toBe(200);
