@@ -22,18 +22,22 @@ export async function freshPostgres(): Promise<{ url: string; drop: () => Promis
   return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
-export async function startService(env: Record<string, string>): Promise<{ url: string; stop: () => Promise<void> }> {
+/** `probe`: a module loaded into the service before src/main.ts, talking to the bench over IPC; `nodeArgs`: node options of the service. */
+export async function startService(
+  env: Record<string, string>,
+  { probe, nodeArgs = [] }: { probe?: string; nodeArgs?: string[] } = {},
+): Promise<{ url: string; stop: () => Promise<void>; child: ChildProcess }> {
   const port = await freePort();
   // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the service under load.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
+  const benchArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, ...benchArgs, '--import', 'tsx', ...(probe ? ['--import', probe] : []), 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...env },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'inherit', 'inherit', ...(probe ? ['ipc' as const] : [])],
   });
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/readyz`, child);
-  return { url, stop: () => stop(child) };
+  return { url, stop: () => stop(child), child };
 }
 
 /** A bare node:http server answering every request with the same JSON body. */

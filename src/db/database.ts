@@ -46,7 +46,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 async function openPGlite(dataDir: string | undefined, wrap: AdapterWrapper): Promise<Database> {
-  // Imported on use only: loading PGlite's modules costs about 45 MB of RSS, waste on PostgreSQL.
+  // Imported on use only: PGlite's modules cost 10-25 MB of RSS, waste when PostgreSQL is used.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const pglite = new PGlite(dataDir);
