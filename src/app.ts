@@ -18,6 +18,8 @@ import { REST_BASE, useRest } from './rest/rest-plugin.ts';
 import { useRequestLimits } from './validation/request-limits.ts';
 import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
+import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRouter } from './certificates/routes.ts';
+import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
 import type { Router } from './rest/router.ts';
 import type { Services } from './services.ts';
 
@@ -95,15 +97,24 @@ export function createApp(services: Services): App {
       useSystemRoutes(app),
       useMountedRouter(createAdminRouter(services)),
       useMountedRouter(createConsoleRouter(services)),
+      useMountedRouter(createVerifyRouter(services)),
+      useMountedRouter(createWellKnownRouter(services)),
       useAccessControl(services, GRAPHQL_ENDPOINT),
+      // After access control (key, quota); GET only: POST /v1/certificate is SOFA's.
+      useMountedRouter(createCertificateDownloadRouter(services), ['GET']),
+      // POST /v1/report answers a PDF body, which SOFA (JSON only) cannot; after access control (key, quota).
+      useMountedRouter(createReportRouter(services)),
       fastPath.plugin(),
-      useRest({
-        title: 'Lifecycle Carbon Footprint Service',
-        version: SERVICE_VERSION,
-        description:
-          'Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. ' +
-          'Errors use the ApiError body {error, code, details}; 429 uses {error, message, retry_after_seconds}. GraphQL at /v1/graphql.',
-      }),
+      useRest(
+        {
+          title: 'Lifecycle Carbon Footprint Service',
+          version: SERVICE_VERSION,
+          description:
+            'Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. ' +
+            'Errors use the ApiError body {error, code, details}; 429 uses {error, message, retry_after_seconds}. GraphQL at /v1/graphql.',
+        },
+        REPORT_OPENAPI_PATHS,
+      ),
       ...useApprovedOperations(services.approvedOperations),
       useValidationErrorCodes(),
       // Limits for every plan; values documented in README (GraphQL limits).
@@ -195,10 +206,11 @@ function useSystemRoutes(app: App): Plugin {
   };
 }
 
-/** Mounts a hand-written router under its base path. */
-export function useMountedRouter(router: Router): Plugin {
+/** Mounts a hand-written router under its base path; with `methods`, only for those (the path's other methods go on to SOFA). */
+export function useMountedRouter(router: Router, methods?: readonly string[]): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
+      if (methods && !methods.includes(request.method)) return;
       if (url.pathname === router.base || url.pathname.startsWith(`${router.base}/`)) endResponse(await router.fetch(request));
     },
   };

@@ -9,6 +9,7 @@ import type { FootprintService } from './footprint/service.ts';
 import type { CatalogueService } from './catalogue/service.ts';
 import type { ApprovedOperation } from './graphql/approved-operations.ts';
 import type { CalculationWriter } from './footprint/calculation-writer.ts';
+import type { CertificateKeys } from './certificates/keys.ts';
 
 /** Long-lived collaborators shared by every request, built once at start-up. */
 export interface Services {
@@ -26,4 +27,6 @@ export interface Services {
   /** The GraphQL query templates free and pro plans may run (templates/). */
   approvedOperations: ApprovedOperation[];
   footprint: FootprintService;
+  /** Ed25519 keys that sign and verify certificates (CERT_SIGNING_KEY, or generated into DATA_DIR). */
+  certificateKeys: CertificateKeys;
 }

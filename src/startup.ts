@@ -15,6 +15,8 @@ import { FootprintService } from './footprint/service.ts';
 import { CatalogueService } from './catalogue/service.ts';
 import { loadApprovedOperations } from './graphql/approved-operations.ts';
 import { Sandboxes } from './sandbox/sandbox.ts';
+import { closeDocumentRenderer } from './documents/index.ts';
+import { loadCertificateKeys } from './certificates/keys.ts';
 
 /**
  * Opens the database, brings its schema and reference data up to date (once, under an
@@ -48,6 +50,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
     catalogue,
     approvedOperations: loadApprovedOperations(),
     footprint,
+    certificateKeys: await loadCertificateKeys(config.certSigningKeys, config.dataDir),
   };
 }
 
@@ -62,9 +65,10 @@ export function prepareDatabase(db: Database, log: Logger): Promise<void> {
   );
 }
 
-/** Stores what is still queued, then closes the database. */
+/** Stores what is still queued, lets documents being drawn finish, then closes the database. */
 export async function stopServices(services: Services): Promise<void> {
   await services.calculations.flush();
+  await closeDocumentRenderer();
   await services.quota.close();
   await services.db.close();
 }

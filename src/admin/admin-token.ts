@@ -1,6 +1,7 @@
 import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { dataDirSecret } from '../config/data-secret.ts';
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
 
@@ -9,17 +10,7 @@ export const ADMIN_TOKEN_FILE = 'admin-token';
  * start with 0600 rights. The CLI reads it the same way (src/cli/admin-client.ts).
  */
 export async function resolveAdminToken(configured: string | undefined, dataDir: string): Promise<string> {
-  if (configured) return configured;
-  const file = path.join(dataDir, ADMIN_TOKEN_FILE);
-  const existing = await readFile(file, 'utf8').catch(() => undefined);
-  if (existing?.trim()) return existing.trim();
-  await mkdir(dataDir, { recursive: true });
-  const token = randomBytes(32).toString('base64url');
-  await writeFile(file, `${token}\n`, { mode: 0o600, flag: 'wx' }).catch(async (error: NodeJS.ErrnoException) => {
-    // Another instance sharing the data directory won the race: use its token.
-    if (error.code !== 'EEXIST') throw error;
-  });
-  return (await readFile(file, 'utf8')).trim();
+  return configured ?? dataDirSecret(dataDir, ADMIN_TOKEN_FILE, () => randomBytes(32).toString('base64url'));
 }
 
 export function adminTokenMatches(expected: string, presented: string): boolean {

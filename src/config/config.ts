@@ -1,5 +1,7 @@
 import path from 'node:path';
+import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
+import { parseSigningKeys } from '../certificates/keys.ts';
 
 // Configuration is read from the environment once, at start-up, and passed down from there.
 const port = z.coerce.number().int().min(0).max(65535);
@@ -24,16 +26,17 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])),
-  // e.g. "minute.enterprise=5000,day.free=50": a deployment's own quota values (defaults: README).
+  // e.g. "minute.enterprise=5000,day.free=50,report.pro=40": a deployment's own quota values (defaults: README);
+  // `report` is the monthly report allowance (docs/reports.md).
   QUOTA_LIMITS: z
     .string()
-    .regex(/^((day|minute)\.(free|pro|business|enterprise)=\d+)(,(day|minute)\.(free|pro|business|enterprise)=\d+)*$/, 'must look like "minute.enterprise=5000,day.free=50"')
+    .regex(/^((day|minute|report)\.(free|pro|business|enterprise)=\d+)(,(day|minute|report)\.(free|pro|business|enterprise)=\d+)*$/, 'must look like "minute.enterprise=5000,day.free=50,report.pro=40"')
     .optional()
     .transform((v) => {
-      const limits: { day: Record<string, number>; minute: Record<string, number> } = { day: {}, minute: {} };
+      const limits: { day: Record<string, number>; minute: Record<string, number>; report: Record<string, number> } = { day: {}, minute: {}, report: {} };
       for (const part of v ? v.split(',') : []) {
         const [key, value] = part.split('=') as [string, string];
-        const [window, plan] = key.split('.') as ['day' | 'minute', string];
+        const [window, plan] = key.split('.') as ['day' | 'minute' | 'report', string];
         limits[window][plan] = Number(value);
       }
       return limits;
@@ -44,6 +47,19 @@ const envSchema = z.object({
   ICECAT_API_TOKEN: z.string().min(1).optional(),
   ICECAT_CONTENT_TOKEN: z.string().min(1).optional(),
   ICECAT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+  // PEM: Ed25519 keys, the first signs certificates, the others (rotated out) only verify.
+  CERT_SIGNING_KEY: z
+    .string()
+    .optional()
+    .transform((pem, ctx) => {
+      if (pem === undefined) return undefined;
+      try {
+        return parseSigningKeys(pem);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
 });
 
 export type Config = Readonly<{
@@ -57,9 +73,11 @@ export type Config = Readonly<{
   publicBaseUrl: string | undefined;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustedProxies: readonly string[];
-  quotaLimits: { day: Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>>; minute: Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>> };
+  quotaLimits: Record<'day' | 'minute' | 'report', Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>>>;
   shutdownTimeoutMs: number;
   icecat: Readonly<{ baseUrl: string; username?: string; apiToken?: string; contentToken?: string; timeoutMs: number }> | undefined;
+  /** Certificate keys from CERT_SIGNING_KEY; unset: generated into the data directory (src/certificates/keys.ts). */
+  certSigningKeys: readonly KeyObject[] | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -98,5 +116,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           timeoutMs: e.ICECAT_TIMEOUT_MS,
         }
       : undefined,
+    certSigningKeys: e.CERT_SIGNING_KEY,
   });
 }

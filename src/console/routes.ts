@@ -5,6 +5,7 @@ import { authenticate } from '../auth/caller.ts';
 import { issueApiKey, revokeApiKey } from '../auth/api-key-store.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { Router, type RouteHandler } from '../rest/router.ts';
+import { publicOrigin } from '../rest/public-url.ts';
 import { validateBody } from '../rest/json-body.ts';
 import { text } from '../validation/text.ts';
 import type { Services } from '../services.ts';
@@ -69,20 +70,7 @@ export function createConsoleRouter(services: Services): Router {
     return html(keysPage(org, keys.map((k, i) => ({ ...k, used_today: usage[i]!.used, daily_limit: usage[i]!.limit })), newKey));
   }
 
-  const configuredOrigin = services.config.publicBaseUrl && new URL(services.config.publicBaseUrl).origin;
-
-  /** PUBLIC_BASE_URL's origin; else the scheme and host of this request, as a trusted proxy reports them or as received. */
-  function ownOrigin(request: Request): string {
-    if (configuredOrigin) return configuredOrigin;
-    const url = new URL(request.url);
-    const forwarded = currentRequest()?.forwarded;
-    const proto = forwarded?.proto === 'https' || forwarded?.proto === 'http' ? forwarded.proto : url.protocol.slice(0, -1);
-    try {
-      return new URL(`${proto}://${forwarded?.host ?? url.host}`).origin;
-    } catch {
-      return url.origin; // an X-Forwarded-Host that is no host
-    }
-  }
+  const ownOrigin = (request: Request) => publicOrigin(request, services.config.publicBaseUrl);
 
   /** Secure whenever the console is served over https: directly, behind a trusted proxy, or as PUBLIC_BASE_URL says. */
   const sessionCookie = (request: Request, value: string, maxAgeSeconds: number) =>

@@ -10,6 +10,7 @@ import '../catalogue/schema.ts';
 import '../factors/schema.ts';
 import '../assets/schema.ts';
 import '../scenarios/schema.ts';
+import '../certificates/schema.ts';
 
 export const schema = applyInputLimits(builder.toSchema());
 

@@ -78,7 +78,11 @@ export function restRoutes(schema: GraphQLSchema): Record<string, RestRoute> {
  * SOFA, mounted at /v1 inside Yoga, executing through Yoga's envelope so that the same
  * context (caller, quotas, request state) and plugins apply to REST and GraphQL.
  */
-export function useRest(openApiInfo: { title: string; version: string; description: string }): Plugin {
+export function useRest(
+  openApiInfo: { title: string; version: string; description: string },
+  /** Hand-written routes beside SOFA, documented in the same OpenAPI document. */
+  handWrittenPaths: NonNullable<OpenApiDocument['paths']> = {},
+): Plugin {
   let sofa: Sofa;
   let getEnveloped: (context: unknown) => Enveloped;
   const envelopedByContext = new WeakMap<object, Enveloped>();
@@ -142,7 +146,8 @@ export function useRest(openApiInfo: { title: string; version: string; descripti
         const { schema } = openApi;
         openApi.document ??= Promise.resolve(sofa.handleRequest(request, serverContext as never))
           .then((r) => r!.json())
-          .then((doc) => JSON.stringify(addOpenApiLimits(doc as OpenApiDocument, schema, fieldsByOpenApiPath(schema))));
+          .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...handWrittenPaths } }))
+          .then((doc) => JSON.stringify(addOpenApiLimits(doc, schema, fieldsByOpenApiPath(schema))));
         return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }
       const response = await sofa.handleRequest(request, serverContext as never);

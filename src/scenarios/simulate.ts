@@ -27,16 +27,16 @@ export interface ScenarioOutcome extends ScenarioSummary {
   assumptions: string[];
 }
 
-const PRODUCT_SELECT = {
+export const PRODUCT_SELECT = {
   id: true, brand: true, mpn: true, name: true, category: true, release_year: true, aliases: true, weight_kg: true, screen_size_inch: true,
   screen_type: true, processor_tdp_w: true, ram_gb: true, storage_gb: true, storage_type: true, battery_wh: true, typical_consumption_kwh: true,
   pcf_total_kg: true, pcf_lifetime_years: true, pcf_use_location: true, pcf_source_url: true, source: true, source_note: true,
 } as const;
 
-type ProductRow = { [K in keyof typeof PRODUCT_SELECT]: unknown } & { id: string; brand: string; mpn: string; name: string; category: string };
+export type ProductRow = { [K in keyof typeof PRODUCT_SELECT]: unknown } & { id: string; brand: string; mpn: string; name: string; category: string };
 
 /** The catalogue match an asset's product stands for, so the device resolves as it did when the asset was calculated. */
-function matchOf(p: ProductRow): CatalogueMatch {
+export function matchOf(p: ProductRow): CatalogueMatch {
   const specKeys = ['weight_kg', 'screen_size_inch', 'screen_type', 'processor_tdp_w', 'ram_gb', 'storage_gb', 'storage_type', 'battery_wh', 'typical_consumption_kwh'] as const;
   const specs = Object.fromEntries(specKeys.filter((k) => p[k] !== null && p[k] !== undefined).map((k) => [k, p[k]]));
   return {

@@ -1,5 +1,13 @@
 import type { PrismaClient } from '../../db/database.ts';
-import { bucketsFor, type CounterResult, type CounterStore, type QuotaSubject, type WindowLimits } from './policy.ts';
+import {
+  bucketsFor,
+  type CounterResult,
+  type CounterStore,
+  type MonthBucket,
+  type MonthCounterResult,
+  type QuotaSubject,
+  type WindowLimits,
+} from './policy.ts';
 
 /**
  * One statement checks both windows and counts the request in both, or (see below) in neither:
@@ -54,6 +62,21 @@ SELECT (SELECT count FROM m) AS minute_after,
        (SELECT count FROM day_seen) AS day_seen,
        (SELECT count FROM minute_seen) AS minute_seen,
        (SELECT mode FROM commit_mode) AS commit_mode`;
+
+/**
+ * A monthly allowance: +1 only while below the limit ($4), in one INSERT ... ON CONFLICT DO UPDATE that
+ * locks the row and re-checks the latest count (see CONSUME_SQL), so concurrent reservations never
+ * overshoot. `seen` (the statement snapshot) is only read when refused.
+ */
+const RESERVE_MONTHLY_SQL = `
+WITH r AS (
+  INSERT INTO usage_counters AS c (bucket, org_id, api_key_id, "window", window_start, count)
+  SELECT $1, $2::uuid, NULL, 'month', $3::timestamptz, 1
+  WHERE $4::int >= 1
+  ON CONFLICT (bucket) DO UPDATE SET count = c.count + 1 WHERE c.count < $4::int
+  RETURNING c.count
+)
+SELECT (SELECT count FROM r) AS after, (SELECT count FROM usage_counters WHERE bucket = $1) AS seen`;
 
 interface ConsumeRow {
   minute_after: number | null;
@@ -139,6 +162,23 @@ export class DatabaseCounterStore implements CounterStore {
       return { allowed: false, exceeded: 'day', dayCount: Math.max(dayAfter ?? daySeen, limits.day), minuteCount: minuteSeen };
     }
     return { allowed: false, exceeded: 'minute', dayCount: dayAfter, minuteCount: Math.max(minuteSeen, limits.minute) };
+  }
+
+  async reserveMonthly(bucket: MonthBucket, limit: number): Promise<MonthCounterResult> {
+    const rows = await this.prisma.$queryRawUnsafe<{ after: number | null; seen: number | null }[]>(
+      RESERVE_MONTHLY_SQL,
+      bucket.bucket,
+      bucket.orgId,
+      bucket.windowStart.toISOString(),
+      limit,
+    );
+    const after = rows[0]?.after ?? null;
+    if (after !== null) return { allowed: true, count: Number(after) };
+    return { allowed: false, count: Math.max(Number(rows[0]?.seen ?? 0), limit) };
+  }
+
+  async releaseMonthly(bucket: MonthBucket): Promise<void> {
+    await this.prisma.$executeRawUnsafe('UPDATE usage_counters SET count = count - 1 WHERE bucket = $1 AND count > 0', bucket.bucket);
   }
 
   /** Deletes minute rows that ended before `before` and returns how many went. */

@@ -3,11 +3,15 @@ import { DatabaseCounterStore } from './database-store.ts';
 import {
   DAILY_LIMITS,
   MINUTE_LIMITS,
+  MONTHLY_REPORT_LIMITS,
   decide,
+  monthBucketFor,
   nextMinuteBoundary,
   planOf,
   retryAfterSeconds,
+  unixSeconds,
   type CounterStore,
+  type LookupScope,
   type Plan,
   type QuotaDecision,
   type QuotaSubject,
@@ -19,7 +23,9 @@ import { RedisCounterStore } from './redis-store.ts';
 export {
   DAILY_LIMITS,
   MINUTE_LIMITS,
+  MONTHLY_REPORT_LIMITS,
   bucketsFor,
+  monthBucketFor,
   decide,
   nextMinuteBoundary,
   nextUtcMidnight,
@@ -29,7 +35,7 @@ export {
   utcDayStart,
   utcMinuteStart,
 } from './policy.ts';
-export type { CounterResult, CounterStore, Plan, QuotaDecision, QuotaSubject, SignInScope, WindowLimits } from './policy.ts';
+export type { CounterResult, CounterStore, LookupScope, MonthBucket, MonthCounterResult, Plan, QuotaDecision, QuotaSubject, SignInScope, WindowLimits } from './policy.ts';
 export { DatabaseCounterStore, type DatabaseCounterStoreOptions } from './database-store.ts';
 export { RedisCounterStore, type RedisCounterStoreOptions } from './redis-store.ts';
 
@@ -39,8 +45,22 @@ export const SIGN_IN_FAILURES_PER_MINUTE = 10;
 const MAX_COUNT = 2_147_483_647;
 
 export interface QuotaServiceOptions {
-  /** Per-plan overrides of DAILY_LIMITS and MINUTE_LIMITS (tests, or a deployment's own values). */
-  limits?: { day?: Partial<Record<Plan, number>>; minute?: Partial<Record<Plan, number>> };
+  /** Per-plan overrides of DAILY_LIMITS, MINUTE_LIMITS and MONTHLY_REPORT_LIMITS (tests, or a deployment's own values). */
+  limits?: { day?: Partial<Record<Plan, number>>; minute?: Partial<Record<Plan, number>>; report?: Partial<Record<Plan, number>> };
+}
+
+/** A reservation against a monthly allowance. */
+export interface MonthlyDecision {
+  allowed: boolean;
+  limit: number;
+  /** Units left this month after this reservation (0 when refused). */
+  remaining: number;
+  /** Unix seconds of the next UTC month start. */
+  reset: number;
+  /** On refusal: whole seconds until the month resets, >= 1. */
+  retryAfterSeconds?: number;
+  /** Gives the reserved unit back (the operation failed). Only for an admitted reservation; at most once. */
+  release(): Promise<void>;
 }
 
 /**
@@ -51,6 +71,7 @@ export interface QuotaServiceOptions {
 export class QuotaService {
   private readonly day: Record<Plan, number>;
   private readonly minute: Record<Plan, number>;
+  private readonly report: Record<Plan, number>;
 
   constructor(
     readonly store: CounterStore,
@@ -58,7 +79,8 @@ export class QuotaService {
   ) {
     this.day = { ...DAILY_LIMITS, ...options.limits?.day };
     this.minute = { ...MINUTE_LIMITS, ...options.limits?.minute };
-    for (const [plan, value] of [...Object.entries(this.day), ...Object.entries(this.minute)]) {
+    this.report = { ...MONTHLY_REPORT_LIMITS, ...options.limits?.report };
+    for (const [plan, value] of [...Object.entries(this.day), ...Object.entries(this.minute), ...Object.entries(this.report)]) {
       if (!Number.isInteger(value) || value < 0 || value > MAX_COUNT) {
         throw new Error(`quota limit for ${plan} must be a whole number from 0 to 2147483647, got ${value}`);
       }
@@ -74,6 +96,33 @@ export class QuotaService {
     const limits = this.limitsFor(plan);
     const counts = await this.store.consume(subject, now, limits);
     return decide(plan, limits, counts, now);
+  }
+
+  /**
+   * Reserves one report of the organisation's allowance for this UTC month at `plan`'s limit, exactly under
+   * concurrency (one atomic step in the store). Refused reservations count nothing; an admitted one that
+   * ends in failure is given back with release().
+   */
+  async reserveReport(orgId: string, plan: Plan, now: Date = new Date()): Promise<MonthlyDecision> {
+    const bucket = monthBucketFor('reports', orgId, now);
+    const limit = this.report[plan];
+    const result = await this.store.reserveMonthly(bucket, limit);
+    const reset = unixSeconds(bucket.windowEnd);
+    if (!result.allowed) {
+      return { allowed: false, limit, remaining: 0, reset, retryAfterSeconds: retryAfterSeconds(now, bucket.windowEnd), release: async () => {} };
+    }
+    let released = false;
+    return {
+      allowed: true,
+      limit,
+      remaining: Math.max(0, limit - result.count),
+      reset,
+      release: async () => {
+        if (released) return;
+        released = true;
+        await this.store.releaseMonthly(bucket);
+      },
+    };
   }
 
   /** Today's count and daily limit per key, for the console. */
@@ -95,6 +144,16 @@ export class QuotaService {
   async countFailedSignIn(scope: SignInScope, ip: string, now: Date = new Date()): Promise<void> {
     // Only the minute is limited; counting stops at its limit, when signInWait refuses anyway.
     await this.store.consume({ kind: 'failed-sign-in', scope, ip }, now, { day: MAX_COUNT, minute: SIGN_IN_FAILURES_PER_MINUTE });
+  }
+
+  /**
+   * A public lookup from a client IP (certificate verification), counted before anything is looked up
+   * whatever it finds, so identifiers cannot be tried faster than `perMinute`. Returns the seconds to
+   * wait when this minute's lookups are used up (the lookup is then not counted), else undefined.
+   */
+  async lookupWait(scope: LookupScope, ip: string, perMinute: number, now: Date = new Date()): Promise<number | undefined> {
+    const counted = await this.store.consume({ kind: 'lookup', scope, ip }, now, { day: MAX_COUNT, minute: perMinute });
+    return counted.allowed ? undefined : retryAfterSeconds(now, nextMinuteBoundary(now));
   }
 
   async close(): Promise<void> {

@@ -36,15 +36,47 @@ export interface WindowLimits {
 }
 
 /**
+ * Reports (POST /v1/report) per organisation and UTC calendar month, at the calling key's plan. A report reads
+ * the whole inventory and renders a PDF (about a second for 10 000 assets), so it gets its own allowance on top
+ * of the request quota: pro 20 (a monthly and a few ad-hoc reports per business unit), business 200,
+ * enterprise 2 000. Free keys cannot make reports at all (403 PLAN_TOO_LOW), hence 0.
+ */
+export const MONTHLY_REPORT_LIMITS: Readonly<Record<Plan, number>> = Object.freeze({
+  free: 0,
+  pro: 20,
+  business: 200,
+  enterprise: 2_000,
+});
+
+/** One counter of a monthly allowance: `month:2026-11:reports:org:<uuid>`, from the window start to the next. */
+export interface MonthBucket {
+  bucket: string;
+  /** The subject part, e.g. `org:<uuid>` (the Redis hash tag). */
+  subject: string;
+  orgId: string;
+  windowStart: Date;
+  windowEnd: Date;
+}
+
+/** What a counter store reports for one monthly reservation: the count after it (or, refused, the count that refused it). */
+export interface MonthCounterResult {
+  allowed: boolean;
+  count: number;
+}
+
+/**
  * Who is counted: an API key (its plan), or an anonymous caller by client IP (free plan); or, apart
- * from the request quota, a client IP's failed sign-ins (admin token, console) per scope.
+ * from the request quota, a client IP's failed sign-ins (admin token, console) or public lookups per scope.
  */
 export type QuotaSubject =
   | { kind: 'key'; keyId: string; orgId: string; plan: Plan }
   | { kind: 'anonymous'; ip: string }
-  | { kind: 'failed-sign-in'; scope: SignInScope; ip: string };
+  | { kind: 'failed-sign-in'; scope: SignInScope; ip: string }
+  | { kind: 'lookup'; scope: LookupScope; ip: string };
 
 export type SignInScope = 'admin' | 'console';
+/** Public lookups limited per client IP (certificate verification). */
+export type LookupScope = 'certificate-verify';
 
 export interface QuotaDecision {
   allowed: boolean;
@@ -83,6 +115,10 @@ export interface CounterStore {
   dayCounts(subjects: QuotaSubject[], now: Date): Promise<number[]>;
   /** The subject's count in the current minute, without counting anything. */
   minuteCount(subject: QuotaSubject, now: Date): Promise<number>;
+  /** Counts one unit of a monthly allowance if it is below `limit`, as one atomic step (exact under concurrency). */
+  reserveMonthly(bucket: MonthBucket, limit: number): Promise<MonthCounterResult>;
+  /** Gives back one unit reserved in `bucket` (the operation failed); never below zero. */
+  releaseMonthly(bucket: MonthBucket): Promise<void>;
   close?(): Promise<void>;
 }
 
@@ -105,6 +141,8 @@ export const utcDayStart = (now: Date): Date => new Date(Math.floor(now.getTime(
 export const utcMinuteStart = (now: Date): Date => new Date(Math.floor(now.getTime() / MINUTE_MS) * MINUTE_MS);
 export const nextUtcMidnight = (now: Date): Date => new Date(utcDayStart(now).getTime() + DAY_MS);
 export const nextMinuteBoundary = (now: Date): Date => new Date(utcMinuteStart(now).getTime() + MINUTE_MS);
+export const utcMonthStart = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+export const nextUtcMonthStart = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
 export const unixSeconds = (date: Date): number => Math.floor(date.getTime() / 1000);
 
 /** Whole seconds from `now` until `reset`, rounded up and at least 1 (a client waiting that long is past the reset). */
@@ -153,6 +191,7 @@ function expandIPv6(address: string): number[] {
 export function subjectPart(subject: QuotaSubject): string {
   if (subject.kind === 'key') return `key:${subject.keyId}`;
   const ip = `ip:${normalizeClientIp(subject.ip)}`;
+  if (subject.kind === 'lookup') return `lookup:${subject.scope}:${ip}`;
   return subject.kind === 'anonymous' ? ip : `signin:${subject.scope}:${ip}`;
 }
 
@@ -173,6 +212,13 @@ export function bucketsFor(subject: QuotaSubject, now: Date): Buckets {
     minuteStart,
     subject: part,
   };
+}
+
+/** The counter of `counter` for an organisation in the UTC calendar month of `now`. */
+export function monthBucketFor(counter: 'reports', orgId: string, now: Date): MonthBucket {
+  const windowStart = utcMonthStart(now);
+  const subject = `org:${orgId}`;
+  return { bucket: `month:${windowStart.toISOString().slice(0, 7)}:${counter}:${subject}`, subject, orgId, windowStart, windowEnd: nextUtcMonthStart(now) };
 }
 
 /** Turns a store's counts into the decision the request pipeline acts on. */

@@ -6,6 +6,8 @@ import {
   nextUtcMidnight,
   type CounterResult,
   type CounterStore,
+  type MonthBucket,
+  type MonthCounterResult,
   type QuotaSubject,
   type WindowLimits,
 } from './policy.ts';
@@ -31,6 +33,20 @@ if minute == 1 then redis.call('EXPIRE', KEYS[2], ARGV[4]) end
 return {1, day, minute, 0}
 `;
 const CONSUME_SHA = createHash('sha1').update(CONSUME_LUA).digest('hex');
+
+/** A monthly allowance: +1 only while below ARGV[1]; TTL ARGV[2] set on creation. Returns {allowed 0|1, count}. */
+const RESERVE_MONTHLY_LUA = `
+local n = tonumber(redis.call('GET', KEYS[1]) or '0')
+if n >= tonumber(ARGV[1]) then return {0, n} end
+n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return {1, n}
+`;
+/** Gives one unit back, never below zero (nor re-creating an expired key). */
+const RELEASE_MONTHLY_LUA = `
+if tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then return redis.call('DECR', KEYS[1]) end
+return 0
+`;
 
 /** Keys outlive their window by this much, so instances with slightly skewed clocks still find them. */
 const GRACE_SECONDS = 300;
@@ -102,6 +118,17 @@ export class RedisCounterStore implements CounterStore {
     const [allowed, dayCount, minuteCount, exceeded] = reply as [number, number, number, number];
     if (allowed === 1) return { allowed: true, dayCount, minuteCount };
     return { allowed: false, exceeded: exceeded === 2 ? 'minute' : 'day', dayCount, minuteCount };
+  }
+
+  // Rare calls (a report each): plain EVAL, no script cache round trip.
+  async reserveMonthly(bucket: MonthBucket, limit: number): Promise<MonthCounterResult> {
+    const ttl = Math.ceil((bucket.windowEnd.getTime() - Date.now()) / 1000) + GRACE_SECONDS;
+    const [allowed, count] = (await this.redis.eval(RESERVE_MONTHLY_LUA, 1, this.key(bucket.bucket, bucket.subject), limit, Math.max(ttl, GRACE_SECONDS))) as [number, number];
+    return { allowed: allowed === 1, count };
+  }
+
+  async releaseMonthly(bucket: MonthBucket): Promise<void> {
+    await this.redis.eval(RELEASE_MONTHLY_LUA, 1, this.key(bucket.bucket, bucket.subject));
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,104 @@
+import { createHash } from 'node:crypto';
+import * as fmt from '../documents/format.ts';
+import { escapeHtml as escape } from '../rest/html.ts';
+import type { CertificatePayload } from './payload.ts';
+import type { Verdict, Verification } from './service.ts';
+
+// The public verification page behind verify_url: server-rendered, no script, readable from a phone
+// that scanned the QR code of a printed certificate.
+
+const STYLE = `
+body{font:16px/1.5 system-ui,sans-serif;margin:1.5rem auto;max-width:46rem;padding:0 1rem;color:#1b2b23}
+h1{font-size:1.35rem;margin-bottom:.2rem}h2{font-size:1.05rem;margin-top:1.6rem}.number{font-family:monospace;font-size:1.1rem}
+.verdict{padding:.8rem 1rem;border-radius:.4rem;border:2px solid;margin:1rem 0}.verdict strong{font-size:1.25rem;display:block}
+.valid{background:#e7f5ec;border-color:#2e7d4f}.altered{background:#fdeaea;border-color:#b3261e}.revoked{background:#fff4e0;border-color:#b36b00}
+.unknown{background:#eef0f2;border-color:#5f6b76}.sandbox{background:#fff8d6;border:1px dashed #8a6d00;padding:.6rem 1rem}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.35rem .5rem;border-bottom:1px solid #d5e0da}
+th{width:38%;font-weight:600}td.num{font-variant-numeric:tabular-nums}code{word-break:break-all;font-size:.85rem}.muted{color:#5f6b76;font-size:.9rem}
+`;
+
+/** Nothing but the page's own style sheet (by hash): no script, no form, no framing. */
+export const VERIFY_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+  "form-action 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const VERDICTS: Record<Verdict, { title: string; explain: (v: Verification) => string }> = {
+  valid: {
+    title: 'Valid',
+    explain: () => 'The facts below are exactly the facts signed when the certificate was issued, and the issuer has not revoked it.',
+  },
+  altered: {
+    title: 'Altered',
+    explain: () => 'The facts held for this certificate no longer match their signature: they were changed after issue. Do not rely on them.',
+  },
+  revoked: {
+    title: 'Revoked',
+    explain: (v) => `The issuing organisation revoked this certificate on ${fmt.dateTime(v.revoked_at!)}. The facts below were signed at issue but are no longer vouched for.`,
+  },
+  unknown: {
+    title: 'Unknown',
+    explain: () => 'No certificate with this number was issued by this service. Check the number printed on the certificate.',
+  },
+};
+
+type Facts = Partial<CertificatePayload>;
+
+// The payload is shown as stored; for an altered certificate it may be anything, so every fact is read defensively.
+const kg = (value: unknown) => (typeof value === 'number' ? `${escape(fmt.kg(value))} kg CO₂e` : escape(value));
+// Catalogue names already start with the brand ("Dell Latitude 5400"); estimates carry the model only.
+const productName = (brand: unknown, name: unknown) =>
+  typeof name === 'string' && typeof brand === 'string' && name.toLowerCase().startsWith(brand.toLowerCase()) ? name : `${brand ?? ''} ${name ?? ''}`;
+/** As the PDF prints it (src/documents/certificate.ts groupFingerprint): upper-case groups of four, comparable by eye. */
+const grouped = (hex: string | null) => (hex?.toUpperCase().match(/.{1,4}/g) ?? []).join(' ');
+const row = (label: string, value: string, className = '') => `<tr><th scope="row">${label}</th><td${className ? ` class="${className}"` : ''}>${value}</td></tr>`;
+
+function factsTable(facts: Facts): string {
+  const product = facts.product;
+  const methodology = facts.methodology;
+  const sources = Array.isArray(facts.data_sources) ? facts.data_sources : [];
+  return `<table id="facts"><tbody>
+${row('Organisation', escape(facts.organization_name))}
+${row('Product', `${escape(productName(product?.brand, product?.name))}${product?.mpn ? ` <span class="muted">(MPN ${escape(product.mpn)})</span>` : ''}`)}
+${row('Category', escape(product?.category))}
+${row('Country of use', escape(facts.country))}
+${row('Production', kg(facts.phases?.production_kg), 'num')}
+${row('Transport', kg(facts.phases?.transport_kg), 'num')}
+${row('Use', kg(facts.phases?.use_phase_kg), 'num')}
+${row('End of life', kg(facts.phases?.end_of_life_kg), 'num')}
+<tr id="total"><th scope="row">Total (lifecycle)</th><td class="num"><strong>${kg(facts.total_kg_co2e)}</strong></td></tr>
+${row('Method', escape(methodology?.standard))}
+${row('Engine version', escape(methodology?.engine_version))}
+${row('Confidence', `${escape(methodology?.confidence)}, uncertainty ±${escape(methodology?.uncertainty_pct)} %`)}
+${row('Data sources', sources.map((s) => `${escape(s?.label)}: ${escape(s?.source)}${s?.version ? ` ${escape(s.version)}` : ''}${s?.valid_from ? `, valid from ${escape(s.valid_from)}` : ''}`).join('<br>'))}
+${row('Issued', escape(typeof facts.issued_at === 'string' ? fmt.dateTime(facts.issued_at) : facts.issued_at))}
+</tbody></table>`;
+}
+
+export function verificationPage(v: Verification, links: { jwks: string; self: string }): string {
+  const verdict = VERDICTS[v.verdict];
+  const facts = (typeof v.payload === 'object' && v.payload !== null ? v.payload : {}) as Facts;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="robots" content="noindex"><title>${escape(`${verdict.title}: certificate ${v.certificate_number}`)}</title><style>${STYLE}</style></head>
+<body>
+<h1>CO₂ impact certificate</h1>
+<p class="number">${escape(v.certificate_number)}</p>
+<div id="verdict" class="verdict ${v.verdict}" data-verdict="${v.verdict}" role="status"><strong>${verdict.title}</strong>${escape(verdict.explain(v))}</div>
+${v.sandbox ? '<p id="sandbox" class="sandbox"><strong>Sandbox certificate.</strong> Issued with a test API key over sandbox data: it certifies no real device.</p>' : ''}
+${v.verdict === 'unknown' ? '' : `<h2>Facts${v.verdict === 'altered' ? ' as held now (not as signed)' : ' as signed'}</h2>
+${factsTable(facts)}
+<h2>Signature</h2>
+<table><tbody>
+${row('Algorithm', `Ed25519 (${escape(v.algorithm)}) over the RFC 8785 canonical JSON of the facts`)}
+${row('Key id', `<code>${escape(v.key_id)}</code>`)}
+${row('Signature fingerprint', `<code id="fingerprint">${escape(grouped(v.signature_fingerprint))}</code><br><span class="muted">SHA-256 of the signature, as printed on the certificate</span>`)}
+${row('Signature', `<code>${escape(v.signature)}</code>`)}
+</tbody></table>`}
+<p class="muted">Check it yourself: this address with <code>Accept: application/json</code> answers the facts, the signature and the key id;
+the public keys are at <code>${escape(links.jwks)}</code>. Address of this page: <code>${escape(links.self)}</code>.</p>
+</body></html>`;
+}

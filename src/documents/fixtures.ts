@@ -1,0 +1,143 @@
+import type { CertificateView, ReportBreakdownRow, ReportView } from './views.ts';
+
+/** Realistic views for tests, the bench and looking at the pages (`tsx src/documents/preview.ts`). */
+
+export const certificateView: CertificateView = {
+  certificate_number: 'LCF-7K2M9QX4TB',
+  issued_at: '2025-03-14T09:30:00.000Z',
+  organization_name: 'Müller GmbH',
+  product: { brand: 'Dell', name: 'Latitude 5440', mpn: 'N015L544014EMEA_VP', category: 'Laptop' },
+  country: 'Germany (DE)',
+  phases: { production_kg: 214.6, transport_kg: 12.3, use_phase_kg: 58.9, end_of_life_kg: 2.1 },
+  total_kg_co2e: 287.9,
+  methodology: { standard: 'ISO 14067:2018, GHG Protocol Product Standard', engine_version: 'lcf-engine 3.4.1', confidence: 'high', uncertainty_pct: 15 },
+  data_sources: [
+    { label: 'Embodied emissions (production)', source: 'Dell Product Carbon Footprint, Latitude 5440', version: '2023-06', valid_from: '2023-06-01' },
+    { label: 'Grid intensity, Germany', source: 'European Environment Agency, CO₂ intensity of electricity generation', version: '2024', valid_from: '2024-01-01' },
+    { label: 'Freight, Asia to Europe', source: 'GLEC Framework v3 default factors', version: '3.0', valid_from: '2023-01-01' },
+    { label: 'End-of-life treatment', source: 'ecoinvent 3.10, WEEE recycling (cut-off)', version: '3.10', valid_from: null },
+  ],
+  verify_url: 'https://carbon.example.com/v1/certificate/verify?number=LCF-7K2M9QX4TB',
+  key_id: 'cert-2025-01-Qm9X2kLp',
+  signature_fingerprint: '3f9a1c7be24d08f56a1e93c2d7b40f8e5c61a2d9e0b7f34c8a59d1e26b3c7f0a',
+  sandbox: false,
+};
+
+/** A Chinese organisation, a sandbox certificate. */
+export const sandboxCertificateView: CertificateView = {
+  ...certificateView,
+  certificate_number: 'TST-Q8W3E5R7T9',
+  organization_name: '北京绿色科技有限公司 (Beijing Green Tech)',
+  country: 'China (CN)',
+  phases: { production_kg: 214.6, transport_kg: 6.8, use_phase_kg: 96.4, end_of_life_kg: 2.1 },
+  total_kg_co2e: 319.9,
+  sandbox: true,
+};
+
+const CATEGORIES = ['Laptop', 'Desktop', 'Monitor', 'Smartphone', 'Server', 'Tablet', 'Printer', 'Network switch', 'Docking station', 'Thin client'];
+
+function rows(labels: string[], total: number, assets: number): ReportBreakdownRow[] {
+  // A long tail: each row a bit over half the one before, then normalised to the total.
+  const weights = labels.map((_, i) => 1 / (i + 1) ** 1.3);
+  const sum = weights.reduce((a, b) => a + b, 0);
+  return labels.map((label, i) => ({
+    label,
+    assets: Math.max(1, Math.round((assets * weights[i]!) / sum)),
+    total_kg_co2e: Math.round(((total * weights[i]!) / sum) * 10) / 10,
+    share_pct: Math.round((weights[i]! / sum) * 1000) / 10,
+  }));
+}
+
+const TOTAL = 184_312.4;
+
+const base: Omit<ReportView, 'type'> = {
+  organization_name: 'Müller GmbH',
+  date_from: '2025-01-01',
+  date_to: '2025-12-31',
+  generated_at: '2026-01-05T08:15:00.000Z',
+  period_semantics:
+    'Covers calculations made between 1 January 2025 and 31 December 2025 (UTC, both days included) for assets the organisation held in that period; each asset counts once, with its latest calculation in the period.',
+  asset_count: 612,
+  calculation_count: 1_904,
+  totals: { production_kg: 131_402.7, transport_kg: 6_211.3, use_phase_kg: 44_987.1, end_of_life_kg: 1_711.3, total_kg_co2e: TOTAL },
+  empty: false,
+  by_category: rows(CATEGORIES, TOTAL, 612),
+  by_country: rows(['Germany (DE)', 'Austria (AT)', 'Switzerland (CH)', 'Poland (PL)', 'China (CN) 北京办公室', 'France (FR)'], TOTAL, 612),
+  by_month: Array.from({ length: 12 }, (_, i) => ({
+    month: `2025-${String(i + 1).padStart(2, '0')}`,
+    total_kg_co2e: Math.round((17_800 - i * 420 + (i % 3) * 900) * 10) / 10,
+  })),
+  notes: ['Use-phase emissions assume the grid intensity of each asset’s country of use in the calculation year.'],
+  sandbox: false,
+};
+
+export const summaryView: ReportView = {
+  ...base,
+  type: 'sustainability_summary',
+  savings: {
+    reuse_kg_co2e: 21_480.5,
+    refurbishment_kg_co2e: 9_312.8,
+    basis: '84 laptops reused internally and 31 refurbished and resold instead of replaced with new devices.',
+  },
+  sbti_targets: [
+    { name: 'Near-term target', base_year: 2021, target_year: 2030, reduction_pct: 42, scope: 'Scope 1 and 2' },
+    { name: 'Supplier engagement', base_year: 2021, target_year: 2027, reduction_pct: 25, scope: 'Scope 3, purchased goods' },
+  ],
+};
+
+export const hotspotView: ReportView = {
+  ...base,
+  type: 'hotspot_analysis',
+  hotspots: {
+    categories: base.by_category.slice(0, 6),
+    models: rows(
+      ['Dell Latitude 5440', 'HP EliteBook 840 G10', 'Lenovo ThinkPad T14 Gen 4', 'Dell OptiPlex 7010', 'Apple MacBook Pro 14 (M3)', 'Dell P2423D', 'Samsung Galaxy S23'],
+      TOTAL * 0.7,
+      420,
+    ),
+    components: [
+      { component: 'Mainboard and integrated circuits', kg_co2e: 58_212.4, share_pct: 31.6 },
+      { component: 'Display panel', kg_co2e: 31_004.9, share_pct: 16.8 },
+      { component: 'Electricity in use', kg_co2e: 44_987.1, share_pct: 24.4 },
+      { component: 'Battery', kg_co2e: 9_120.3, share_pct: 4.9 },
+      { component: 'Chassis and enclosure', kg_co2e: 12_400.8, share_pct: 6.7 },
+    ],
+    actions: [
+      { action: 'Extend the life of 120 laptops by one year', saving_kg_co2e: 8_940.0, basis: 'Production emissions spread over five instead of four years of use.' },
+      { action: 'Buy refurbished instead of new for the next 40 desktops', saving_kg_co2e: 6_120.5, basis: 'Refurbished desktops carry about 20 % of a new desktop’s production emissions.' },
+      { action: 'Switch 35 monitors to power-saving mode', saving_kg_co2e: 1_210.2, basis: 'Measured standby draw 0.3 W instead of 8 W, 2,000 idle hours a year.' },
+    ],
+  },
+};
+
+/** An organisation without assets in the period: the report says so instead of drawing empty charts. */
+export const emptyReportView: ReportView = {
+  ...base,
+  type: 'sustainability_summary',
+  organization_name: 'Müller GmbH 北京',
+  asset_count: 0,
+  calculation_count: 0,
+  totals: { production_kg: 0, transport_kg: 0, use_phase_kg: 0, end_of_life_kg: 0, total_kg_co2e: 0 },
+  empty: true,
+  by_category: [],
+  by_country: [],
+  by_month: [],
+  notes: [],
+};
+
+/** The largest report the spec allows for: every one of the 48 categories, 200 countries, 60 months. */
+export function largeReportView(): ReportView {
+  const categories = Array.from({ length: 48 }, (_, i) => `${CATEGORIES[i % CATEGORIES.length]} class ${Math.floor(i / CATEGORIES.length) + 1}`);
+  const countries = Array.from({ length: 200 }, (_, i) => `Country ${String(i + 1).padStart(3, '0')}`);
+  return {
+    ...summaryView,
+    date_from: '2021-01-01',
+    period_semantics: summaryView.period_semantics.replace('1 January 2025', '1 January 2021'),
+    by_category: rows(categories, TOTAL, 6120),
+    by_country: rows(countries, TOTAL, 6120),
+    by_month: Array.from({ length: 60 }, (_, i) => ({
+      month: `${2021 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`,
+      total_kg_co2e: 2500 + ((i * 37) % 11) * 120,
+    })),
+  };
+}

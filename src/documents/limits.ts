@@ -1,0 +1,84 @@
+import type { CertificateView, ReportBreakdownRow, ReportView } from './views.ts';
+
+/**
+ * Bounds on what a document draws, applied before a view is handed to a render worker (so the work
+ * and the copy to the worker are bounded too). Nothing is dropped silently: folded rows are summed
+ * into a last row and the document says so in its notes.
+ */
+/** Bars in one ranking chart; the table under it lists more. */
+export const CHART_ROWS = 12;
+/** Rows in one table: beyond, the largest TABLE_ROWS - 1 rows are listed and the rest summed in one row. */
+export const TABLE_ROWS = 60;
+/** Months in the trend chart (reports cover at most 5 years); beyond, the latest are kept. */
+export const MONTHS = 120;
+/** Actions, components, targets, data sources and notes: more is not a document, it is an export. */
+export const LIST_ROWS = 50;
+/** Characters of any one text: longer text is cut with an ellipsis (the layouts shorten further to fit). */
+export const TEXT_CHARS = 500;
+
+const cut = (text: string): string => (text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS - 1)}…` : text);
+
+/** Largest first, then by label, so the same data always ranks the same way. */
+const byTotal = (a: ReportBreakdownRow, b: ReportBreakdownRow) => b.total_kg_co2e - a.total_kg_co2e || a.label.localeCompare(b.label, 'en');
+
+function fold(rows: ReportBreakdownRow[], what: string, notes: string[]): ReportBreakdownRow[] {
+  const sorted = rows.map((r) => ({ ...r, label: cut(r.label) })).sort(byTotal);
+  if (sorted.length <= TABLE_ROWS) return sorted;
+  const kept = sorted.slice(0, TABLE_ROWS - 1);
+  const rest = sorted.slice(TABLE_ROWS - 1);
+  const label = `All other ${rest.length} ${what}`;
+  notes.push(`${what[0]!.toUpperCase()}${what.slice(1)}: the ${kept.length} largest of ${sorted.length} are listed; the other ${rest.length} are summed in the row “${label}”.`);
+  return [
+    ...kept,
+    {
+      label,
+      assets: rest.reduce((sum, r) => sum + r.assets, 0),
+      total_kg_co2e: rest.reduce((sum, r) => sum + r.total_kg_co2e, 0),
+      share_pct: rest.reduce((sum, r) => sum + r.share_pct, 0),
+    },
+  ];
+}
+
+function cap<T>(list: T[], what: string, notes: string[]): T[] {
+  if (list.length <= LIST_ROWS) return list;
+  notes.push(`${what[0]!.toUpperCase()}${what.slice(1)}: the first ${LIST_ROWS} of ${list.length} are shown.`);
+  return list.slice(0, LIST_ROWS);
+}
+
+export function boundReportView(view: ReportView): ReportView {
+  const notes: string[] = [];
+  const byMonth = [...view.by_month].sort((a, b) => a.month.localeCompare(b.month));
+  if (byMonth.length > MONTHS) notes.push(`The trend chart shows the last ${MONTHS} of ${byMonth.length} months.`);
+  const hotspots = view.hotspots && {
+    categories: fold(view.hotspots.categories, 'hotspot categories', notes),
+    models: fold(view.hotspots.models, 'hotspot models', notes),
+    components: cap(view.hotspots.components, 'components', notes).map((c) => ({ ...c, component: cut(c.component) })),
+    actions: cap(view.hotspots.actions, 'actions', notes).map((a) => ({ ...a, action: cut(a.action), basis: cut(a.basis) })),
+  };
+  return {
+    ...view,
+    organization_name: cut(view.organization_name),
+    period_semantics: cut(view.period_semantics),
+    by_category: fold(view.by_category, 'categories', notes),
+    by_country: fold(view.by_country, 'countries', notes),
+    by_month: byMonth.slice(-MONTHS),
+    savings: view.savings && { ...view.savings, basis: cut(view.savings.basis) },
+    sbti_targets: view.sbti_targets && cap(view.sbti_targets, 'targets', notes).map((t) => ({ ...t, name: cut(t.name), scope: cut(t.scope) })),
+    hotspots,
+    notes: [...cap(view.notes, 'notes', notes).map(cut), ...notes],
+  };
+}
+
+export function boundCertificateView(view: CertificateView): CertificateView {
+  const sources = view.data_sources.map((s) => ({ ...s, label: cut(s.label), source: cut(s.source) }));
+  const more = sources.length - (LIST_ROWS - 1);
+  return {
+    ...view,
+    organization_name: cut(view.organization_name),
+    product: { ...view.product, brand: cut(view.product.brand), name: cut(view.product.name) },
+    data_sources:
+      more > 1
+        ? [...sources.slice(0, LIST_ROWS - 1), { label: `${more} more data sources`, source: 'listed in the calculation record', version: null, valid_from: null }]
+        : sources,
+  };
+}

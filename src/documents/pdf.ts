@@ -1,0 +1,333 @@
+import PDFDocument from 'pdfkit';
+import SVGtoPDF from 'svg-to-pdfkit';
+import type { Chart } from './charts.ts';
+import { fitText, registerFonts, textRuns, textWidth, type FontName } from './fonts.ts';
+
+/**
+ * The PDF toolkit both layouts use: an A4 page with a cursor, text with per-run font fallback and
+ * its own line breaking (so heights are known before drawing), tables that continue on the next page
+ * under a repeated header, vector charts, and a footer written on every page at the end.
+ */
+const A4 = { width: 595.28, height: 841.89 };
+const MARGIN = 48;
+const FOOTER_ROOM = 26;
+
+export const COLORS = {
+  ink: '#1f2933',
+  muted: '#616e7c',
+  rule: '#d9dee3',
+  faint: '#f2f4f6',
+  accent: '#2a6f97',
+  warning: '#b42318',
+  warningFaint: '#fdecea',
+};
+
+export interface TextStyle {
+  size?: number;
+  bold?: boolean;
+  color?: string;
+  align?: 'left' | 'right' | 'center';
+  /** Line height as a multiple of the font size. */
+  leading?: number;
+  /** Lines at most (textAt): the last one ends with an ellipsis when the text is longer. */
+  maxLines?: number;
+}
+
+export interface DocumentMeta {
+  title: string;
+  subject: string;
+  author: string;
+  /** The document's own date (issued_at, generated_at): also its PDF CreationDate, so the same view gives the same bytes. */
+  createdAt: string;
+}
+
+export interface Column {
+  header: string;
+  width: number;
+  align?: 'left' | 'right';
+  /** Wrap long text in this column instead of shortening it with an ellipsis. */
+  wrap?: boolean;
+}
+
+export interface Row {
+  cells: string[];
+  bold?: boolean;
+}
+
+// One token per CJK character (those scripts break between any two characters), else a word and its trailing spaces.
+const TOKENS = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]|[^\s\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]+\s*|\s+/gu;
+
+export class PdfWriter {
+  readonly doc: PDFKit.PDFDocument;
+  readonly left = MARGIN;
+  readonly width = A4.width - 2 * MARGIN;
+  readonly top = MARGIN;
+  readonly bottom = A4.height - MARGIN - FOOTER_ROOM;
+  /** The cursor: where the next block starts. */
+  y = MARGIN;
+  private readonly bytes: Promise<Buffer>;
+
+  constructor(meta: DocumentMeta) {
+    const created = new Date(meta.createdAt);
+    const date = Number.isNaN(created.getTime()) ? new Date(0) : created;
+    this.doc = new PDFDocument({
+      size: 'A4',
+      margin: 0,
+      bufferPages: true,
+      lang: 'en-GB',
+      displayTitle: true,
+      // pdfkit derives the file /ID from the info dictionary: fixed info, fixed bytes.
+      info: {
+        Title: meta.title,
+        Subject: meta.subject,
+        Author: meta.author,
+        Creator: 'Lifecycle Carbon Footprint Service',
+        Producer: 'Lifecycle Carbon Footprint Service (pdfkit)',
+        CreationDate: date,
+        ModDate: date,
+      },
+    });
+    const chunks: Buffer[] = [];
+    this.doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+    this.bytes = new Promise((resolve, reject) => {
+      this.doc.on('end', () => resolve(Buffer.concat(chunks)));
+      this.doc.on('error', reject);
+    });
+    registerFonts(this.doc);
+  }
+
+  get right(): number {
+    return this.left + this.width;
+  }
+
+  /** Starts a new page when the next `height` points do not fit on this one. */
+  ensure(height: number): void {
+    if (this.y + height > this.bottom && this.y > this.top) this.newPage();
+  }
+
+  newPage(): void {
+    this.doc.addPage({ size: 'A4', margin: 0 });
+    this.y = this.top;
+  }
+
+  space(height: number): void {
+    this.y += height;
+  }
+
+  /** Splits text into lines that fit the width. */
+  wrap(text: string, width: number, style: TextStyle = {}): string[] {
+    const size = style.size ?? 10;
+    const lines: string[] = [];
+    for (const paragraph of text.split('\n')) {
+      let line = '';
+      for (const token of paragraph.match(TOKENS) ?? ['']) {
+        if (textWidth((line + token).trimEnd(), size, style.bold) <= width) {
+          line += token;
+          continue;
+        }
+        if (line.trim()) lines.push(line.trimEnd());
+        line = token.trimStart();
+        // A token wider than the line (a long URL) breaks after a '?', '&', '/', '=' or '-' in the
+        // second half of what fits (in that order of preference), else between characters.
+        while (textWidth(line.trimEnd(), size, style.bold) > width) {
+          let head = fitText(line, width, size, style.bold).slice(0, -1) || [...line][0]!;
+          const cut = ['?', '&', '/', '=', '-'].map((p) => head.lastIndexOf(p)).find((i) => i > head.length / 2);
+          if (cut !== undefined) head = head.slice(0, cut + 1);
+          lines.push(head);
+          line = line.slice(head.length);
+        }
+      }
+      lines.push(line.trimEnd());
+    }
+    return lines;
+  }
+
+  lineHeight(style: TextStyle = {}): number {
+    return (style.size ?? 10) * (style.leading ?? 1.35);
+  }
+
+  heightOf(text: string, width: number, style: TextStyle = {}): number {
+    return this.wrap(text, width, style).length * this.lineHeight(style);
+  }
+
+  /** Draws one line with its top at `top`, each run in the font that has its glyphs. */
+  line(text: string, x: number, top: number, width: number, style: TextStyle = {}): void {
+    const size = style.size ?? 10;
+    const fitted = fitText(text, width, size, style.bold);
+    const used = textWidth(fitted, size, style.bold);
+    let cx = style.align === 'right' ? x + width - used : style.align === 'center' ? x + (width - used) / 2 : x;
+    // A shared baseline: each font's own ascender would put Latin and CJK runs at different heights.
+    const baseline = top + size * (0.95 + ((style.leading ?? 1.35) - 1.35) / 2);
+    this.doc.fillColor(style.color ?? COLORS.ink);
+    for (const run of textRuns(fitted, style.bold)) {
+      this.doc.font(run.font as FontName).fontSize(size).text(run.text, cx, baseline, { lineBreak: false, baseline: 'alphabetic' });
+      cx += textWidth(run.text, size, style.bold);
+    }
+  }
+
+  /** Draws wrapped text in a box and returns its height; does not move the cursor. */
+  textAt(text: string, x: number, top: number, width: number, style: TextStyle = {}): number {
+    let lines = this.wrap(text, width, style);
+    if (style.maxLines && lines.length > style.maxLines) {
+      const last = fitText(lines.slice(style.maxLines - 1).join(' '), width, style.size ?? 10, style.bold);
+      lines = [...lines.slice(0, style.maxLines - 1), last];
+    }
+    const step = this.lineHeight(style);
+    lines.forEach((line, i) => this.line(line, x, top + i * step, width, style));
+    return lines.length * step;
+  }
+
+  /** Wrapped text at the cursor, across the full width; moves the cursor below it. */
+  paragraph(text: string, style: TextStyle = {}, after = 6): void {
+    const step = this.lineHeight(style);
+    for (const line of this.wrap(text, this.width, style)) {
+      this.ensure(step);
+      this.line(line, this.left, this.y, this.width, style);
+      this.y += step;
+    }
+    this.y += after;
+  }
+
+  /** A section heading kept together with at least `keep` points of what follows. */
+  heading(text: string, keep = 80): void {
+    this.ensure(24 + keep);
+    if (this.y > this.top) this.y += 6;
+    this.line(text, this.left, this.y, this.width, { size: 12, bold: true, color: COLORS.accent });
+    this.y += 18;
+    this.doc.moveTo(this.left, this.y - 3).lineTo(this.right, this.y - 3).lineWidth(0.6).strokeColor(COLORS.rule).stroke();
+    this.y += 4;
+  }
+
+  /** Label and value pairs in two columns; both wrap. */
+  keyValues(rows: [string, string][], x = this.left, width = this.width, labelWidth = 130, size = 9): void {
+    for (const [label, value] of rows) {
+      const labelStyle = { size, color: COLORS.muted };
+      const height = Math.max(this.heightOf(value, width - labelWidth, { size }), this.heightOf(label, labelWidth - 8, labelStyle));
+      this.ensure(height);
+      this.textAt(label, x, this.y, labelWidth - 8, labelStyle);
+      this.textAt(value, x + labelWidth, this.y, width - labelWidth, { size });
+      this.y += height + 2;
+    }
+  }
+
+  /** A table whose header repeats on every page it runs onto. */
+  table(columns: Column[], rows: Row[], size = 8.5): void {
+    const pad = 4;
+    const step = this.lineHeight({ size });
+    const header = () => {
+      let x = this.left;
+      for (const column of columns) {
+        this.line(column.header, x + pad, this.y, column.width - 2 * pad, { size, bold: true, color: COLORS.muted, align: column.align });
+        x += column.width;
+      }
+      this.y += step + 2;
+      this.rule(COLORS.muted, 0.6);
+    };
+    // The header starts a page rather than stand above fewer than three of its rows.
+    this.ensure(step + 2 + Math.min(rows.length, 3) * (step + 4));
+    header();
+    for (const row of rows) {
+      const cells = columns.map((column, i) => {
+        const text = row.cells[i] ?? '';
+        return column.wrap ? this.wrap(text, column.width - 2 * pad, { size, bold: row.bold }) : [text];
+      });
+      const height = Math.max(...cells.map((lines) => lines.length)) * step + 4;
+      if (this.y + height > this.bottom) {
+        this.newPage();
+        header();
+      }
+      let x = this.left;
+      columns.forEach((column, i) => {
+        (cells[i] ?? []).forEach((line, n) =>
+          this.line(line, x + pad, this.y + 2 + n * step, column.width - 2 * pad, { size, bold: row.bold, align: column.align }),
+        );
+        x += column.width;
+      });
+      this.y += height;
+      this.rule(COLORS.rule, 0.4);
+    }
+    this.y += 6;
+  }
+
+  rule(color = COLORS.rule, lineWidth = 0.5): void {
+    this.doc.moveTo(this.left, this.y).lineTo(this.right, this.y).lineWidth(lineWidth).strokeColor(color).stroke();
+  }
+
+  /** Places an SVG (a chart, a QR code) as vectors; text in it uses the embedded fonts. */
+  svg(svg: string, x: number, top: number, width: number, height: number): void {
+    SVGtoPDF(this.doc as never, svg, x, top, {
+      width,
+      height,
+      assumePt: true,
+      fontCallback: (family, bold) => `${family.includes('cjk') ? 'cjk' : 'latin'}${bold ? '-bold' : ''}`,
+      // Our SVGs are generated by pinned libraries: anything svg-to-pdfkit cannot draw is a bug to see.
+      warningCallback: (warning) => {
+        throw new Error(`SVG not drawable: ${warning}`);
+      },
+    });
+  }
+
+  /** A chart at the cursor, scaled down if it is wider than the page. */
+  chart(chart: Chart): void {
+    const scale = Math.min(1, this.width / chart.width);
+    this.ensure(chart.height * scale);
+    this.svg(chart.svg, this.left, this.y, chart.width * scale, chart.height * scale);
+    this.y += chart.height * scale + 4;
+  }
+
+  /** Key figures side by side: a label, a large number, a unit. */
+  figures(items: { label: string; value: string; unit: string }[]): void {
+    const gap = 10;
+    const width = (this.width - gap * (items.length - 1)) / items.length;
+    const height = 62;
+    this.ensure(height);
+    items.forEach((item, i) => {
+      const x = this.left + i * (width + gap);
+      this.doc.rect(x, this.y, width, height).fill(COLORS.faint);
+      this.line(item.label, x + 10, this.y + 8, width - 20, { size: 8, color: COLORS.muted });
+      this.line(item.value, x + 10, this.y + 21, width - 20, { size: 17, bold: true, color: COLORS.accent, leading: 1.1 });
+      this.line(item.unit, x + 10, this.y + 43, width - 20, { size: 8, color: COLORS.muted });
+    });
+    this.y += height + 8;
+  }
+
+  /** A boxed notice: a bold title line and an explanation. */
+  notice(title: string, body: string, color: string, fill: string): void {
+    const pad = 9;
+    const inner = this.width - 2 * pad;
+    const titleStyle = { size: 10.5, bold: true, color };
+    const bodyStyle = { size: 8.5, color: COLORS.ink };
+    const height = this.heightOf(title, inner, titleStyle) + this.heightOf(body, inner, bodyStyle) + 2 * pad;
+    this.ensure(height);
+    this.doc.rect(this.left, this.y, this.width, height).fill(fill);
+    this.doc.rect(this.left, this.y, this.width, height).lineWidth(1).strokeColor(color).stroke();
+    const titleHeight = this.textAt(title, this.left + pad, this.y + pad, inner, titleStyle);
+    this.textAt(body, this.left + pad, this.y + pad + titleHeight, inner, bodyStyle);
+    this.y += height + 10;
+  }
+
+  /** Writes footer (and watermark) on every page, then ends the document. */
+  finish(footer: { left: string; watermark?: string }): Promise<Buffer> {
+    const range = this.doc.bufferedPageRange();
+    for (let i = range.start; i < range.start + range.count; i++) {
+      this.doc.switchToPage(i);
+      if (footer.watermark) this.watermark(footer.watermark);
+      const top = A4.height - MARGIN - 8;
+      this.doc.moveTo(this.left, top - 6).lineTo(this.right, top - 6).lineWidth(0.4).strokeColor(COLORS.rule).stroke();
+      this.line(footer.left, this.left, top, this.width - 80, { size: 7.5, color: COLORS.muted });
+      this.line(`Page ${i + 1} of ${range.count}`, this.right - 80, top, 80, { size: 7.5, color: COLORS.muted, align: 'right' });
+    }
+    this.doc.end();
+    return this.bytes;
+  }
+
+  private watermark(text: string): void {
+    const size = 40;
+    const width = textWidth(text, size, true);
+    this.doc.save();
+    this.doc.rotate(-40, { origin: [A4.width / 2, A4.height / 2] });
+    this.doc.fillOpacity(0.09);
+    this.line(text, (A4.width - width) / 2, A4.height / 2 - size / 2, width + 1, { size, bold: true, color: COLORS.warning });
+    this.doc.restore();
+  }
+}

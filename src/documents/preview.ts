@@ -1,0 +1,36 @@
+// tsx src/documents/preview.ts [OUT_DIR] [RUNS]: renders every fixture through the worker pool into
+// OUT_DIR (default $TMPDIR/lcf-documents) to look at (`pdftoppm -png -r 60 FILE.pdf PREFIX`), and prints
+// render time p50/max over RUNS renders of each after one warm-up.
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { certificateView, emptyReportView, hotspotView, largeReportView, sandboxCertificateView, summaryView } from './fixtures.ts';
+import { closeDocumentRenderer, RENDER_THREADS, renderCertificatePdf, renderReportPdf } from './index.ts';
+
+const out = process.argv[2] ?? path.join(os.tmpdir(), 'lcf-documents');
+const runs = Number(process.argv[3] ?? 15);
+
+const documents: [string, () => Promise<Buffer>][] = [
+  ['certificate', () => renderCertificatePdf(certificateView)],
+  ['certificate-sandbox-cjk', () => renderCertificatePdf(sandboxCertificateView)],
+  ['summary', () => renderReportPdf(summaryView)],
+  ['hotspots', () => renderReportPdf(hotspotView)],
+  ['empty', () => renderReportPdf(emptyReportView)],
+  ['report-48-categories-200-countries', () => renderReportPdf(largeReportView())],
+];
+
+await mkdir(out, { recursive: true });
+console.log(`render threads: ${RENDER_THREADS}, ${runs} renders each, one at a time`);
+for (const [name, render] of documents) {
+  const pdf = await render();
+  await writeFile(path.join(out, `${name}.pdf`), pdf);
+  const ms: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    await render();
+    ms.push(performance.now() - start);
+  }
+  ms.sort((a, b) => a - b);
+  console.log(`${name.padEnd(36)} ${String(pdf.length).padStart(7)} bytes  p50 ${Math.round(ms[Math.floor(ms.length / 2)]!)} ms  max ${Math.round(ms.at(-1)!)} ms`);
+}
+await closeDocumentRenderer();

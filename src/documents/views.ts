@@ -1,0 +1,77 @@
+/**
+ * What the PDF documents show: plain data assembled by the certificate and report capabilities,
+ * rendered by src/documents (pdfkit, off the request thread). Numbers are kg CO2e unless named.
+ */
+
+export interface LifecyclePhases {
+  production_kg: number;
+  transport_kg: number;
+  use_phase_kg: number;
+  end_of_life_kg: number;
+}
+
+/** The signed facts of a certificate (its canonical payload) and how to check them. */
+export interface CertificateView {
+  certificate_number: string;
+  issued_at: string;
+  organization_name: string;
+  product: { brand: string; name: string; mpn: string | null; category: string };
+  country: string;
+  phases: LifecyclePhases;
+  total_kg_co2e: number;
+  methodology: { standard: string; engine_version: string; confidence: string; uncertainty_pct: number };
+  /** Each emission factor or data source used, with its vintage. */
+  data_sources: { label: string; source: string; version: string | null; valid_from: string | null }[];
+  verify_url: string;
+  key_id: string;
+  /** Hex SHA-256 of the signature, shown as 4-character groups. */
+  signature_fingerprint: string;
+  /** Certificates issued with a svc_test_ key say so on the page. */
+  sandbox: boolean;
+}
+
+export interface ReportBreakdownRow {
+  label: string;
+  assets: number;
+  total_kg_co2e: number;
+  share_pct: number;
+}
+
+export interface ReportAction {
+  /** e.g. "Extend the life of 120 laptops by one year". */
+  action: string;
+  saving_kg_co2e: number;
+  basis: string;
+}
+
+/** Shared by both report types; `sections` holds what differs. */
+export interface ReportView {
+  type: 'sustainability_summary' | 'hotspot_analysis';
+  organization_name: string;
+  date_from: string;
+  date_to: string;
+  generated_at: string;
+  /** How the period selects data, written on the report. */
+  period_semantics: string;
+  asset_count: number;
+  calculation_count: number;
+  totals: LifecyclePhases & { total_kg_co2e: number };
+  /** True when the period has no data: the report says so instead of showing empty charts. */
+  empty: boolean;
+  by_category: ReportBreakdownRow[];
+  by_country: ReportBreakdownRow[];
+  /** Month (YYYY-MM) totals for the trend chart. */
+  by_month: { month: string; total_kg_co2e: number }[];
+  /** Summary: avoided emissions from reuse and refurbishment in the period. */
+  savings?: { reuse_kg_co2e: number; refurbishment_kg_co2e: number; basis: string };
+  sbti_targets?: { name: string; base_year: number; target_year: number; reduction_pct: number; scope: string }[];
+  /** Hotspots: ranked contributors and what actions would save. */
+  hotspots?: {
+    categories: ReportBreakdownRow[];
+    models: ReportBreakdownRow[];
+    components: { component: string; kg_co2e: number; share_pct: number }[];
+    actions: ReportAction[];
+  };
+  notes: string[];
+  sandbox: boolean;
+}

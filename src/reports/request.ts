@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import { invalidParameter } from '../errors/api-error.ts';
+import { text } from '../validation/text.ts';
+
+export const REPORT_TYPES = ['sustainability_summary', 'hotspot_analysis'] as const;
+export type ReportType = (typeof REPORT_TYPES)[number];
+
+/** The longest period a report may cover, in years (bounds the work and the trend chart: 60 months). */
+export const MAX_PERIOD_YEARS = 5;
+/** Without dateFrom, the period is the year before dateTo. */
+export const DEFAULT_PERIOD_YEARS = 1;
+/** The earliest date accepted: older inventories do not exist, and it keeps dates inside every database's range. */
+export const EARLIEST_DATE = '1990-01-01';
+
+export interface ReportRequest {
+  type: ReportType;
+  /** YYYY-MM-DD, UTC days, both ends included. */
+  dateFrom: string;
+  dateTo: string;
+}
+
+export const reportBody = z.object({
+  type: z.enum(REPORT_TYPES, {
+    error: (issue) => (issue.input === undefined ? `is required (${REPORT_TYPES.join(' or ')})` : `must be ${REPORT_TYPES.join(' or ')}`),
+  }),
+  dateFrom: text(10).nullish(),
+  dateTo: text(10).nullish(),
+});
+
+const isoDay = (date: Date) => date.toISOString().slice(0, 10);
+
+/** `date` moved by whole calendar years; 29 February becomes 28 February in a common year. */
+function addYears(day: string, years: number): string {
+  const [y, m, d] = day.split('-').map(Number) as [number, number, number];
+  const target = new Date(Date.UTC(y + years, m - 1, 1));
+  const lastDay = new Date(Date.UTC(y + years, m, 0)).getUTCDate();
+  target.setUTCDate(Math.min(d, lastDay));
+  return isoDay(target);
+}
+
+/** A real calendar date written YYYY-MM-DD (2026-02-30 is not), from EARLIEST_DATE on; else 400 naming the field. */
+function parseDay(value: string, field: string): string {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw invalidParameter(field, `must be a date written YYYY-MM-DD, got '${value}'`);
+  const date = new Date(`${value}T00:00:00Z`);
+  if (Number.isNaN(date.getTime()) || isoDay(date) !== value) throw invalidParameter(field, `'${value}' is not a calendar date`);
+  if (value < EARLIEST_DATE) throw invalidParameter(field, `must be on or after ${EARLIEST_DATE}, got '${value}'`);
+  return value;
+}
+
+/**
+ * The period of a report: dateTo defaults to today (UTC), dateFrom to one year before dateTo.
+ * dateFrom must not be after dateTo, and the period spans at most MAX_PERIOD_YEARS.
+ */
+export function reportRequest(body: z.infer<typeof reportBody>, now: Date = new Date()): ReportRequest {
+  const dateTo = body.dateTo ? parseDay(body.dateTo, 'dateTo') : isoDay(now);
+  const dateFrom = body.dateFrom ? parseDay(body.dateFrom, 'dateFrom') : addYears(dateTo, -DEFAULT_PERIOD_YEARS);
+  if (dateFrom > dateTo) throw invalidParameter('dateFrom', `must be on or before dateTo (${dateTo}), got '${dateFrom}'`);
+  const earliest = addYears(dateTo, -MAX_PERIOD_YEARS);
+  if (dateFrom < earliest) {
+    throw invalidParameter('dateFrom', `a report covers at most ${MAX_PERIOD_YEARS} years: for dateTo ${dateTo}, dateFrom must be on or after ${earliest}, got '${dateFrom}'`);
+  }
+  return { type: body.type, dateFrom, dateTo };
+}

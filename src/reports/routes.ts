@@ -1,0 +1,126 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { RateLimitError, forbidden } from '../errors/api-error.ts';
+import { requirePlan } from '../auth/plan-rules.ts';
+import type { Caller } from '../auth/caller.ts';
+import { currentRequest } from '../observability/request-context.ts';
+import { readJsonBody } from '../rest/json-body.ts';
+import { REST_BASE } from '../rest/rest-plugin.ts';
+import { Router } from '../rest/router.ts';
+import { renderReportPdf } from '../documents/index.ts';
+import type { Services } from '../services.ts';
+import { MAX_PERIOD_YEARS, REPORT_TYPES, reportBody, reportRequest } from './request.ts';
+import { assembleReportView } from './view.ts';
+
+export const REPORT_PATH = `${REST_BASE}/report`;
+export const REPORT_AUDIT_EVENT = 'report.created';
+
+/** POST /v1/report answers a PDF; SOFA answers JSON only, so the route is hand-written (mounted after access control). */
+export function createReportRouter(services: Services): Router {
+  return new Router(REPORT_PATH).on('POST', '/', (request) => createReport(services, request));
+}
+
+/** pdfkit writes one `/Type /Page` dictionary per page (and `/Type /Pages` for the tree). */
+const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
+
+async function createReport(services: Services, request: Request): Promise<Response> {
+  const state = currentRequest()!;
+  // Access control has authenticated every /v1 request before this router (a caller without a key is anonymous).
+  const caller = requirePlan(state.caller ?? ({ kind: 'anonymous', ip: state.ip, plan: 'free' } satisfies Caller), 'pro', 'POST /v1/report');
+  // Test keys without organisation context read the shared demo sandbox read-only; a report is recorded, so it needs an organisation.
+  if (caller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'Reports need an API key with organisation context');
+  const report = reportRequest(await readJsonBody(request, reportBody, { optional: true }));
+
+  // The allowance is the key's organisation's, like the request quota (test keys included).
+  const allowance = await services.quota.reserveReport(caller.keyOrgId, caller.plan);
+  const allowanceHeaders = { 'X-Report-Limit': String(allowance.limit), 'X-Report-Remaining': String(allowance.remaining), 'X-Report-Reset': String(allowance.reset) };
+  if (!allowance.allowed) {
+    // The refusing window is the month: the X-RateLimit-* headers of the request pipeline describe it on this answer.
+    const limitHeaders = { 'X-RateLimit-Limit': String(allowance.limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(allowance.reset) };
+    for (const [name, value] of Object.entries(limitHeaders)) state.responseHeaders.set(name, value);
+    throw new RateLimitError(
+      'REPORT_LIMIT_REACHED',
+      `The monthly limit of ${allowance.limit} reports of the ${caller.plan} plan is used up; it resets at the start of the next UTC month, in ${allowance.retryAfterSeconds} s.`,
+      allowance.retryAfterSeconds ?? 1,
+      { ...allowanceHeaders, ...limitHeaders },
+    );
+  }
+
+  try {
+    const prisma = services.scopes.forCaller(caller);
+    const view = await assembleReportView({ prisma, orgId: caller.orgId, reference: services.reference, sandbox: caller.environment === 'test' }, report);
+    const pdf = await renderReportPdf(view);
+    const id = randomUUID();
+    const sha256 = createHash('sha256').update(pdf).digest('hex');
+    const pages = pageCount(pdf);
+    const day = (d: string) => new Date(`${d}T00:00:00Z`);
+    await prisma.$transaction([
+      prisma.report.create({
+        data: { id, org_id: caller.orgId, api_key_id: caller.keyId, type: report.type, date_from: day(report.dateFrom), date_to: day(report.dateTo), pages, bytes: pdf.length, sha256 },
+      }),
+      prisma.auditLog.create({
+        data: {
+          org_id: caller.orgId,
+          event: REPORT_AUDIT_EVENT,
+          actor_key_id: caller.keyId,
+          subject_type: 'report',
+          subject_id: id,
+          data: { type: report.type, date_from: report.dateFrom, date_to: report.dateTo, asset_count: view.asset_count, pages, bytes: pdf.length, sha256 },
+          request_id: state.id,
+        },
+      }),
+    ]);
+    const filename = `${report.type.replaceAll('_', '-')}_${report.dateFrom}_${report.dateTo}.pdf`;
+    return new Response(new Uint8Array(pdf), {
+      headers: {
+        'Content-Type': 'application/pdf',
+        'Content-Disposition': `attachment; filename="${filename}"`,
+        'Content-Length': String(pdf.length),
+        'Cache-Control': 'no-store',
+        'X-Report-Id': id,
+        ...allowanceHeaders,
+      },
+    });
+  } catch (error) {
+    // A report that was not delivered does not use the allowance.
+    await allowance.release();
+    throw error;
+  }
+}
+
+/** The route in the OpenAPI document (SOFA documents only its own routes). */
+export const REPORT_OPENAPI_PATHS = {
+  '/report': {
+    post: {
+      operationId: 'report',
+      summary: 'Sustainability summary or hotspot analysis of the organisation, as a PDF',
+      description:
+        'Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). ' +
+        `Dates are UTC days, both included: dateTo defaults to today, dateFrom to one year before dateTo; at most ${MAX_PERIOD_YEARS} years. ` +
+        'Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining). Period semantics: docs/reports.md.',
+      security: [{ bearer: [] }],
+      requestBody: {
+        required: true,
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['type'],
+              properties: {
+                type: { type: 'string', enum: [...REPORT_TYPES] },
+                dateFrom: { type: 'string', format: 'date', maxLength: 10 },
+                dateTo: { type: 'string', format: 'date', maxLength: 10 },
+              },
+            },
+          },
+        },
+      },
+      responses: {
+        200: { description: 'The report', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+        400: { description: 'Invalid parameter (named in details)' },
+        401: { description: 'Missing, invalid or revoked API key' },
+        403: { description: 'Plan too low, or no organisation context' },
+        429: { description: 'Monthly report limit (or the request quota) reached' },
+      },
+    },
+  },
+};

@@ -1,0 +1,401 @@
+/**
+ * The data of a sustainability or hotspot report (ReportView, rendered by src/documents). Period
+ * semantics: periodSemantics below, written on every report and in docs/reports.md.
+ *
+ * The database does the counting: the inventory is grouped in SQL by device, country and status, so
+ * the work here grows with the number of distinct devices and countries (a few thousand at most), not
+ * with the number of assets. Inventory figures are the stored active calculations; savings and action
+ * estimates run the engine once per device and country with today's grid factors.
+ */
+import type { PrismaClient } from '../db/database.ts';
+import type { ReferenceStore } from '../reference/store.ts';
+import type { LifecyclePhases, ReportAction, ReportBreakdownRow, ReportView } from '../documents/views.ts';
+import { ENGINE_VERSION, calculateRefurbishment, calculateSavings, getCategory, type FootprintResult } from '../footprint/engine/index.ts';
+import { OLD_DEVICE_ENERGY_PENALTY } from '../footprint/engine/constants.ts';
+import { round1, round2 } from '../footprint/engine/footprint.ts';
+import { footprintOf } from '../footprint/service.ts';
+import { resolveDevice, type ResolvedDevice } from '../footprint/device.ts';
+import { deviceQuery } from '../assets/import.ts';
+import type { AssetSpecs } from '../assets/import-rows.ts';
+import { matchOf, PRODUCT_SELECT, type ProductRow } from '../scenarios/simulate.ts';
+import { DEFAULT_GRADE } from '../scenarios/refurbish.ts';
+import type { ReportRequest } from './request.ts';
+
+/** Further years of use behind the summary's reuse and refurbishment savings: the API's default remaining_years. */
+export const SAVINGS_REMAINING_YEARS = 2;
+/** Hotspot actions are priced over one more year of use. */
+export const ACTION_YEARS = 1;
+/** Categories that get actions, and the length of the ranked lists. */
+export const ACTION_CATEGORIES = 3;
+export const TOP_ROWS = 10;
+
+const PENALTY_PCT = Math.round(OLD_DEVICE_ENERGY_PENALTY * 100);
+
+/** Statuses of assets the organisation still holds and uses or could use: the ones an action can apply to. */
+const IN_SERVICE = new Set(['in_use', 'in_stock', 'in_repair']);
+
+export function periodSemantics({ dateFrom, dateTo }: Pick<ReportRequest, 'dateFrom' | 'dateTo'>): string {
+  return (
+    `Inventory as of ${dateTo}: assets bought by then (or undated), less those recycled, disposed of or resold before ${dateFrom}, ` +
+    "each with its active calculation's whole-life figures (not allocated to the period). Trend: the assets bought in each month of the period. " +
+    'Savings: assets refurbished or resold within the period. Calculations: those recorded within it. UTC days, both ends included.'
+  );
+}
+
+// $1 organisation, $2 dateFrom, $3 dateTo. A status dates from its last change (asset_events), else from the asset's creation.
+const INVENTORY = `
+WITH status_since AS (
+  SELECT asset_id, max(created_at) AS at FROM asset_events
+  WHERE org_id = $1::uuid AND event = 'asset.status_changed' GROUP BY asset_id
+), inventory AS (
+  SELECT a.brand, a.mpn, a.model, a.category, a.country, a.specs, a.product_id, a.status::text AS status, a.purchase_date,
+    COALESCE(s.at, a.created_at) AS status_at,
+    c.production_kg, c.transport_kg, c.use_phase_kg, c.end_of_life_kg, c.total_kg_co2e
+  FROM assets a
+  JOIN calculations c ON c.id = a.active_calculation_id AND c.org_id = $1::uuid
+  LEFT JOIN status_since s ON s.asset_id = a.id
+  WHERE a.org_id = $1::uuid
+    AND (a.purchase_date IS NULL OR a.purchase_date <= $3::date)
+    AND NOT (a.status IN ('recycled', 'disposed', 'resold') AND COALESCE(s.at, a.created_at) < ($2::date)::timestamp AT TIME ZONE 'UTC')
+)`;
+
+const GROUPS_SQL = `${INVENTORY}
+SELECT brand, mpn, model, category, country, specs, product_id::text AS product_id, status,
+  (status IN ('refurbished', 'resold') AND status_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
+    AND status_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC') AS changed_in_period,
+  count(*)::int AS assets, (count(*) FILTER (WHERE purchase_date IS NULL))::int AS undated,
+  sum(production_kg)::float8 AS production_kg, sum(transport_kg)::float8 AS transport_kg, sum(use_phase_kg)::float8 AS use_phase_kg,
+  sum(end_of_life_kg)::float8 AS end_of_life_kg, sum(total_kg_co2e)::float8 AS total_kg_co2e
+FROM inventory
+GROUP BY brand, mpn, model, category, country, specs, product_id, status, changed_in_period`;
+
+const MONTHS_SQL = `${INVENTORY}
+SELECT to_char(purchase_date, 'YYYY-MM') AS month, sum(total_kg_co2e)::float8 AS total_kg_co2e
+FROM inventory WHERE purchase_date >= $2::date GROUP BY 1`;
+
+const FACTS_SQL = `
+SELECT
+  (SELECT count(*) FROM calculations WHERE org_id = $1::uuid
+    AND created_at >= ($2::date)::timestamp AT TIME ZONE 'UTC' AND created_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC')::int AS calculations,
+  (SELECT count(*) FROM assets WHERE org_id = $1::uuid)::int AS assets,
+  (SELECT count(*) FROM assets WHERE org_id = $1::uuid AND active_calculation_id IS NULL)::int AS uncalculated,
+  (SELECT to_char(min(purchase_date), 'YYYY-MM-DD') FROM assets WHERE org_id = $1::uuid) AS first_purchase`;
+
+interface InventoryGroup extends LifecyclePhases {
+  brand: string;
+  mpn: string | null;
+  model: string | null;
+  category: string;
+  country: string;
+  specs: AssetSpecs | null;
+  product_id: string | null;
+  status: string;
+  changed_in_period: boolean;
+  assets: number;
+  undated: number;
+  total_kg_co2e: number;
+}
+
+interface Facts {
+  calculations: number;
+  assets: number;
+  uncalculated: number;
+  first_purchase: string | null;
+}
+
+interface Estimate {
+  device: ResolvedDevice;
+  footprint: FootprintResult;
+  grid: number;
+}
+
+/** The engine's view of each (device, country) in the inventory, calculated once and reused. */
+class Estimates {
+  private readonly devices = new Map<string, ResolvedDevice | null>();
+  private readonly footprints = new Map<string, Estimate | null>();
+  /** Assets the engine could not calculate again (device no longer resolvable, no grid factor). */
+  readonly unresolved = new Set<InventoryGroup>();
+
+  constructor(
+    private readonly reference: ReferenceStore,
+    private readonly products: ReadonlyMap<string, ProductRow>,
+  ) {}
+
+  /** Today's grid factor of a region, kg CO2e/kWh. */
+  grid(code: string): number | undefined {
+    return this.reference.gridFactor(code)?.value;
+  }
+
+  /** The engine's footprint of the group's device in `country` (default: where it is used), or undefined. */
+  of(group: InventoryGroup, country = group.country): Estimate | undefined {
+    const deviceKey = JSON.stringify([group.brand, group.mpn, group.model, group.category, group.specs, group.product_id]);
+    const key = `${deviceKey}|${country}`;
+    let estimate = this.footprints.get(key);
+    if (estimate === undefined) {
+      const device = this.device(deviceKey, group);
+      const factor = this.reference.gridFactor(country);
+      estimate = device && factor ? { device, footprint: footprintOf(device, country, factor.value), grid: factor.value } : null;
+      this.footprints.set(key, estimate);
+    }
+    if (!estimate) this.unresolved.add(group);
+    return estimate ?? undefined;
+  }
+
+  private device(key: string, group: InventoryGroup): ResolvedDevice | null {
+    let device = this.devices.get(key);
+    if (device === undefined) {
+      const product = group.product_id ? this.products.get(group.product_id) : undefined;
+      device = resolveDevice(deviceQuery({ ...group, specs: group.specs ?? {} }), product ? matchOf(product) : undefined).device ?? null;
+      this.devices.set(key, device);
+    }
+    return device;
+  }
+}
+
+const sum = <T>(items: readonly T[], value: (item: T) => number) => items.reduce((total, item) => total + value(item), 0);
+const plural = (n: number, one: string, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+const categoryName = (id: string) => getCategory(id)?.name ?? id;
+
+/** Rows by `key`, largest first, with their share of `total`. */
+function breakdown(groups: readonly InventoryGroup[], key: (g: InventoryGroup) => string, label: (key: string) => string, total: number): ReportBreakdownRow[] {
+  const rows = new Map<string, { assets: number; kg: number }>();
+  for (const g of groups) {
+    const k = key(g);
+    const row = rows.get(k) ?? { assets: 0, kg: 0 };
+    row.assets += g.assets;
+    row.kg += g.total_kg_co2e;
+    rows.set(k, row);
+  }
+  return [...rows]
+    .sort(([ka, a], [kb, b]) => b.kg - a.kg || ka.localeCompare(kb))
+    .map(([k, row]) => ({ label: label(k), assets: row.assets, total_kg_co2e: round2(row.kg), share_pct: total > 0 ? round1((row.kg / total) * 100) : 0 }));
+}
+
+/** Every month from dateFrom to dateTo, YYYY-MM. */
+function monthsOf(dateFrom: string, dateTo: string): string[] {
+  const months: string[] = [];
+  let [y, m] = dateFrom.split('-').map(Number) as [number, number];
+  const last = dateTo.slice(0, 7);
+  for (let month = dateFrom.slice(0, 7); month <= last; month = `${y}-${String(m).padStart(2, '0')}`) {
+    months.push(month);
+    if (++m > 12) [y, m] = [y + 1, 1];
+  }
+  return months;
+}
+
+export interface ReportContext {
+  /** The caller's organisation-scoped client (a test key's: its sandbox). */
+  prisma: PrismaClient;
+  orgId: string;
+  reference: ReferenceStore;
+  sandbox: boolean;
+}
+
+/** Everything a report shows, from the organisation's data in the period. */
+export async function assembleReportView(ctx: ReportContext, request: ReportRequest, now: Date = new Date()): Promise<ReportView> {
+  const { prisma, orgId } = ctx;
+  const { type, dateFrom, dateTo } = request;
+  const [groups, months, [facts], organization, targets] = await Promise.all([
+    prisma.$queryRawUnsafe<InventoryGroup[]>(GROUPS_SQL, orgId, dateFrom, dateTo),
+    prisma.$queryRawUnsafe<{ month: string; total_kg_co2e: number }[]>(MONTHS_SQL, orgId, dateFrom, dateTo),
+    prisma.$queryRawUnsafe<Facts[]>(FACTS_SQL, orgId, dateFrom, dateTo),
+    prisma.organization.findFirstOrThrow({ select: { name: true } }),
+    type === 'sustainability_summary'
+      ? prisma.sbtiTarget.findMany({ orderBy: [{ target_year: 'asc' }, { name: 'asc' }] })
+      : Promise.resolve([]),
+  ]);
+  const productIds = [...new Set(groups.map((g) => g.product_id).filter((id): id is string => id !== null))];
+  const products = productIds.length
+    ? await prisma.product.findMany({ where: { id: { in: productIds } }, select: PRODUCT_SELECT })
+    : [];
+  const estimates = new Estimates(ctx.reference, new Map(products.map((p) => [p.id, p as ProductRow])));
+
+  const totals = {
+    production_kg: round2(sum(groups, (g) => g.production_kg)),
+    transport_kg: round2(sum(groups, (g) => g.transport_kg)),
+    use_phase_kg: round2(sum(groups, (g) => g.use_phase_kg)),
+    end_of_life_kg: round2(sum(groups, (g) => g.end_of_life_kg)),
+    total_kg_co2e: round2(sum(groups, (g) => g.total_kg_co2e)),
+  };
+  const total = sum(groups, (g) => g.total_kg_co2e);
+  const assetCount = sum(groups, (g) => g.assets);
+  const byMonth = new Map(months.map((m) => [m.month, m.total_kg_co2e]));
+  const regionName = (code: string) => ctx.reference.regions.get(code)?.name;
+
+  const view: ReportView = {
+    type,
+    organization_name: organization.name,
+    date_from: dateFrom,
+    date_to: dateTo,
+    generated_at: now.toISOString(),
+    period_semantics: periodSemantics(request),
+    asset_count: assetCount,
+    calculation_count: facts!.calculations,
+    totals,
+    empty: assetCount === 0,
+    by_category: breakdown(groups, (g) => g.category, categoryName, total),
+    by_country: breakdown(groups, (g) => g.country, (code) => (regionName(code) ? `${code} (${regionName(code)})` : code), total),
+    by_month: monthsOf(dateFrom, dateTo).map((month) => ({ month, total_kg_co2e: round2(byMonth.get(month) ?? 0) })),
+    notes: [],
+    sandbox: ctx.sandbox,
+  };
+
+  if (type === 'sustainability_summary') {
+    view.savings = periodSavings(groups, estimates);
+    view.sbti_targets = targets.map((t) => ({ name: t.name, base_year: t.base_year, target_year: t.target_year, reduction_pct: t.reduction_pct, scope: t.scope }));
+  } else {
+    view.hotspots = hotspots(groups, estimates, total, view.by_category, products as ProductRow[], regionName);
+  }
+  view.notes = notes(view, facts!, groups, estimates);
+  return view;
+}
+
+/** Reuse (resold) and refurbishment (refurbished) savings of the assets whose status changed in the period. */
+function periodSavings(groups: readonly InventoryGroup[], estimates: Estimates): NonNullable<ReportView['savings']> {
+  let reuse = 0;
+  let refurbishment = 0;
+  let resold = 0;
+  let refurbished = 0;
+  for (const g of groups.filter((g) => g.changed_in_period)) {
+    const e = estimates.of(g);
+    if (!e) continue;
+    if (g.status === 'resold') {
+      resold += g.assets;
+      reuse += g.assets * calculateSavings({ footprint: e.footprint, remaining_years: SAVINGS_REMAINING_YEARS, grid_factor_kg_per_kwh: e.grid }).avoided_co2_kg;
+    } else {
+      refurbished += g.assets;
+      refurbishment += g.assets * refurbish(e, SAVINGS_REMAINING_YEARS);
+    }
+  }
+  return {
+    reuse_kg_co2e: round2(reuse),
+    refurbishment_kg_co2e: round2(refurbishment),
+    basis:
+      `${plural(resold, 'asset')} resold and ${refurbished} refurbished in the period; engine ${ENGINE_VERSION}, ${SAVINGS_REMAINING_YEARS} further years ` +
+      `of use in each asset's country at today's grid factor. Reuse as GET /v1/savings: a new device's production and transport avoided, less the ` +
+      `older device's ${PENALTY_PCT}% extra electricity. Refurbishment as GET /v1/refurbishment (grade ${DEFAULT_GRADE}, no swaps): also less the refurbishment overhead.`,
+  };
+}
+
+const refurbish = (e: Estimate, years: number) =>
+  calculateRefurbishment({
+    footprint: e.footprint,
+    category: e.device.category,
+    specs: e.device.specs,
+    grade: DEFAULT_GRADE,
+    swaps: [],
+    remaining_years: years,
+    reuse_grid_factor_kg_per_kwh: e.grid,
+  }).net_savings_kg;
+
+function hotspots(
+  groups: readonly InventoryGroup[],
+  estimates: Estimates,
+  total: number,
+  byCategory: ReportBreakdownRow[],
+  products: readonly ProductRow[],
+  regionName: (code: string) => string | undefined,
+): NonNullable<ReportView['hotspots']> {
+  // Catalogue names usually start with the brand ("Dell P2425H Monitor").
+  const productNames = new Map(products.map((p) => [p.id, p.name.toLowerCase().startsWith(p.brand.toLowerCase()) ? p.name : `${p.brand} ${p.name}`]));
+  const modelKey = (g: InventoryGroup) => (g.product_id ? `product:${g.product_id}` : JSON.stringify([g.brand, g.model ?? g.mpn, g.category]));
+  const modelLabels = new Map(groups.map((g) => [modelKey(g), `${g.product_id ? (productNames.get(g.product_id) ?? g.brand) : `${g.brand} ${g.model ?? g.mpn ?? ''}`.trim()} (${categoryName(g.category)})`]));
+
+  // The stored production figures, split by the engine's component model of each device.
+  const componentKg = new Map<string, number>();
+  for (const g of groups) {
+    const components = estimates.of(g)?.footprint.production_components;
+    const modelled = components ? sum(Object.values(components), (kg) => kg) : 0;
+    if (!components || modelled <= 0) continue;
+    for (const [component, kg] of Object.entries(components)) componentKg.set(component, (componentKg.get(component) ?? 0) + (g.production_kg * kg) / modelled);
+  }
+  const production = sum([...componentKg.values()], (kg) => kg);
+
+  return {
+    categories: byCategory.slice(0, TOP_ROWS),
+    models: breakdown(groups, modelKey, (k) => modelLabels.get(k) ?? k, total).slice(0, TOP_ROWS),
+    components: [...componentKg]
+      .filter(([, kg]) => kg > 0)
+      .sort(([, a], [, b]) => b - a)
+      .map(([component, kg]) => ({ component: `${component[0]!.toUpperCase()}${component.slice(1).replaceAll('_', ' ')}`, kg_co2e: round2(kg), share_pct: production > 0 ? round1((kg / production) * 100) : 0 })),
+    actions: actions(groups, estimates, regionName),
+  };
+}
+
+/** For the largest categories still in service: extend life by a year, refurbish, or use them where the grid is cleanest. */
+function actions(groups: readonly InventoryGroup[], estimates: Estimates, regionName: (code: string) => string | undefined): ReportAction[] {
+  const inService = groups.filter((g) => IN_SERVICE.has(g.status));
+  // The cleanest grid among the countries the organisation already uses.
+  const target = [...new Set(inService.map((g) => g.country))]
+    .map((code) => ({ code, factor: estimates.grid(code) }))
+    .filter((c): c is { code: string; factor: number } => c.factor !== undefined)
+    .sort((a, b) => a.factor - b.factor || a.code.localeCompare(b.code))[0];
+  const targetLabel = target && (regionName(target.code) ? `${regionName(target.code)} (${target.code})` : target.code);
+
+  const ranked = breakdown(inService, (g) => g.category, (id) => id, 0).slice(0, ACTION_CATEGORIES);
+  const result: ReportAction[] = [];
+  for (const { label: category } of ranked) {
+    const members = inService
+      .filter((g) => g.category === category)
+      .map((g) => ({ g, e: estimates.of(g) }))
+      .filter((m): m is { g: InventoryGroup; e: Estimate } => m.e !== undefined);
+    const n = sum(members, (m) => m.g.assets);
+    if (n === 0) continue;
+    const name = categoryName(category);
+    result.push({
+      action: `${name}: extend the life of ${plural(n, 'device')} by one year`,
+      saving_kg_co2e: round2(sum(members, ({ g, e }) => g.assets * calculateSavings({ footprint: e.footprint, remaining_years: ACTION_YEARS, grid_factor_kg_per_kwh: e.grid }).avoided_co2_kg)),
+      basis:
+        `Engine ${ENGINE_VERSION} savings (as GET /v1/savings, remaining_years ${ACTION_YEARS}): a new device's production and transport avoided, ` +
+        `less the older device's ${PENALTY_PCT}% extra electricity at its country's grid factor.`,
+    });
+    result.push({
+      action: `${name}: refurbish ${plural(n, 'device')} (grade ${DEFAULT_GRADE}) instead of buying new`,
+      saving_kg_co2e: round2(sum(members, ({ g, e }) => g.assets * refurbish(e, ACTION_YEARS))),
+      basis:
+        `Engine ${ENGINE_VERSION} refurbishment (as GET /v1/refurbishment, grade ${DEFAULT_GRADE}, no swaps, ${ACTION_YEARS} year in the same country): ` +
+        "a new device's production and transport avoided, less the refurbishment overhead and the older device's extra electricity.",
+    });
+    if (target) {
+      const moved = members.filter(({ g, e }) => g.country !== target.code && e.grid > target.factor);
+      const saving = sum(moved, ({ g, e }) => g.assets * (e.footprint.breakdown.use_phase_kg - (estimates.of(g, target.code)?.footprint.breakdown.use_phase_kg ?? e.footprint.breakdown.use_phase_kg)));
+      if (moved.length > 0) {
+        result.push({
+          action: `${name}: use ${plural(sum(moved, (m) => m.g.assets), 'device')} in ${targetLabel} instead of their current countries`,
+          saving_kg_co2e: round2(saving),
+          basis:
+            `Engine ${ENGINE_VERSION} use phase over each device's lifetime at the grid factor of ${target.code} (${target.factor} kg CO2e/kWh, ` +
+            "the lowest of the organisation's countries of use) instead of its own country's; the other phases unchanged.",
+        });
+      }
+    }
+  }
+  return result.filter((a) => a.saving_kg_co2e > 0).sort((a, b) => b.saving_kg_co2e - a.saving_kg_co2e);
+}
+
+function notes(view: ReportView, facts: Facts, groups: readonly InventoryGroup[], estimates: Estimates): string[] {
+  const notes: string[] = [];
+  if (facts.assets === 0) {
+    notes.push('The organisation has no assets yet: there is nothing to report. Import assets (POST /v1/assets) and request the report again.');
+  } else if (view.empty) {
+    notes.push(
+      `No asset was in the inventory in this period: the organisation has ${plural(facts.assets, 'asset')}` +
+        (facts.first_purchase ? `, the earliest purchased on ${facts.first_purchase}.` : '.'),
+    );
+  }
+  const undated = sum(groups, (g) => g.undated);
+  if (undated > 0) notes.push(`${plural(undated, 'asset has', 'assets have')} no purchase date and ${undated === 1 ? 'is' : 'are'} counted as held throughout the period.`);
+  if (facts.uncalculated > 0) notes.push(`${plural(facts.uncalculated, 'asset has', 'assets have')} no calculation and ${facts.uncalculated === 1 ? 'is' : 'are'} not included.`);
+  const unresolved = sum([...estimates.unresolved], (g) => g.assets);
+  if (unresolved > 0) {
+    notes.push(`${plural(unresolved, 'asset')} could not be calculated again by engine ${ENGINE_VERSION} and ${unresolved === 1 ? 'is' : 'are'} left out of the estimates (their stored figures are in the totals).`);
+  }
+  if (view.hotspots?.actions.length) notes.push("The actions of one category are alternatives for the same devices: their savings do not add up.");
+  if (!view.empty) {
+    notes.push(
+      `Inventory totals are the stored active calculations of the assets (kg CO2e over each device's whole life). ` +
+        `${view.type === 'sustainability_summary' ? 'Savings' : 'Component shares and action savings'} are estimates by engine ${ENGINE_VERSION} with today's grid factors, not inventory deductions.`,
+    );
+  }
+  return notes;
+}
