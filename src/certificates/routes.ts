@@ -56,7 +56,8 @@ export function createVerifyRouter(services: Services): Router {
     // The public check reads across organisations by number: the one unscoped read of certificates.
     const verification = await verifyCertificate(services.db.prisma, services.certificateKeys, number!.toUpperCase());
     const status = verification.verdict === 'unknown' ? 404 : 200;
-    if (wantsJson(request)) return Response.json(verification, { status });
+    // An unknown number is a 404 like any other, with the code every error body carries.
+    if (wantsJson(request)) return Response.json(status === 404 ? { ...verification, code: 'CERTIFICATE_UNKNOWN' } : verification, { status });
     const base = publicBase(request, services.config.publicBaseUrl);
     const page = verificationPage(verification, { jwks: `${base}${JWKS_PATH}`, self: verifyUrl(base, verification.certificate_number) });
     return new Response(page, { status, headers: { 'Content-Type': 'text/html; charset=utf-8' } });

@@ -95,7 +95,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
         { header: 'Version', width: width * 0.18, wrap: true },
         { header: 'Valid from', width: width * 0.16 },
       ],
-      view.data_sources.map((s) => ({ cells: [s.label, s.source, s.version ?? '—', s.valid_from ? fmt.date(s.valid_from) : '—'] })),
+      view.data_sources.map((s) => [s.label, s.source, s.version ?? '—', s.valid_from ? fmt.date(s.valid_from) : '—']),
     );
 
   pdf.heading('Verification', 120);

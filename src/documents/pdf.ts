@@ -1,7 +1,7 @@
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
 import type { Chart } from './charts.ts';
-import { fitText, registerFonts, textRuns, textWidth, type FontName } from './fonts.ts';
+import { fitText, registerFonts, textRuns, textWidth } from './fonts.ts';
 
 /**
  * The PDF toolkit both layouts use: an A4 page with a cursor, text with per-run font fallback and
@@ -47,11 +47,6 @@ export interface Column {
   align?: 'left' | 'right';
   /** Wrap long text in this column instead of shortening it with an ellipsis. */
   wrap?: boolean;
-}
-
-export interface Row {
-  cells: string[];
-  bold?: boolean;
 }
 
 // One token per CJK character (those scripts break between any two characters), else a word and its trailing spaces.
@@ -127,11 +122,11 @@ export class PdfWriter {
         }
         if (line.trim()) lines.push(line.trimEnd());
         line = token.trimStart();
-        // A token wider than the line (a long URL) breaks after a '?', '&', '/', '=' or '-' in the
+        // A token wider than the line (a long URL) breaks after a '?', '&', '/', '=', '-' or '.' in the
         // second half of what fits (in that order of preference), else between characters.
         while (textWidth(line.trimEnd(), size, style.bold) > width) {
           let head = fitText(line, width, size, style.bold).slice(0, -1) || [...line][0]!;
-          const cut = ['?', '&', '/', '=', '-'].map((p) => head.lastIndexOf(p)).find((i) => i > head.length / 2);
+          const cut = ['?', '&', '/', '=', '-', '.'].map((p) => head.lastIndexOf(p)).find((i) => i > head.length / 2);
           if (cut !== undefined) head = head.slice(0, cut + 1);
           lines.push(head);
           line = line.slice(head.length);
@@ -160,7 +155,7 @@ export class PdfWriter {
     const baseline = top + size * (0.95 + ((style.leading ?? 1.35) - 1.35) / 2);
     this.doc.fillColor(style.color ?? COLORS.ink);
     for (const run of textRuns(fitted, style.bold)) {
-      this.doc.font(run.font as FontName).fontSize(size).text(run.text, cx, baseline, { lineBreak: false, baseline: 'alphabetic' });
+      this.doc.font(run.font).fontSize(size).text(run.text, cx, baseline, { lineBreak: false, baseline: 'alphabetic' });
       cx += textWidth(run.text, size, style.bold);
     }
   }
@@ -211,7 +206,7 @@ export class PdfWriter {
   }
 
   /** A table whose header repeats on every page it runs onto. */
-  table(columns: Column[], rows: Row[], size = 8.5): void {
+  table(columns: Column[], rows: string[][], size = 8.5): void {
     const pad = 4;
     const step = this.lineHeight({ size });
     const header = () => {
@@ -228,8 +223,8 @@ export class PdfWriter {
     header();
     for (const row of rows) {
       const cells = columns.map((column, i) => {
-        const text = row.cells[i] ?? '';
-        return column.wrap ? this.wrap(text, column.width - 2 * pad, { size, bold: row.bold }) : [text];
+        const text = row[i] ?? '';
+        return column.wrap ? this.wrap(text, column.width - 2 * pad, { size }) : [text];
       });
       const height = Math.max(...cells.map((lines) => lines.length)) * step + 4;
       if (this.y + height > this.bottom) {
@@ -239,7 +234,7 @@ export class PdfWriter {
       let x = this.left;
       columns.forEach((column, i) => {
         (cells[i] ?? []).forEach((line, n) =>
-          this.line(line, x + pad, this.y + 2 + n * step, column.width - 2 * pad, { size, bold: row.bold, align: column.align }),
+          this.line(line, x + pad, this.y + 2 + n * step, column.width - 2 * pad, { size, align: column.align }),
         );
         x += column.width;
       });

@@ -29,9 +29,7 @@ function breakdownTable(pdf: PdfWriter, what: string, rows: ReportBreakdownRow[]
   ];
   pdf.table(
     columns,
-    rows.map((r, i) => ({
-      cells: [...(ranked ? [String(i + 1)] : []), r.label, fmt.count(r.assets), fmt.kg(r.total_kg_co2e), fmt.pct(r.share_pct)],
-    })),
+    rows.map((r, i) => [...(ranked ? [String(i + 1)] : []), r.label, fmt.count(r.assets), fmt.kg(r.total_kg_co2e), fmt.pct(r.share_pct)]),
   );
 }
 
@@ -68,17 +66,17 @@ function trendSentence(months: ReportView['by_month']): string {
   const span = (list: typeof months) =>
     list.length === 1 ? fmt.month(list[0]!.month) : `${fmt.month(list[0]!.month)} to ${fmt.month(list[list.length - 1]!.month)}`;
   const [a, b] = [mean(first), mean(second)];
-  if (a === 0) return `Average monthly emissions: ${fmt.kg(b)} kg CO₂e in ${span(second)}, none in ${span(first)}.`;
+  if (a === 0) return `Trend: the assets bought in an average month of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives; none were bought in ${span(first)}.`;
   const change = ((b - a) / a) * 100;
   const direction = Math.abs(change) < 0.05 ? 'the same as' : change < 0 ? `${fmt.pct(-change)} lower than` : `${fmt.pct(change)} higher than`;
-  return `Trend: average monthly emissions in ${span(second)} (${fmt.kg(b)} kg CO₂e) were ${direction} in ${span(first)} (${fmt.kg(a)} kg CO₂e).`;
+  return `Trend: the assets bought in an average month of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives, ${direction} those of ${span(first)} (${fmt.kg(a)} kg CO₂e).`;
 }
 
 async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> {
   await chartSection(pdf, 'Emissions by lifecycle phase (kg CO₂e and share)', phaseChart(view.totals, view.totals.total_kg_co2e, pdf.width));
   if (view.by_month.length > 0) {
     const months = view.by_month.map((m) => ({ month: m.month, value: m.total_kg_co2e }));
-    await chartSection(pdf, 'Monthly emissions (kg CO₂e)', monthChart(months, pdf.width, 130));
+    await chartSection(pdf, 'Lifecycle emissions of the assets bought each month (kg CO₂e)', monthChart(months, pdf.width, 130));
     pdf.paragraph(trendSentence(view.by_month), { size: 8.5 });
   }
   if (view.by_category.length > 0) await rankedSection(pdf, 'By category', view.by_category, 'categories', 'Category', false);
@@ -122,7 +120,7 @@ async function hotspotSections(pdf: PdfWriter, view: ReportView): Promise<void> 
       { header: 'Basis', width: w * 0.44, wrap: true },
     ],
     // No total: actions for the same devices are alternatives, their savings do not add up.
-    actions.map((a) => ({ cells: [a.action, fmt.kg(a.saving_kg_co2e), a.basis] })),
+    actions.map((a) => [a.action, fmt.kg(a.saving_kg_co2e), a.basis]),
   );
 }
 
@@ -163,9 +161,8 @@ export async function reportPdf(view: ReportView): Promise<Buffer> {
   if (view.empty) {
     pdf.notice(
       NO_DATA,
-      `${view.organization_name} has no assets with calculations in this period (${period}), so there are no totals, ` +
-        'breakdowns or charts to show. A report counts the footprint calculations of the organisation’s assets made in ' +
-        'its period: calculate the assets first, or choose a period in which they were calculated.',
+      `${view.organization_name} has no assets in this period (${period}), so there are no totals, breakdowns or ` +
+        'charts to show. Which assets a period covers is described above; the notes below say why this one is empty.',
       COLORS.accent,
       COLORS.faint,
     );
@@ -189,7 +186,7 @@ export async function reportPdf(view: ReportView): Promise<Buffer> {
         { header: 'Target year', width: width * 0.13, align: 'right' },
         { header: 'Reduction', width: width * 0.14, align: 'right' },
       ],
-      view.sbti_targets.map((t) => ({ cells: [t.name, t.scope, String(t.base_year), String(t.target_year), fmt.pct(t.reduction_pct)] })),
+      view.sbti_targets.map((t) => [t.name, t.scope, String(t.base_year), String(t.target_year), fmt.pct(t.reduction_pct)]),
     );
   }
 

@@ -60,7 +60,7 @@ export interface ReportView {
   empty: boolean;
   by_category: ReportBreakdownRow[];
   by_country: ReportBreakdownRow[];
-  /** Month (YYYY-MM) totals for the trend chart. */
+  /** Lifecycle totals of the assets bought in each month (YYYY-MM), for the trend chart. */
   by_month: { month: string; total_kg_co2e: number }[];
   /** Summary: avoided emissions from reuse and refurbishment in the period. */
   savings?: { reuse_kg_co2e: number; refurbishment_kg_co2e: number; basis: string };

@@ -168,7 +168,7 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     for (const number of ['LCF-0000000000', 'LCF-ZZZZ', 'nonsense']) {
       const res = await t.json(`/verify/${number}`, { headers: { accept: 'application/json' }, ip: '10.8.0.1' });
       expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ verdict: 'unknown', certificate_number: number.toUpperCase(), payload: null, signature: null, key_id: null });
+      expect(res.body).toMatchObject({ verdict: 'unknown', certificate_number: number.toUpperCase(), payload: null, signature: null, key_id: null, code: 'CERTIFICATE_UNKNOWN' });
     }
   });
 

@@ -254,6 +254,24 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         body: method === 'GET' ? undefined : body,
       }));
 
+  // Hand-written routes outside OpenAPI: certificate PDFs, public verification, published keys.
+  const documentRequest = () =>
+    fc
+      .record({
+        route: fc.constantFrom('/v1/certificate?id=ID', '/verify/ID', '/.well-known/jwks.json', '/v1/certificate'),
+        method: fc.constantFrom('GET', 'GET', 'POST', 'DELETE'),
+        id: fc.oneof(hostileText, fc.constantFrom('LCF-ABCDEFGHIJ', assetId)),
+        auth: auth(),
+        accept: fc.constantFrom('application/json', 'text/html', '*/*', 'application/pdf'),
+        body: fc.dictionary(fc.constantFrom('calculation_id', 'id', 'x'), hostileJson, { maxKeys: 2 }).map((b) => JSON.stringify(b)),
+      })
+      .map(({ route, method, id, auth, accept, body }): FuzzRequest => ({
+        method,
+        path: route.replace('ID', encode(id)),
+        headers: { ...auth(), accept, 'content-type': 'application/json' },
+        body: method === 'GET' ? undefined : body,
+      }));
+
   const strayRequest = () =>
     fc
       .record({ segments: fc.array(fc.oneof(hostileText.map(encode), fc.constantFrom('%ZZ', '%', '%E0%A4', '..', '%00')), { minLength: 1, maxLength: 4 }), method: fc.constantFrom('GET', 'POST', 'PATCH', 'OPTIONS') })
@@ -264,6 +282,7 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     { weight: 4, arbitrary: graphqlRequest() },
     { weight: 1, arbitrary: consoleRequest() },
     { weight: 1, arbitrary: adminRequest() },
+    { weight: 1, arbitrary: documentRequest() },
     { weight: 1, arbitrary: strayRequest() },
   );
 
@@ -311,7 +330,8 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       expect(ms, `${where} took ${Math.round(ms)} ms`).toBeLessThan(SLOWEST_MS);
       if (res.status < 400) return;
       const type = res.headers.get('content-type') ?? '';
-      if (request.path.startsWith('/console') && type.startsWith('text/html')) return void expect(text.length, where).toBeGreaterThan(0);
+      // People's pages (the console, certificate verification) show their errors as HTML.
+      if (/^\/(console|verify)/.test(request.path) && type.startsWith('text/html')) return void expect(text.length, where).toBeGreaterThan(0);
       expect(type, where).toMatch(/^application\/(json|graphql-response\+json)/);
       const body = JSON.parse(text) as { code?: string; error?: string; errors?: { extensions?: { code?: string } }[] };
       // 429 has the spec's own body {error, message, retry_after_seconds}; everything else names a code.
