@@ -1,15 +1,14 @@
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { HAS_CHROMIUM, launchChromium, warnWithoutChromium } from '../support/browser.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-if (!existsSync(CHROMIUM)) console.warn(`console browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium; .ci/run installs it)`);
+warnWithoutChromium('console browser test');
 
 // The API-key page as a person uses it, in a real headless Chromium.
-describe.skipIf(!existsSync(CHROMIUM))('API-key console in Chromium', () => {
+describe.skipIf(!HAS_CHROMIUM)('API-key console in Chromium', () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -20,10 +19,7 @@ describe.skipIf(!existsSync(CHROMIUM))('API-key console in Chromium', () => {
     const org = await t.createOrg('pro', 'Console Org');
     signInKey = (await t.createKey(org.id)).key;
     base = await t.listen();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();

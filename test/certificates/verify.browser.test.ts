@@ -1,14 +1,13 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { HAS_CHROMIUM, launchChromium, warnWithoutChromium } from '../support/browser.ts';
 import { alterStoredTotal, bearer, revoke, storedCalculation } from './support.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-if (!existsSync(CHROMIUM)) console.warn(`verification browser test skipped: ${CHROMIUM} not found (apt-get install -y chromium; .ci/run installs it)`);
+warnWithoutChromium('verification browser test');
 
 // verify_url as an auditor opens it from a QR code: a real headless Chromium on a real server.
-describe.skipIf(!existsSync(CHROMIUM))('certificate verification page in Chromium', () => {
+describe.skipIf(!HAS_CHROMIUM)('certificate verification page in Chromium', () => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -18,10 +17,7 @@ describe.skipIf(!existsSync(CHROMIUM))('certificate verification page in Chromiu
     t = await createTestApp();
     key = (await t.createKey((await t.createOrg('pro', 'Müller GmbH')).id)).key;
     base = await t.listen();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    browser = await launchChromium();
   });
   afterAll(async () => {
     await browser?.close();
