@@ -58,7 +58,7 @@ describe('OpenAPI', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toMatch(/^3\./);
     expect(res.body.servers).toEqual([{ url: '/v1' }]);
-    expect(Object.keys(res.body.paths).sort()).toEqual(['/assets', '/assets/csv', '/footprint', '/footprint/batch', '/identify', '/reference/categories', '/reference/countries', '/refurbishment', '/savings', '/search']);
+    expect(Object.keys(res.body.paths).sort()).toEqual(['/assets', '/assets/csv', '/certificate', '/certificate/revoke', '/footprint', '/footprint/batch', '/identify', '/reference/categories', '/reference/countries', '/refurbishment', '/report', '/savings', '/search']);
     expect(res.body.paths['/reference/countries'].get.responses['200']).toBeDefined();
   });
 });
