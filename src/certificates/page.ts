@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import * as fmt from '../documents/format.ts';
-import { escapeHtml as escape } from '../rest/html.ts';
+import { escapeHtml as escape, pagePolicy } from '../rest/html.ts';
 import type { CertificatePayload } from './payload.ts';
 import type { Verdict, Verification } from './service.ts';
 
@@ -18,13 +17,7 @@ th{width:38%;font-weight:600}td.num{font-variant-numeric:tabular-nums}code{word-
 `;
 
 /** Nothing but the page's own style sheet (by hash): no script, no form, no framing. */
-export const VERIFY_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
-  "form-action 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const VERIFY_CONTENT_SECURITY_POLICY = pagePolicy(STYLE, "'none'");
 
 const VERDICTS: Record<Verdict, { title: string; explain: (v: Verification) => string }> = {
   valid: {

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { escapeHtml as escape } from '../rest/html.ts';
+import { escapeHtml as escape, pagePolicy } from '../rest/html.ts';
 
 // Server-rendered HTML of the API-key console: no client-side script, every action a form POST.
 
@@ -14,13 +13,7 @@ h1{font-size:1.4rem}table{border-collapse:collapse;width:100%}th,td{text-align:l
 `;
 
 /** Nothing but the page's own style sheet (by hash) and form posts to the console; never framed. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
-  "form-action 'self'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const CONTENT_SECURITY_POLICY = pagePolicy(STYLE, "'self'");
 
 export interface ConsoleKey {
   id: string;
