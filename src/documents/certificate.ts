@@ -18,7 +18,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   if (view.sandbox) {
     pdf.notice(
       SANDBOX_CERTIFICATE,
-      'Issued with a test key (svc_test_) from the organisation’s sandbox. The figures are example data; the certificate cannot be verified as a real one.',
+      'Issued with a test key (svc_test_) from the organisation’s sandbox. The figures are example data; its signature checks out, and its verification page says it is a sandbox certificate.',
       COLORS.warning,
       COLORS.warningFaint,
     );
