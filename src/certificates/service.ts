@@ -3,7 +3,7 @@ import { validate as isUuid } from 'uuid';
 import type { Prisma, PrismaClient } from '../db/database.ts';
 import { invalidParameter, notFound } from '../errors/api-error.ts';
 import type { KeyCaller } from '../auth/caller.ts';
-import { currentRequest } from '../observability/request-context.ts';
+import { auditEntry } from '../audit/audit-log.ts';
 import { REST_BASE } from '../rest/rest-plugin.ts';
 import type { CertificateView } from '../documents/views.ts';
 import { SIGNATURE_ALGORITHM, type CertificateKeys } from './keys.ts';
@@ -43,15 +43,8 @@ function checkUuid(field: string, value: string): void {
 
 const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === 'P2002';
 
-const auditEntry = (caller: KeyCaller, event: string, row: { id: string; certificate_number: string; calculation_id: string }) => ({
-  org_id: caller.orgId,
-  event,
-  actor_key_id: caller.keyId,
-  subject_type: 'certificate',
-  subject_id: row.id,
-  data: { certificate_number: row.certificate_number, calculation_id: row.calculation_id },
-  request_id: currentRequest()?.id ?? null,
-});
+const certificateAudit = (caller: KeyCaller, event: string, row: { id: string; certificate_number: string; calculation_id: string }) =>
+  auditEntry(caller, event, { type: 'certificate', id: row.id }, { certificate_number: row.certificate_number, calculation_id: row.calculation_id });
 
 /**
  * Certifies a stored calculation of the caller's organisation. Idempotent: while the calculation has a
@@ -91,7 +84,7 @@ export async function issueCertificate(ctx: CertificateContext, calculationId: s
     try {
       const [certificate] = await prisma.$transaction([
         prisma.certificate.create({ data: row }),
-        prisma.auditLog.create({ data: auditEntry(caller, AUDIT_EVENTS.issued, row) }),
+        prisma.auditLog.create({ data: certificateAudit(caller, AUDIT_EVENTS.issued, row) }),
       ]);
       return certificate;
     } catch (error) {
@@ -121,7 +114,7 @@ export async function revokeCertificate(ctx: CertificateContext, id: string): Pr
     const [revoked] = await prisma.$transaction([
       // Only while still in force: of two concurrent revocations one updates and logs, the other finds it revoked.
       prisma.certificate.update({ where: { id, revoked_at: null }, data: { revoked_at: new Date() } }),
-      prisma.auditLog.create({ data: auditEntry(caller, AUDIT_EVENTS.revoked, certificate) }),
+      prisma.auditLog.create({ data: certificateAudit(caller, AUDIT_EVENTS.revoked, certificate) }),
     ]);
     return revoked;
   } catch (error) {

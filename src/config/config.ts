@@ -47,6 +47,17 @@ const envSchema = z.object({
   ICECAT_API_TOKEN: z.string().min(1).optional(),
   ICECAT_CONTENT_TOKEN: z.string().min(1).optional(),
   ICECAT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
+  // Organisation exports (docs/exports.md): the worker runs inside the server unless "off" (then `lcf worker` runs it).
+  EXPORT_WORKER: z.enum(['inline', 'off']).default('inline'),
+  // Set EXPORT_S3_BUCKET to keep archives in an S3-compatible store; unset: DATA_DIR/exports.
+  EXPORT_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 characters a-z 0-9 . -)').optional(),
+  EXPORT_S3_ENDPOINT: url(['http', 'https']).optional(),
+  EXPORT_S3_REGION: z.string().min(1).default('us-east-1'),
+  EXPORT_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  EXPORT_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  EXPORT_S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  // Webhook URLs resolving to loopback, private or link-local addresses are refused unless "true" (tests, private networks).
+  WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   // PEM: Ed25519 keys, the first signs certificates, the others (rotated out) only verify.
   CERT_SIGNING_KEY: z
     .string()
@@ -78,6 +89,12 @@ export type Config = Readonly<{
   icecat: Readonly<{ baseUrl: string; username?: string; apiToken?: string; contentToken?: string; timeoutMs: number }> | undefined;
   /** Certificate keys from CERT_SIGNING_KEY; unset: generated into the data directory (src/certificates/keys.ts). */
   certSigningKeys: readonly KeyObject[] | undefined;
+  exports: Readonly<{
+    worker: 'inline' | 'off';
+    /** Unset: archives under DATA_DIR/exports, served through signed URLs by the service. */
+    s3: Readonly<{ bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean }> | undefined;
+  }>;
+  webhooks: Readonly<{ allowPrivateUrls: boolean }>;
 }>;
 
 export class ConfigError extends Error {
@@ -117,5 +134,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         }
       : undefined,
     certSigningKeys: e.CERT_SIGNING_KEY,
+    exports: {
+      worker: e.EXPORT_WORKER,
+      s3: e.EXPORT_S3_BUCKET
+        ? {
+            bucket: e.EXPORT_S3_BUCKET,
+            endpoint: e.EXPORT_S3_ENDPOINT,
+            region: e.EXPORT_S3_REGION,
+            accessKeyId: e.EXPORT_S3_ACCESS_KEY_ID,
+            secretAccessKey: e.EXPORT_S3_SECRET_ACCESS_KEY,
+            forcePathStyle: e.EXPORT_S3_FORCE_PATH_STYLE === 'true',
+          }
+        : undefined,
+    },
+    webhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' },
   });
 }

@@ -3,6 +3,7 @@ import { RateLimitError, forbidden } from '../errors/api-error.ts';
 import { requirePlan } from '../auth/plan-rules.ts';
 import type { Caller } from '../auth/caller.ts';
 import { currentRequest } from '../observability/request-context.ts';
+import { auditEntry } from '../audit/audit-log.ts';
 import { readJsonBody } from '../rest/json-body.ts';
 import { REST_BASE } from '../rest/rest-plugin.ts';
 import { Router } from '../rest/router.ts';
@@ -58,15 +59,7 @@ async function createReport(services: Services, request: Request): Promise<Respo
         data: { id, org_id: caller.orgId, api_key_id: caller.keyId, type: report.type, date_from: day(report.dateFrom), date_to: day(report.dateTo), pages, bytes: pdf.length, sha256 },
       }),
       prisma.auditLog.create({
-        data: {
-          org_id: caller.orgId,
-          event: REPORT_AUDIT_EVENT,
-          actor_key_id: caller.keyId,
-          subject_type: 'report',
-          subject_id: id,
-          data: { type: report.type, date_from: report.dateFrom, date_to: report.dateTo, asset_count: view.asset_count, pages, bytes: pdf.length, sha256 },
-          request_id: state.id,
-        },
+        data: auditEntry(caller, REPORT_AUDIT_EVENT, { type: 'report', id }, { type: report.type, date_from: report.dateFrom, date_to: report.dateTo, asset_count: view.asset_count, pages, bytes: pdf.length, sha256 }),
       }),
     ]);
     const filename = `${report.type.replaceAll('_', '-')}_${report.dateFrom}_${report.dateTo}.pdf`;

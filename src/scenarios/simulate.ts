@@ -11,7 +11,7 @@ import type { Grade } from '../footprint/engine/index.ts';
 import { footprintOf } from '../footprint/service.ts';
 import { resolveDevice } from '../footprint/device.ts';
 import type { CatalogueMatch } from '../catalogue/service.ts';
-import { currentRequest } from '../observability/request-context.ts';
+import { auditEntry } from '../audit/audit-log.ts';
 import { deviceQuery } from '../assets/import.ts';
 import type { AssetSpecs } from '../assets/import-rows.ts';
 import { assetQuarter, DEFAULT_GRADE, SCENARIO_ASSUMPTIONS, summarise, type ScenarioSummary } from './refurbish.ts';
@@ -114,15 +114,7 @@ export async function simulateRefurbish(
       data: { id: scenario_run_id, org_id: caller.orgId, api_key_id: caller.keyId, kind: SCENARIO_KIND, asset_ids: assets.map((a) => a.id), result },
     }),
     prisma.auditLog.create({
-      data: {
-        org_id: caller.orgId,
-        event: SCENARIO_AUDIT_EVENT,
-        actor_key_id: caller.keyId,
-        subject_type: 'scenario_run',
-        subject_id: scenario_run_id,
-        data: { asset_count: assets.length, grade, delta_kg_co2e: result.delta_kg_co2e },
-        request_id: currentRequest()?.id ?? null,
-      },
+      data: auditEntry(caller, SCENARIO_AUDIT_EVENT, { type: 'scenario_run', id: scenario_run_id }, { asset_count: assets.length, grade, delta_kg_co2e: result.delta_kg_co2e }),
     }),
   ]);
   return outcome;
