@@ -20,10 +20,13 @@ import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
 import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRouter } from './certificates/routes.ts';
 import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
+import { createODataRouter } from './odata/routes.ts';
+import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/routes.ts';
+import { createExportFileRouter } from './exports/storage/index.ts';
 import type { Router } from './rest/router.ts';
 import type { Services } from './services.ts';
+import { SERVICE_VERSION } from './version.ts';
 
-export const SERVICE_VERSION = '1.0.0';
 export const GRAPHQL_ENDPOINT = `${REST_BASE}/graphql`;
 
 export interface App {
@@ -99,11 +102,17 @@ export function createApp(services: Services): App {
       useMountedRouter(createConsoleRouter(services)),
       useMountedRouter(createVerifyRouter(services)),
       useMountedRouter(createWellKnownRouter(services)),
+      // Signed export download URLs: the signature is the credential, so before access control (no API key).
+      useMountedRouter(createExportFileRouter(services.exportStorage)),
       useAccessControl(services, GRAPHQL_ENDPOINT),
       // After access control (key, quota); GET only: POST /v1/certificate is SOFA's.
       useMountedRouter(createCertificateDownloadRouter(services), ['GET']),
       // POST /v1/report answers a PDF body, which SOFA (JSON only) cannot; after access control (key, quota).
       useMountedRouter(createReportRouter(services)),
+      // OData for BI tools: after access control (key, also as HTTP Basic on these paths; quota).
+      useMountedRouter(createODataRouter(services)),
+      // The export download answers 302 or JSON by Accept; the job routes beside it are SOFA's.
+      useMountedRouter(createExportDownloadRouter(services), undefined, { onlyItsRoutes: true }),
       fastPath.plugin(),
       useRest(
         {
@@ -113,7 +122,7 @@ export function createApp(services: Services): App {
             'Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. ' +
             'Errors use the ApiError body {error, code, details}; 429 uses {error, message, retry_after_seconds}. GraphQL at /v1/graphql.',
         },
-        REPORT_OPENAPI_PATHS,
+        { ...REPORT_OPENAPI_PATHS, ...EXPORT_OPENAPI_PATHS },
       ),
       ...useApprovedOperations(services.approvedOperations),
       useValidationErrorCodes(),
@@ -176,7 +185,8 @@ function useRequestLifecycle(): Plugin {
       const state = currentRequest();
       if (!state) return;
       response.headers.set('X-Request-Id', state.id);
-      state.responseHeaders.forEach((value, name) => response.headers.set(name, value));
+      // Headers the response set itself (a route's own rate-limit window on its 429) win over the pipeline's.
+      state.responseHeaders.forEach((value, name) => response.headers.has(name) || response.headers.set(name, value));
       if (response.status >= 200 && response.status < 300 && request.method === 'GET') {
         state.successHeaders.forEach((value, name) => response.headers.set(name, value));
       }
@@ -206,12 +216,17 @@ function useSystemRoutes(app: App): Plugin {
   };
 }
 
-/** Mounts a hand-written router under its base path; with `methods`, only for those (the path's other methods go on to SOFA). */
-export function useMountedRouter(router: Router, methods?: readonly string[]): Plugin {
+/**
+ * Mounts a hand-written router under its base path; with `methods`, only for those (the path's other methods go on to SOFA);
+ * with `onlyItsRoutes`, only for the paths of its routes (SOFA serves the others under the same base).
+ */
+export function useMountedRouter(router: Router, methods?: readonly string[], { onlyItsRoutes = false } = {}): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
       if (methods && !methods.includes(request.method)) return;
-      if (url.pathname === router.base || url.pathname.startsWith(`${router.base}/`)) endResponse(await router.fetch(request));
+      if (onlyItsRoutes ? router.matches(url.pathname) : url.pathname === router.base || url.pathname.startsWith(`${router.base}/`)) {
+        endResponse(await router.fetch(request));
+      }
     },
   };
 }

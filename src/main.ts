@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createLogger } from './observability/logger.ts';
 import { startServices, stopServices } from './startup.ts';
+import { startBackgroundWork } from './background.ts';
 import { createApp } from './app.ts';
 import { answerClientErrors } from './validation/request-limits.ts';
 
@@ -17,6 +18,8 @@ try {
 
 const log = createLogger(config.logLevel);
 const services = await startServices(config, log);
+// With EXPORT_WORKER=off exports are left to separate `lcf worker` processes (PostgreSQL only).
+startBackgroundWork(services, { exportWorker: config.exports.worker === 'inline' });
 const app = createApp(services);
 const server = createServer(app.handle);
 server.keepAliveTimeout = 65_000;

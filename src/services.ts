@@ -10,6 +10,9 @@ import type { CatalogueService } from './catalogue/service.ts';
 import type { ApprovedOperation } from './graphql/approved-operations.ts';
 import type { CalculationWriter } from './footprint/calculation-writer.ts';
 import type { CertificateKeys } from './certificates/keys.ts';
+import type { ExportStorage } from './exports/storage/types.ts';
+import type { ExportWorker } from './exports/worker.ts';
+import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
 
 /** Long-lived collaborators shared by every request, built once at start-up. */
 export interface Services {
@@ -29,4 +32,9 @@ export interface Services {
   footprint: FootprintService;
   /** Ed25519 keys that sign and verify certificates (CERT_SIGNING_KEY, or generated into DATA_DIR). */
   certificateKeys: CertificateKeys;
+  /** Where export archives are kept: DATA_DIR/exports, or S3 when EXPORT_S3_BUCKET is set. */
+  exportStorage: ExportStorage;
+  /** Background work of this process (startBackgroundWork): absent in tests that drive it by hand. */
+  exportWorker?: ExportWorker;
+  webhookDispatcher?: WebhookDispatcher;
 }

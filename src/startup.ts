@@ -17,6 +17,7 @@ import { loadApprovedOperations } from './graphql/approved-operations.ts';
 import { Sandboxes } from './sandbox/sandbox.ts';
 import { closeDocumentRenderer } from './documents/index.ts';
 import { loadCertificateKeys } from './certificates/keys.ts';
+import { createExportStorage } from './exports/storage/index.ts';
 
 /**
  * Opens the database, brings its schema and reference data up to date (once, under an
@@ -51,6 +52,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
     approvedOperations: loadApprovedOperations(),
     footprint,
     certificateKeys: await loadCertificateKeys(config.certSigningKeys, config.dataDir),
+    exportStorage: await createExportStorage(config),
   };
 }
 
@@ -67,6 +69,9 @@ export function prepareDatabase(db: Database, log: Logger): Promise<void> {
 
 /** Stores what is still queued, lets documents being drawn finish, then closes the database. */
 export async function stopServices(services: Services): Promise<void> {
+  // A job being written is handed back for another worker; deliveries in flight finish.
+  await services.exportWorker?.stop();
+  await services.webhookDispatcher?.stop();
   await services.calculations.flush();
   await closeDocumentRenderer();
   await services.quota.close();

@@ -5,6 +5,7 @@ import { currentRequest } from '../observability/request-context.ts';
 import type { Services } from '../services.ts';
 import { authenticate, type Caller } from './caller.ts';
 import { rateLimitHeaders, type QuotaSubject } from './quota/index.ts';
+import { odataAuthorization } from '../odata/basic-auth.ts';
 
 /** Routes of the product API that are authenticated and counted: everything under /v1 but its documentation. */
 export function isMetered(pathname: string): boolean {
@@ -26,7 +27,8 @@ export function useAccessControl(services: Services, graphqlEndpoint: string): P
       if (!isMetered(url.pathname)) return;
       const state = currentRequest()!;
       try {
-        const caller = await authenticate(request.headers.get('authorization'), state.ip, services.keys);
+        // BI tools send the key as the password of HTTP Basic: accepted on /v1/odata paths only.
+        const caller = await authenticate(odataAuthorization(url.pathname, request.headers.get('authorization')), state.ip, services.keys);
         // GraphQL is a keyed interface (spec 5.3): without a key it answers 401 and costs no quota.
         if (url.pathname === graphqlEndpoint && caller.kind === 'anonymous') {
           throw unauthorized('MISSING_API_KEY', 'GraphQL needs an API key: Authorization: Bearer svc_…');

@@ -24,3 +24,7 @@ export function requireBiAccess(caller: Caller): KeyCaller {
   if (!key.biEnabled) throw new ApiError(402, 'BI_NOT_ENABLED', 'Payment required', 'BI export is not enabled on this API key');
   return requirePlan(key, 'enterprise', 'The OData interface');
 }
+
+const HOUR = 3_600;
+/** The shortest time between two organisation exports, per plan (spec 8: export frequency). */
+export const EXPORT_INTERVAL_SECONDS: Readonly<Record<Plan, number>> = { free: 30 * 24 * HOUR, pro: 7 * 24 * HOUR, business: 24 * HOUR, enterprise: HOUR };

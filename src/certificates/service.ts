@@ -1,9 +1,9 @@
 import { randomInt, randomUUID } from 'node:crypto';
-import { validate as isUuid } from 'uuid';
-import type { Prisma, PrismaClient } from '../db/database.ts';
-import { invalidParameter, notFound } from '../errors/api-error.ts';
+import { isUniqueViolation, type Prisma, type PrismaClient } from '../db/database.ts';
+import { notFound } from '../errors/api-error.ts';
 import type { KeyCaller } from '../auth/caller.ts';
 import { auditEntry } from '../audit/audit-log.ts';
+import { checkUuid } from '../validation/text.ts';
 import { REST_BASE } from '../rest/rest-plugin.ts';
 import type { CertificateView } from '../documents/views.ts';
 import { SIGNATURE_ALGORITHM, type CertificateKeys } from './keys.ts';
@@ -36,12 +36,6 @@ export interface CertificateContext {
 
 /** One body for a certificate that is missing and one of another organisation: existence does not leak. */
 const certificateNotFound = (id: string) => notFound('Certificate', `id: no certificate ${id} in this organisation`);
-
-function checkUuid(field: string, value: string): void {
-  if (!isUuid(value)) throw invalidParameter(field, `must be a UUID, got '${value}'`);
-}
-
-const isUniqueViolation = (error: unknown) => (error as { code?: unknown }).code === 'P2002';
 
 const certificateAudit = (caller: KeyCaller, event: string, row: { id: string; certificate_number: string; calculation_id: string }) =>
   auditEntry(caller, event, { type: 'certificate', id: row.id }, { certificate_number: row.certificate_number, calculation_id: row.calculation_id });

@@ -8,11 +8,17 @@ const USAGE = `usage:
   lcf admin key revoke KEY_ID
   lcf admin seed-demo --org ORG_ID --assets N [--json]
   lcf assets import FILE.csv --key KEY [--json]
+  lcf worker
+  lcf odata verify-proof FILE [--hash HEX] [--json]
 The server is found through LCF_URL (default http://localhost:3000); the admin token through
 ADMIN_TOKEN or the file DATA_DIR/admin-token (default .data/admin-token) written by the server.
 seed-demo writes into the database directly (DATABASE_URL, else DATA_DIR; with the embedded
 database stop the server first). assets import sends the file to the server with the API key
-(--key or LCF_API_KEY) in requests of up to 1000 rows; it exits 1 when any row failed.`;
+(--key or LCF_API_KEY) in requests of up to 1000 rows; it exits 1 when any row failed.
+worker runs organisation exports and webhook deliveries without the HTTP server, on PostgreSQL
+(DATABASE_URL; run the servers with EXPORT_WORKER=off); it stops cleanly on SIGTERM.
+odata verify-proof recomputes the X-Service-Proof-Hash of a saved OData response (the JSON body, or
+curl -i output with headers) and compares it with --hash or the saved header; it exits 1 on a mismatch.`;
 
 class UsageError extends Error {}
 
@@ -58,6 +64,7 @@ async function run(argv: string[]): Promise<void> {
           test: { type: 'boolean', default: false },
           bi: { type: 'boolean', default: false },
           'no-org-context': { type: 'boolean', default: false },
+          hash: { type: 'string' },
           json: { type: 'boolean', default: false },
           help: { type: 'boolean', short: 'h', default: false },
         },
@@ -70,7 +77,7 @@ async function run(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const command = positionals.slice(0, positionals[0] === 'assets' ? 2 : 3).join(' ');
+  const command = positionals.slice(0, positionals[0] === 'assets' || positionals[0] === 'odata' ? 2 : 3).join(' ');
   const print = (result: Record<string, unknown>, text: string) => console.log(values.json ? JSON.stringify(result) : text);
 
   switch (command) {
@@ -123,6 +130,20 @@ async function run(argv: string[]): Promise<void> {
         { ...outcome },
         `imported ${outcome.file}: ${outcome.total_rows} rows, ${outcome.created} created, ${outcome.updated} updated, ${outcome.failed} failed${errors.length ? `\n${errors.join('\n')}` : ''}`,
       );
+    }
+    case 'odata verify-proof': {
+      const file = positionals[2];
+      if (!file) throw new UsageError('FILE (a saved OData response) is required');
+      const { verifyProofFile } = await import('../odata/proof.ts');
+      const check = await verifyProofFile(file, values.hash);
+      if (check.matches === false) process.exitCode = 1;
+      const verdict =
+        check.matches === undefined ? 'no X-Service-Proof-Hash to compare with (pass --hash)' : check.matches ? 'matches' : `does NOT match ${check.claimed}`;
+      return print({ ...check }, `hash ${check.hash} over ${check.rows} rows: ${verdict}`);
+    }
+    case 'worker': {
+      const { runWorkerProcess } = await import('./worker.ts');
+      return runWorkerProcess();
     }
     default:
       throw new UsageError(command ? `unknown command "${command}"` : 'no command given');

@@ -49,6 +49,8 @@ const envSchema = z.object({
   ICECAT_TIMEOUT_MS: z.coerce.number().int().min(1).max(60_000).default(5_000),
   // Organisation exports (docs/exports.md): the worker runs inside the server unless "off" (then `lcf worker` runs it).
   EXPORT_WORKER: z.enum(['inline', 'off']).default('inline'),
+  // How long a worker's claim on a job holds without renewal: a crashed worker's job is taken over after this.
+  EXPORT_LEASE_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
   // Set EXPORT_S3_BUCKET to keep archives in an S3-compatible store; unset: DATA_DIR/exports.
   EXPORT_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 characters a-z 0-9 . -)').optional(),
   EXPORT_S3_ENDPOINT: url(['http', 'https']).optional(),
@@ -91,6 +93,7 @@ export type Config = Readonly<{
   certSigningKeys: readonly KeyObject[] | undefined;
   exports: Readonly<{
     worker: 'inline' | 'off';
+    leaseSeconds: number;
     /** Unset: archives under DATA_DIR/exports, served through signed URLs by the service. */
     s3: Readonly<{ bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean }> | undefined;
   }>;
@@ -136,6 +139,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     certSigningKeys: e.CERT_SIGNING_KEY,
     exports: {
       worker: e.EXPORT_WORKER,
+      leaseSeconds: e.EXPORT_LEASE_SECONDS,
       s3: e.EXPORT_S3_BUCKET
         ? {
             bucket: e.EXPORT_S3_BUCKET,

@@ -12,6 +12,8 @@ export interface SqlSession {
   exec(sql: string): Promise<void>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   release(): Promise<void>;
+  /** PostgreSQL only: the session's own connection, for protocol-level work (COPY … TO STDOUT, src/exports/archive-rows.ts). */
+  client?: pg.Client;
 }
 
 export interface Database {
@@ -78,6 +80,7 @@ async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper)
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       return {
+        client,
         exec: async (sql) => void (await client.query(sql)),
         query: async <T>(sql: string, params?: unknown[]) => (await client.query(sql, params)).rows as T[],
         release: () => client.end(),
@@ -88,3 +91,6 @@ async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper)
     },
   };
 }
+
+/** A unique constraint refused the write (Prisma P2002): another writer got there first. */
+export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === 'P2002';

@@ -22,6 +22,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
     Date: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
+    Long: { Input: number; Output: number | bigint };
   };
 }>({
   plugins: [PrismaPlugin, RelayPlugin],

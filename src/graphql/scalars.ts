@@ -38,3 +38,18 @@ builder.scalarType('JSON', {
   serialize: (value) => value,
   parseValue: (value) => value,
 });
+
+builder.scalarType('Long', {
+  description: 'Whole number that may pass 2^31 (byte and row counts), as a JSON number up to 2^53 - 1',
+  serialize: (value) => {
+    const number = Number(value);
+    if (!Number.isSafeInteger(number)) throw new GraphQLError(`Long cannot represent ${String(value)}`);
+    return number;
+  },
+  parseValue: (value) => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) throw new GraphQLError('Long must be a whole number up to 2^53 - 1');
+    return value;
+  },
+  // OpenAPI (SOFA) reads a custom scalar's JSON schema from here.
+  extensions: { jsonSchema: { type: 'integer', format: 'int64' } },
+});

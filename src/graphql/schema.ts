@@ -11,6 +11,9 @@ import '../factors/schema.ts';
 import '../assets/schema.ts';
 import '../scenarios/schema.ts';
 import '../certificates/schema.ts';
+import '../sbti/schema.ts';
+import '../webhooks/schema.ts';
+import '../exports/schema.ts';
 
 export const schema = applyInputLimits(builder.toSchema());
 

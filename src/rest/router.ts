@@ -44,6 +44,13 @@ export class Router {
     return this;
   }
 
+  /** Whether a route of this router (any method) has this path. */
+  matches(pathname: string): boolean {
+    if (pathname !== this.base && !pathname.startsWith(`${this.base}/`)) return false;
+    const path = pathname.slice(this.base.length) || '/';
+    return this.routes.some((r) => r.pattern.test(path));
+  }
+
   async fetch(request: Request): Promise<Response> {
     const response = await this.dispatch(request);
     for (const [name, value] of Object.entries(this.headers)) response.headers.set(name, value);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { validate as isUuid } from 'uuid';
 import { invalidParameter } from '../errors/api-error.ts';
 
 /**
@@ -73,4 +74,13 @@ export const TEXT_LIMITS = {
   id: 64,
   /** CSV import content; the request body limit of the CSV route allows it. */
   csv: 2_000_000,
+  /** Idempotency-Key header of organisation exports (a UUID or a client's own token). */
+  idempotencyKey: 255,
+  /** Export scope: a table name. */
+  tableName: 64,
 } as const;
+
+/** Ids are UUIDs: anything else is the caller's mistake (400 naming the field), not a missing row. */
+export function checkUuid(field: string, value: string): void {
+  if (!isUuid(value)) throw invalidParameter(field, `must be a UUID, got '${value}'`);
+}

@@ -58,7 +58,31 @@ describe('OpenAPI', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toMatch(/^3\./);
     expect(res.body.servers).toEqual([{ url: '/v1' }]);
-    expect(Object.keys(res.body.paths).sort()).toEqual(['/assets', '/assets/csv', '/certificate', '/certificate/revoke', '/footprint', '/footprint/batch', '/identify', '/reference/categories', '/reference/countries', '/refurbishment', '/report', '/savings', '/search']);
+    expect(Object.keys(res.body.paths).sort()).toEqual([
+      '/assets',
+      '/assets/csv',
+      '/certificate',
+      '/certificate/revoke',
+      '/footprint',
+      '/footprint/batch',
+      '/identify',
+      '/org/export/jobs',
+      '/org/export/jobs/{id}',
+      '/org/export/jobs/{id}/download',
+      '/reference/categories',
+      '/reference/countries',
+      '/refurbishment',
+      '/report',
+      '/savings',
+      '/search',
+      '/webhooks/deliveries',
+      '/webhooks/endpoints',
+      '/webhooks/endpoints/{id}',
+      '/webhooks/endpoints/{id}/rotate-secret',
+    ]);
     expect(res.body.paths['/reference/countries'].get.responses['200']).toBeDefined();
+    // The export's contract as generators read it: 202 on submit, integers for sizes.
+    expect(Object.keys(res.body.paths['/org/export/jobs'].post.responses)).toContain('202');
+    expect(res.body.components.schemas.ExportJob.properties.bytes).toMatchObject({ type: 'integer', format: 'int64' });
   });
 });

@@ -254,11 +254,22 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         body: method === 'GET' ? undefined : body,
       }));
 
-  // Hand-written routes outside OpenAPI: certificate PDFs, public verification, published keys.
+  // Hand-written routes outside OpenAPI: certificate PDFs, public verification, published keys, signed export files, OData.
   const documentRequest = () =>
     fc
       .record({
-        route: fc.constantFrom('/v1/certificate?id=ID', '/verify/ID', '/.well-known/jwks.json', '/v1/certificate'),
+        route: fc.constantFrom(
+          '/v1/certificate?id=ID',
+          '/verify/ID',
+          '/.well-known/jwks.json',
+          '/v1/certificate',
+          '/files/exports/ID',
+          `/files/exports/${assetId}/ID.zip?expires=99999999999&filename=x.zip&signature=ID`,
+          '/v1/odata/ID',
+          '/v1/odata/Assets?$filter=ID',
+          '/v1/odata/Assets?$orderby=ID&$select=ID',
+          '/v1/odata/$metadata',
+        ),
         method: fc.constantFrom('GET', 'GET', 'POST', 'DELETE'),
         id: fc.oneof(hostileText, fc.constantFrom('LCF-ABCDEFGHIJ', assetId)),
         auth: auth(),

@@ -1,0 +1,68 @@
+import { requireOrgContext, type Caller } from '../auth/caller.ts';
+import { currentRequest } from '../observability/request-context.ts';
+import { publicBase } from '../rest/public-url.ts';
+import { REST_BASE } from '../rest/rest-plugin.ts';
+import { Router } from '../rest/router.ts';
+import type { Services } from '../services.ts';
+import { exportDownload } from './jobs.ts';
+
+export const EXPORT_JOBS_PATH = `${REST_BASE}/org/export/jobs`;
+
+/** Asked for JSON by name (`Accept: application/json`); browsers and curl, which accept anything, get the redirect. */
+const wantsJson = (request: Request) => /(^|,)\s*application\/json\s*(;|,|$)/i.test(request.headers.get('accept') ?? '');
+
+/** The download answers a 302 or JSON by the Accept header, which SOFA cannot express; mounted after access control for the caller. */
+export function createExportDownloadRouter(services: Services): Router {
+  return new Router(EXPORT_JOBS_PATH, { 'Cache-Control': 'no-store' }).on('GET', '/:id/download', async (request, { id }) => {
+    const state = currentRequest()!;
+    const caller = requireOrgContext(state.caller ?? ({ kind: 'anonymous', ip: state.ip, plan: 'free' } satisfies Caller));
+    const download = await exportDownload(
+      { prisma: services.scopes.forCaller(caller), caller, storage: services.exportStorage, base: publicBase(request, services.config.publicBaseUrl) },
+      id!,
+    );
+    if (wantsJson(request)) return Response.json({ ...download, expires_at: download.expires_at.toISOString() });
+    return new Response(null, { status: 302, headers: { Location: download.signed_url } });
+  });
+}
+
+/** The download in the OpenAPI document (SOFA documents only its own routes). */
+export const EXPORT_OPENAPI_PATHS = {
+  '/org/export/jobs/{id}/download': {
+    get: {
+      operationId: 'exportJobDownload',
+      summary: 'Download a completed export: a signed URL valid 15 minutes',
+      description:
+        'Checks that the job is your organisation\'s (404 otherwise) and writes the audit event org.export.job.downloaded. ' +
+        'With Accept: application/json: {signed_url, expires_at, bytes, sha256}; otherwise 302 to the signed URL. ' +
+        '409 EXPORT_NOT_COMPLETED before completion; 410 EXPORT_EXPIRED 72 hours after completion.',
+      tags: ['Organisation export'],
+      security: [{ bearer: [] }],
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid', maxLength: 64 } }],
+      responses: {
+        200: {
+          description: 'Signed URL (Accept: application/json)',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['signed_url', 'expires_at', 'bytes', 'sha256'],
+                properties: {
+                  signed_url: { type: 'string', format: 'uri' },
+                  expires_at: { type: 'string', format: 'date-time' },
+                  bytes: { type: 'integer', format: 'int64' },
+                  sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+                },
+              },
+            },
+          },
+        },
+        302: { description: 'Redirect to the signed URL (Location header)' },
+        400: { description: 'id is not a UUID' },
+        401: { description: 'Missing, invalid or revoked API key' },
+        404: { description: 'No such export job in your organisation' },
+        409: { description: 'The job is not completed' },
+        410: { description: 'The archive expired (72 hours after completion)' },
+      },
+    },
+  },
+};

@@ -1,0 +1,119 @@
+/**
+ * One entity-set request: the page of rows (server-driven paging by keyset), the count and the data
+ * freshness read in one snapshot, the rows as OData JSON, their proof hash, and the audit-log row
+ * whose id is the proof. Organisation data is read only through the caller's scoped client.
+ */
+import type { KeyCaller } from '../auth/caller.ts';
+import { auditEntry } from '../audit/audit-log.ts';
+import type { PrismaClient } from '../db/database.ts';
+import { Prisma } from '../generated/prisma/client.ts';
+import { allProperties, isEnum, keyProperty, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
+import { afterWhere, all, filterWhere, orderByOf, readField, selectOf, whereArgument, type Where } from './prisma-query.ts';
+import { encodeSkipToken, normalisedQuery, PAGE_SIZE, MAX_TOP, type ODataQuery } from './query-options.ts';
+import { proofHash } from './proof.ts';
+
+export const ODATA_AUDIT_EVENT = 'odata.query';
+
+export interface QueryResult {
+  rows: Record<string, unknown>[];
+  count?: number;
+  /** The query of the next page (client options, $top left, $skiptoken) when more rows remain. */
+  next?: URLSearchParams;
+  freshness: Date;
+  hash: string;
+  proofId: string;
+  pageSize: number;
+}
+
+interface Delegate {
+  findMany(args: object): Prisma.PrismaPromise<Record<string, unknown>[]>;
+  findFirst(args: object): Prisma.PrismaPromise<Record<string, unknown> | null>;
+  count(args: object): Prisma.PrismaPromise<number>;
+}
+
+/** A property's JSON value: dates as YYYY-MM-DD, instants in ISO 8601 UTC, decimals as numbers. */
+function jsonValue(property: PropertyDef, raw: unknown): unknown {
+  if (raw === null || raw === undefined) return null;
+  if (isEnum(property.type)) return raw;
+  switch (property.type) {
+    case 'Edm.Date':
+      return (raw as Date).toISOString().slice(0, 10);
+    case 'Edm.DateTimeOffset':
+      return (raw as Date).toISOString();
+    case 'Edm.Decimal':
+      return (raw as Prisma.Decimal).toNumber();
+    default:
+      return raw;
+  }
+}
+
+const latest = (dates: readonly (Date | null | undefined)[]) =>
+  dates.reduce<Date | null>((max, d) => (d && (!max || d > max) ? d : max), null);
+
+export async function runEntityQuery(prisma: PrismaClient, caller: KeyCaller, query: ODataQuery, maxPageSize?: number): Promise<QueryResult> {
+  const { set } = query;
+  const delegate = (prisma as unknown as Record<EntitySetDef['model'], Delegate>)[set.model];
+  // $top rows in one page (1000 without $top), unless the client prefers smaller pages.
+  const pageSize = Math.min(maxPageSize ?? query.top ?? PAGE_SIZE, query.top ?? MAX_TOP);
+
+  const filtered: Where = query.filter ? filterWhere(query.filter) : all();
+  const where = whereArgument(filtered);
+  const pageWhere = whereArgument(query.after ? all(filtered, afterWhere(query.orderBy, query.after)) : filtered);
+  const output = query.select ?? allProperties(set);
+  const computed = set.computed;
+  // Read what is shown, what the order and the next token need, and what computed properties are made from.
+  const needed = [...new Set([...output, ...query.orderBy.map((o) => o.property), keyProperty(set), ...(computed ? set.properties : [])])];
+  const now = new Date();
+  const freshnessProperties = set.freshnessFields.map((name) => set.properties.find((p) => p.name === name)!);
+
+  // One snapshot for the page, the freshness, the data of computed properties and the count.
+  const batch: Prisma.PrismaPromise<unknown>[] = [
+    delegate.findMany({ where: pageWhere, orderBy: orderByOf(query.orderBy), select: selectOf(needed), skip: query.skip, take: pageSize + 1 }),
+    // The latest value of each field, as ORDER BY … LIMIT 1 (an index walk; Prisma's aggregate reads every row).
+    ...freshnessProperties.map((p) => delegate.findFirst({ select: selectOf([p]), orderBy: orderByOf([{ property: p, descending: true, nullable: p.nullable }]) })),
+    ...(computed ? [computed.load(prisma)] : []),
+    ...(query.count ? [delegate.count({ where })] : []),
+  ];
+  const results = await prisma.$transaction(batch, { isolationLevel: 'RepeatableRead' });
+  const found = results[0] as Record<string, unknown>[];
+  const freshest = freshnessProperties.map((p, i) => (results[1 + i] ? (readField(results[1 + i] as Record<string, unknown>, p) as Date | null) : null));
+  const loaded = computed ? results[1 + freshnessProperties.length] : undefined;
+  const count = query.count ? (results.at(-1) as number) : undefined;
+  const more = found.length > pageSize && (query.top === undefined || query.top > pageSize);
+  const page = found.slice(0, pageSize);
+
+  const values = page.map((raw) => {
+    let row = Object.fromEntries(needed.filter((p) => p.field).map((p) => [p.name, jsonValue(p, readField(raw, p))]));
+    if (computed) row = computed.apply(row, loaded, now);
+    return Object.fromEntries(output.map((p) => [p.name, row[p.name] ?? null]));
+  });
+
+  let next: URLSearchParams | undefined;
+  if (more) {
+    const last = page.at(-1)!;
+    const skiptoken = encodeSkipToken(query.orderBy.map((o) => readField(last, o.property)));
+    next = new URLSearchParams();
+    for (const [name, value] of Object.entries(query.text)) if (value !== undefined) next.set(`$${name}`, value);
+    if (query.top !== undefined) next.set('$top', String(query.top - pageSize));
+    if (query.count) next.set('$count', 'true');
+    next.set('$skiptoken', skiptoken);
+  }
+
+  const freshness =
+    latest([...freshest, computed ? computed.freshness(loaded) : null]) ?? now;
+  const hash = proofHash(values);
+  const audit = await prisma.auditLog.create({
+    data: auditEntry(caller, ODATA_AUDIT_EVENT, { type: 'odata_entity_set', id: set.name }, {
+      entity_set: set.name,
+      query: normalisedQuery(query),
+      page_size: pageSize,
+      row_count: values.length,
+      ...(count === undefined ? {} : { count }),
+      proof_hash: hash,
+      data_freshness: freshness.toISOString(),
+      more_rows: more,
+    }),
+    select: { id: true },
+  });
+  return { rows: values, count, next, freshness, hash, proofId: audit.id, pageSize };
+}

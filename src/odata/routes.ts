@@ -1,0 +1,96 @@
+/**
+ * The read-only OData v4 interface for BI tools (spec 4.7): GET /v1/odata (service document),
+ * /v1/odata/$metadata (CSDL XML) and /v1/odata/{EntitySet} (JSON result with proof headers).
+ * Mounted after access control, which has authenticated the key (Bearer, or Basic on these paths:
+ * basic-auth.ts) and counted the request against the quota.
+ */
+import type { Caller, KeyCaller } from '../auth/caller.ts';
+import { requireBiAccess } from '../auth/plan-rules.ts';
+import { ApiError, forbidden } from '../errors/api-error.ts';
+import { currentRequest } from '../observability/request-context.ts';
+import { publicBase } from '../rest/public-url.ts';
+import { Router } from '../rest/router.ts';
+import type { Services } from '../services.ts';
+import { ODATA_BASE } from './basic-auth.ts';
+import { METADATA_XML } from './csdl.ts';
+import { ENTITY_SETS, entitySetNamed } from './entity-sets.ts';
+import { ODataNotImplemented, entitySetNotFound } from './errors.ts';
+import { FRESHNESS_HEADER, PROOF_HASH_HEADER, PROOF_HEADER } from './proof.ts';
+import { MAX_TOP, parseQuery } from './query-options.ts';
+import { runEntityQuery } from './query.ts';
+
+const JSON_TYPE = 'application/json; odata.metadata=minimal; odata.streaming=true; IEEE754Compatible=false; charset=utf-8';
+
+export function createODataRouter(services: Services): Router {
+  return new Router(ODATA_BASE, { 'OData-Version': '4.0' })
+    .on('GET', '/', (request) => {
+      biCaller();
+      const base = serviceRoot(services, request);
+      return json({ '@odata.context': `${base}/$metadata`, value: ENTITY_SETS.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name })) }, { 'Cache-Control': 'no-store' });
+    })
+    .on('GET', '/:segment', (request, { segment }) => {
+      biCaller();
+      if (segment === '$metadata') {
+        return new Response(METADATA_XML, { headers: { 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'private, max-age=300' } });
+      }
+      return queryEntitySet(services, request, segment!);
+    })
+    .on('GET', '/:segment/:path', (_request, { segment }) => {
+      biCaller();
+      if (!entitySetNamed(segment!)) throw entitySetNotFound(segment!);
+      throw new ODataNotImplemented('Addressing paths below an entity set ($count, keys, properties)');
+    });
+}
+
+const ANONYMOUS: Caller = { kind: 'anonymous', ip: 'unknown', plan: 'free' };
+
+/** Spec 5.7: 401 without a key, 402 without bi_enabled, 403 below enterprise. The 401 also invites Basic, which BI tools then offer. */
+function biCaller(): KeyCaller {
+  const caller = currentRequest()?.caller ?? ANONYMOUS;
+  if (caller.kind !== 'key') {
+    throw new ApiError(401, 'MISSING_API_KEY', 'Unauthorized', 'OData needs an API key: Authorization: Bearer <key>, or HTTP Basic with the key as the password', {
+      'WWW-Authenticate': 'Bearer realm="v1", Basic realm="OData", charset="UTF-8"',
+    });
+  }
+  return requireBiAccess(caller);
+}
+
+const serviceRoot = (services: Services, request: Request) => `${publicBase(request, services.config.publicBaseUrl)}${ODATA_BASE}`;
+
+const json = (body: unknown, headers: Record<string, string>) => new Response(JSON.stringify(body), { headers: { 'Content-Type': JSON_TYPE, ...headers } });
+
+/** Option names as written ($top, not %24top); values percent-encoded (a space is %20, a + is %2B). */
+const queryString = (params: URLSearchParams) => [...params].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
+
+/** Prefer: odata.maxpagesize=N asks for smaller (or, up to $top's maximum, larger) pages. */
+function preferredPageSize(request: Request): number | undefined {
+  const match = /(?:^|[,;\s])odata\.maxpagesize\s*=\s*"?(\d{1,9})"?/i.exec(request.headers.get('prefer') ?? '');
+  return match ? Math.min(MAX_TOP, Math.max(1, Number(match[1]))) : undefined;
+}
+
+async function queryEntitySet(services: Services, request: Request, segment: string): Promise<Response> {
+  const caller = biCaller();
+  const set = entitySetNamed(segment);
+  if (!set) throw entitySetNotFound(segment);
+  // Every query is recorded in the audit log of the organisation it reads: the shared demo sandbox of test keys has none to write to.
+  if (caller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'OData queries are recorded in the audit log of the organisation; use a key with organisation context');
+  const url = new URL(request.url);
+  const query = parseQuery(set, url.searchParams);
+  const maxPageSize = preferredPageSize(request);
+  const result = await runEntityQuery(services.scopes.forCaller(caller), caller, query, maxPageSize);
+
+  const root = serviceRoot(services, request);
+  const body = {
+    '@odata.context': `${root}/$metadata#${set.name}${query.select ? `(${query.select.map((p) => p.name).join(',')})` : ''}`,
+    ...(result.count === undefined ? {} : { '@odata.count': result.count }),
+    value: result.rows,
+    ...(result.next ? { '@odata.nextLink': `${root}/${set.name}?${queryString(result.next)}` } : {}),
+  };
+  return json(body, {
+    'Cache-Control': 'no-store',
+    [PROOF_HEADER]: result.proofId,
+    [PROOF_HASH_HEADER]: result.hash,
+    [FRESHNESS_HEADER]: result.freshness.toISOString(),
+    ...(maxPageSize ? { 'Preference-Applied': `odata.maxpagesize=${result.pageSize}` } : {}),
+  });
+}
