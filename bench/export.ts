@@ -5,7 +5,8 @@
 //     log, webhook deliveries, certificates, … (asset events fill up to the exact total);
 //  2. writeExportArchive of all 22 tables to a temporary file, twice, each in a child process so its peak
 //     RSS is the export's and not the seeding's: once with only a database connection (the export's own
-//     footprint), once with the full services as in the server and `lcf worker`, where exports run.
+//     footprint), once as an `lcf worker` process (where exports run at scale), once with the full services
+//     of a server (its inline worker).
 //     Seconds, rows/s, CPU, RSS before, at each quarter of the rows and at its peak
 //     (process.resourceUsage().maxRSS, and RSS sampled every 50 ms);
 //  3. checks the archive: per-table line counts against count(*) in the database, whole-ZIP size and SHA-256.
@@ -25,11 +26,12 @@ import { freshPostgres } from './support.ts';
 import { ROOT } from '../test/support/process.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { createLogger } from '../src/observability/logger.ts';
-import { startServices, stopServices } from '../src/startup.ts';
-import { seedDemo } from '../src/assets/seed-demo.ts';
 import { writeExportArchive, DEFAULT_PAGE_SIZE, COMPRESSION_LEVEL } from '../src/exports/archive.ts';
 import { EXPORT_TABLES, ownerColumn } from '../src/exports/tables.ts';
 import { openDatabase } from '../src/db/database.ts';
+import { openWorkerServices } from '../src/cli/worker.ts';
+// The server's modules (startup, seed-demo) are imported where used: a 'worker' or 'database' child must not load them.
+const loadStartup = () => import('../src/startup.ts');
 import type { Services } from '../src/services.ts';
 
 const ROWS = Number(process.env.BENCH_EXPORT_ROWS ?? 1_000_000);
@@ -42,11 +44,14 @@ const KEEP = process.env.BENCH_EXPORT_KEEP === '1';
 /** Rows of a table as a share of the total, so smaller runs keep the mix. */
 const scaled = (share: number) => Math.max(1, Math.round(ROWS * share));
 
-const servicesFor = (url: string, dataDir: string) =>
-  startServices(loadConfig({ DATABASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_TOKEN, EXPORT_WORKER: 'off' }), createLogger('silent'));
+const workerConfig = (url: string, dataDir: string) => loadConfig({ DATABASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'silent', ADMIN_TOKEN, EXPORT_WORKER: 'off' });
+const servicesFor = async (url: string, dataDir: string) => (await loadStartup()).startServices(workerConfig(url, dataDir), createLogger('silent'));
 
-/** services: the full services as in the server and `lcf worker` (where exports run); database: only a database connection (the export's own footprint). */
-type ProcessKind = 'services' | 'database';
+/**
+ * worker: an `lcf worker` process (where exports run at scale); services: the full services of a server
+ * (its inline worker); database: only a database connection (the export's own footprint).
+ */
+type ProcessKind = 'worker' | 'services' | 'database';
 
 interface ChildResult {
   seconds: number;
@@ -67,7 +72,8 @@ const rssMb = () => process.memoryUsage().rss / 2 ** 20;
 /** Child mode: one export to `file` in a process of the given kind, the measurements as JSON on stdout. */
 async function runExport(kind: ProcessKind, url: string, orgId: string, file: string, dataDir: string): Promise<void> {
   const services = kind === 'services' ? await servicesFor(url, dataDir) : undefined;
-  const db = services?.db ?? (await openDatabase({ kind: 'postgres', url, poolSize: 2 }));
+  const worker = kind === 'worker' ? await openWorkerServices(workerConfig(url, dataDir), createLogger('silent')) : undefined;
+  const db = services?.db ?? worker?.db ?? (await openDatabase({ kind: 'postgres', url, poolSize: 2 }));
   await db.prisma.$queryRawUnsafe('SELECT 1');
   const baselineRssMb = rssMb();
   let sampledPeak = baselineRssMb;
@@ -105,7 +111,7 @@ async function runExport(kind: ProcessKind, url: string, orgId: string, file: st
     rssByQuarter,
     cpuSeconds: (used.user + used.system) / 1e6,
   };
-  if (services) await stopServices(services);
+  if (services) await (await loadStartup()).stopServices(services);
   else await db.close();
   process.stdout.write(JSON.stringify(out));
 }
@@ -241,6 +247,7 @@ async function main() {
     orgId = org.id;
     console.log(`seeding ${ROWS} rows into one organisation (${ASSETS} assets with seed-demo) …`);
     const seedStart = performance.now();
+    const { seedDemo } = await import('../src/assets/seed-demo.ts');
     await seedDemo(services.db.prisma, org.id, ASSETS, () => {}, { services: { reference: services.reference, footprint: services.footprint }, seed: 42 });
     await seedOthers(services, org.id, Math.round(ASSETS * 0.55));
     const counts = await countRows(services, org.id);
@@ -248,12 +255,16 @@ async function main() {
     const [size] = await services.db.prisma.$queryRawUnsafe<{ mb: number }[]>(`SELECT (pg_database_size(current_database()) / 1048576)::int AS mb`);
     console.log(`seeded in ${((performance.now() - seedStart) / 1000).toFixed(1)} s: ${total} rows, database ${size!.mb} MB`);
     console.table(counts);
-    await stopServices(services);
+    await (await loadStartup()).stopServices(services);
 
     const file = path.join(tmp, 'export.zip');
     const loadBefore = loadavg().map((l) => l.toFixed(2)).join(' ');
     console.log(`exporting (page ${PAGE} rows, deflate level ${LEVEL}); load average before: ${loadBefore}`);
-    const runs = { database: await child('database', db.url, org.id, file, tmp), services: await child('services', db.url, org.id, file, tmp) };
+    const runs = {
+      database: await child('database', db.url, org.id, file, tmp),
+      worker: await child('worker', db.url, org.id, file, tmp),
+      services: await child('services', db.url, org.id, file, tmp),
+    };
     const loadAfter = loadavg().map((l) => l.toFixed(2)).join(' ');
 
     // The archive as written (by the second run): whole-file hash and size, 24 entries, counts as in the database.
@@ -276,7 +287,11 @@ async function main() {
       'peak RSS, sampled (MB)': Math.round(run.sampledPeakRssMb),
       'peak RSS, maxRSS (MB)': Math.round(run.maxRssMb),
     });
-    console.table({ 'process with the database only': row(runs.database), 'process with the full services': row(runs.services) });
+    console.table({
+      'process with the database only': row(runs.database),
+      'lcf worker process': row(runs.worker),
+      'server process (inline worker)': row(runs.services),
+    });
     console.log(`load average (1/5/15 min) before: ${loadBefore}; after: ${loadAfter}; targets: <= 60 s, <= 300 MB`);
     if (problems.length) {
       console.error(`archive check FAILED:\n  ${problems.join('\n  ')}`);

@@ -7,7 +7,10 @@ import { SERVICE_VERSION } from './version.ts';
  * Starts this process's background work: the webhook dispatcher, and the export worker unless
  * `exportWorker` is false (the server with EXPORT_WORKER=off leaves exports to `lcf worker` processes).
  */
-export function startBackgroundWork(services: Services, { exportWorker = true } = {}): void {
+export function startBackgroundWork(
+  services: Pick<Services, 'config' | 'db' | 'scopes' | 'exportStorage' | 'log' | 'exportWorker' | 'webhookDispatcher'>,
+  { exportWorker = true } = {},
+): void {
   if (exportWorker) {
     services.exportWorker = new ExportWorker(
       { db: services.db, scopes: services.scopes, storage: services.exportStorage, log: services.log, softwareVersion: SERVICE_VERSION },

@@ -1,12 +1,18 @@
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
-import { startServices, stopServices } from '../startup.ts';
+import { openDatabase, withSession } from '../db/database.ts';
+import { applyMigrations, readMigrations, withStartupLock } from '../db/migrate.ts';
+import { OrganizationScopes } from '../auth/org-scope.ts';
+import { createExportStorage } from '../exports/storage/index.ts';
 import { startBackgroundWork } from '../background.ts';
+import type { Services } from '../services.ts';
 
 /**
  * `lcf worker`: the export worker and webhook dispatcher without the HTTP server, for running
  * exports on their own machines at scale (the servers then run with EXPORT_WORKER=off). Needs
- * PostgreSQL: the embedded database belongs to the one server process that opened it.
+ * PostgreSQL: the embedded database belongs to the one server process that opened it. Only what
+ * the background work uses is loaded (no GraphQL schema, engine, catalogue or PDF renderer), so
+ * the process stays small while it streams large archives.
  */
 export async function runWorkerProcess(): Promise<void> {
   let config;
@@ -20,9 +26,9 @@ export async function runWorkerProcess(): Promise<void> {
     throw new Error('lcf worker needs DATABASE_URL (PostgreSQL): with the embedded database the server runs the worker itself (EXPORT_WORKER=inline)');
   }
   const log = createLogger(config.logLevel);
-  const services = await startServices(config, log);
-  startBackgroundWork(services, { exportWorker: true });
-  log.info({ worker: services.exportWorker?.id }, 'worker started');
+  const background = await openWorkerServices(config, log);
+  startBackgroundWork(background, { exportWorker: true });
+  log.info({ worker: background.exportWorker?.id }, 'worker started');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'worker stopping: handing back the job in progress');
@@ -31,6 +37,17 @@ export async function runWorkerProcess(): Promise<void> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  await stopServices(services);
+  await background.exportWorker?.stop();
+  await background.webhookDispatcher?.stop();
+  await background.db.close();
   log.info('worker stopped');
+}
+
+type WorkerServices = Pick<Services, 'config' | 'db' | 'scopes' | 'exportStorage' | 'log' | 'exportWorker' | 'webhookDispatcher'>;
+
+/** What the background work needs: the database (schema brought up to date, as the servers do at start), scoping and the export storage. */
+export async function openWorkerServices(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>): Promise<WorkerServices> {
+  const db = await openDatabase({ kind: 'postgres', url: config.databaseUrl!, poolSize: config.databasePoolSize });
+  await withSession(db, async (session) => withStartupLock(session, async () => void (await applyMigrations(session, await readMigrations()))));
+  return { config, db, log, scopes: new OrganizationScopes(db.prisma), exportStorage: await createExportStorage(config) };
 }

@@ -1,6 +1,5 @@
 import type { Config } from '../../config/config.ts';
 import { FilesystemExportStorage } from './filesystem.ts';
-import { S3ExportStorage } from './s3.ts';
 import type { ExportStorage } from './types.ts';
 
 export type { ExportStorage, ObjectUpload } from './types.ts';
@@ -13,6 +12,10 @@ export { createExportFileRouter } from './routes.ts';
  */
 export async function createExportStorage(config: Config, options: { now?: () => number } = {}): Promise<ExportStorage> {
   const now = options.now ?? Date.now;
-  if (config.exports.s3) return S3ExportStorage.create(config.exports.s3, now);
+  if (config.exports.s3) {
+    // Imported on use only: the AWS SDK costs tens of MB of RSS, waste with the filesystem store.
+    const { S3ExportStorage } = await import('./s3.ts');
+    return S3ExportStorage.create(config.exports.s3, now);
+  }
   return FilesystemExportStorage.create(config.dataDir, now);
 }
