@@ -7,14 +7,12 @@
 //  4. import throughput of a 10 000-row CSV through `lcf assets import` (assets/s), then the same file
 //     again (all updates).
 // BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server; a fresh database is made and dropped.
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { encodeBase64, encodeCursorChunk } from '@pothos/core';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { adminJson, freshPostgres, startService } from './support.ts';
-import { ROOT } from '../test/support/process.ts';
+import { adminJson, freshPostgres, percentile, runLcf, startService } from './support.ts';
 import { StatementLog, countingAdapter } from '../test/support/counting-database.ts';
 import { PrismaClient, openDatabase, type Database } from '../src/db/database.ts';
 import { loadConfig } from '../src/config/config.ts';
@@ -38,19 +36,6 @@ const SIMULATE = `mutation Sim($ids: [ID!]!) { simulateRefurbish(assetIds: $ids)
   current_quarterly_co2e scenario_quarterly_co2e delta_kg_co2e delta_percentage affected_assets_count } }`;
 
 const cursorOf = (id: string) => encodeBase64(`GPC:${encodeCursorChunk(id)}`);
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
-};
-
-function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/lcf.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout }));
-  });
-}
 
 async function timed(fn: () => Promise<unknown>, times: number): Promise<number[]> {
   const ms: number[] = [];
@@ -83,7 +68,7 @@ try {
   // 1. seed
   console.log(`seeding ${N} assets with lcf admin seed-demo …`);
   const seedStart = performance.now();
-  const seeded = await run(['admin', 'seed-demo', '--org', org.id!, '--assets', String(N), '--json'], { DATABASE_URL: db.url });
+  const seeded = await runLcf(['admin', 'seed-demo', '--org', org.id!, '--assets', String(N), '--json'], { DATABASE_URL: db.url });
   const seedSeconds = (performance.now() - seedStart) / 1000;
   if (seeded.code !== 0) throw new Error(`seed-demo failed: ${seeded.stdout}`);
   const seedResult = JSON.parse(seeded.stdout);
@@ -169,7 +154,7 @@ try {
   await writeFile(file, lines.join('\n'));
   const importOnce = async () => {
     const start = performance.now();
-    const res = await run(['assets', 'import', file, '--key', key!, '--json'], { LCF_URL: service.url });
+    const res = await runLcf(['assets', 'import', file, '--key', key!, '--json'], { LCF_URL: service.url });
     const seconds = (performance.now() - start) / 1000;
     const outcome = JSON.parse(res.stdout);
     if (outcome.failed) throw new Error(`import failed rows: ${JSON.stringify(outcome.errors.slice(0, 3))}`);

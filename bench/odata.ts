@@ -7,33 +7,18 @@
 //  4. what keeping the rollup costs a write: EXPLAIN ANALYZE of updates that move 1 000 and 10 % of the
 //     assets to another month (rolled back), the trigger's time against the statement's.
 // BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server; a fresh database is made and dropped.
-import { spawn } from 'node:child_process';
 import pg from 'pg';
-import { adminJson, freshPostgres, startService } from './support.ts';
-import { ROOT } from '../test/support/process.ts';
+import { adminJson, freshPostgres, percentile, runLcf, startService } from './support.ts';
 import { proofHash } from '../src/odata/proof.ts';
 
 const N = Number(process.env.BENCH_ASSETS ?? 1_000_000);
 const QUOTA_LIMITS = 'day.enterprise=100000000,minute.enterprise=100000000';
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
-};
 const stats = (ms: number[]) => ({ p50_ms: percentile(ms, 50), p95_ms: percentile(ms, 95), n: ms.length });
-
-function run(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/lcf.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let stdout = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout }));
-  });
-}
 
 async function seed(orgId: string, n: number, url: string): Promise<number> {
   const start = performance.now();
-  const seeded = await run(['admin', 'seed-demo', '--org', orgId, '--assets', String(n), '--json'], { DATABASE_URL: url });
+  const seeded = await runLcf(['admin', 'seed-demo', '--org', orgId, '--assets', String(n), '--json'], { DATABASE_URL: url });
   if (seeded.code !== 0) throw new Error(`seed-demo failed: ${seeded.stdout}`);
   return (performance.now() - start) / 1000;
 }

@@ -6,6 +6,22 @@ import { freePort, ROOT } from '../test/support/process.ts';
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
+/** The p-th percentile of `values` (ms), to 0.1. */
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
+}
+
+/** Runs the `lcf` command (its stderr shown, e.g. seed progress); its exit code and output. */
+export function runLcf(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/lcf.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let stdout = '';
+    child.stdout!.on('data', (d) => (stdout += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout }));
+  });
+}
+
 /** A fresh database on the PostgreSQL server of BENCH_DATABASE_URL (default: the local test server). */
 export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
   const server = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
