@@ -122,7 +122,7 @@ const humanInterval = (seconds: number) => (seconds >= 86_400 ? `${seconds / 86_
 export async function submitExportJob(ctx: ExportContext, request: ExportRequest): Promise<ExportJobRow> {
   const { prisma, caller } = ctx;
   const now = ctx.now ?? new Date();
-  const { scope, format, idempotencyKey } = normaliseRequest(request);
+  const { scope, tables, format, idempotencyKey } = normaliseRequest(request);
   const day = utcDay(now);
   const idempotent = async (tx: Prisma.TransactionClient) => {
     if (idempotencyKey === null) return null;
@@ -154,7 +154,7 @@ export async function submitExportJob(ctx: ExportContext, request: ExportRequest
           org_id: caller.orgId,
           scope: scope as unknown as Prisma.InputJsonValue,
           format,
-          total_tables: scope.include.filter((t) => !scope.exclude.includes(t)).length,
+          total_tables: tables.length,
           idempotency_key: idempotencyKey,
           idempotency_day: idempotencyKey === null ? null : day,
           storage_path: `${caller.orgId}/${id}.zip`,

@@ -1,5 +1,6 @@
 import type { YogaInitialContext } from 'graphql-yoga';
 import { builder } from '../graphql/builder.ts';
+import { ExportJobStatus } from '../generated/prisma/enums.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { requireOrgContext } from '../auth/caller.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
@@ -20,9 +21,8 @@ import {
 // Organisation exports (spec 2.11, 4.6; docs/exports.md): submit, list, read and cancel here
 // (GraphQL and, through SOFA, REST); the download (302 or JSON) is a hand-written route (routes.ts).
 
-const ExportJobStatusEnum = builder.enumType('ExportJobStatus', {
-  values: ['pending', 'processing', 'completed', 'failed', 'cancelled', 'expired'] as const,
-});
+// The database's enumeration: one list of states for storage and interface.
+const ExportJobStatusEnum = builder.enumType('ExportJobStatus', { values: Object.values(ExportJobStatus) });
 
 const ExportFormatEnum = builder.enumType('ExportFormat', { values: ['zip'] as const });
 
