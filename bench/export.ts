@@ -175,9 +175,9 @@ async function seedOthers(services: Services, orgId: string, historyCalculations
   await q(`INSERT INTO export_jobs (id, org_id, status, scope, total_tables, total_rows, bytes, sha256, created_at, completed_at)
     SELECT gen_random_uuid(), ${org}, 'expired', '{"include": null, "exclude": null}', 22, 990000, 120000000, md5(g::text) || md5(g::text), now() - g * interval '2 days', now() - g * interval '2 days'
     FROM generate_series(1, 20) g`, orgId);
-  await q(`INSERT INTO erasure_connections (id, org_id, base_url, credential_ref) VALUES (gen_random_uuid(), ${org}, 'https://erasure.bench.example', 'BLANCCO_API_KEY')`, orgId);
-  await q(`INSERT INTO erasure_sync_runs (id, org_id, params, synced, skipped, errors, finished_at)
-    SELECT gen_random_uuid(), ${org}, jsonb_build_object('since', now() - interval '1 day'), 20, 1, 0, now() FROM generate_series(1, 50) g`, orgId);
+  await q(`INSERT INTO erasure_connections (id, org_id, base_url, api_key_encrypted, api_key_hint) VALUES (gen_random_uuid(), ${org}, 'https://erasure.bench.example', 'v1.bench.only.value', 'abcd')`, orgId);
+  await q(`INSERT INTO erasure_sync_runs (id, org_id, status, params, synced, skipped, errors, finished_at)
+    SELECT gen_random_uuid(), ${org}, 'completed', jsonb_build_object('since', now() - interval '1 day'), 20, 1, 0, now() FROM generate_series(1, 50) g`, orgId);
   await q(`INSERT INTO erasure_reports (id, org_id, external_uuid, status, brand, model, serial_number, erased_at, report, created_at)
     SELECT gen_random_uuid(), ${org}, gen_random_uuid()::text, 'synced', 'Dell', 'Latitude 5440', 'ER-' || g, now(),
       jsonb_build_object('method', 'NIST 800-88 Purge', 'drives', jsonb_build_array(jsonb_build_object('serial', 'D' || g, 'capacity_gb', 512, 'result', 'erased'))), now()

@@ -12,7 +12,7 @@ import { loadCatalogue, type CatalogueEntry } from '../src/catalogue/catalogue-d
 import { analyse, CatalogueIndex, compact, fold, MIN_MARGIN, modelMatchDetail, terms } from '../src/catalogue/search.ts';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { latency, loadQueries, ms, pct, quality, type QualityQuery } from './search.ts';
+import { latency, loadQueries, modelPart, ms, numberRuns, pct, quality, unknownModel, type QualityQuery } from './search.ts';
 
 type Ranked = readonly CatalogueEntry[];
 interface Engine {
@@ -318,8 +318,6 @@ interface ModelCase {
   expect?: CatalogueEntry; // undefined: must not match
 }
 
-const modelPart = (e: CatalogueEntry): string => (e.name.toLowerCase().startsWith(`${e.brand.toLowerCase()} `) ? e.name.slice(e.brand.length + 1) : e.name);
-
 /** Swap two inner letters of the longest alphabetic word of 5+ letters: "Latitude" → "Lattiude". */
 function typo(model: string): string | undefined {
   const ws = model.match(/[A-Za-z]{5,}/g);
@@ -328,20 +326,6 @@ function typo(model: string): string | undefined {
   const i = Math.floor(w.length / 2);
   const t = w.slice(0, i - 1) + w[i] + w[i - 1] + w.slice(i + 1);
   return t === w ? undefined : model.replace(w, t);
-}
-
-/** Change the longest digit run to one that no device anywhere has: "Latitude 5440" → "Latitude 5441". */
-function unknownModel(model: string, seenRuns: Set<string>): string | undefined {
-  // Not a measure ("500GB", "44mm"): changing those gives the same model in another size.
-  const runs = model.match(/[0-9]+(?![0-9]*\s*(?:gb|tb|mb|mm|w|wh|mah|hz|k)\b)/gi);
-  if (!runs) return undefined;
-  const run = runs.reduce((a, b) => (b.length > a.length ? b : a));
-  if (run.length < 2) return undefined;
-  for (let k = 1; k < 50; k++) {
-    const next = String((Number(run) + k) % 10 ** run.length).padStart(run.length, '0');
-    if (!seenRuns.has(next)) return model.replace(run, next);
-  }
-  return undefined;
 }
 
 const VARIANT_WORDS = ['Pro', 'Max', 'Mini', 'Ultra', 'Plus', 'Lite'];
@@ -386,7 +370,7 @@ const HAND_WRITTEN_UNKNOWN: ModelCase[] = [
 
 function modelCases(entries: readonly CatalogueEntry[], queries: readonly QualityQuery[]) {
   const find = (q: QualityQuery) => entries.find((e) => e.brand === q.brand && e.mpn === q.mpn);
-  const seenRuns = new Set(entries.flatMap((e) => [e.name, e.mpn, ...e.aliases].flatMap((t) => t.match(/[0-9]+/g) ?? [])));
+  const seenRuns = numberRuns(entries);
   const sets: Record<string, ModelCase[]> = {
     'model names as written, brand given': entries.map((e) => ({ model: modelPart(e), brand: e.brand, expect: e })),
     'quality queries, brand given': queries.map((q) => ({ model: q.q, brand: q.brand, expect: find(q) })),

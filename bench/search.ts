@@ -1,7 +1,7 @@
 // npm run bench:search — in-process: builds the catalogue search index (src/catalogue/search.ts),
 // then runs test/catalogue/search-queries.json repeatedly and prints the index build time, p50/p99
-// query time and the top-1 / top-5 hit rates. The comparison with the other candidates is
-// bench/search-compare.ts (docs/search.md).
+// query time, the top-1 / top-5 hit rates and how well unknown model numbers rank their closest
+// device. The comparison with the other candidates is bench/search-compare.ts (docs/search.md).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -69,6 +69,56 @@ export async function latency(queries: readonly QualityQuery[], run: (q: string)
   return { p50: percentile(times, 50), p99: percentile(times, 99), n: times.length };
 }
 
+/** The model part of a device's name: "Dell Latitude 5440" → "Latitude 5440". */
+export const modelPart = (e: CatalogueEntry): string => (e.name.toLowerCase().startsWith(`${e.brand.toLowerCase()} `) ? e.name.slice(e.brand.length + 1) : e.name);
+
+/** Every digit run of the catalogue's names, part numbers and aliases. */
+export const numberRuns = (entries: readonly CatalogueEntry[]): Set<string> =>
+  new Set(entries.flatMap((e) => [e.name, e.mpn, ...e.aliases].flatMap((t) => t.match(/[0-9]+/g) ?? [])));
+
+/** The longest digit run of a model name, 2+ digits, not a measure: "5440" of "Latitude 5440", never "500" of "500GB". */
+function modelRun(model: string): string | undefined {
+  // A measure ("500GB", "44mm") changed gives the same model in another size.
+  const runs = model.match(/[0-9]+(?![0-9]*\s*(?:gb|tb|mb|mm|w|wh|mah|hz|k)\b)/gi);
+  const run = runs?.reduce((a, b) => (b.length > a.length ? b : a));
+  return run && run.length >= 2 ? run : undefined;
+}
+
+/** Change the longest digit run to one that no device anywhere has: "Latitude 5440" → "Latitude 5441". */
+export function unknownModel(model: string, seenRuns: Set<string>): string | undefined {
+  const run = modelRun(model);
+  if (!run) return undefined;
+  for (let k = 1; k < 50; k++) {
+    const next = String((Number(run) + k) % 10 ** run.length).padStart(run.length, '0');
+    if (!seenRuns.has(next)) return model.replace(run, next);
+  }
+  return undefined;
+}
+
+/**
+ * Ranking by closeness: each device's model name with its number plus one where no device has that
+ * number or the next ("Latitude 5441" for the 5440, as no 5441 or 5442 exists), so the device
+ * itself has the closest number and should come first.
+ */
+export function closeness(entries: readonly CatalogueEntry[], rank: (q: string) => readonly CatalogueEntry[]): { n: number; top1: number; top3: number } {
+  const seenRuns = numberRuns(entries);
+  let n = 0;
+  let top1 = 0;
+  let top3 = 0;
+  for (const e of entries) {
+    const model = modelPart(e);
+    const run = modelRun(model);
+    if (!run) continue;
+    const next = String(Number(run) + 1);
+    if (next.length !== run.length || seenRuns.has(next) || seenRuns.has(String(Number(run) + 2))) continue;
+    const at = rank(model.replace(run, next)).indexOf(e);
+    n++;
+    if (at === 0) top1++;
+    if (at >= 0 && at < 3) top3++;
+  }
+  return { n, top1: top1 / n, top3: top3 / n };
+}
+
 export const ms = (v: number): string => (v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3));
 export const pct = (v: number): string => `${(v * 100).toFixed(1)}%`;
 
@@ -91,6 +141,7 @@ async function main(): Promise<void> {
   const lat = await latency(queries, (text) => index.search(text));
   const brandOf = new Map(queries.map((x) => [x.q, x.brand]));
   const matchLat = await latency(queries, (text) => index.matchModel(text, brandOf.get(text)), 5);
+  const close = closeness(entries, rank);
   const matched = queries.filter((x) => {
     const hit = index.matchModel(x.q, x.brand);
     return hit && sameDevice(hit.entry, x);
@@ -103,6 +154,7 @@ async function main(): Promise<void> {
     console.log(`  tuning set (${queries.length - held.length}): top-1 ${pct(tuneQ.top1)}, top-5 ${pct(tuneQ.top5)}`);
     console.log(`  holdout set (${held.length}, written after tuning): top-1 ${pct(heldQ.top1)}, top-5 ${pct(heldQ.top5)}`);
   }
+  console.log(`closest model number (${close.n} names with their number + 1, "Latitude 5441" for the 5440): the device itself first ${pct(close.top1)}, top-3 ${pct(close.top3)}`);
   console.log(
     `matchModel(q, brand) on the same queries: ${pct(matched / queries.length)} confidently matched to the right device; ` +
       `p50 ${ms(matchLat.p50)} ms, p99 ${ms(matchLat.p99)} ms`,

@@ -12,10 +12,13 @@ import { errorResponse, useErrorBodies } from './errors/render.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
 import { useApprovedOperations } from './graphql/approved-operations.ts';
 import { useValidationErrorCodes } from './graphql/validation-codes.ts';
+import { useCostLimit } from './graphql/cost.ts';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { currentRequest, runWithRequest, type RequestState } from './observability/request-context.ts';
-import { REST_BASE, useRest } from './rest/rest-plugin.ts';
+import { OPENAPI_PATH, REST_BASE, restRoutes, useRest } from './rest/rest-plugin.ts';
+import { useReasonPhrases } from './rest/reason-phrase.ts';
 import { useRequestLimits } from './validation/request-limits.ts';
+import { createMetricsRouter, RouteLabels, useRequestMetrics } from './observability/metrics.ts';
 import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
 import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRouter } from './certificates/routes.ts';
@@ -23,6 +26,8 @@ import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
 import { createODataRouter } from './odata/routes.ts';
 import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/routes.ts';
 import { createExportFileRouter } from './exports/storage/index.ts';
+import { createExploreRouter } from './explore/routes.ts';
+import { graphiqlOptions, renderGraphiQLPage, useGraphiQLPageHeaders } from './explore/graphiql.ts';
 import type { Router } from './rest/router.ts';
 import type { Services } from './services.ts';
 import { SERVICE_VERSION } from './version.ts';
@@ -47,7 +52,8 @@ const armorLimits = {
   // __typename aliases count like any other.
   maxAliases: { n: 15, allowList: [], ...reportAsValidationError },
   maxDirectives: { n: 20, ...reportAsValidationError },
-  costLimit: { maxCost: 5_000, objectCost: 2, scalarCost: 1, depthCostFactor: 1.5, ...reportAsValidationError },
+  // Priced by useCostLimit (src/graphql/cost.ts) instead: armor's cost sees only literal first/last, not variables, limit or defaults.
+  costLimit: { enabled: false },
   maxTokens: { n: 2_000 },
   blockFieldSuggestion: { enabled: true },
 };
@@ -65,6 +71,12 @@ const introspectionDepthLimit = {
 
 export function createApp(services: Services): App {
   const fastPath = new FootprintFastPath(services);
+  // Metrics label requests by route pattern: the system paths, SOFA's routes, and each mounted router's.
+  const routes = new RouteLabels(['/healthz', '/readyz', GRAPHQL_ENDPOINT, OPENAPI_PATH, ...Object.values(restRoutes(schema)).map((r) => `${REST_BASE}${r.path}`)]);
+  const mount: typeof useMountedRouter = (router, ...options) => {
+    routes.add(router.paths);
+    return useMountedRouter(router, ...options);
+  };
   const app: App = {
     services,
     draining: false,
@@ -83,7 +95,9 @@ export function createApp(services: Services): App {
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     landingPage: false,
-    graphiql: false,
+    // GraphiQL for browsers (GET with Accept: text/html), its assets served by this server (src/explore/).
+    graphiql: graphiqlOptions(services.approvedOperations),
+    renderGraphiQL: renderGraphiQLPage,
     logging: false,
     maskedErrors: { maskError: maskGraphQLError },
     context: () => {
@@ -95,24 +109,29 @@ export function createApp(services: Services): App {
     },
     plugins: [
       useRequestLifecycle(),
+      useRequestMetrics(services.metrics, routes),
       useRequestLimits({ restBase: REST_BASE }),
       useErrorBodies(GRAPHQL_ENDPOINT),
       useSystemRoutes(app),
-      useMountedRouter(createAdminRouter(services)),
-      useMountedRouter(createConsoleRouter(services)),
-      useMountedRouter(createVerifyRouter(services)),
-      useMountedRouter(createWellKnownRouter(services)),
+      useGraphiQLPageHeaders(GRAPHQL_ENDPOINT),
+      // The landing answers of / and /v1, the API reference at /v1/docs: open pages, before access control.
+      mount(createExploreRouter(services), undefined, { onlyItsRoutes: true }),
+      mount(createAdminRouter(services)),
+      mount(createMetricsRouter(services)),
+      mount(createConsoleRouter(services)),
+      mount(createVerifyRouter(services)),
+      mount(createWellKnownRouter(services)),
       // Signed export download URLs: the signature is the credential, so before access control (no API key).
-      useMountedRouter(createExportFileRouter(services.exportStorage)),
+      mount(createExportFileRouter(services.exportStorage)),
       useAccessControl(services, GRAPHQL_ENDPOINT),
       // After access control (key, quota); GET only: POST /v1/certificate is SOFA's.
-      useMountedRouter(createCertificateDownloadRouter(services), ['GET']),
+      mount(createCertificateDownloadRouter(services), ['GET']),
       // POST /v1/report answers a PDF body, which SOFA (JSON only) cannot; after access control (key, quota).
-      useMountedRouter(createReportRouter(services)),
+      mount(createReportRouter(services)),
       // OData for BI tools: after access control (key, also as HTTP Basic on these paths; quota).
-      useMountedRouter(createODataRouter(services)),
+      mount(createODataRouter(services)),
       // The export download answers 302 or JSON by Accept; the job routes beside it are SOFA's.
-      useMountedRouter(createExportDownloadRouter(services), undefined, { onlyItsRoutes: true }),
+      mount(createExportDownloadRouter(services), undefined, { onlyItsRoutes: true }),
       fastPath.plugin(),
       useRest(
         {
@@ -120,7 +139,7 @@ export function createApp(services: Services): App {
           version: SERVICE_VERSION,
           description:
             'Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. ' +
-            'Errors use the ApiError body {error, code, details}; 429 uses {error, message, retry_after_seconds}. GraphQL at /v1/graphql.',
+            'Errors use the ApiError body {error, code, details}; 429 uses {error, code, message, retry_after_seconds}. GraphQL at /v1/graphql.',
         },
         { ...REPORT_OPENAPI_PATHS, ...EXPORT_OPENAPI_PATHS },
       ),
@@ -129,7 +148,10 @@ export function createApp(services: Services): App {
       // Limits for every plan; values documented in README (GraphQL limits).
       EnvelopArmorPlugin(armorLimits),
       EnvelopArmorPlugin(introspectionDepthLimit),
+      useCostLimit(GRAPHQL_ENDPOINT),
       useNotFound(),
+      // Last: names the status of whichever response the plugins above settled on.
+      useReasonPhrases(),
     ],
   });
   return app;

@@ -13,6 +13,8 @@ import type { CertificateKeys } from './certificates/keys.ts';
 import type { ExportStorage } from './exports/storage/types.ts';
 import type { ExportWorker } from './exports/worker.ts';
 import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import type { SecretBox } from './secrets/secret-box.ts';
+import type { Metrics } from './observability/metrics.ts';
 
 /** Long-lived collaborators shared by every request, built once at start-up. */
 export interface Services {
@@ -34,6 +36,10 @@ export interface Services {
   certificateKeys: CertificateKeys;
   /** Where export archives are kept: DATA_DIR/exports, or S3 when EXPORT_S3_BUCKET is set. */
   exportStorage: ExportStorage;
+  /** Encrypts third-party API keys at rest (SECRETS_KEY, or generated into DATA_DIR). */
+  secrets: SecretBox;
+  /** Prometheus metrics of this instance (GET /metrics). */
+  metrics: Metrics;
   /** Background work of this process (startBackgroundWork): absent in tests that drive it by hand. */
   exportWorker?: ExportWorker;
   webhookDispatcher?: WebhookDispatcher;

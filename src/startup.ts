@@ -18,6 +18,8 @@ import { Sandboxes } from './sandbox/sandbox.ts';
 import { closeDocumentRenderer } from './documents/index.ts';
 import { loadCertificateKeys } from './certificates/keys.ts';
 import { createExportStorage } from './exports/storage/index.ts';
+import { loadSecretBox } from './secrets/secret-box.ts';
+import { Metrics } from './observability/metrics.ts';
 
 /**
  * Opens the database, brings its schema and reference data up to date (once, under an
@@ -53,6 +55,8 @@ export async function startServices(config: Config, log: Logger, database?: Data
     footprint,
     certificateKeys: await loadCertificateKeys(config.certSigningKeys, config.dataDir),
     exportStorage: await createExportStorage(config),
+    secrets: await loadSecretBox(config.secretsKey, config.dataDir),
+    metrics: new Metrics({ db, calculations, log }),
   };
 }
 

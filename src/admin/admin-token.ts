@@ -2,6 +2,9 @@ import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { dataDirSecret } from '../config/data-secret.ts';
+import { RateLimitError, unauthorized } from '../errors/api-error.ts';
+import { currentRequest } from '../observability/request-context.ts';
+import type { Services } from '../services.ts';
 
 export const ADMIN_TOKEN_FILE = 'admin-token';
 
@@ -16,6 +19,24 @@ export async function resolveAdminToken(configured: string | undefined, dataDir:
 export function adminTokenMatches(expected: string, presented: string): boolean {
   const digest = (s: string) => createHash('sha256').update(s).digest();
   return timingSafeEqual(digest(expected), digest(presented));
+}
+
+/**
+ * The guard of the operator routes (admin API, /metrics): throws 401 unless the request carries
+ * Authorization: Bearer <admin token>. Brute-force guard: a client IP's failed attempts are limited
+ * per minute, asked before the token is compared; a request with the right token costs nothing.
+ */
+export async function requireAdminToken(services: Pick<Services, 'adminToken' | 'quota'>, request: Request): Promise<void> {
+  const ip = currentRequest()?.ip ?? 'unknown';
+  const wait = await services.quota.signInWait('admin', ip);
+  if (wait !== undefined) {
+    throw new RateLimitError('RATE_LIMITED_SIGN_IN', `Too many failed admin-token attempts from this address; retry after ${wait} s.`, wait, {});
+  }
+  const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+  if (!presented || !adminTokenMatches(services.adminToken, presented)) {
+    await services.quota.countFailedSignIn('admin', ip);
+    throw unauthorized('INVALID_ADMIN_TOKEN', 'Admin routes and GET /metrics need Authorization: Bearer <admin token>');
+  }
 }
 
 /** The token as the CLI finds it: ADMIN_TOKEN, else the file the server wrote; never generated here. */

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { RateLimitError, notFound, unauthorized } from '../errors/api-error.ts';
-import { currentRequest } from '../observability/request-context.ts';
+import { notFound } from '../errors/api-error.ts';
 import { Router } from '../rest/router.ts';
 import { readJsonBody } from '../rest/json-body.ts';
 import { issueApiKey, revokeApiKey } from '../auth/api-key-store.ts';
 import type { Services } from '../services.ts';
-import { adminTokenMatches } from './admin-token.ts';
+import { requireAdminToken } from './admin-token.ts';
 
 export const ADMIN_BASE = '/admin/v1';
 
@@ -31,24 +30,10 @@ const createKeyBody = z.object({
  */
 export function createAdminRouter(services: Services) {
   const { prisma } = services.db;
-  // Brute-force guard: a client IP's failed attempts are limited per minute, asked before the token is
-  // compared; a request with the right token costs nothing.
-  const guard = async (request: Request) => {
-    const ip = currentRequest()?.ip ?? 'unknown';
-    const wait = await services.quota.signInWait('admin', ip);
-    if (wait !== undefined) {
-      throw new RateLimitError('RATE_LIMITED_SIGN_IN', `Too many failed admin-token attempts from this address; retry after ${wait} s.`, wait, {});
-    }
-    const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
-    if (!presented || !adminTokenMatches(services.adminToken, presented)) {
-      await services.quota.countFailedSignIn('admin', ip);
-      throw unauthorized('INVALID_ADMIN_TOKEN', 'Admin routes need Authorization: Bearer <admin token>');
-    }
-  };
   const guarded =
     (fn: (request: Request, params: Record<string, string>) => Promise<Response>) =>
     async (request: Request, params: Record<string, string>) => {
-      await guard(request);
+      await requireAdminToken(services, request);
       return fn(request, params);
     };
 

@@ -19,6 +19,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { MAX_IMPORT_ROWS, toCsvLine } from './import-rows.ts';
 import type { ImportRowError } from './import.ts';
 import { seedDemo, type SeedDemoResult } from './seed-demo.ts';
+import { apiRequest } from '../cli/api-request.ts';
 
 export interface FileImportOutcome {
   file: string;
@@ -65,21 +66,12 @@ export async function importCsvFile(
   const outcome: FileImportOutcome = { file: path.basename(file), total_rows: 0, created: 0, updated: 0, failed: 0, import_ids: [], errors: [] };
   const total = chunks.reduce((n, c) => n + c.rows, 0);
   for (const chunk of chunks) {
-    let response: Response;
+    let body: Record<string, any>;
     try {
-      response = await fetch(`${baseUrl}/v1/assets/csv`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ csv: chunk.csv }),
-        signal: AbortSignal.timeout(600_000),
-      });
+      body = await apiRequest({ baseUrl, key }, 'POST', '/v1/assets/csv', { csv: chunk.csv });
     } catch (error) {
-      throw new Error(`cannot reach the server at ${baseUrl}: ${(error as Error).message}`);
-    }
-    const body = (await response.json().catch(() => ({}))) as Record<string, any>;
-    if (!response.ok) {
       const done = outcome.total_rows ? ` after ${outcome.total_rows} rows (${outcome.created} created, ${outcome.updated} updated)` : '';
-      throw new Error(`${response.status} ${body.code ?? ''}: ${body.details || body.message || body.error || response.statusText}; stopped${done || ' before importing anything'}`);
+      throw new Error(`${(error as Error).message}; stopped${done || ' before importing anything'}`);
     }
     outcome.total_rows += body.total_rows;
     outcome.created += body.created;

@@ -16,7 +16,7 @@ import type { FootprintResponse } from '../footprint/service.ts';
 import { closestRegionCodes, normaliseRegionCode } from '../reference/grid-data.ts';
 import { normaliseRow, type AssetRow, type AssetRowInput, type RowProblem } from './import-rows.ts';
 
-export type ImportSource = 'json' | 'csv';
+export type ImportSource = 'json' | 'csv' | 'blancco';
 
 export interface ImportRowError {
   /** 0-based position in the `assets` array (JSON imports); null for CSV. */
@@ -162,16 +162,35 @@ imported AS (
 SELECT up.id, up.serial_number, (old.id IS NULL) AS created, (SELECT count(*) FROM link)::int AS linked
 FROM up LEFT JOIN old ON old.id = up.id`;
 
-interface Pending {
+/** A row that passed every check and was calculated (its calculation committed), ready to be written. */
+export interface PreparedRow {
   position: { index: number | null; row: number | null };
   row: AssetRow;
   response?: FootprintResponse;
 }
 
-export async function importAssets({ prisma, services, caller }: ImportDeps, items: readonly AssetRowInput[], source: ImportSource): Promise<ImportOutcome> {
+/** Every row checked and, when good, calculated through the lookup chain; nothing about assets written yet. */
+export interface PreparedImport {
+  source: ImportSource;
+  total_rows: number;
+  /** Good rows, in input order. */
+  rows: PreparedRow[];
+  errors: ImportRowError[];
+  /** Input positions (0-based) of rows that failed. */
+  failedRows: Set<number>;
+}
+
+const positionIndex = (p: PreparedRow['position']) => p.index ?? p.row! - 1;
+
+/**
+ * The first half of an import: row checks, then the footprint of every good row through the lookup
+ * chain, its calculation recorded (and committed) before this resolves. Callers that must write the
+ * assets together with rows of their own (erasure sync) call writeImport inside their transaction.
+ */
+export async function prepareImport(services: Services, caller: KeyCaller, items: readonly AssetRowInput[], source: ImportSource): Promise<PreparedImport> {
   const errors: ImportRowError[] = [];
   const failedRows = new Set<number>();
-  const pending: Pending[] = [];
+  const pending: PreparedRow[] = [];
   const firstSeen = new Map<string, number>();
   const today = new Date();
 
@@ -201,26 +220,38 @@ export async function importAssets({ prisma, services, caller }: ImportDeps, ite
     try {
       const { response, calculation_id } = await services.footprint.footprintRecording(deviceQuery(p.row), caller);
       p.response = response;
-      // null when the calculation could not be stored: the row is reported as failed below.
+      // null when the calculation could not be stored: the row is reported as failed by writeImport.
       stored.push(calculation_id.then((id) => (response.calculation_id = id)));
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
-      const i = p.position.index ?? p.position.row! - 1;
-      failedRows.add(i);
+      failedRows.add(positionIndex(p.position));
       for (const problem of problemsOf(error)) errors.push({ ...p.position, serial_number: p.row.serial_number, ...problem });
     }
   });
   await Promise.all(stored);
-  const good = pending.filter((p) => p.response);
+  return { source, total_rows: items.length, rows: pending.filter((p) => p.response), errors, failedRows };
+}
+
+export async function importAssets({ prisma, services, caller }: ImportDeps, items: readonly AssetRowInput[], source: ImportSource): Promise<ImportOutcome> {
+  return writeImport(prisma, caller, await prepareImport(services, caller, items, source));
+}
+
+/**
+ * The second half: one statement upserting the prepared rows' assets (by serial number), making
+ * each new calculation active, and recording the import. `prisma` may be a transaction client.
+ */
+export async function writeImport(prisma: Pick<PrismaClient, '$queryRawUnsafe' | 'assetImport'>, caller: KeyCaller, prepared: PreparedImport): Promise<ImportOutcome> {
+  const { source, errors, failedRows } = prepared;
+  const good = prepared.rows;
   const importId = randomUUID();
   const sortErrors = () => errors.sort((a, b) => (a.index ?? a.row!) - (b.index ?? b.row!));
 
   if (good.length === 0) {
     sortErrors();
     await prisma.assetImport.create({
-      data: { id: importId, org_id: caller.orgId, source, total_rows: items.length, created: 0, updated: 0, failed: failedRows.size, errors: errors as never },
+      data: { id: importId, org_id: caller.orgId, source, total_rows: prepared.total_rows, created: 0, updated: 0, failed: failedRows.size, errors: errors as never },
     });
-    return { import_id: importId, source, total_rows: items.length, created: 0, updated: 0, failed: failedRows.size, errors, assets: [] };
+    return { import_id: importId, source, total_rows: prepared.total_rows, created: 0, updated: 0, failed: failedRows.size, errors, assets: [] };
   }
 
   const input = good.map((p, ord) => ({
@@ -244,7 +275,7 @@ export async function importAssets({ prisma, services, caller }: ImportDeps, ite
     caller.orgId,
     `import:${source}`,
     importId,
-    items.length,
+    prepared.total_rows,
     expectedFailures,
     JSON.stringify(errors),
     source,
@@ -263,8 +294,7 @@ export async function importAssets({ prisma, services, caller }: ImportDeps, ite
   const written = new Set(rows.map((r) => r.serial_number));
   for (const p of good) {
     if (written.has(p.row.serial_number)) continue;
-    const i = p.position.index ?? p.position.row! - 1;
-    failedRows.add(i);
+    failedRows.add(positionIndex(p.position));
     errors.push({ ...p.position, serial_number: p.row.serial_number, field: 'row', reason: 'the calculation could not be stored; nothing was written for this row, import it again' });
   }
   sortErrors();
@@ -273,7 +303,7 @@ export async function importAssets({ prisma, services, caller }: ImportDeps, ite
   return {
     import_id: importId,
     source,
-    total_rows: items.length,
+    total_rows: prepared.total_rows,
     created,
     updated: assets.length - created,
     failed: failedRows.size,

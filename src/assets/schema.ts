@@ -9,6 +9,7 @@ import { FactorType } from '../factors/schema.ts';
 import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.ts';
 import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
 import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS } from './import-rows.ts';
+import { bounds } from '../rest/openapi.ts';
 import { importAssets, type ImportedAsset, type ImportOutcome, type ImportRowError } from './import.ts';
 
 export const MAX_PAGE_SIZE = 100;
@@ -210,6 +211,7 @@ builder.queryField('assets', (t) =>
       type: 'Asset',
       cursor: 'id',
       defaultSize: DEFAULT_PAGE_SIZE,
+      extensions: { pageSize: { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE } },
       // Pothos calls maxSize before it decodes the cursor: the one hook that sees the raw cursor first.
       maxSize: (args: CursorArgs & { first?: number | null; last?: number | null }) => {
         checkCursorForm(args);
@@ -312,7 +314,7 @@ builder.mutationFields((t) => ({
       `Imports up to ${MAX_IMPORT_ROWS} assets: each is matched to a product and calculated through the lookup chain, and the calculation ` +
       'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept.',
     extensions: { rest: { method: 'POST', path: '/assets', tags: ['Assets'] } },
-    args: { assets: t.arg({ type: [AssetInput], required: true }) },
+    args: { assets: t.arg({ type: [AssetInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_IMPORT_ROWS }) }) },
     resolve: async (_root, { assets }, { prisma, services, caller }) => {
       const key = requireOrgContext(caller);
       checkRowCount(assets.length, 'assets');

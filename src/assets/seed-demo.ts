@@ -84,8 +84,8 @@ interface Combo {
   result: object;
 }
 
-/** mulberry32: small, fast, seeded. */
-function prng(seed: number) {
+/** mulberry32: small, fast, seeded (also the test fixtures' generator). */
+export function prng(seed: number) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

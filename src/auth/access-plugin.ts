@@ -36,6 +36,7 @@ export function useAccessControl(services: Services, graphqlEndpoint: string): P
         const decision = await services.quota.check(subjectOf(caller));
         for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
         if (!decision.allowed) {
+          services.metrics.quotaRefused(decision.plan, decision.exceeded ?? 'day');
           const window = decision.exceeded === 'minute' ? 'per-minute' : 'daily';
           const limit = decision.exceeded === 'minute' ? decision.minute.limit : decision.limit;
           throw new RateLimitError(

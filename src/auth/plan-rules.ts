@@ -28,3 +28,6 @@ export function requireBiAccess(caller: Caller): KeyCaller {
 const HOUR = 3_600;
 /** The shortest time between two organisation exports, per plan (spec 8: export frequency). */
 export const EXPORT_INTERVAL_SECONDS: Readonly<Record<Plan, number>> = { free: 30 * 24 * HOUR, pro: 7 * 24 * HOUR, business: 24 * HOUR, enterprise: HOUR };
+
+/** Erasure-report sync and its connection (docs/erasure-sync.md): an IT-asset-disposal workload, business plan and above. */
+export const ERASURE_SYNC_MIN_PLAN: Plan = 'business';

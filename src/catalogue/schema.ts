@@ -34,10 +34,11 @@ const SearchHitRef = builder.objectRef<CatalogueEntry>('CatalogueDevice').implem
   }),
 });
 
-const SearchResult = builder.objectRef<{ query: string; count: number; source: string; results: CatalogueEntry[] }>('SearchResult').implement({
+const SearchResult = builder.objectRef<{ query: string; count: number; returned: number; source: string; results: CatalogueEntry[] }>('SearchResult').implement({
   fields: (t) => ({
     query: t.exposeString('query'),
-    count: t.exposeInt('count'),
+    count: t.exposeInt('count', { description: 'Number of catalogue devices that match the query, including those beyond `limit`' }),
+    returned: t.exposeInt('returned', { description: 'Number of devices in `results`: the first `limit` of the `count` matches, best first' }),
     source: t.exposeString('source', { description: 'Origin of the results: the built-in device database' }),
     results: t.expose('results', { type: [SearchHitRef] }),
   }),
@@ -76,17 +77,40 @@ class NotIdentifiedError extends ApiError {
   }
 }
 
+/** The 404 body of POST /identify (NotIdentifiedError), for the OpenAPI document. */
+const NOT_IDENTIFIED = {
+  description: 'No catalogue knows the product',
+  schema: {
+    type: 'object',
+    required: ['found', 'brand', 'mpn', 'message', 'code'],
+    properties: {
+      found: { type: 'boolean', enum: [false] },
+      brand: { type: 'string', nullable: true },
+      mpn: { type: 'string', nullable: true },
+      message: { type: 'string' },
+      code: { type: 'string', enum: ['PRODUCT_NOT_FOUND'] },
+    },
+  },
+};
+
 builder.queryField('search', (t) =>
   t.field({
     type: SearchResult,
-    description: `Fuzzy, typo-tolerant search of the built-in device database over brand, name, part number and aliases; up to ${MAX_RESULTS} results, best first.`,
-    extensions: { rest: { method: 'GET', path: '/search', tags: ['Products'] } },
-    args: { q: t.arg.string({ required: true, description: `Search text, at least ${MIN_QUERY} characters`, ...maxChars(TEXT_LIMITS.searchQuery) }) },
-    resolve: (_root, { q }, { services }) => {
+    description:
+      'Fuzzy, typo-tolerant search of the built-in device database over brand, name, part number and aliases; up to `limit` results, best first. ' +
+      'Devices that match the same words rank by how close their model number is to the one searched for (`latitude 5441` lists the Latitude 5440 and 5450 first).',
+    extensions: { rest: { method: 'GET', path: '/search', tags: ['Products'], open: true }, pageSize: { default: MAX_RESULTS, max: MAX_RESULTS } },
+    args: {
+      q: t.arg.string({ required: true, description: `Search text, at least ${MIN_QUERY} characters`, ...maxChars(TEXT_LIMITS.searchQuery) }),
+      limit: t.arg.int({ defaultValue: MAX_RESULTS, description: `Most results to return, 1 to ${MAX_RESULTS} (default ${MAX_RESULTS})` }),
+    },
+    resolve: (_root, { q, limit }, { services }) => {
       const query = q.trim();
       if (query.length < MIN_QUERY) throw invalidParameter('q', `must be at least ${MIN_QUERY} characters`);
-      const results = services.catalogue.index.search(query, MAX_RESULTS).map((hit) => hit.entry);
-      return { query, count: results.length, source: BUILT_IN_SOURCE, results };
+      const size = limit ?? MAX_RESULTS;
+      if (size < 1 || size > MAX_RESULTS) throw invalidParameter('limit', `must be an integer from 1 to ${MAX_RESULTS}, got ${size}`);
+      const { total, hits } = services.catalogue.index.searchPage(query, size);
+      return { query, count: total, returned: hits.length, source: BUILT_IN_SOURCE, results: hits.map((hit) => hit.entry) };
     },
   }),
 );
@@ -97,7 +121,7 @@ builder.mutationField('identify', (t) =>
     description:
       'Identifies a product by manufacturer (alias brand) and model string or part number (alias mpn), or by GTIN. ' +
       'Not found: 404 {found: false, brand, mpn, message}. External catalogue unreachable: 503.',
-    extensions: { rest: { method: 'POST', path: '/identify', tags: ['Products'] } },
+    extensions: { rest: { method: 'POST', path: '/identify', tags: ['Products'], open: true, errors: { 404: NOT_IDENTIFIED, 503: 'The external catalogue (Icecat) cannot be reached (CATALOGUE_UNAVAILABLE)' } } },
     args: {
       manufacturer: t.arg.string(maxChars(TEXT_LIMITS.brand)),
       brand: t.arg.string({ description: 'Alias of manufacturer', ...maxChars(TEXT_LIMITS.brand) }),

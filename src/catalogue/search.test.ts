@@ -139,6 +139,23 @@ describe('CatalogueIndex.search', () => {
     expect(index.search('acme widget', 0)).toEqual([]);
   });
 
+  it('counts every match in searchPage(), beyond the limit', () => {
+    const page = index.searchPage('acme widget', 5);
+    expect([page.total, page.hits.length]).toEqual([31, 5]); // every Acme device: 30 widgets and the projector
+    expect(index.searchPage('acme widget 31', 3).hits.map((h) => h.entry.mpn)).toEqual(['W30', 'W29', 'W28']);
+    expect(index.searchPage('zzzz qqqq')).toEqual({ total: 0, hits: [] });
+  });
+
+  it('ranks hits that matched the same words by the closeness of their model number', () => {
+    const ids = (q: string) => index.search(q, 4).map((h) => h.entry.mpn);
+    // By score alone the 7440 came first: its fields are the shortest.
+    expect(ids('latitude 5441')).toEqual(['LAT5440', 'LAT5430', 'LAT5430R', 'LAT7440']);
+    expect(ids('widget 17')).toEqual(['W17', 'W16', 'W18', 'W15']);
+    // A number that matched another query number does not count: for Gen 12, T14 is not 2 away.
+    const generations = new CatalogueIndex([1, 2, 3].map((n) => entry('Lenovo', `T14G${n}`, `Lenovo ThinkPad T14 Gen ${n}`)));
+    expect(generations.search('thinkpad t14 gen 12').map((h) => h.entry.mpn)).toEqual(['T14G3', 'T14G2', 'T14G1']);
+  });
+
   it('finds nothing for a query without letters or digits', () => {
     expect(index.search('')).toEqual([]);
     expect(index.search(' -/ ')).toEqual([]);

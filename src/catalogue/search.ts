@@ -4,7 +4,8 @@
  *
  * Ranking is MiniSearch's (BM25+ with Levenshtein fuzzy and prefix matching), chosen over Fuse.js
  * and PostgreSQL pg_trgm by measurement (docs/search.md, bench/search-compare.ts). This module
- * decides what goes into the index and into the query, not how to score:
+ * decides what goes into the index and into the query, not how to score, and orders what the score
+ * cannot tell apart:
  *
  * - text is folded (NFKD, accents stripped, lower case) and split into words; a word mixing letters
  *   and digits is also indexed as its parts ("optiplex7010" → optiplex, 7010; "g10" → g, 10), so a
@@ -14,7 +15,9 @@
  *   ("SM-S911B" → sms911b, "MLY33LL/A" → mly33lla) and matched against the compacted query, and a
  *   long part number with a suffix also searches its 4-5 character stem (Lenovo "21HD0015GE");
  * - only alphabetic words are searched fuzzily (2 edits from 5 letters, 1 for 4); a wrong digit is
- *   a different model.
+ *   a different model;
+ * - in search(), hits that matched the same words but not a number of the query rank by how close
+ *   their model number is ("latitud 5440" lists the 5430 and 5450 before the 3120).
  *
  * matchModel() adds rules on top of the ranking to decide when a match is confident (every model
  * number of the string in the device, every word matched, a margin over the runner-up); the
@@ -198,6 +201,66 @@ export interface SearchHit {
   score: number;
 }
 
+/** One page of search(): the first hits and how many devices matched in all. */
+export interface SearchPage {
+  total: number;
+  hits: SearchHit[];
+}
+
+/** A word that is a number, with the `+` of a model kept ("424+" of DS424+). */
+const isNumber = (term: string): boolean => /^[0-9]+\+*$/.test(term);
+const numberOf = (term: string): number => Number.parseInt(term, 10);
+
+/**
+ * How far a device's numbers are from each query number it did not match, in query order
+ * (`latitude 5440` → Latitude 5430: [10], Latitude 3120: [2320]). Numbers that matched another
+ * query number are left out (`t14 gen 7` compares Gen 5 with 7, not T14); a device without other
+ * numbers is infinitely far.
+ */
+function distances(missing: readonly number[], matched: readonly number[], deviceNumbers: readonly number[]): number[] {
+  const own = deviceNumbers.filter((d) => !matched.includes(d));
+  return missing.map((n) => own.reduce((best, d) => Math.min(best, Math.abs(d - n)), Infinity));
+}
+
+function compareDistances(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+}
+
+/**
+ * The first `limit` hits in score order, except that hits which matched the same query words in
+ * the same way (exactly, or by prefix or typo) and lack some number of the query are reordered
+ * among themselves by the closeness of their model numbers (distances()): BM25 tells such siblings
+ * apart only by the length of their fields. Each group keeps the places the score gave it, so hits
+ * that matched more or other words stay where they were.
+ */
+function closestFirst(results: readonly SearchResult[], queryNumbers: readonly string[], numbers: readonly number[][], limit: number): SearchResult[] {
+  const page = results.slice(0, limit);
+  if (queryNumbers.length === 0) return page;
+  const groups = new Map<string, { places: number[]; missing: number[]; matched: number[] }>();
+  results.forEach((r, place) => {
+    const missing = queryNumbers.filter((n) => !r.queryTerms.includes(n));
+    if (missing.length === 0) return;
+    // Which query words matched, and whether exactly (T14 Gen 5) or as a prefix or typo (T14s Gen 5).
+    const key = r.queryTerms.map((t) => (r.terms.includes(t) ? t : `~${t}`)).sort().join(' ');
+    const group = groups.get(key);
+    if (group) group.places.push(place);
+    // A group first met below the page has no place on it.
+    else if (place < limit) {
+      const matched = queryNumbers.filter((n) => !missing.includes(n));
+      groups.set(key, { places: [place], missing: missing.map(numberOf), matched: matched.map(numberOf) });
+    }
+  });
+  for (const { places, missing, matched } of groups.values()) {
+    if (places.length < 2) continue;
+    const byCloseness = places
+      .map((place) => ({ result: results[place]!, far: distances(missing, matched, numbers[results[place]!.id as number]!) }))
+      .sort((a, b) => compareDistances(a.far, b.far)); // stable: equal distances keep the score order
+    for (let i = 0; i < places.length && places[i]! < limit; i++) page[places[i]!] = byCloseness[i]!.result;
+  }
+  return page;
+}
+
 export class CatalogueIndex {
   readonly entries: readonly CatalogueEntry[];
   private readonly mini: MiniSearch<Doc>;
@@ -209,6 +272,8 @@ export class CatalogueIndex {
   private readonly machineTypes = new Map<string, CatalogueEntry>();
   /** Apple part-number stems ("mly33" of MLY33LL/A) → entries, for other regions (MLY33B/A). */
   private readonly appleStems = new Map<string, CatalogueEntry[]>();
+  /** Numbers in each device's name, by document id, for ranking by closeness (aliases carry part numbers: A3102). */
+  private readonly numbers: number[][];
 
   constructor(entries: readonly CatalogueEntry[]) {
     this.entries = entries;
@@ -231,6 +296,7 @@ export class CatalogueIndex {
       };
     });
     this.mini.addAll(docs);
+    this.numbers = entries.map((e) => [...new Set(terms(e.name).filter(isNumber).map(numberOf))]);
 
     const add = (map: Map<string, CatalogueEntry[]>, key: string, e: CatalogueEntry) => {
       if (!key) return;
@@ -261,13 +327,35 @@ export class CatalogueIndex {
 
   /** Best first, at most `limit` (default 15). Queries with no letter or digit find nothing. */
   search(query: string, limit = 15): SearchHit[] {
-    return this.searchDetailed(query, limit).map(({ entry, score }) => ({ entry, score }));
+    return this.searchPage(query, limit).hits;
   }
 
-  /** @internal search() with the terms of each hit that matched the query (exactly, by prefix or fuzzily). */
+  /**
+   * search() with the number of devices that matched. Hits that matched the same words of the
+   * query rank by the closeness of their model numbers to the query's numbers they lack, so
+   * `latitude 5441` lists the Latitude 5440 and 5450 before the 3120; the score decides otherwise.
+   */
+  searchPage(query: string, limit = 15): SearchPage {
+    const { results, queryTerms } = this.rank(query);
+    const hits = closestFirst(results, queryTerms.filter(isNumber), this.numbers, Math.max(0, limit))
+      .map((r) => ({ entry: this.entries[r.id as number]!, score: r.score }));
+    return { total: results.length, hits };
+  }
+
+  /**
+   * @internal The score ranking, without the closeness order (matchModel's margins are measured on
+   * it), with the terms of each hit that matched the query (exactly, by prefix or fuzzily).
+   */
   searchDetailed(query: string, limit = 15): (SearchHit & { docTerms: Set<string> })[] {
+    return this.rank(query)
+      .results.slice(0, Math.max(0, limit))
+      .map((r) => ({ entry: this.entries[r.id as number]!, score: r.score, docTerms: new Set(r.terms) }));
+  }
+
+  /** Every match, best score first, and the words searched. */
+  private rank(query: string): { results: SearchResult[]; queryTerms: string[] } {
     const qTerms = [...new Set(terms(query))].slice(0, MAX_QUERY_TERMS);
-    if (qTerms.length === 0 || limit <= 0) return [];
+    if (qTerms.length === 0) return { results: [], queryTerms: [] };
     const qCompact = compact(analyse(query));
     const queries: Query[] = [
       {
@@ -285,14 +373,7 @@ export class CatalogueIndex {
     if (stems.length) {
       queries.push({ queries: stems, fields: ['codes'], prefix: true, boost: { codes: STEM_BOOST }, weights: { fuzzy: 0, prefix: PREFIX_WEIGHT } });
     }
-    const results = this.mini.search({ combineWith: 'OR', queries }, { tokenize: (s: string) => [s] });
-    return results
-      .slice(0, limit)
-      .map((r: SearchResult) => ({
-        entry: this.entries[r.id as number]!,
-        score: r.score,
-        docTerms: new Set(r.terms),
-      }));
+    return { results: this.mini.search({ combineWith: 'OR', queries }, { tokenize: (s: string) => [s] }), queryTerms: qTerms };
   }
 
   /** Exact part number (mpn or alias), ignoring case, spaces, hyphens and slashes; `brand` narrows. */

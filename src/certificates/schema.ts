@@ -48,7 +48,7 @@ builder.mutationFields((t) => ({
     description:
       'Issues a signed CO2 impact certificate for a stored calculation of your organisation (its calculation_id). ' +
       'Idempotent: while the calculation has a certificate that is not revoked, that one is returned; after a revocation a new one is issued.',
-    extensions: { rest: { method: 'POST', path: '/certificate', tags: ['Certificates'] } },
+    extensions: { rest: { method: 'POST', path: '/certificate', tags: ['Certificates'], errors: { 422: 'The stored calculation lacks what a certificate states (CALCULATION_NOT_CERTIFIABLE)' } } },
     args: { calculation_id: t.arg.id({ required: true, description: 'A stored calculation of your organisation (UUID)', ...maxChars(TEXT_LIMITS.id) }) },
     resolve: async (_root, { calculation_id }, ctx) => {
       const context = certificateContext(ctx);

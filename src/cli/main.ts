@@ -8,6 +8,8 @@ const USAGE = `usage:
   lcf admin key revoke KEY_ID
   lcf admin seed-demo --org ORG_ID --assets N [--json]
   lcf assets import FILE.csv --key KEY [--json]
+  lcf blancco connect --key KEY --base-url URL [--country CC]   (portal key from BLANCCO_API_KEY)
+  lcf blancco sync --key KEY [--only-successful] [--since YYYY-MM-DD] [--country CC] [--batch N] [--json]
   lcf worker
   lcf odata verify-proof FILE [--hash HEX] [--json]
 The server is found through LCF_URL (default http://localhost:3000); the admin token through
@@ -15,6 +17,9 @@ ADMIN_TOKEN or the file DATA_DIR/admin-token (default .data/admin-token) written
 seed-demo writes into the database directly (DATABASE_URL, else DATA_DIR; with the embedded
 database stop the server first). assets import sends the file to the server with the API key
 (--key or LCF_API_KEY) in requests of up to 1000 rows; it exits 1 when any row failed.
+blancco connect stores the organisation's Blancco Management Portal connection (the portal API key
+from BLANCCO_API_KEY, never a flag); blancco sync syncs erasure reports batch after batch until the
+portal has no more and exits 1 when any report failed (docs/erasure-sync.md).
 worker runs organisation exports and webhook deliveries without the HTTP server, on PostgreSQL
 (DATABASE_URL; run the servers with EXPORT_WORKER=off); it stops cleanly on SIGTERM.
 odata verify-proof recomputes the X-Service-Proof-Hash of a saved OData response (the JSON body, or
@@ -65,6 +70,11 @@ async function run(argv: string[]): Promise<void> {
           bi: { type: 'boolean', default: false },
           'no-org-context': { type: 'boolean', default: false },
           hash: { type: 'string' },
+          'base-url': { type: 'string' },
+          country: { type: 'string' },
+          since: { type: 'string' },
+          batch: { type: 'string' },
+          'only-successful': { type: 'boolean', default: false },
           json: { type: 'boolean', default: false },
           help: { type: 'boolean', short: 'h', default: false },
         },
@@ -77,7 +87,7 @@ async function run(argv: string[]): Promise<void> {
     console.log(USAGE);
     return;
   }
-  const command = positionals.slice(0, positionals[0] === 'assets' || positionals[0] === 'odata' ? 2 : 3).join(' ');
+  const command = positionals.slice(0, ['assets', 'odata', 'blancco'].includes(positionals[0] ?? '') ? 2 : 3).join(' ');
   const print = (result: Record<string, unknown>, text: string) => console.log(values.json ? JSON.stringify(result) : text);
 
   switch (command) {
@@ -140,6 +150,28 @@ async function run(argv: string[]): Promise<void> {
       const verdict =
         check.matches === undefined ? 'no X-Service-Proof-Hash to compare with (pass --hash)' : check.matches ? 'matches' : `does NOT match ${check.claimed}`;
       return print({ ...check }, `hash ${check.hash} over ${check.rows} rows: ${verdict}`);
+    }
+    case 'blancco connect':
+    case 'blancco sync': {
+      const key = values.key || process.env.LCF_API_KEY;
+      if (!key) throw new UsageError('--key KEY (or LCF_API_KEY) is required');
+      const target = { baseUrl: (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, ''), key };
+      const { connectBlancco, syncBlancco } = await import('../erasure/cli.ts');
+      if (command === 'blancco connect') {
+        if (!values['base-url']) throw new UsageError('--base-url URL (the portal API base, e.g. https://api.eu-west-1.blancco.cloud) is required');
+        const apiKey = process.env.BLANCCO_API_KEY;
+        if (!apiKey) throw new UsageError('BLANCCO_API_KEY (the portal API key) must be set in the environment');
+        const connection = await connectBlancco(target, { baseUrl: values['base-url'], apiKey, country: values.country });
+        return print(connection, `connected ${connection.base_url} (key ${connection.api_key_hint}, default country ${connection.default_country})`);
+      }
+      const limit = values.batch === undefined ? undefined : Number(values.batch);
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000)) throw new UsageError('--batch must be an integer from 1 to 1000');
+      const totals = await syncBlancco(target, { onlySuccessful: values['only-successful'], sinceDate: values.since, country: values.country, limit }, (t) => {
+        if (!values.json) console.error(`batch ${t.batches}: ${t.synced} synced, ${t.skipped} skipped, ${t.errors} errors so far`);
+      });
+      if (totals.errors > 0) process.exitCode = 1;
+      const errors = totals.errors_detail.map((e) => `  ${e.uuid ?? '(no uuid)'} ${[e.brand, e.model].filter(Boolean).join(' ')}: ${e.error}`);
+      return print({ ...totals }, `synced ${totals.synced}, skipped ${totals.skipped}, errors ${totals.errors} in ${totals.batches} batch(es)${errors.length ? `\n${errors.join('\n')}` : ''}`);
     }
     case 'worker': {
       const { runWorkerProcess } = await import('./worker.ts');

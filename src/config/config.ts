@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { parseSigningKeys } from '../certificates/keys.ts';
+import { parseSecretsKey } from '../secrets/secret-box.ts';
 
 // Configuration is read from the environment once, at start-up, and passed down from there.
 const port = z.coerce.number().int().min(0).max(65535);
@@ -10,6 +11,21 @@ const url = (protocols: string[]) =>
     .string()
     .url()
     .refine((value) => protocols.some((p) => value.startsWith(`${p}://`)), `must start with ${protocols.join(':// or ')}://`);
+
+/** An optional variable turned into a value by `parse`, whose error message becomes the configuration error. */
+const parsedWith = <T>(parse: (text: string) => T) =>
+  z
+    .string()
+    .optional()
+    .transform((text, ctx) => {
+      if (text === undefined) return undefined;
+      try {
+        return parse(text);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    });
 
 const envSchema = z.object({
   PORT: port.default(3000),
@@ -60,19 +76,14 @@ const envSchema = z.object({
   EXPORT_S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
   // Webhook URLs resolving to loopback, private or link-local addresses are refused unless "true" (tests, private networks).
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
+  // 32 bytes (hex or base64) encrypting third-party API keys at rest; unset: generated into DATA_DIR (docs/erasure-sync.md).
+  SECRETS_KEY: parsedWith(parseSecretsKey),
+  // Erasure-console requests: per-attempt timeout (docs/erasure-sync.md).
+  BLANCCO_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  // Console base URLs resolving to loopback, private or link-local addresses are refused unless "true" (tests, private networks).
+  ERASURE_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   // PEM: Ed25519 keys, the first signs certificates, the others (rotated out) only verify.
-  CERT_SIGNING_KEY: z
-    .string()
-    .optional()
-    .transform((pem, ctx) => {
-      if (pem === undefined) return undefined;
-      try {
-        return parseSigningKeys(pem);
-      } catch (error) {
-        ctx.addIssue({ code: 'custom', message: (error as Error).message });
-        return z.NEVER;
-      }
-    }),
+  CERT_SIGNING_KEY: parsedWith(parseSigningKeys),
 });
 
 export type Config = Readonly<{
@@ -98,6 +109,9 @@ export type Config = Readonly<{
     s3: Readonly<{ bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean }> | undefined;
   }>;
   webhooks: Readonly<{ allowPrivateUrls: boolean }>;
+  /** SECRETS_KEY; unset: generated into the data directory (src/secrets/secret-box.ts). */
+  secretsKey: Buffer | undefined;
+  erasure: Readonly<{ timeoutMs: number; allowPrivateUrls: boolean }>;
 }>;
 
 export class ConfigError extends Error {
@@ -152,5 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     },
     webhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' },
+    secretsKey: e.SECRETS_KEY,
+    erasure: { timeoutMs: e.BLANCCO_TIMEOUT_MS, allowPrivateUrls: e.ERASURE_ALLOW_PRIVATE_URLS === 'true' },
   });
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
@@ -19,6 +20,8 @@ export interface SqlSession {
 export interface Database {
   kind: 'pglite' | 'postgres';
   prisma: PrismaClient;
+  /** PostgreSQL only: Prisma's connection pool, for its gauges (src/observability/metrics.ts). */
+  pool?: pg.Pool;
   /** Opens a dedicated session (PGlite has exactly one, shared). */
   session(): Promise<SqlSession>;
   close(): Promise<void>;
@@ -42,6 +45,13 @@ export type DatabaseOptions = (
   | { kind: 'pglite'; dataDir?: string /* omitted: in memory */ }
 ) & { wrapAdapter?: AdapterWrapper };
 
+/**
+ * Interactive transactions that serialise on an advisory lock (export submissions, SBTi targets, sync
+ * runs) queue for a connection behind each other: Prisma's defaults (2 s to get one, 5 s to finish)
+ * would turn a burst of them on a busy machine into errors instead of a short wait.
+ */
+const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
+
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const wrap = options.wrapAdapter ?? ((factory) => factory);
   return options.kind === 'postgres' ? openPostgres(options.url, options.poolSize ?? 10, wrap) : openPGlite(options.dataDir, wrap);
@@ -53,7 +63,7 @@ async function openPGlite(dataDir: string | undefined, wrap: AdapterWrapper): Pr
   if (dataDir) await mkdir(dataDir, { recursive: true });
   const pglite = new PGlite(dataDir);
   await pglite.waitReady;
-  const prisma = new PrismaClient({ adapter: wrap(new PrismaPGlite(pglite)) });
+  const prisma = new PrismaClient({ adapter: wrap(new PrismaPGlite(pglite)), transactionOptions: TRANSACTION_OPTIONS });
   return {
     kind: 'pglite',
     prisma,
@@ -72,10 +82,13 @@ async function openPGlite(dataDir: string | undefined, wrap: AdapterWrapper): Pr
 }
 
 async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper): Promise<Database> {
-  const prisma = new PrismaClient({ adapter: wrap(new PrismaPg({ connectionString: url, max: poolSize })) });
+  // Our own pool rather than the adapter's, so its use can be reported; ended by close().
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  const prisma = new PrismaClient({ adapter: wrap(new PrismaPg(pool)), transactionOptions: TRANSACTION_OPTIONS });
   return {
     kind: 'postgres',
     prisma,
+    pool,
     async session() {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
@@ -88,9 +101,13 @@ async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper)
     },
     async close() {
       await prisma.$disconnect();
+      if (!pool.ended) await pool.end();
     },
   };
 }
 
 /** A unique constraint refused the write (Prisma P2002): another writer got there first. */
 export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === 'P2002';
+
+/** A bigint key for pg_advisory_xact_lock naming one thing (e.g. `export-submit:<org id>`): 60 bits of its SHA-256. */
+export const advisoryLockKey = (name: string): bigint => BigInt(`0x${createHash('sha256').update(name).digest('hex').slice(0, 15)}`);

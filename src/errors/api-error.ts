@@ -26,7 +26,7 @@ export class ApiError extends GraphQLError {
   }
 }
 
-/** 429: the spec gives rate limiting its own body {error, message, retry_after_seconds}. */
+/** 429: the spec gives rate limiting its own body {error, message, retry_after_seconds}; `code` names which limit. */
 export class RateLimitError extends ApiError {
   readonly retryAfterSeconds: number;
 
@@ -36,7 +36,7 @@ export class RateLimitError extends ApiError {
   }
 
   override toBody(): Record<string, unknown> {
-    return { error: this.message, message: this.details, retry_after_seconds: this.retryAfterSeconds };
+    return { error: this.message, code: this.code, message: this.details, retry_after_seconds: this.retryAfterSeconds };
   }
 }
 

@@ -21,7 +21,7 @@ const TABLE_DESCRIPTIONS: Record<ExportTable, string> = {
   audit_log: 'audit events (downloads of exports, OData queries, scenario runs, …)',
   webhook_endpoints: 'outbound notification endpoints (the signing secret is redacted)',
   webhook_deliveries: 'delivery attempts to those endpoints',
-  erasure_connections: 'the connection to the erasure console (credential_ref names an environment variable; no secret is stored)',
+  erasure_connections: 'the connection to the erasure console (its API key is stored encrypted and exported as null; api_key_hint shows its last four characters)',
   erasure_sync_runs: 'one row per erasure-report synchronisation',
   erasure_reports: 'each erasure report seen, its item status and the asset/calculation it produced',
   sbti_targets: 'science-based reduction targets',

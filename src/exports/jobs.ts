@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Prisma, PrismaClient } from '../db/database.ts';
-import { isUniqueViolation } from '../db/database.ts';
+import { advisoryLockKey, isUniqueViolation } from '../db/database.ts';
 import { ApiError, RateLimitError, invalidParameter, notFound } from '../errors/api-error.ts';
 import type { KeyCaller } from '../auth/caller.ts';
 import { EXPORT_INTERVAL_SECONDS } from '../auth/plan-rules.ts';
@@ -69,7 +69,7 @@ const jobNotFound = (id: string) => notFound('Export job', `id: no export job ${
 const utcDay = (now: Date) => new Date(`${now.toISOString().slice(0, 10)}T00:00:00Z`);
 
 /** 60 bits of a hash of the organisation id: the advisory lock that serialises one organisation's submissions. */
-const submitLockKey = (orgId: string) => BigInt(`0x${createHash('sha256').update(`export-submit:${orgId}`).digest('hex').slice(0, 15)}`);
+const submitLockKey = (orgId: string) => advisoryLockKey(`export-submit:${orgId}`);
 
 function normaliseRequest(request: ExportRequest): { scope: StoredScope; tables: string[]; format: 'zip'; idempotencyKey: string | null } {
   if (request.format != null && request.format !== 'zip') throw invalidParameter('format', `must be "zip", got '${request.format}'`);

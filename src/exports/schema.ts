@@ -121,7 +121,7 @@ builder.queryFields((t) => ({
   exportJobs: t.field({
     type: ExportJobListRef,
     description: 'Export jobs of your organisation from the last 30 days, most recent first.',
-    extensions: { rest: { method: 'GET', path: '/org/export/jobs', tags: TAGS } },
+    extensions: { rest: { method: 'GET', path: '/org/export/jobs', tags: TAGS }, pageSize: { default: EXPORT_LIST_MAX, max: EXPORT_LIST_MAX } },
     args: {
       limit: t.arg.int({ defaultValue: EXPORT_LIST_MAX, description: `1 to ${EXPORT_LIST_MAX}` }),
       offset: t.arg.int({ defaultValue: 0, description: 'At least 0' }),
@@ -143,7 +143,7 @@ builder.mutationFields((t) => ({
     description:
       'Starts an export of all your organisation\'s data as a ZIP (202). Header Idempotency-Key: the same key again the same UTC day returns that job. ' +
       'One active export per organisation (429 TOO_MANY_ACTIVE_EXPORTS); one export per plan interval: free 30 days, pro 7 days, business 24 hours, enterprise 1 hour (429 EXPORT_TOO_FREQUENT).',
-    extensions: { rest: { method: 'POST', path: '/org/export/jobs', responseStatus: 202, tags: TAGS } },
+    extensions: { rest: { method: 'POST', path: '/org/export/jobs', responseStatus: 202, tags: TAGS, errors: { 422: 'The Idempotency-Key was used today for an export of another scope (IDEMPOTENCY_KEY_REUSED)' } } },
     args: {
       scope: t.arg({ type: ExportScopeInput, required: false }),
       format: t.arg({ type: ExportFormatEnum, required: false, defaultValue: 'zip' }),
@@ -158,7 +158,7 @@ builder.mutationFields((t) => ({
   cancelExportJob: t.field({
     type: ExportJobRef,
     description: 'Cancels a pending or processing export and deletes its partial archive; any other state is 409 EXPORT_NOT_CANCELLABLE.',
-    extensions: { rest: { method: 'DELETE', path: '/org/export/jobs/:id', tags: TAGS } },
+    extensions: { rest: { method: 'DELETE', path: '/org/export/jobs/:id', tags: TAGS, errors: { 409: 'The job is no longer pending or processing (EXPORT_NOT_CANCELLABLE)' } } },
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
     resolve: (_root, { id }, ctx) => cancelExportJob(exportContext(ctx), String(id)),
   }),

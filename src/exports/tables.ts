@@ -33,13 +33,14 @@ export const ownerColumn = (table: ExportTable): string => (table === 'organizat
 
 /**
  * Columns written as null: credentials, or hashes of credentials that would let anyone holding
- * the archive test guesses offline. Everything else the organisation stored is exported as is.
- * erasure_connections.credential_ref is kept: it names an environment variable, not a secret.
+ * the archive test guesses offline, or open them with the service's key. Everything else the
+ * organisation stored is exported as is.
  */
 export const REDACTED_COLUMNS: Readonly<Partial<Record<ExportTable, Readonly<Record<string, string>>>>> = {
   api_keys: { key: 'SHA-256 hash of the API key' },
   webhook_endpoints: { secret: 'webhook signing secret' },
   console_sessions: { token_hash: 'hash of the console session token' },
+  erasure_connections: { api_key_encrypted: 'erasure-console API key (encrypted at rest)' },
 };
 
 const KNOWN: ReadonlySet<string> = new Set(EXPORT_TABLES);

@@ -58,6 +58,8 @@ export class CalculationWriter {
   private queue: Pending[] = [];
   private writing: Promise<void> | undefined;
   private scheduled = false;
+  private unsettled = 0;
+  private failed = 0;
 
   constructor(
     private readonly prisma: PrismaClient,
@@ -65,9 +67,25 @@ export class CalculationWriter {
     private readonly options = { maxBatch: 500 },
   ) {}
 
+  /** Records stored but not yet committed (or failed): queued or in the batch being written. */
+  get backlog(): number {
+    return this.unsettled;
+  }
+
+  /** Records that could not be stored since start (each logged). */
+  get failures(): number {
+    return this.failed;
+  }
+
   /** Resolves with the new calculation's id once it is committed, or null when storing it failed (logged). */
   store(record: CalculationRecord): Promise<string | null> {
-    return new Promise((settle) => {
+    return new Promise((resolve) => {
+      this.unsettled++;
+      const settle = (id: string | null) => {
+        this.unsettled--;
+        if (id === null) this.failed++;
+        resolve(id);
+      };
       this.queue.push({ record: { ...record, id: randomUUID(), created_at: new Date() }, settle });
       if (this.writing || this.scheduled) return;
       // Idle: write on the next turn of the event loop, so rows queued by the same burst of I/O share the statement.

@@ -51,6 +51,7 @@ export class FootprintFastPath {
         ...rateLimitHeaders(decision),
       });
       res.end(body);
+      this.services.metrics.observeRequest('GET', FOOTPRINT_PATH, 200, state.startedAt);
       state.log.info({ method: 'GET', path: FOOTPRINT_PATH, status: 200, ms: Math.round((performance.now() - state.startedAt) * 10) / 10 }, 'request');
       return true;
     } catch {

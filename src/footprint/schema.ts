@@ -2,7 +2,9 @@ import { builder } from '../graphql/builder.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { cacheFor, currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
+import { refusedItems } from '../rest/item-refusals.ts';
+import { bounds } from '../rest/openapi.ts';
+import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
 import type { FootprintProduct } from './device.ts';
 import { FOOTPRINT_MAX_AGE } from './fast-path.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
@@ -76,19 +78,24 @@ export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintRe
   }),
 });
 
+// The lower bounds validateSpecs checks, for OpenAPI; the upper ones depend on the category.
+const POSITIVE = bounds({ minimum: 0, exclusiveMinimum: true });
+const NON_NEGATIVE = bounds({ minimum: 0 });
+const REMAINING_YEARS = { description: `Years of further use, ${REMAINING_YEARS_MIN}..${REMAINING_YEARS_MAX} (default 2)`, ...bounds({ minimum: REMAINING_YEARS_MIN, maximum: REMAINING_YEARS_MAX }) };
+
 const deviceArgs = builder.args((t) => ({
   brand: t.string({ required: true, description: 'Manufacturer name', ...maxChars(TEXT_LIMITS.brand) }),
   country: t.string({ required: true, description: 'Country of use: ISO 3166-1 alpha-2 (DE) or ISO 3166-2 region (US-CA); case-insensitive', ...maxChars(TEXT_LIMITS.country) }),
   mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
   model: t.string({ description: 'Model name, alternative to mpn', ...maxChars(TEXT_LIMITS.model) }),
   category: t.string({ description: 'Device category (default laptop); see /reference/categories', ...maxChars(TEXT_LIMITS.category) }),
-  weight_kg: t.float({ description: 'kg' }),
-  tdp: t.float({ description: 'Processor TDP, watts' }),
-  ram_gb: t.float({ description: 'GB' }),
-  battery_wh: t.float({ description: 'Wh' }),
-  screen_size_inch: t.float({ description: 'inches' }),
+  weight_kg: t.float({ description: 'kg', ...POSITIVE }),
+  tdp: t.float({ description: 'Processor TDP, watts', ...NON_NEGATIVE }),
+  ram_gb: t.float({ description: 'GB', ...NON_NEGATIVE }),
+  battery_wh: t.float({ description: 'Wh', ...NON_NEGATIVE }),
+  screen_size_inch: t.float({ description: 'inches', ...NON_NEGATIVE }),
   screen_type: t.field({ type: ScreenType }),
-  storage_gb: t.float({ description: 'GB' }),
+  storage_gb: t.float({ description: 'GB', ...NON_NEGATIVE }),
   storage_type: t.field({ type: StorageType }),
 }));
 
@@ -100,13 +107,13 @@ const BatchItemInput = builder.inputType('FootprintBatchItem', {
     mpn: t.string(maxChars(TEXT_LIMITS.mpn)),
     model: t.string(maxChars(TEXT_LIMITS.model)),
     category: t.string(maxChars(TEXT_LIMITS.category)),
-    weight_kg: t.float(),
-    tdp: t.float(),
-    ram_gb: t.float(),
-    battery_wh: t.float(),
-    screen_size_inch: t.float(),
+    weight_kg: t.float(POSITIVE),
+    tdp: t.float(NON_NEGATIVE),
+    ram_gb: t.float(NON_NEGATIVE),
+    battery_wh: t.float(NON_NEGATIVE),
+    screen_size_inch: t.float(NON_NEGATIVE),
     screen_type: t.field({ type: ScreenType }),
-    storage_gb: t.float(),
+    storage_gb: t.float(NON_NEGATIVE),
     storage_type: t.field({ type: StorageType }),
   }),
 });
@@ -243,7 +250,7 @@ builder.queryFields((t) => ({
   footprint: t.field({
     type: FootprintResult,
     description: 'Lifecycle footprint of one device in a country of use. Cache-Control: public, max-age=86400.',
-    extensions: { rest: { method: 'GET', path: '/footprint', tags: ['Footprint'] } },
+    extensions: { rest: { method: 'GET', path: '/footprint', tags: ['Footprint'], open: true } },
     args: deviceArgs,
     resolve: async (_root, args, { services, caller }) => {
       const result = await services.footprint.footprint(args, caller);
@@ -256,8 +263,8 @@ builder.queryFields((t) => ({
   savings: t.field({
     type: SavingsResult,
     description: 'CO2 avoided by extending a device’s life by remaining_years (default 2).',
-    extensions: { rest: { method: 'GET', path: '/savings', tags: ['Footprint'] } },
-    args: { ...deviceArgs, remaining_years: t.arg.float({ description: 'Years of further use, 0..15 (default 2)' }) },
+    extensions: { rest: { method: 'GET', path: '/savings', tags: ['Footprint'], open: true } },
+    args: { ...deviceArgs, remaining_years: t.arg.float(REMAINING_YEARS) },
     resolve: async (_root, args, { services, caller }) => {
       const result = await services.footprint.savings(args, caller);
       cacheCalculation();
@@ -270,11 +277,11 @@ builder.queryFields((t) => ({
       'Refurbishment impact: grade A (Like New), B (Good) or C (Fair) overhead, component swaps ' +
       '(comma-separated tokens battery:<wh>, storage:<gb>:<type>, ram:<modules>:<gb per module>, display:<inches>:<screen_type>, keyboard_trackpad), ' +
       'use phase in reuse_country, net savings, break-even and a production heatmap.',
-    extensions: { rest: { method: 'GET', path: '/refurbishment', tags: ['Footprint'] } },
+    extensions: { rest: { method: 'GET', path: '/refurbishment', tags: ['Footprint'], open: true } },
     args: {
       ...deviceArgs,
       grade: t.arg({ type: Grade, required: true }),
-      remaining_years: t.arg.float({ description: 'Years of further use, 0..15 (default 2)' }),
+      remaining_years: t.arg.float(REMAINING_YEARS),
       reuse_country: t.arg.string({ description: 'Country of reuse (default: country)', ...maxChars(TEXT_LIMITS.country) }),
       swaps: t.arg.string({ description: 'Comma-separated swap tokens', ...maxChars(TEXT_LIMITS.swaps) }),
     },
@@ -289,20 +296,23 @@ builder.queryFields((t) => ({
 builder.mutationField('footprintBatch', (t) =>
   t.field({
     type: BatchResult,
-    description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}. Counts as one request against quotas.`,
-    extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'] } },
-    args: { products: t.arg({ type: [BatchItemInput], required: true }) },
+    description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed or unknown field. Counts as one request against quotas.`,
+    extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'], open: true, perItemArgument: 'products' } },
+    args: { products: t.arg({ type: [BatchItemInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_BATCH }) }) },
     resolve: async (_root, { products }, { services, caller }) => {
       if (products.length === 0 || products.length > MAX_BATCH) {
         throw new ApiError(400, 'INVALID_PARAMETER', "Invalid parameter 'products'", `products: must contain 1 to ${MAX_BATCH} items, got ${products.length}`);
       }
+      const refused = refusedItems();
       const results = await Promise.all(
-        products.map((item, index) =>
-          services.footprint.footprint(item, caller).catch((error: unknown) => {
+        products.map(async (item, index) => {
+          const reason = refused.get(index);
+          if (reason !== undefined) return { error: reason, index };
+          return services.footprint.footprint(item, caller).catch((error: unknown) => {
             if (!(error instanceof ApiError) || error.status !== 400) throw error;
             return { error: error.details, index };
-          }),
-        ),
+          });
+        }),
       );
       return { total: products.length, successful: results.filter((r) => !('error' in r)).length, results };
     },

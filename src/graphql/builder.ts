@@ -11,6 +11,19 @@ export interface RestRoute {
   path: string;
   responseStatus?: 200 | 201 | 202;
   tags?: string[];
+  /** Answers callers without an API key too (spec 5.3); other routes answer them 401. OpenAPI: optional bearer. */
+  open?: boolean;
+  /**
+   * Errors the route answers besides those its shape implies (src/rest/openapi.ts: 400, 401, 403,
+   * 404 for an id, 413, 429): status -> when, with the body's OpenAPI schema if it is not ApiError.
+   */
+  errors?: Readonly<Partial<Record<404 | 409 | 410 | 422 | 502 | 503, string | { description: string; schema: Record<string, unknown> }>>>;
+  /**
+   * A list argument checked item by item: an item GraphQL would refuse (a wrongly typed or unknown
+   * field, an unknown enum value, not an object) does not refuse the request; the resolver finds
+   * its reason in refusedItems() (src/rest/item-refusals.ts) and answers it as that item's error.
+   */
+  perItemArgument?: string;
 }
 
 // The single source of truth for GraphQL, REST (SOFA) and the SDK types.

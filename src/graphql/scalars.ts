@@ -24,6 +24,7 @@ builder.scalarType('DateTime', {
   serialize: serializeInstant(false),
   parseValue: (value) => parseInstant(value, 'DateTime', false),
   parseLiteral: (ast) => parseInstant(ast.kind === Kind.STRING ? ast.value : null, 'DateTime', false),
+  extensions: { jsonSchema: { type: 'string', format: 'date-time' } },
 });
 
 builder.scalarType('Date', {
@@ -31,12 +32,15 @@ builder.scalarType('Date', {
   serialize: serializeInstant(true),
   parseValue: (value) => parseInstant(value, 'Date', true),
   parseLiteral: (ast) => parseInstant(ast.kind === Kind.STRING ? ast.value : null, 'Date', true),
+  extensions: { jsonSchema: { type: 'string', format: 'date' } },
 });
 
 builder.scalarType('JSON', {
   description: 'Arbitrary JSON value',
   serialize: (value) => value,
   parseValue: (value) => value,
+  // Any JSON value: no type (SOFA's default for a custom scalar would be an object).
+  extensions: { jsonSchema: {} },
 });
 
 builder.scalarType('Long', {

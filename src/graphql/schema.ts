@@ -14,6 +14,7 @@ import '../certificates/schema.ts';
 import '../sbti/schema.ts';
 import '../webhooks/schema.ts';
 import '../exports/schema.ts';
+import '../erasure/schema.ts';
 
 export const schema = applyInputLimits(builder.toSchema());
 

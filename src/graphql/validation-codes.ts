@@ -8,7 +8,6 @@ const ARMOR_LIMITS: [RegExp, string][] = [
   [/Query depth limit/i, 'MAX_DEPTH_EXCEEDED'],
   [/Directives limit/i, 'MAX_DIRECTIVES_EXCEEDED'],
   [/Token limit/i, 'MAX_TOKENS_EXCEEDED'],
-  [/Query Cost limit/i, 'MAX_COST_EXCEEDED'],
 ];
 
 /**

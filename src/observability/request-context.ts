@@ -18,6 +18,8 @@ export interface RequestState {
   caller?: Caller;
   /** Coerced arguments of a successful GET /v1/footprint, for the fast path (src/footprint/fast-path.ts). */
   footprintArgs?: object;
+  /** Items of a REST per-item list argument that GraphQL would refuse: index -> reason (src/rest/item-refusals.ts). */
+  refusedItems?: ReadonlyMap<number, string>;
 }
 
 const store = new AsyncLocalStorage<RequestState>();

@@ -56,7 +56,7 @@ builder.queryFields((t) => ({
   referenceCountries: t.field({
     type: CountryList,
     description: 'Countries and sub-national regions with their current grid emission factor.',
-    extensions: { rest: { method: 'GET', path: '/reference/countries', tags: ['Reference'] } },
+    extensions: { rest: { method: 'GET', path: '/reference/countries', tags: ['Reference'], open: true } },
     resolve: (_root, _args, { services }) => {
       cacheFor(REFERENCE_MAX_AGE);
       const countries: CountryRow[] = [];
@@ -79,7 +79,7 @@ builder.queryFields((t) => ({
   referenceCategories: t.field({
     type: CategoryList,
     description: 'Device categories with lifetime and fallback yearly energy use.',
-    extensions: { rest: { method: 'GET', path: '/reference/categories', tags: ['Reference'] } },
+    extensions: { rest: { method: 'GET', path: '/reference/categories', tags: ['Reference'], open: true } },
     resolve: (_root, _args, { services }) => {
       cacheFor(REFERENCE_MAX_AGE);
       return { total: services.reference.categories.length, categories: services.reference.categories };

@@ -35,6 +35,7 @@ async function createReport(services: Services, request: Request): Promise<Respo
   const allowance = await services.quota.reserveReport(caller.keyOrgId, caller.plan);
   const allowanceHeaders = { 'X-Report-Limit': String(allowance.limit), 'X-Report-Remaining': String(allowance.remaining), 'X-Report-Reset': String(allowance.reset) };
   if (!allowance.allowed) {
+    services.metrics.quotaRefused(caller.plan, 'monthly_reports');
     // The refusing window is the month: the X-RateLimit-* headers of the request pipeline describe it on this answer.
     const limitHeaders = { 'X-RateLimit-Limit': String(allowance.limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(allowance.reset) };
     for (const [name, value] of Object.entries(limitHeaders)) state.responseHeaders.set(name, value);

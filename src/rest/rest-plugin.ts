@@ -1,5 +1,5 @@
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import { getNamedType, isScalarType, type GraphQLField, type GraphQLSchema } from 'graphql';
+import { getOperationAST, type DocumentNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema } from 'graphql';
 
 type Maybe<T> = T | null | undefined;
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
@@ -7,7 +7,10 @@ import { useSofa } from 'sofa-api';
 import type { RestRoute } from '../graphql/builder.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
-import { addOpenApiLimits, type OpenApiDocument } from '../validation/input-limits.ts';
+import { checkRestArguments, normalizeEnumInputs } from './arguments.ts';
+import { setAsideRefusedItems } from './item-refusals.ts';
+import { addOpenApiLimits } from '../validation/input-limits.ts';
+import { completeOpenApi, type OpenApiDocument } from './openapi.ts';
 
 export const REST_BASE = '/v1';
 export const OPENAPI_PATH = `${REST_BASE}/openapi.json`;
@@ -22,32 +25,33 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return pruneSchema(filterSchema({ schema, rootFieldFilter: (_op, _name, field) => restRouteOf(field) !== undefined }));
 }
 
-/** Numeric arguments of GET routes by path: SOFA's own coercion error would not name the parameter. */
-function numericQueryArgs(schema: GraphQLSchema): Map<string, Map<string, 'Int' | 'Float'>> {
-  const byPath = new Map<string, Map<string, 'Int' | 'Float'>>();
-  for (const field of Object.values(schema.getQueryType()?.getFields() ?? {})) {
-    const route = restRouteOf(field);
-    if (route?.method !== 'GET') continue;
-    const numeric = new Map<string, 'Int' | 'Float'>();
-    for (const arg of field.args) {
-      const type = getNamedType(arg.type);
-      if (isScalarType(type) && (type.name === 'Int' || type.name === 'Float')) numeric.set(arg.name, type.name);
-    }
-    byPath.set(`${REST_BASE}${route.path}`, numeric);
-  }
-  return byPath;
+/** Each REST route's pattern and top-level arguments, to check them before SOFA parses them (checkRestArguments). */
+interface RouteArguments {
+  method: string;
+  pattern: RegExp;
+  pathParams: ReadonlySet<string>;
+  args: readonly GraphQLArgument[];
 }
 
-function checkNumericParams(url: URL, numeric: Map<string, 'Int' | 'Float'> | undefined): void {
-  if (!numeric) return;
-  for (const [name, type] of numeric) {
-    const raw = url.searchParams.get(name);
-    if (raw === null) continue;
-    const value = raw.trim() === '' ? Number.NaN : Number(raw);
-    if (!Number.isFinite(value) || (type === 'Int' && !Number.isInteger(value))) {
-      throw new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter '${name}'`, `${name}: must be ${type === 'Int' ? 'an integer' : 'a number'}, got '${raw}'`);
+function routeArguments(schema: GraphQLSchema): RouteArguments[] {
+  const routes: RouteArguments[] = [];
+  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      const route = restRouteOf(field);
+      if (!route) continue;
+      const pattern = new RegExp(`^${REST_BASE}${route.path.replace(/:\w+/g, '[^/]+')}$`);
+      const pathParams = new Set([...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!));
+      routes.push({ method: route.method, pattern, pathParams, args: field.args });
     }
   }
+  return routes;
+}
+
+/** The JSON object body of a REST request (useRequestLimits has refused any other), {} when empty. */
+async function jsonBody(request: Request): Promise<Record<string, unknown>> {
+  if (request.method === 'GET' || request.method === 'HEAD') return {};
+  const text = await request.clone().text();
+  return text.trim() === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
 
 /** Root fields by `METHOD /path` as the OpenAPI document names them (`:id` -> `{id}`). */
@@ -87,7 +91,7 @@ export function useRest(
   let getEnveloped: (context: unknown) => Enveloped;
   const envelopedByContext = new WeakMap<object, Enveloped>();
   const routeMethods = new Map<string, Set<string>>();
-  let numericArgs = new Map<string, Map<string, 'Int' | 'Float'>>();
+  let argumentsByRoute: RouteArguments[] = [];
   let openApi: { schema: GraphQLSchema; document?: Promise<string> } | undefined;
 
   return {
@@ -96,7 +100,7 @@ export function useRest(
     },
     onSchemaChange({ schema }) {
       const routes = restRoutes(schema);
-      numericArgs = numericQueryArgs(schema);
+      argumentsByRoute = routeArguments(schema);
       openApi = { schema };
       routeMethods.clear();
       for (const route of Object.values(routes)) {
@@ -110,6 +114,8 @@ export function useRest(
         schema: restSchema(schema),
         routes,
         depthLimit: 4,
+        // /v1/docs is this service's own page (src/explore/): fets' Swagger UI would load from a CDN.
+        swaggerUI: { endpoint: false },
         // fets' Response typing is narrower than the standard Response it receives at run time.
         errorHandler: errorResponse as never,
         openAPI: {
@@ -117,7 +123,6 @@ export function useRest(
           components: {
             securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'API key: svc_live_… or svc_test_…' } },
           },
-          security: [{ bearer: [] }, {}],
         } as never,
         context: async (serverContext: YogaInitialContext) => {
           const enveloped = getEnveloped(serverContext);
@@ -125,29 +130,33 @@ export function useRest(
           envelopedByContext.set(context, enveloped);
           return context;
         },
-        execute: ((args: { contextValue: object }) => {
+        execute: ((args: { contextValue: object; document: DocumentNode; variableValues: Record<string, unknown>; operationName?: string }) => {
           const enveloped = envelopedByContext.get(args.contextValue);
           if (!enveloped) throw new TypeError('REST execution outside a request context');
-          return enveloped.execute(args as never);
+          const operation = getOperationAST(args.document, args.operationName)!;
+          const variables = setAsideRefusedItems(schema, operation, args.variableValues);
+          return enveloped.execute({ ...args, variableValues: normalizeEnumInputs(schema, operation, variables) } as never);
         }) as never,
       });
     },
     async onRequest({ request, url, serverContext, endResponse }) {
       if (!url.pathname.startsWith(`${REST_BASE}/`) || url.pathname === `${REST_BASE}/graphql`) return;
-      if (request.method === 'GET') {
+      const route = argumentsByRoute.find((r) => r.method === request.method && r.pattern.test(url.pathname));
+      if (route) {
         try {
-          checkNumericParams(url, numericArgs.get(url.pathname));
+          checkRestArguments(route.args, route.pathParams, url, await jsonBody(request));
         } catch (error) {
           return endResponse(errorResponse([error]));
         }
       }
       if (url.pathname === OPENAPI_PATH && request.method === 'GET' && openApi) {
-        // SOFA's document lacks the inputs' length limits: added once, then served from memory.
+        // SOFA's document completed for client generators (limits, errors, security, …): once, then served from memory.
         const { schema } = openApi;
+        const fields = fieldsByOpenApiPath(schema);
         openApi.document ??= Promise.resolve(sofa.handleRequest(request, serverContext as never))
           .then((r) => r!.json())
           .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...handWrittenPaths } }))
-          .then((doc) => JSON.stringify(addOpenApiLimits(doc, schema, fieldsByOpenApiPath(schema))));
+          .then((doc) => JSON.stringify(completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields)));
         return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }
       const response = await sofa.handleRequest(request, serverContext as never);

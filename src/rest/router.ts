@@ -6,6 +6,7 @@ export type RouteHandler = (request: Request, params: Record<string, string>) =>
 
 interface CompiledRoute {
   method: string;
+  path: string;
   pattern: RegExp;
   handler: RouteHandler;
 }
@@ -40,8 +41,13 @@ export class Router {
 
   on(method: string, path: string, handler: RouteHandler): this {
     const source = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '(?<$1>[^/]+)');
-    this.routes.push({ method, pattern: new RegExp(`^${source}$`), handler });
+    this.routes.push({ method, path, pattern: new RegExp(`^${source}$`), handler });
     return this;
+  }
+
+  /** The full path patterns of its routes (`/admin/v1/orgs/:id`), e.g. to label metrics by route. */
+  get paths(): string[] {
+    return [...new Set(this.routes.map((r) => (r.path === '/' ? this.base || '/' : `${this.base}${r.path}`)))];
   }
 
   /** Whether a route of this router (any method) has this path. */

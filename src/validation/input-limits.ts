@@ -13,6 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { checkText, DEFAULT_MAX_LENGTH, type TextLimit } from './text.ts';
+import type { OpenApiDocument, OpenApiSchema } from '../rest/openapi.ts';
 
 type Input = GraphQLArgument | GraphQLInputField;
 
@@ -116,19 +117,4 @@ function setMaxLength(schema: OpenApiSchema | undefined, maxLength: number): voi
   if (!schema) return;
   if (schema.type === 'array' && schema.items) setMaxLength(schema.items, maxLength);
   else if (schema.type === 'string') schema.maxLength = maxLength;
-}
-
-interface OpenApiSchema {
-  type?: string;
-  maxLength?: number;
-  items?: OpenApiSchema;
-  properties?: Record<string, OpenApiSchema>;
-}
-interface OpenApiOperation {
-  parameters?: { name: string; schema?: OpenApiSchema }[];
-  requestBody?: { content?: Record<string, { schema?: OpenApiSchema }> };
-}
-export interface OpenApiDocument {
-  paths?: Record<string, Record<string, OpenApiOperation>>;
-  components?: { schemas?: Record<string, OpenApiSchema> };
 }

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Plugin } from 'graphql-yoga';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
@@ -164,7 +164,7 @@ export function answerClientErrors(server: Server): void {
     const details = status === 431 ? 'headers: the request line and headers must fit in 16 KiB' : `request: ${error.code ?? 'could not be parsed'}`;
     const body = JSON.stringify({ error: message, code, details });
     socket.end(
-      `HTTP/1.1 ${status} ${message}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
   });
 }

@@ -1,13 +1,11 @@
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupAddress } from 'node:dns';
 import { Webhook } from 'standardwebhooks';
 import type { Prisma, PrismaClient } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
 import { SERVICE_VERSION } from '../version.ts';
 import { ENDPOINT_DELETED } from './endpoints.ts';
 import type { ApiError } from '../errors/api-error.ts';
-import { parseWebhookUrl, pinnedLookup, resolveWebhookHost } from './url-guard.ts';
+import { parseOutboundUrl, resolvePublicHost } from '../net/url-guard.ts';
+import { pinnedPost } from '../net/pinned-request.ts';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -180,12 +178,12 @@ export class WebhookDispatcher {
     const elapsed = () => Math.round(performance.now() - started);
     let url: URL;
     try {
-      url = parseWebhookUrl(endpoint.url);
+      url = parseOutboundUrl(endpoint.url);
     } catch (error) {
       return { ok: false, responseStatus: null, error: `URL not allowed: ${(error as ApiError).details}`, durationMs: null, retry: false };
     }
     // Checked again now: DNS may have changed since registration, and the flag may be off.
-    const resolution = await resolveWebhookHost(url, this.options.allowPrivateUrls, this.timeoutMs);
+    const resolution = await resolvePublicHost(url, this.options.allowPrivateUrls, this.timeoutMs);
     if ('refused' in resolution) return { ok: false, responseStatus: null, error: `URL not allowed: ${resolution.refused}`, durationMs: elapsed(), retry: true };
 
     const body = JSON.stringify(attempt.payload);
@@ -199,7 +197,8 @@ export class WebhookDispatcher {
       'webhook-signature': new Webhook(endpoint.secret).sign(attempt.message_id, timestamp, body),
     };
     try {
-      const response = await post(url, resolution.addresses, headers, body, this.timeoutMs);
+      const answer = await pinnedPost(url, resolution.addresses, { headers, body, maxBytes: RESPONSE_EXCERPT_BYTES, timeoutMs: this.timeoutMs });
+      const response = { status: answer.status, excerpt: answer.body.toString('utf8') };
       if (response.status >= 200 && response.status < 300) return { ok: true, responseStatus: response.status, durationMs: elapsed() };
       const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
       const excerpt = response.excerpt ? `: ${response.excerpt}` : '';
@@ -236,44 +235,6 @@ export class WebhookDispatcher {
              now() + ${delay}::integer * interval '1 millisecond', now()
       FROM closed`;
   }
-}
-
-/** POSTs `body` to `url` over a connection to one of `addresses` (the checked ones), without following redirects. */
-function post(url: URL, addresses: readonly LookupAddress[], headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number; excerpt: string }> {
-  return new Promise((resolve, reject) => {
-    const request = (url.protocol === 'https:' ? https : http).request(
-      url,
-      {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-        lookup: pinnedLookup(addresses),
-        // A connection of its own: a pooled socket could outlive the address check it was made under.
-        agent: false,
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const finish = () => {
-          clearTimeout(timer);
-          resolve({ status: response.statusCode ?? 0, excerpt: Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8') });
-          response.destroy();
-        };
-        response.on('data', (chunk: Buffer) => {
-          chunks.push(chunk);
-          size += chunk.length;
-          if (size >= RESPONSE_EXCERPT_BYTES) finish();
-        });
-        response.on('end', finish);
-        response.on('error', finish);
-      },
-    );
-    const timer = setTimeout(() => request.destroy(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { code: 'TIMEOUT' })), timeoutMs);
-    request.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    request.end(body);
-  });
 }
 
 function networkError(error: unknown): string {

@@ -5,7 +5,7 @@ import { auditEntry } from '../audit/audit-log.ts';
 import { ApiError, invalidParameter, notFound } from '../errors/api-error.ts';
 import { checkUuid } from '../validation/text.ts';
 import { isWebhookEvent, WEBHOOK_EVENTS, type WebhookEvent } from './events.ts';
-import { checkWebhookUrl } from './url-guard.ts';
+import { checkOutboundUrl } from '../net/url-guard.ts';
 
 /** Endpoints an organisation may have at once (deleted ones do not count); on every plan. */
 export const MAX_ACTIVE_ENDPOINTS = 10;
@@ -53,7 +53,7 @@ export async function createEndpoint(
 ): Promise<WebhookEndpointRow> {
   const { prisma, caller } = ctx;
   const events = checkEvents(input.events);
-  const url = await checkWebhookUrl(input.url, ctx.allowPrivateUrls);
+  const url = await checkOutboundUrl(input.url, ctx.allowPrivateUrls);
   const description = input.description?.trim() || null;
   return prisma.$transaction(async (tx) => {
     // Serialises registrations of one organisation, so the limit holds under concurrent requests.

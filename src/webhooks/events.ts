@@ -2,7 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Prisma } from '../db/database.ts';
 
 /** The event types an endpoint can subscribe to (docs/webhooks.md lists their payloads). */
-export const WEBHOOK_EVENTS = ['org.export.job.completed', 'org.export.job.failed'] as const;
+export const WEBHOOK_EVENTS = ['org.export.job.completed', 'org.export.job.failed', 'org.erasure.sync.completed'] as const;
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
 

@@ -102,7 +102,7 @@ builder.queryFields((t) => ({
   webhookDeliveries: t.field({
     type: WebhookDeliveryPageRef,
     description: `The delivery log: every attempt to your endpoints, most recent first, ${DELIVERY_PAGE.default} per page by default and at most ${DELIVERY_PAGE.max}.`,
-    extensions: { rest: { method: 'GET', path: '/webhooks/deliveries', tags: TAGS } },
+    extensions: { rest: { method: 'GET', path: '/webhooks/deliveries', tags: TAGS }, pageSize: DELIVERY_PAGE },
     args: {
       endpoint_id: t.arg.id({ description: 'Only attempts to this endpoint', ...maxChars(TEXT_LIMITS.id) }),
       event: t.arg.string({ description: `Only this event type (${WEBHOOK_EVENTS.join(', ')})`, ...maxChars(LIMITS.event) }),
@@ -120,7 +120,7 @@ builder.mutationFields((t) => ({
     description:
       'Registers an endpoint for signed webhook events (Standard Webhooks). The answer carries the signing secret, shown only this once. ' +
       `The URL must be http(s) and resolve to public addresses. At most ${MAX_ACTIVE_ENDPOINTS} active endpoints per organisation.`,
-    extensions: { rest: { method: 'POST', path: '/webhooks/endpoints', responseStatus: 201, tags: TAGS } },
+    extensions: { rest: { method: 'POST', path: '/webhooks/endpoints', responseStatus: 201, tags: TAGS, errors: { 409: 'The organisation has the most active endpoints it may have (WEBHOOK_ENDPOINT_LIMIT)' } } },
     args: {
       url: t.arg.string({ required: true, description: 'http or https URL that receives the events', ...maxChars(LIMITS.url) }),
       events: t.arg.stringList({ description: `Event types to receive (default: all, ${WEBHOOK_EVENTS.join(', ')})`, ...maxChars(LIMITS.event) }),

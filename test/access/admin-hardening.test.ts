@@ -54,6 +54,7 @@ describe('failed admin-token attempts', () => {
     const wait = limited.body.retry_after_seconds;
     expect(limited.body).toEqual({
       error: 'Rate limit exceeded',
+      code: 'RATE_LIMITED_SIGN_IN',
       message: `Too many failed admin-token attempts from this address; retry after ${wait} s.`,
       retry_after_seconds: wait,
     });

@@ -24,7 +24,8 @@ describe(`plan quotas over REST and GraphQL on ${TEST_DATABASE_KIND}`, () => {
     }
     const refused = await t.json(FOOTPRINT, { ip });
     expect(refused.status).toBe(429);
-    expect(Object.keys(refused.body).sort()).toEqual(['error', 'message', 'retry_after_seconds']);
+    expect(Object.keys(refused.body).sort()).toEqual(['code', 'error', 'message', 'retry_after_seconds']);
+    expect(refused.body.code).toBe('RATE_LIMITED_DAY');
     expect(Number.isInteger(refused.body.retry_after_seconds)).toBe(true);
     const reset = Number(refused.headers.get('x-ratelimit-reset'));
     expect(reset).toBe(nextUtcMidnight());
@@ -62,6 +63,7 @@ describe(`plan quotas over REST and GraphQL on ${TEST_DATABASE_KIND}`, () => {
     for (let i = 0; i < 3; i++) expect((await t.request(FOOTPRINT, { headers: auth })).status).toBe(200);
     const refused = await t.json(FOOTPRINT, { headers: auth });
     expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('RATE_LIMITED_MINUTE');
     expect(refused.body.message).toMatch(/per-minute limit of 3/);
     const reset = Number(refused.headers.get('x-ratelimit-reset'));
     expect(reset % 60).toBe(0);

@@ -16,10 +16,10 @@ describe('built-in catalogue (no external catalogue configured)', () => {
   it('GET /v1/search answers the spec shape, best first, at most 15', async () => {
     const res = await t.json('/v1/search?q=latitude%205440');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['count', 'query', 'results', 'source']);
+    expect(Object.keys(res.body).sort()).toEqual(['count', 'query', 'results', 'returned', 'source']);
     expect(res.body.query).toBe('latitude 5440');
     expect(res.body.source).toBe('built-in catalogue');
-    expect(res.body.count).toBe(res.body.results.length);
+    expect(res.body.returned).toBe(res.body.results.length);
     expect(res.body.results.length).toBeGreaterThan(0);
     const top = res.body.results[0];
     expect(top).toMatchObject({ brand: 'Dell', category: 'laptop' });
@@ -27,7 +27,41 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     expect(Object.keys(top).sort()).toEqual(['brand', 'category', 'mpn', 'name', 'release_year', 'specs']);
     expect(Object.keys(top.specs).sort()).toEqual(['battery_wh', 'processor_tdp_w', 'ram_gb', 'screen_size_inch', 'screen_type', 'storage_gb', 'storage_type', 'typical_consumption_kwh', 'weight_kg']);
     const broad = await t.json('/v1/search?q=dell');
-    expect(broad.body.count).toBe(15);
+    expect(broad.body).toMatchObject({ count: 438, returned: 15 }); // every Dell device matches
+  });
+
+  it('GET /v1/search counts every match, returns `limit` of them, and ranks siblings by the closest model number', async () => {
+    const names = (body: { results: { name: string }[] }) => body.results.map((r) => r.name);
+    const three = await t.json(`/v1/search?${qs({ q: 'latitud 5440', limit: 3 })}`);
+    expect(three.status).toBe(200);
+    // 91: every Latitude in the catalogue matches the misspelt family name.
+    expect(three.body).toMatchObject({ query: 'latitud 5440', count: 91, returned: 3 });
+    expect(names(three.body)).toEqual(['Dell Latitude 5440', 'Dell Latitude 5430', 'Dell Latitude 5450']);
+    const page = await t.json(`/v1/search?${qs({ q: 'latitud 5440' })}`);
+    expect(page.body).toMatchObject({ count: 91, returned: 15 });
+    expect(names(page.body).slice(0, 3)).toEqual(names(three.body));
+    expect(names(page.body)).not.toContain('Dell Latitude 3120'); // the score alone ranked it second
+    const unknown = await t.json(`/v1/search?${qs({ q: 'latitude 5441', limit: 3 })}`);
+    expect(names(unknown.body)).toEqual(['Dell Latitude 5440', 'Dell Latitude 5450', 'Dell Latitude 5430']);
+    const one = await t.json(`/v1/search?${qs({ q: 'fairphone', limit: 1 })}`);
+    expect(one.body).toMatchObject({ count: 4, returned: 1 });
+  });
+
+  it('GET /v1/search rejects a limit outside 1 to 15, naming it', async () => {
+    for (const limit of ['0', '16', '-1', '2.5', 'ten']) {
+      const res = await t.json(`/v1/search?${qs({ q: 'latitude', limit })}`);
+      expect(res.status, limit).toBe(400);
+      expect(res.body.details, limit).toMatch(/^limit: must be an integer/);
+    }
+  });
+
+  it('GraphQL search takes the same limit and answers count and returned', async () => {
+    const query = 'query ($limit: Int) { search(q: "latitud 5440", limit: $limit) { count returned results { name } } }';
+    const key = (await t.createKey((await t.createOrg('business')).id)).key;
+    const res = await t.graphql(query, { limit: 2 }, key);
+    expect(res.body.data.search).toEqual({ count: 91, returned: 2, results: [{ name: 'Dell Latitude 5440' }, { name: 'Dell Latitude 5430' }] });
+    const refused = await t.graphql(query, { limit: 16 }, key);
+    expect(refused.body.errors[0].extensions).toMatchObject({ code: 'INVALID_PARAMETER' });
   });
 
   it('GET /v1/search is typo-, accent- and case-tolerant', async () => {

@@ -289,7 +289,8 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     for (const pathname of [known, '/verify/LCF-UNKNOWN000']) {
       const limited = await t.json(pathname, { ip });
       expect(limited.status).toBe(429);
-      expect(Object.keys(limited.body).sort()).toEqual(['error', 'message', 'retry_after_seconds']);
+      expect(Object.keys(limited.body).sort()).toEqual(['code', 'error', 'message', 'retry_after_seconds']);
+      expect(limited.body.code).toBe('RATE_LIMITED_VERIFY');
       expect(limited.body.retry_after_seconds).toBeGreaterThanOrEqual(1);
       expect(limited.headers.get('retry-after')).toBe(String(limited.body.retry_after_seconds));
       expect(limited.headers.get('x-ratelimit-limit')).toBe(String(VERIFY_LOOKUPS_PER_MINUTE));

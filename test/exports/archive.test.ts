@@ -64,8 +64,8 @@ async function seedOrg(name: string, serials: string[]): Promise<Org> {
   });
   await p.consoleSession.create({ data: { org_id: id, token_hash: sessionHash, expires_at: new Date(Date.now() + 3_600_000) } });
   await p.auditLog.createMany({ data: [{ org_id: id, event: 'org.export.job.downloaded', data: { n: 1 } }, { org_id: id, event: 'scenario.simulate_refurbish' }] });
-  await p.erasureConnection.create({ data: { org_id: id, base_url: `https://erasure.${name}.test`, credential_ref: 'ERASURE_API_KEY' } });
-  const run = await p.erasureSyncRun.create({ data: { org_id: id, params: { since: '2026-01-01' }, synced: 1 } });
+  await p.erasureConnection.create({ data: { org_id: id, base_url: `https://erasure.${name}.test`, api_key_encrypted: 'v1.sealed.value.here', api_key_hint: 'abcd' } });
+  const run = await p.erasureSyncRun.create({ data: { org_id: id, status: 'completed', params: { since: '2026-01-01' }, synced: 1, finished_at: new Date() } });
   await p.erasureReport.create({ data: { org_id: id, sync_run_id: run.id, external_uuid: `ext-${name}`, status: 'synced', serial_number: serials[0], report: { wiped: true } } });
   await p.sbtiTarget.create({ data: { org_id: id, name: 'Net zero', scope: 'scope3', base_year: 2020, base_year_kg_co2e: 1000.5, target_year: 2030, reduction_pct: 42 } });
   // monthly_emissions: kept by the database from the assets (a trigger), nothing to add.
@@ -243,7 +243,7 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
       for (const row of rows(table)) for (const column of Object.keys(columns)) expect(row, `${table}.${column}`).toHaveProperty(column, null);
     }
     expect(rows('api_keys').map((r) => r.prefix).every((p: string) => p.startsWith('svc_'))).toBe(true);
-    expect(rows('erasure_connections')[0].credential_ref).toBe('ERASURE_API_KEY');
+    expect(rows('erasure_connections')[0].api_key_hint).toBe('abcd');
   });
 
   it('writes a README explaining the asset inventory, statuses, totals and verification', async () => {
@@ -417,7 +417,7 @@ describe('export scope and tables', () => {
       .map((c) => `${c.table_name}.${c.column_name}`)
       .sort();
     const redacted = Object.entries(REDACTED_COLUMNS).flatMap(([table, cols]) => Object.keys(cols!).map((c) => `${table}.${c}`));
-    const harmless = ['erasure_connections.credential_ref', 'export_jobs.idempotency_key', 'export_jobs.requested_by_key'];
+    const harmless = ['erasure_connections.api_key_hint', 'erasure_connections.configured_by_key', 'export_jobs.idempotency_key', 'export_jobs.requested_by_key'];
     expect(credentialLike).toEqual([...redacted, ...harmless].sort());
   });
 });

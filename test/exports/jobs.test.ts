@@ -114,7 +114,8 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     const refused = answers.filter((a) => a.status === 429);
     expect(refused).toHaveLength(9);
     for (const r of refused) {
-      expect(Object.keys(r.body).sort()).toEqual(['error', 'message', 'retry_after_seconds']);
+      expect(Object.keys(r.body).sort()).toEqual(['code', 'error', 'message', 'retry_after_seconds']);
+      expect(r.body.code).toBe('TOO_MANY_ACTIVE_EXPORTS');
       expect(r.headers.get('retry-after')).toBe(String(r.body.retry_after_seconds));
       expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
       expect(r.body.message).toContain('only one export may be active');
@@ -171,6 +172,7 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     const job = await insertJob(org.id, { status: 'completed', created_at: new Date(Date.now() - interval + 120_000) });
     const refused = await submit(key);
     expect(refused.status).toBe(429);
+    expect(refused.body.code).toBe('EXPORT_TOO_FREQUENT');
     expect(refused.body.retry_after_seconds).toBeGreaterThan(100);
     expect(refused.body.retry_after_seconds).toBeLessThanOrEqual(120);
     expect(refused.body.message).toContain(plan);

@@ -61,6 +61,9 @@ describe('OpenAPI', () => {
     expect(Object.keys(res.body.paths).sort()).toEqual([
       '/assets',
       '/assets/csv',
+      '/blancco/connection',
+      '/blancco/sync',
+      '/blancco/sync/runs',
       '/certificate',
       '/certificate/revoke',
       '/footprint',

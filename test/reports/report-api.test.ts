@@ -170,7 +170,8 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     expect(statuses).toEqual([...Array(REPORT_LIMIT).fill(200), ...Array(10 - REPORT_LIMIT).fill(429)]);
     const refused = responses.find((r) => r.status === 429)!;
     const body = await refused.json();
-    expect(Object.keys(body).sort()).toEqual(['error', 'message', 'retry_after_seconds']);
+    expect(Object.keys(body).sort()).toEqual(['code', 'error', 'message', 'retry_after_seconds']);
+    expect(body.code).toBe('REPORT_LIMIT_REACHED');
     const now = new Date();
     const nextMonth = Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) / 1000;
     expect(body.message).toMatch(/monthly limit of 3 reports of the pro plan is used up/);

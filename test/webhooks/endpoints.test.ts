@@ -38,7 +38,7 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
     expect(Object.keys(res.body).sort()).toEqual([...ENDPOINT_KEYS, 'secret'].sort());
     expect(res.body).toMatchObject({
       url: 'http://8.8.8.8/hooks/lcf?source=carbon',
-      events: ['org.export.job.completed', 'org.export.job.failed'],
+      events: ['org.export.job.completed', 'org.export.job.failed', 'org.erasure.sync.completed'],
       description: 'Finance ERP',
       active: true,
       deleted_at: null,

@@ -21,7 +21,7 @@ const answers: Record<string, { address: string; family: number }[] | 'missing' 
 const lookup = vi.hoisted(() => vi.fn());
 vi.mock('node:dns/promises', () => ({ lookup }));
 
-const { checkWebhookUrl, pinnedLookup, resolveWebhookHost } = await import('../../src/webhooks/url-guard.ts');
+const { checkOutboundUrl, pinnedLookup, resolvePublicHost } = await import('../../src/net/url-guard.ts');
 
 beforeAll(() => {
   lookup.mockImplementation(async (host: string) => {
@@ -34,7 +34,7 @@ beforeAll(() => {
 
 describe('webhook URL guard', () => {
   it('accepts a host whose every address is public, and answers them all', async () => {
-    expect(await resolveWebhookHost(new URL('https://public.example/hook'), false)).toEqual({ addresses: answers['public.example'] });
+    expect(await resolvePublicHost(new URL('https://public.example/hook'), false)).toEqual({ addresses: answers['public.example'] });
   });
 
   it.each([
@@ -43,20 +43,20 @@ describe('webhook URL guard', () => {
     ['http://nat64.example/', 'resolves to a non-public address (rfc6052)'],
     ['http://missing.example/', 'host could not be resolved'],
   ])('refuses %s: %s', async (url, reason) => {
-    expect(await resolveWebhookHost(new URL(url), false)).toEqual({ refused: reason });
-    await expect(checkWebhookUrl(url, false)).rejects.toMatchObject({ status: 400, code: 'WEBHOOK_URL_NOT_ALLOWED', details: expect.stringContaining(reason) });
+    expect(await resolvePublicHost(new URL(url), false)).toEqual({ refused: reason });
+    await expect(checkOutboundUrl(url, false)).rejects.toMatchObject({ status: 400, code: 'WEBHOOK_URL_NOT_ALLOWED', details: expect.stringContaining(reason) });
   });
 
   it('gives up on a resolution that does not answer in time', async () => {
     const started = Date.now();
-    expect(await resolveWebhookHost(new URL('http://slow.example/'), false, 50)).toEqual({ refused: 'host could not be resolved' });
+    expect(await resolvePublicHost(new URL('http://slow.example/'), false, 50)).toEqual({ refused: 'host could not be resolved' });
     expect(Date.now() - started).toBeLessThan(1_000);
   });
 
   it('with private URLs allowed: any address is answered, and registration does not resolve at all', async () => {
-    expect(await resolveWebhookHost(new URL('http://mixed.example/'), true)).toEqual({ addresses: answers['mixed.example'] });
+    expect(await resolvePublicHost(new URL('http://mixed.example/'), true)).toEqual({ addresses: answers['mixed.example'] });
     lookup.mockClear();
-    expect((await checkWebhookUrl('http://missing.example/hook', true)).href).toBe('http://missing.example/hook');
+    expect((await checkOutboundUrl('http://missing.example/hook', true)).href).toBe('http://missing.example/hook');
     expect(lookup).not.toHaveBeenCalled();
   });
 

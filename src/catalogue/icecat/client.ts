@@ -1,7 +1,7 @@
 /**
  * Client of the Open Icecat JSON product API (GET {baseUrl}?UserName=&Language=&Brand=&ProductCode=
- * or ...&GTIN=), with per-attempt timeouts, retries with exponential backoff and jitter, Retry-After
- * on 429, and a circuit breaker.
+ * or ...&GTIN=), on the shared resilience policy (src/resilience/policy.ts): per-attempt timeouts,
+ * retries with exponential backoff and jitter, Retry-After on 429, and a circuit breaker.
  *
  * Outcomes:
  * - a data-sheet (`msg: "OK"`, `data.GeneralInfo`) -> { found: true, product };
@@ -12,30 +12,29 @@
  *   5xx, 429 (after retries), unparseable or unexpected answers, and account errors (codes 1-3, 5-7,
  *   10; HTTP 401/403 without a product-level code).
  *
- * Only 5xx, 429, network errors and timeouts are retried; other 4xx and malformed answers are not.
+ * Only 5xx, 429, network errors and timeouts are retried, and only they count for the breaker;
+ * other 4xx and malformed answers are not retried.
  */
+import {
+  AttemptTimeoutError,
+  CircuitOpenError,
+  RetryableError,
+  parseRetryAfter,
+  resiliencePolicy,
+  type BreakerState,
+  type ResiliencePolicy,
+} from '../../resilience/policy.ts';
 import { looksLikeGtin, normalizeGtin } from './gtin.ts';
 import { IcecatShapeError, toIcecatProduct } from './mapping.ts';
 import { IcecatUnavailableError, type IcecatConfig, type IcecatLookup, type IcecatUnavailableReason } from './types.ts';
 
-export type BreakerState = 'closed' | 'open' | 'half_open';
-
 export interface IcecatClientDeps {
   fetch?: typeof fetch;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
 export const DEFAULT_RETRIES = 2;
-export const DEFAULT_BREAKER = Object.freeze({ failureThreshold: 5, coolDownMs: 30_000 });
 export const DEFAULT_LANGUAGE = 'EN';
-/** First backoff step; doubles per retry, capped at {@link BACKOFF_MAX_MS}, with jitter. */
-export const BACKOFF_BASE_MS = 200;
-export const BACKOFF_MAX_MS = 5000;
-/** Longest Retry-After the client waits for; a longer one fails the lookup at once as rate_limited. */
-export const RETRY_AFTER_CAP_MS = 10_000;
 
 /** Icecat JSON error codes (Icecat manual "Which JSON and XML error messages can I get"). */
 const NOT_FOUND_CODES = new Set([4, 8, 404]);
@@ -47,72 +46,39 @@ const RESTRICTED_TEXT = /full icecat|limited for the current user|brand restrict
 
 type Plan = { kind: 'gtin'; gtin: string } | { kind: 'code'; brand: string; productCode: string };
 
-type AttemptOutcome =
-  | { kind: 'answer'; lookup: IcecatLookup }
-  | { kind: 'retryable'; error: IcecatUnavailableError; retryAfterMs?: number }
-  | { kind: 'fatal'; error: IcecatUnavailableError };
-
-function realSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function intOption(value: number | undefined, fallback: number, name: string, min = 0): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < min) throw new RangeError(`IcecatConfig.${name} must be a number >= ${min}`);
-  return Math.floor(value);
-}
-
-/** Retry-After: delta-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const v = value.trim();
-  if (/^\d+(\.\d+)?$/.test(v)) return Math.round(Number(v) * 1000);
-  const date = Date.parse(v);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
+/** Asks the policy to retry; the Icecat error rides along as the cause and is what callers get. */
+function retryable(error: IcecatUnavailableError): RetryableError {
+  return new RetryableError(error.message, error.retryAfterMs, { cause: error });
 }
 
 export class IcecatClient {
   private readonly baseUrl: URL;
   private readonly config: Readonly<IcecatConfig>;
-  private readonly timeoutMs: number;
-  private readonly retries: number;
-  private readonly failureThreshold: number;
-  private readonly coolDownMs: number;
   private readonly fetchImpl: typeof fetch;
-  private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
-  private readonly random: () => number;
-
-  private state: 'closed' | 'open' = 'closed';
-  private consecutiveFailures = 0;
-  private openedAt = 0;
-  private probeInFlight = false;
+  private readonly policy: ResiliencePolicy;
 
   constructor(config: IcecatConfig, deps: IcecatClientDeps = {}) {
     if (!config || typeof config.baseUrl !== 'string' || config.baseUrl === '') throw new TypeError('IcecatConfig.baseUrl is required');
     this.baseUrl = new URL(config.baseUrl);
     if (this.baseUrl.protocol !== 'http:' && this.baseUrl.protocol !== 'https:') throw new TypeError('IcecatConfig.baseUrl must be http(s)');
     this.config = Object.freeze({ ...config });
-    this.timeoutMs = intOption(config.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs', 1);
-    this.retries = intOption(config.retries, DEFAULT_RETRIES, 'retries');
-    const breaker = config.breaker ?? DEFAULT_BREAKER;
-    this.failureThreshold = intOption(breaker.failureThreshold, DEFAULT_BREAKER.failureThreshold, 'breaker.failureThreshold', 1);
-    this.coolDownMs = intOption(breaker.coolDownMs, DEFAULT_BREAKER.coolDownMs, 'breaker.coolDownMs');
+    this.policy = resiliencePolicy({
+      name: 'Icecat',
+      timeoutMs: config.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      retries: config.retries ?? DEFAULT_RETRIES,
+      backoff: config.backoff,
+      breaker: config.breaker,
+    });
     const f = deps.fetch ?? globalThis.fetch;
     this.fetchImpl = (input, init) => f(input, init);
-    this.now = deps.now ?? Date.now;
-    this.sleep = deps.sleep ?? realSleep;
-    this.random = deps.random ?? Math.random;
   }
 
   breakerState(): BreakerState {
-    if (this.state === 'open') return this.now() - this.openedAt >= this.coolDownMs ? 'half_open' : 'open';
-    return 'closed';
+    return this.policy.breakerState();
   }
 
   /**
@@ -123,7 +89,7 @@ export class IcecatClient {
    */
   async lookup(query: { brand?: string; productCode?: string; gtin?: string }): Promise<IcecatLookup> {
     for (const plan of this.plans(query ?? {})) {
-      const result = await this.guarded((probe) => this.run(plan, probe));
+      const result = await this.step(plan);
       if (result.found) return result;
     }
     return { found: false };
@@ -142,63 +108,22 @@ export class IcecatClient {
     return plans;
   }
 
-  // ---- circuit breaker -------------------------------------------------------------------
-
-  private async guarded(step: (probe: boolean) => Promise<IcecatLookup>): Promise<IcecatLookup> {
-    const state = this.breakerState();
-    let probe = false;
-    if (state === 'open' || (state === 'half_open' && this.probeInFlight)) {
-      throw new IcecatUnavailableError('circuit_open', 'Icecat circuit breaker is open; failing fast', { attempts: 0 });
-    }
-    if (state === 'half_open') {
-      probe = true;
-      this.probeInFlight = true;
-    }
-    try {
-      const result = await step(probe);
-      this.state = 'closed';
-      this.consecutiveFailures = 0;
-      return result;
-    } catch (error) {
-      if (error instanceof IcecatUnavailableError) {
-        this.consecutiveFailures += 1;
-        if (probe || this.consecutiveFailures >= this.failureThreshold) {
-          this.state = 'open';
-          this.openedAt = this.now();
-        }
-      }
-      throw error;
-    } finally {
-      if (probe) this.probeInFlight = false;
-    }
-  }
-
-  // ---- retries ---------------------------------------------------------------------------
-
-  /** One lookup step with retries. A half-open probe gets a single attempt. */
-  private async run(plan: Plan, probe: boolean): Promise<IcecatLookup> {
-    const maxAttempts = probe ? 1 : 1 + this.retries;
+  /** One lookup step (one plan) through the policy; its failures become IcecatUnavailableError. */
+  private async step(plan: Plan): Promise<IcecatLookup> {
     const url = this.url(plan);
-    for (let attempt = 1; ; attempt++) {
-      const outcome = await this.attempt(url, plan);
-      if (outcome.kind === 'answer') return outcome.lookup;
-      if (outcome.kind === 'fatal' || attempt >= maxAttempts) throw outcome.error.withAttempts(attempt);
-      let delay: number;
-      if (outcome.retryAfterMs !== undefined) {
-        if (outcome.retryAfterMs > RETRY_AFTER_CAP_MS) throw outcome.error.withAttempts(attempt);
-        delay = outcome.retryAfterMs;
-      } else {
-        delay = this.backoff(attempt);
-      }
-      await this.sleep(delay);
+    let attempts = 0;
+    try {
+      return await this.policy.execute((signal) => {
+        attempts += 1;
+        return this.attempt(url, plan, signal);
+      });
+    } catch (error) {
+      if (error instanceof IcecatUnavailableError) throw error.withAttempts(attempts);
+      if (error instanceof RetryableError && error.cause instanceof IcecatUnavailableError) throw error.cause.withAttempts(attempts);
+      if (error instanceof AttemptTimeoutError) throw new IcecatUnavailableError('timeout', error.message, { attempts, cause: error });
+      if (error instanceof CircuitOpenError) throw new IcecatUnavailableError('circuit_open', 'Icecat circuit breaker is open; failing fast');
+      throw error;
     }
-  }
-
-  /** Exponential backoff with "equal jitter": half fixed, half random. */
-  private backoff(attempt: number): number {
-    const exp = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
-    const r = Math.min(1, Math.max(0, this.random()));
-    return Math.round(exp / 2 + r * (exp / 2));
   }
 
   private url(plan: Plan): string {
@@ -224,66 +149,49 @@ export class IcecatClient {
 
   // ---- one attempt -----------------------------------------------------------------------
 
-  private async attempt(url: string, plan: Plan): Promise<AttemptOutcome> {
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.timeoutMs);
-    timer.unref?.();
-    let status: number;
-    let headers: Headers;
+  /** One request: the answer, or throws (RetryableError for what is worth retrying). */
+  private async attempt(url: string, plan: Plan, signal: AbortSignal): Promise<IcecatLookup> {
+    let response: Response;
     let body: string;
     try {
-      const response = await this.fetchImpl(url, { method: 'GET', headers: this.headers(), signal: controller.signal });
-      status = response.status;
-      headers = response.headers;
+      response = await this.fetchImpl(url, { method: 'GET', headers: this.headers(), signal });
       body = await response.text(); // the timeout covers the body too
     } catch (cause) {
-      if (timedOut) {
-        return { kind: 'retryable', error: new IcecatUnavailableError('timeout', `Icecat did not answer within ${this.timeoutMs} ms`, { cause }) };
-      }
       const detail = cause instanceof Error ? cause.message : String(cause);
-      return { kind: 'retryable', error: new IcecatUnavailableError('network', `Icecat request failed: ${detail}`, { cause }) };
-    } finally {
-      clearTimeout(timer);
+      throw retryable(new IcecatUnavailableError('network', `Icecat request failed: ${detail}`, { cause }));
     }
-    return this.classify(status, headers, body, plan);
+    return this.classify(response.status, response.headers, body, plan);
   }
 
-  private classify(status: number, headers: Headers, text: string, plan: Plan): AttemptOutcome {
+  private classify(status: number, headers: Headers, text: string, plan: Plan): IcecatLookup {
     const fail = (reason: IcecatUnavailableReason, message: string, extra: { retryAfterMs?: number } = {}) =>
       new IcecatUnavailableError(reason, message, { status, ...extra });
 
     if (status === 429) {
-      const retryAfterMs = parseRetryAfter(headers.get('retry-after'), this.now());
-      const error = fail('rate_limited', 'Icecat rate limit reached (HTTP 429)', retryAfterMs === undefined ? {} : { retryAfterMs });
-      return retryAfterMs === undefined ? { kind: 'retryable', error } : { kind: 'retryable', error, retryAfterMs };
+      const retryAfterMs = parseRetryAfter(headers.get('retry-after'));
+      throw retryable(fail('rate_limited', 'Icecat rate limit reached (HTTP 429)', retryAfterMs === undefined ? {} : { retryAfterMs }));
     }
-    if (status >= 500) return { kind: 'retryable', error: fail('server_error', `Icecat answered HTTP ${status}`) };
-    if (status < 200 || (status >= 300 && status < 400)) {
-      return { kind: 'fatal', error: fail('malformed_response', `Icecat answered an unexpected HTTP ${status}`) };
-    }
+    if (status >= 500) throw retryable(fail('server_error', `Icecat answered HTTP ${status}`));
+    if (status < 200 || (status >= 300 && status < 400)) throw fail('malformed_response', `Icecat answered an unexpected HTTP ${status}`);
 
     let json: unknown;
     try {
       json = JSON.parse(text);
     } catch {
-      if (status === 401 || status === 403) return { kind: 'fatal', error: fail('auth', `Icecat refused the request (HTTP ${status})`) };
-      return { kind: 'fatal', error: fail('malformed_response', `Icecat answered HTTP ${status} with a body that is not JSON`) };
+      if (status === 401 || status === 403) throw fail('auth', `Icecat refused the request (HTTP ${status})`);
+      throw fail('malformed_response', `Icecat answered HTTP ${status} with a body that is not JSON`);
     }
-    if (!isObject(json)) return { kind: 'fatal', error: fail('malformed_response', 'Icecat answer is not a JSON object') };
+    if (!isObject(json)) throw fail('malformed_response', 'Icecat answer is not a JSON object');
 
     const data = json.data;
     const hasSheet = isObject(data) && isObject(data.GeneralInfo);
     if (status >= 200 && status < 300 && hasSheet) {
       try {
         const query = plan.kind === 'gtin' ? { gtin: plan.gtin } : { productCode: plan.productCode };
-        return { kind: 'answer', lookup: { found: true, product: toIcecatProduct(data, query) } };
+        return { found: true, product: toIcecatProduct(data, query) };
       } catch (error) {
         const detail = error instanceof IcecatShapeError ? error.message : 'unreadable data-sheet';
-        return { kind: 'fatal', error: fail('malformed_response', `Icecat data-sheet is malformed: ${detail}`) };
+        throw fail('malformed_response', `Icecat data-sheet is malformed: ${detail}`);
       }
     }
 
@@ -291,15 +199,12 @@ export class IcecatClient {
     const code = Number(json.StatusCode ?? json.statusCode ?? json.ErrorCode);
     const message = String(json.Message ?? json.message ?? json.Error ?? json.error ?? json.msg ?? '');
     if (Number.isInteger(code)) {
-      if (NOT_FOUND_CODES.has(code) || RESTRICTED_CODES.has(code)) return { kind: 'answer', lookup: { found: false } };
-      if (ACCOUNT_CODES.has(code)) return { kind: 'fatal', error: fail('auth', `Icecat rejected the account (code ${code}): ${message}`) };
+      if (NOT_FOUND_CODES.has(code) || RESTRICTED_CODES.has(code)) return { found: false };
+      if (ACCOUNT_CODES.has(code)) throw fail('auth', `Icecat rejected the account (code ${code}): ${message}`);
     }
-    if (RESTRICTED_TEXT.test(message) || NOT_FOUND_TEXT.test(message)) return { kind: 'answer', lookup: { found: false } };
-    if (status === 401 || status === 403) return { kind: 'fatal', error: fail('auth', `Icecat refused the request (HTTP ${status}): ${message}`) };
-    if (status === 404 || status === 410) return { kind: 'answer', lookup: { found: false } };
-    return {
-      kind: 'fatal',
-      error: fail('malformed_response', `Icecat answered HTTP ${status} without a data-sheet${message ? `: ${message}` : ''}`),
-    };
+    if (RESTRICTED_TEXT.test(message) || NOT_FOUND_TEXT.test(message)) return { found: false };
+    if (status === 401 || status === 403) throw fail('auth', `Icecat refused the request (HTTP ${status}): ${message}`);
+    if (status === 404 || status === 410) return { found: false };
+    throw fail('malformed_response', `Icecat answered HTTP ${status} without a data-sheet${message ? `: ${message}` : ''}`);
   }
 }

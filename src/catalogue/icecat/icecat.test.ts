@@ -1,4 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_RETRY_AFTER_CAP_MS } from '../../resilience/policy.ts';
 import {
   IcecatClient,
   IcecatUnavailableError,
@@ -7,12 +8,10 @@ import {
   mapIcecatCategory,
   parseAnnualKwh,
   parseDataSizeGb,
-  parseRetryAfter,
   parseScreenInch,
   parseWattHours,
   parseWatts,
   parseWeightKg,
-  RETRY_AFTER_CAP_MS,
   SERVICE_CATEGORY_IDS,
   toIcecatProduct,
   type IcecatConfig,
@@ -25,36 +24,42 @@ let icecat: FakeIcecat;
 beforeAll(async () => {
   icecat = await startFakeIcecat();
 });
-afterEach(() => icecat.reset());
+afterEach(() => {
+  icecat.reset();
+  vi.useRealTimers();
+});
 afterAll(async () => {
   await icecat.close();
 });
 
-/** A client against the fake with a controllable clock and an instant, recording sleep. */
+/** Backoff short enough for tests; its exact steps are proven in src/resilience/policy.test.ts. */
+const FAST_BACKOFF = { initialMs: 5, maxMs: 20 };
+
+/** A client against the fake, with a short backoff. */
 function makeClient(overrides: Partial<IcecatConfig> = {}) {
-  const clock = { t: 1_000_000 };
-  const sleeps: number[] = [];
-  const client = new IcecatClient(
-    {
-      baseUrl: icecat.url,
-      username: 'test-user',
-      apiToken: 'api-secret',
-      contentToken: 'content-secret',
-      timeoutMs: 2000,
-      retries: 2,
-      breaker: { failureThreshold: 5, coolDownMs: 30_000 },
-      ...overrides,
-    },
-    {
-      now: () => clock.t,
-      sleep: async (ms) => {
-        sleeps.push(ms);
-        clock.t += ms;
-      },
-      random: () => 0.5,
-    },
-  );
-  return { client, clock, sleeps };
+  return new IcecatClient({
+    baseUrl: icecat.url,
+    username: 'test-user',
+    apiToken: 'api-secret',
+    contentToken: 'content-secret',
+    timeoutMs: 2000,
+    retries: 2,
+    backoff: FAST_BACKOFF,
+    breaker: { failureThreshold: 5, coolDownMs: 30_000 },
+    ...overrides,
+  });
+}
+
+/** The breaker's clock (Date) under the test's control; timers stay real, so requests and timeouts run as usual. */
+function controlBreakerClock(): void {
+  vi.useFakeTimers({ toFake: ['Date'] });
+}
+
+/** Milliseconds a promise takes to settle, whichever way. */
+async function elapsed(promise: Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await promise.catch(() => undefined);
+  return performance.now() - started;
 }
 
 async function unavailable(promise: Promise<unknown>): Promise<IcecatUnavailableError> {
@@ -95,7 +100,7 @@ const ELITEBOOK = {
 
 describe('IcecatClient lookups against the fake Icecat', () => {
   it('finds a product by brand + product code, mapping category and specs exactly', async () => {
-    const { client } = makeClient();
+    const client = makeClient();
     const result = await client.lookup({ brand: 'HP', productCode: '3C6D4EA' });
     expect(result).toEqual({ found: true, product: ELITEBOOK });
 
@@ -118,7 +123,7 @@ describe('IcecatClient lookups against the fake Icecat', () => {
   });
 
   it('finds a product by GTIN (explicit gtin, or a product code that looks like one)', async () => {
-    const { client } = makeClient();
+    const client = makeClient();
     expect(await client.lookup({ gtin: FAKE_GTINS.elitebook })).toEqual({ found: true, product: ELITEBOOK });
     expect(icecat.requestLog()[0]?.query).toEqual({ UserName: 'test-user', Language: 'EN', GTIN: FAKE_GTINS.elitebook });
 
@@ -142,7 +147,7 @@ describe('IcecatClient lookups against the fake Icecat', () => {
   });
 
   it('maps other categories and refines a notebook into a convertible', async () => {
-    const { client } = makeClient();
+    const client = makeClient();
     const monitor = await client.lookup({ brand: 'dell', productCode: 'DELL-P2422H' });
     expect(monitor).toEqual({
       found: true,
@@ -181,7 +186,7 @@ describe('IcecatClient lookups against the fake Icecat', () => {
       category: { id: 1, name: 'Keyboards' },
       features: [],
     });
-    const { client } = makeClient();
+    const client = makeClient();
     const result = await client.lookup({ brand: 'Numeric', productCode: code });
     expect(result.found && result.product).toMatchObject({ icecat_id: 85000100, mapped_category: 'keyboard', specs: {} });
     expect(icecat.requestLog().map((r) => r.query.GTIN ?? r.query.ProductCode)).toEqual([code, code]);
@@ -189,55 +194,48 @@ describe('IcecatClient lookups against the fake Icecat', () => {
   });
 
   it('answers found:false for the documented not-found answer, without retrying', async () => {
-    const { client, sleeps } = makeClient();
+    const client = makeClient();
     expect(await client.lookup({ brand: 'HP', productCode: 'NO-SUCH-THING' })).toEqual({ found: false });
     expect(await client.lookup({ gtin: withCheckDigit('123456789012') })).toEqual({ found: false });
     icecat.setMode('not_found');
     expect(await client.lookup({ brand: 'HP', productCode: '3C6D4EA' })).toEqual({ found: false });
     expect(icecat.requests()).toBe(3);
-    expect(sleeps).toEqual([]);
   });
 
   it('answers found:false for products restricted to Full Icecat', async () => {
-    const { client } = makeClient();
+    const client = makeClient();
     expect(await client.lookup({ gtin: FAKE_GTINS.restricted })).toEqual({ found: false });
     expect(icecat.requests()).toBe(1);
   });
 
   it('answers found:false without a request when there is no usable identifier', async () => {
-    const { client } = makeClient();
+    const client = makeClient();
     expect(await client.lookup({})).toEqual({ found: false });
     expect(await client.lookup({ productCode: 'ABC123' })).toEqual({ found: false }); // no brand, not a GTIN
     expect(await client.lookup({ gtin: '4006381333932' })).toEqual({ found: false }); // bad check digit
     expect(icecat.requests()).toBe(0);
   });
 
-  it('retries a 500 and succeeds, with exponential backoff and jitter', async () => {
-    const { client, sleeps } = makeClient();
+  it('retries a 500 and succeeds', async () => {
+    const client = makeClient();
     icecat.setMode('server_error', { times: 2 });
     expect(await client.lookup({ brand: 'HP', productCode: '3C6D4EA' })).toEqual({ found: true, product: ELITEBOOK });
     expect(icecat.requests()).toBe(3);
-    // base 200 ms doubling; equal jitter with random() = 0.5 -> 3/4 of the step
-    expect(sleeps).toEqual([150, 300]);
   });
 
-  it('jitter spreads the backoff between half and all of the step', async () => {
-    for (const [random, expected] of [
-      [0, [100, 200]],
-      [1, [200, 400]],
-    ] as const) {
-      icecat.reset();
-      const sleeps: number[] = [];
-      const client = new IcecatClient({ baseUrl: icecat.url }, { sleep: async (ms) => void sleeps.push(ms), random: () => random });
-      icecat.setMode('server_error');
-      await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
-      expect(sleeps).toEqual(expected);
-    }
+  it('waits the configured backoff between retries', async () => {
+    icecat.setMode('server_error');
+    const client = makeClient({ retries: 2, backoff: { initialMs: 100, maxMs: 100 } });
+    // equal jitter: each wait is between half and all of the 100 ms step
+    const ms = await elapsed(expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error'));
+    expect(icecat.requests()).toBe(3);
+    expect(ms).toBeGreaterThanOrEqual(100);
+    expect(ms).toBeLessThan(1000);
   });
 
   it('gives up on a persistent 500 after exactly 1 + retries attempts', async () => {
     icecat.setMode('server_error');
-    const { client } = makeClient({ retries: 2 });
+    const client = makeClient({ retries: 2 });
     const error = await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
     expect(error.status).toBe(500);
     expect(error.attempts).toBe(3);
@@ -245,14 +243,14 @@ describe('IcecatClient lookups against the fake Icecat', () => {
 
     icecat.reset();
     icecat.setMode('unavailable');
-    const { client: noRetry } = makeClient({ retries: 0 });
+    const noRetry = makeClient({ retries: 0 });
     await expectReason(noRetry.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
     expect(icecat.requests()).toBe(1);
   });
 
   it('times out an attempt that never answers, retries, and fails with reason timeout within a bounded time', async () => {
     icecat.setMode('timeout');
-    const { client } = makeClient({ timeoutMs: 60, retries: 1 });
+    const client = makeClient({ timeoutMs: 60, retries: 1 });
     const started = performance.now();
     const error = await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'timeout');
     const elapsed = performance.now() - started;
@@ -264,14 +262,14 @@ describe('IcecatClient lookups against the fake Icecat', () => {
 
   it('recovers when only the first attempt times out', async () => {
     icecat.setMode('timeout', { times: 1 });
-    const { client } = makeClient({ timeoutMs: 60 });
+    const client = makeClient({ timeoutMs: 60 });
     expect(await client.lookup({ gtin: FAKE_GTINS.elitebook })).toEqual({ found: true, product: ELITEBOOK });
     expect(icecat.requests()).toBe(2);
   });
 
   it('reports a dropped connection as a network error (retried)', async () => {
     icecat.setMode('reset');
-    const { client } = makeClient({ retries: 1 });
+    const client = makeClient({ retries: 1 });
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'network');
     expect(icecat.requests()).toBe(2);
   });
@@ -280,13 +278,13 @@ describe('IcecatClient lookups against the fake Icecat', () => {
     const closed = await startFakeIcecat();
     const url = closed.url;
     await closed.close();
-    const client = new IcecatClient({ baseUrl: url, retries: 1 }, { sleep: async () => {} });
+    const client = new IcecatClient({ baseUrl: url, retries: 1, backoff: FAST_BACKOFF });
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'network');
   });
 
   it('rejects malformed JSON as malformed_response without retrying', async () => {
     icecat.setMode('malformed');
-    const { client } = makeClient();
+    const client = makeClient();
     const error = await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'malformed_response');
     expect(error.attempts).toBe(1);
     expect(icecat.requests()).toBe(1);
@@ -299,46 +297,41 @@ describe('IcecatClient lookups against the fake Icecat', () => {
     await expectReason(client.lookup({ brand: 'HP', productCode: 'X' }), 'malformed_response');
   });
 
-  it('honours Retry-After on 429, then fails with rate_limited', async () => {
-    icecat.setMode('rate_limited', { retryAfter: '2' });
-    const { client, sleeps } = makeClient();
-    const error = await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'rate_limited');
-    expect(sleeps).toEqual([2000, 2000]);
+  it('honours Retry-After on 429 instead of the backoff, then fails with rate_limited', async () => {
+    icecat.setMode('rate_limited', { retryAfter: '0.1' });
+    const client = makeClient();
+    let error: IcecatUnavailableError | undefined;
+    const ms = await elapsed(expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'rate_limited').then((e) => (error = e)));
+    expect(ms).toBeGreaterThanOrEqual(200); // 2 waits of 100 ms; the backoff alone would be under 40 ms
     expect(icecat.requests()).toBe(3);
-    expect(error.status).toBe(429);
-    expect(error.retryAfterMs).toBe(2000);
+    expect(error?.status).toBe(429);
+    expect(error?.retryAfterMs).toBe(100);
+    expect(error?.attempts).toBe(3);
   });
 
   it('retries after a 429 and succeeds', async () => {
-    icecat.setMode('rate_limited', { times: 1, retryAfter: '1' });
-    const { client, sleeps } = makeClient();
+    icecat.setMode('rate_limited', { times: 1, retryAfter: '0.05' });
+    const client = makeClient();
     expect(await client.lookup({ brand: 'HP', productCode: '3C6D4EA' })).toEqual({ found: true, product: ELITEBOOK });
-    expect(sleeps).toEqual([1000]);
     expect(icecat.requests()).toBe(2);
   });
 
   it('uses backoff on a 429 without Retry-After, and fails fast when Retry-After exceeds the cap', async () => {
     icecat.setMode('rate_limited', { retryAfter: null });
-    const { client, sleeps } = makeClient();
-    await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'rate_limited');
-    expect(sleeps).toEqual([150, 300]);
+    const client = makeClient();
+    const uncapped = await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'rate_limited');
+    expect(uncapped.attempts).toBe(3);
+    expect(icecat.requests()).toBe(3);
 
     icecat.reset();
-    icecat.setMode('rate_limited', { retryAfter: String(RETRY_AFTER_CAP_MS / 1000 + 1) });
-    const { client: capped, sleeps: cappedSleeps } = makeClient();
-    const error = await expectReason(capped.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'rate_limited');
-    expect(error.attempts).toBe(1);
-    expect(cappedSleeps).toEqual([]);
+    icecat.setMode('rate_limited', { retryAfter: String(DEFAULT_RETRY_AFTER_CAP_MS / 1000 + 1) });
+    const capped = makeClient();
+    let error: IcecatUnavailableError | undefined;
+    const ms = await elapsed(expectReason(capped.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'rate_limited').then((e) => (error = e)));
+    expect(error?.attempts).toBe(1);
+    expect(error?.retryAfterMs).toBe(DEFAULT_RETRY_AFTER_CAP_MS + 1000);
     expect(icecat.requests()).toBe(1);
-  });
-
-  it('parses Retry-After as seconds or as an HTTP date', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(parseRetryAfter('3', now)).toBe(3000);
-    expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:05 GMT', now)).toBe(5000);
-    expect(parseRetryAfter('Wed, 31 Dec 2025 00:00:05 GMT', now)).toBe(0);
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter(null, now)).toBeUndefined();
+    expect(ms).toBeLessThan(1000);
   });
 
   it.each([
@@ -346,11 +339,10 @@ describe('IcecatClient lookups against the fake Icecat', () => {
     ['forbidden', 403],
   ] as const)('reports %s (HTTP %i) as auth, never retried', async (mode, status) => {
     icecat.setMode(mode);
-    const { client, sleeps } = makeClient();
+    const client = makeClient();
     const error = await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'auth');
     expect(error.status).toBe(status);
     expect(icecat.requests()).toBe(1);
-    expect(sleeps).toEqual([]);
   });
 
   it('reports a wrong api token as auth', async () => {
@@ -369,7 +361,7 @@ describe('IcecatClient lookups against the fake Icecat', () => {
 describe('circuit breaker', () => {
   it('opens after N consecutive failures; further calls fail fast without reaching the server', async () => {
     icecat.setMode('server_error');
-    const { client } = makeClient({ retries: 0, breaker: { failureThreshold: 3, coolDownMs: 10_000 } });
+    const client = makeClient({ retries: 0, breaker: { failureThreshold: 3, coolDownMs: 10_000 } });
     expect(client.breakerState()).toBe('closed');
     for (let i = 0; i < 3; i++) await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
     expect(client.breakerState()).toBe('open');
@@ -383,7 +375,7 @@ describe('circuit breaker', () => {
 
   it('counts a lookup with retries as one failure', async () => {
     icecat.setMode('server_error');
-    const { client } = makeClient({ retries: 2, breaker: { failureThreshold: 2, coolDownMs: 10_000 } });
+    const client = makeClient({ retries: 2, breaker: { failureThreshold: 2, coolDownMs: 10_000 } });
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
     expect(client.breakerState()).toBe('closed');
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
@@ -392,7 +384,7 @@ describe('circuit breaker', () => {
   });
 
   it('resets the failure count on any answer, found or not found', async () => {
-    const { client } = makeClient({ retries: 0, breaker: { failureThreshold: 2, coolDownMs: 10_000 } });
+    const client = makeClient({ retries: 0, breaker: { failureThreshold: 2, coolDownMs: 10_000 } });
     icecat.queueModes('server_error', 'not_found', 'server_error', 'normal', 'server_error');
     for (const expected of ['server_error', 'not found', 'server_error', 'found', 'server_error']) {
       const outcome = await client.lookup({ brand: 'HP', productCode: '3C6D4EA' }).then(
@@ -405,16 +397,17 @@ describe('circuit breaker', () => {
   });
 
   it('half-opens after the cool-down; a successful probe closes it', async () => {
+    controlBreakerClock();
     icecat.setMode('server_error');
-    const { client, clock } = makeClient({ retries: 2, breaker: { failureThreshold: 2, coolDownMs: 10_000 } });
+    const client = makeClient({ retries: 2, breaker: { failureThreshold: 2, coolDownMs: 10_000 } });
     for (let i = 0; i < 2; i++) await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
     expect(client.breakerState()).toBe('open');
     const before = icecat.requests();
 
-    clock.t += 9_999;
+    vi.advanceTimersByTime(9_999);
     expect(client.breakerState()).toBe('open');
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'circuit_open');
-    clock.t += 1;
+    vi.advanceTimersByTime(1);
     expect(client.breakerState()).toBe('half_open');
 
     icecat.setMode('normal');
@@ -424,41 +417,57 @@ describe('circuit breaker', () => {
   });
 
   it('a failed probe (single attempt, no retries) opens the breaker again for another cool-down', async () => {
+    controlBreakerClock();
     icecat.setMode('server_error');
-    const { client, clock } = makeClient({ retries: 2, breaker: { failureThreshold: 1, coolDownMs: 5_000 } });
+    const client = makeClient({ retries: 2, breaker: { failureThreshold: 1, coolDownMs: 5_000 } });
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
     expect(client.breakerState()).toBe('open');
-    clock.t += 5_000;
+    vi.advanceTimersByTime(5_000);
     expect(client.breakerState()).toBe('half_open');
     const before = icecat.requests();
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
     expect(icecat.requests()).toBe(before + 1);
     expect(client.breakerState()).toBe('open');
-    clock.t += 4_999;
+    vi.advanceTimersByTime(4_999);
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'circuit_open');
     expect(icecat.requests()).toBe(before + 1);
   });
 
-  it('lets only one probe through while half-open', async () => {
+  it('lets only one probe through while half-open; lookups arriving meanwhile wait for its outcome', async () => {
+    controlBreakerClock();
     icecat.setMode('server_error');
-    const { client, clock } = makeClient({ retries: 0, timeoutMs: 2000, breaker: { failureThreshold: 1, coolDownMs: 1_000 } });
+    const client = makeClient({ retries: 0, timeoutMs: 60, breaker: { failureThreshold: 1, coolDownMs: 1_000 } });
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
-    clock.t += 1_000;
+    const lookupTwice = () =>
+      Promise.allSettled([client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), client.lookup({ gtin: FAKE_GTINS.elitebook })]);
+
+    // A probe that times out: the waiting lookup fails fast, without a request of its own.
+    vi.advanceTimersByTime(1_000);
+    icecat.setMode('timeout');
+    const [probe, waiting] = await lookupTwice();
+    expect(probe.status === 'rejected' && (probe.reason as IcecatUnavailableError).reason).toBe('timeout');
+    expect(waiting.status === 'rejected' && (waiting.reason as IcecatUnavailableError).reason).toBe('circuit_open');
+    expect(icecat.requests()).toBe(2);
+    expect(client.breakerState()).toBe('open');
+
+    // A probe that answers: the breaker closes and the waiting lookup goes ahead.
+    vi.advanceTimersByTime(1_000);
     icecat.setMode('normal');
-    const [a, b] = await Promise.allSettled([
-      client.lookup({ brand: 'HP', productCode: '3C6D4EA' }),
-      client.lookup({ brand: 'HP', productCode: '3C6D4EA' }),
-    ]);
-    expect(a.status).toBe('fulfilled');
-    expect(b.status === 'rejected' && (b.reason as IcecatUnavailableError).reason).toBe('circuit_open');
+    const answers = await lookupTwice();
+    expect(answers.map((a) => a.status === 'fulfilled' && a.value.found)).toEqual([true, true]);
+    expect(icecat.requests()).toBe(4);
     expect(client.breakerState()).toBe('closed');
   });
 
-  it('counts auth and malformed answers as failures too', async () => {
-    const { client } = makeClient({ breaker: { failureThreshold: 2, coolDownMs: 1_000 } });
-    icecat.queueModes('unauthorized', 'malformed');
+  it('does not count answers from a working server (auth, malformed) as failures', async () => {
+    const client = makeClient({ breaker: { failureThreshold: 1, coolDownMs: 1_000 } });
+    icecat.queueModes('unauthorized', 'malformed', 'forbidden');
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'auth');
     await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'malformed_response');
+    await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'auth');
+    expect(client.breakerState()).toBe('closed');
+    icecat.setMode('unavailable');
+    await expectReason(client.lookup({ brand: 'HP', productCode: '3C6D4EA' }), 'server_error');
     expect(client.breakerState()).toBe('open');
   });
 });

@@ -11,17 +11,7 @@ export {
   type IcecatSpecs,
   type IcecatUnavailableReason,
 } from './types.ts';
-export {
-  IcecatClient,
-  parseRetryAfter,
-  type BreakerState,
-  type IcecatClientDeps,
-  DEFAULT_BREAKER,
-  DEFAULT_LANGUAGE,
-  DEFAULT_RETRIES,
-  DEFAULT_TIMEOUT_MS,
-  RETRY_AFTER_CAP_MS,
-} from './client.ts';
+export { IcecatClient, type IcecatClientDeps, DEFAULT_LANGUAGE, DEFAULT_RETRIES, DEFAULT_TIMEOUT_MS } from './client.ts';
 export { looksLikeGtin, normalizeGtin, gtinCheckDigit } from './gtin.ts';
 export { mapIcecatCategory, refineCategory, SERVICE_CATEGORY_IDS, type ServiceCategoryId } from './categories.ts';
 export { toIcecatProduct, extractSpecs, flattenFeatures } from './mapping.ts';

@@ -1,4 +1,6 @@
+import type { ResilienceOptions } from '../../resilience/policy.ts';
 import type { CatalogueSpecs } from '../catalogue-data.ts';
+
 export interface IcecatConfig {
   /** The Open Icecat JSON endpoint, e.g. https://live.icecat.biz/api */
   baseUrl: string;
@@ -12,8 +14,10 @@ export interface IcecatConfig {
   timeoutMs?: number;
   /** Retries after the first attempt on 5xx, 429, network errors and timeouts. Default 2. */
   retries?: number;
+  /** Exponential backoff with jitter between retries (src/resilience/policy.ts). Default { initialMs: 200, maxMs: 5000 }. */
+  backoff?: ResilienceOptions['backoff'];
   /** Circuit breaker. Default { failureThreshold: 5, coolDownMs: 30000 }. */
-  breaker?: { failureThreshold: number; coolDownMs: number };
+  breaker?: ResilienceOptions['breaker'];
   /** Icecat language short code, sent as `Language`. Default "EN". */
   language?: string;
 }

@@ -5,10 +5,11 @@ import ipaddr from 'ipaddr.js';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 
 /**
- * Webhook URLs must not turn the service into a proxy into its own network (SSRF). A URL is
- * checked when it is registered and again on every delivery, and each delivery connects only to
- * the addresses that were checked (pinnedLookup), so a DNS answer that changes in between
- * (rebinding) cannot send a delivery to an internal address. docs/webhooks.md, "Address policy (SSRF)".
+ * URLs the service calls on a customer's behalf (webhook endpoints, erasure consoles) must not turn
+ * it into a proxy into its own network (SSRF). A URL is checked when it is registered and again on
+ * every request, and each request connects only to the addresses that were checked (pinnedLookup),
+ * so a DNS answer that changes in between (rebinding) cannot reach an internal address.
+ * docs/webhooks.md, "Address policy (SSRF)".
  */
 
 /** How long a host name may take to resolve before the URL counts as unresolvable. */
@@ -43,7 +44,7 @@ function addressProblem(address: string): string | undefined {
 }
 
 /** The URL of a webhook endpoint: http(s), no credentials, no fragment. Throws 400 INVALID_PARAMETER naming `field`. */
-export function parseWebhookUrl(raw: string, field = 'url'): URL {
+export function parseOutboundUrl(raw: string, field = 'url'): URL {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -64,7 +65,7 @@ export type HostResolution = { addresses: LookupAddress[] } | { refused: string 
  * or (unless `allowPrivate`) any of its addresses is not a public one — one internal address among
  * public ones is enough, since the connection could use it.
  */
-export async function resolveWebhookHost(url: URL, allowPrivate: boolean, timeoutMs = DNS_TIMEOUT_MS): Promise<HostResolution> {
+export async function resolvePublicHost(url: URL, allowPrivate: boolean, timeoutMs = DNS_TIMEOUT_MS): Promise<HostResolution> {
   // URL keeps IPv6 literals in brackets; lookup() answers IP literals without asking DNS.
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   let timer: NodeJS.Timeout | undefined;
@@ -95,12 +96,17 @@ export async function resolveWebhookHost(url: URL, allowPrivate: boolean, timeou
  * The registration check: the URL's form always; its addresses unless private URLs are allowed
  * (then the host is not resolved at all: the delivery resolves it). Returns the normalised URL.
  */
-export async function checkWebhookUrl(raw: string, allowPrivate: boolean, field = 'url'): Promise<URL> {
-  const url = parseWebhookUrl(raw, field);
+export async function checkOutboundUrl(
+  raw: string,
+  allowPrivate: boolean,
+  field = 'url',
+  refusal = { code: 'WEBHOOK_URL_NOT_ALLOWED', what: 'webhook URLs' },
+): Promise<URL> {
+  const url = parseOutboundUrl(raw, field);
   if (allowPrivate) return url;
-  const resolution = await resolveWebhookHost(url, false);
+  const resolution = await resolvePublicHost(url, false);
   if ('refused' in resolution) {
-    throw new ApiError(400, 'WEBHOOK_URL_NOT_ALLOWED', `Invalid parameter '${field}'`, `${field}: ${resolution.refused} (webhook URLs must resolve to public addresses)`);
+    throw new ApiError(400, refusal.code, `Invalid parameter '${field}'`, `${field}: ${resolution.refused} (${refusal.what} must resolve to public addresses)`);
   }
   return url;
 }

@@ -1,0 +1,129 @@
+import {
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isScalarType,
+  typeFromAST,
+  type GraphQLArgument,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { invalidParameter } from '../errors/api-error.ts';
+
+const INT_RANGE = [-(2 ** 31), 2 ** 31 - 1] as const;
+
+/** A value as the service quotes it in `details`: strings in single quotes, the rest as JSON, cut at 50 characters. */
+const shown = (value: unknown) => {
+  const text = typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  return text.length > 50 ? `${text.slice(0, 50)}…` : text;
+};
+
+/**
+ * The top-level arguments of a REST route as SOFA reads them (a path parameter, else the query
+ * parameter, else the body field), checked before SOFA parses them: SOFA's own parse errors
+ * ("Int cannot represent non-integer value") name no field. Deeper values are GraphQL's to coerce
+ * (rephrased by describeCoercionError), enums are normalizeEnumInputs'.
+ */
+export function checkRestArguments(args: readonly GraphQLArgument[], pathParams: ReadonlySet<string>, url: URL, body: Record<string, unknown>): void {
+  for (const arg of args) {
+    if (pathParams.has(arg.name)) continue;
+    const fromQuery = queryValue(url.searchParams, arg.name);
+    // SOFA takes the query parameter when it is non-empty, the body field otherwise.
+    const value = fromQuery !== undefined && fromQuery !== '' ? fromQuery : body[arg.name];
+    if (value !== undefined && value !== null) checkArgument(arg.type, value, arg.name);
+  }
+}
+
+/** A query parameter given once; repeated (`a=1&a=2`) or bracketed (`a[x]=1`), SOFA's parser would make it a list or an object. */
+function queryValue(params: URLSearchParams, name: string): string | undefined {
+  const values = params.getAll(name);
+  if (values.length > 1 || [...params.keys()].some((key) => key.startsWith(`${name}[`))) {
+    throw invalidParameter(name, `must be given once, as ${name}=value`);
+  }
+  return values[0];
+}
+
+function checkArgument(type: GraphQLInputType, value: unknown, field: string): void {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    // A single value stands for a list of one, as in GraphQL.
+    if (!Array.isArray(value)) return checkArgument(nullable.ofType, value, field);
+    value.forEach((item, index) => {
+      if (item !== null) checkArgument(nullable.ofType, item, `${field}[${index}]`);
+    });
+    return;
+  }
+  if (isInputObjectType(nullable)) {
+    // SOFA reads an object given as text (a query parameter) as JSON.
+    if (typeof value === 'string' && !isJsonObject(value)) throw invalidParameter(field, `must be a JSON object, got ${shown(value)}`);
+    return;
+  }
+  if (!isScalarType(nullable)) return;
+  const text = typeof value === 'string';
+  const number = text ? (value.trim() === '' ? Number.NaN : Number(value)) : value;
+  switch (nullable.name) {
+    case 'Int':
+      if (typeof number !== 'number' || !Number.isInteger(number)) throw invalidParameter(field, `must be an integer, got ${shown(value)}`);
+      if (number < INT_RANGE[0] || number > INT_RANGE[1]) throw invalidParameter(field, `must be an integer from ${INT_RANGE[0]} to ${INT_RANGE[1]}, got ${shown(value)}`);
+      return;
+    case 'Float':
+      if (typeof number !== 'number' || !Number.isFinite(number)) throw invalidParameter(field, `must be a number, got ${shown(value)}`);
+      return;
+    case 'String':
+      if (typeof value === 'object') throw invalidParameter(field, `must be a string, got ${shown(value)}`);
+      return;
+    case 'ID':
+      if (!text && !Number.isInteger(value)) throw invalidParameter(field, `must be a string or an integer, got ${shown(value)}`);
+      return;
+  }
+}
+
+function isJsonObject(text: string): boolean {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Enum inputs of REST routes accept any case, as `country` does (`grade=a`, `storage_type=SSD`),
+ * and an unknown value is refused naming the field and the values it may take, in place of
+ * GraphQL's "Value ... does not exist in ... enum". GraphQL itself keeps enums case-sensitive.
+ */
+export function normalizeEnumInputs(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+  const normalized = { ...variables };
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
+    if (type && normalized[name] != null) normalized[name] = normalizeEnums(type, normalized[name], name);
+  }
+  return normalized;
+}
+
+export function normalizeEnums(type: GraphQLInputType, value: unknown, field: string): unknown {
+  if (value === null || value === undefined) return value;
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) {
+    return Array.isArray(value) ? value.map((item, index) => normalizeEnums(nullable.ofType, item, `${field}[${index}]`)) : normalizeEnums(nullable.ofType, value, field);
+  }
+  if (isInputObjectType(nullable)) {
+    if (typeof value !== 'object' || Array.isArray(value)) return value;
+    const object = { ...(value as Record<string, unknown>) };
+    for (const [name, definition] of Object.entries(nullable.getFields())) {
+      if (name in object) object[name] = normalizeEnums(definition.type, object[name], `${field}.${name}`);
+    }
+    return object;
+  }
+  if (!isEnumType(nullable)) return value;
+  const names = nullable.getValues().map((v) => v.name);
+  if (typeof value === 'string') {
+    if (names.includes(value)) return value;
+    const matches = names.filter((name) => name.toLowerCase() === value.toLowerCase());
+    if (matches.length === 1) return matches[0];
+  }
+  throw invalidParameter(field, `must be one of ${names.join(', ')}, got ${shown(value)}`);
+}

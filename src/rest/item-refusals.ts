@@ -1,0 +1,75 @@
+import {
+  coerceInputValue,
+  getNullableType,
+  isInputObjectType,
+  isListType,
+  Kind,
+  type GraphQLField,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { RestRoute } from '../graphql/builder.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { rephraseCoercion } from '../errors/render.ts';
+import { currentRequest } from '../observability/request-context.ts';
+import { normalizeEnums } from './arguments.ts';
+
+/**
+ * For a REST route with a per-item list argument (RestRoute.perItemArgument): each item GraphQL
+ * would refuse is replaced by an empty item, so that the others still reach the resolver, and
+ * its reason is kept in the request state for refusedItems(). Returns the variables to execute.
+ */
+export function setAsideRefusedItems(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+  const field = rootField(schema, operation);
+  const name = (field?.extensions?.rest as RestRoute | undefined)?.perItemArgument;
+  const arg = field?.args.find((a) => a.name === name);
+  const list = arg && getNullableType(arg.type);
+  const items = name === undefined ? undefined : variables[name];
+  if (!isListType(list) || !Array.isArray(items)) return variables;
+  const itemType = list.ofType as GraphQLInputType;
+  const refused = new Map<number, string>();
+  const checked = items.map((item, index) => {
+    const reasons: string[] = [];
+    const normalized = withEnumsNormalized(itemType, item, reasons);
+    coerceInputValue(normalized, itemType, (path, _value, error) => {
+      const described = rephraseCoercion(path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join(''), error.message);
+      // Named relative to the item, as the engine names the fields of an item error (`brand: is required`).
+      const fieldName = described.field.replace(/^\./, '');
+      reasons.push(fieldName ? `${fieldName}: ${described.reason}` : described.reason);
+    });
+    if (reasons.length === 0) return normalized;
+    refused.set(index, reasons.join('; '));
+    return {};
+  });
+  if (refused.size === 0) return variables;
+  currentRequest()!.refusedItems = refused;
+  return { ...variables, [name!]: checked };
+}
+
+/** The reasons refused items were set aside for (setAsideRefusedItems), by index; empty when none were. */
+export const refusedItems = (): ReadonlyMap<number, string> => currentRequest()?.refusedItems ?? new Map();
+
+function rootField(schema: GraphQLSchema, operation: OperationDefinitionNode): GraphQLField<unknown, unknown> | undefined {
+  const selection = operation.selectionSet.selections[0];
+  const root = operation.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  return selection?.kind === Kind.FIELD ? root?.getFields()[selection.name.value] : undefined;
+}
+
+/** The item with its enum fields in their declared case (normalizeEnums); a field no enum value matches is left out and its reason added. */
+function withEnumsNormalized(itemType: GraphQLInputType, item: unknown, reasons: string[]): unknown {
+  const objectType = getNullableType(itemType);
+  if (!isInputObjectType(objectType) || item === null || typeof item !== 'object' || Array.isArray(item)) return item;
+  const normalized: Record<string, unknown> = { ...(item as Record<string, unknown>) };
+  for (const [name, definition] of Object.entries(objectType.getFields())) {
+    if (!(name in normalized)) continue;
+    try {
+      normalized[name] = normalizeEnums(definition.type, normalized[name], name);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      reasons.push(error.details);
+      delete normalized[name];
+    }
+  }
+  return normalized;
+}

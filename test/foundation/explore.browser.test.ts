@@ -1,0 +1,82 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { HAS_CHROMIUM, launchChromium, warnWithoutChromium } from '../support/browser.ts';
+
+warnWithoutChromium('GraphiQL and API reference browser test');
+
+// GraphiQL and the API reference as a newcomer uses them, in a real headless Chromium: one query
+// from GraphiQL, one REST call from the reference page's "Try it out".
+describe.skipIf(!HAS_CHROMIUM)('GraphiQL and the API reference in Chromium', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let freeKey: string;
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    freeKey = (await t.createKey((await t.createOrg('free')).id)).key;
+    base = await t.listen();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t.close();
+  });
+
+  /** A page that records Content-Security-Policy refusals, script errors and any request leaving this server. */
+  async function openPage(): Promise<{ page: Page; problems: string[] }> {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('request', (request) => {
+      if (!/^(data|blob):/.test(request.url()) && !request.url().startsWith(`${base}/`)) problems.push(`request to ${request.url()}`);
+    });
+    return { page, problems };
+  }
+
+  it('runs an approved template from GraphiQL with the key typed into the header editor', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/v1/graphql`);
+    // The first tab is the factor lookup template, its variables filled in.
+    await expect(page.locator('.graphiql-tab-active').textContent()).resolves.toContain('FactorLookup');
+
+    const headers = page.locator('.graphiql-editor-tool .graphiql-editor:not(.hidden)');
+    await headers.click();
+    // Replaces the placeholder in `"Authorization": "Bearer <your API key>"` (line 2) with the key.
+    for (const key of ['ControlOrMeta+Home', 'ArrowDown', 'End', 'ArrowLeft']) await page.keyboard.press(key);
+    for (let i = 0; i < '<your API key>'.length; i++) await page.keyboard.press('Shift+ArrowLeft');
+    await page.keyboard.insertText(freeKey);
+
+    const answer = page.waitForResponse((r) => r.url() === `${base}/v1/graphql` && r.request().postData()?.includes('FactorLookup') === true);
+    await page.click('.graphiql-execute-button');
+    const response = await answer;
+    expect(response.status()).toBe(200);
+    const body = await response.json();
+    expect(body.errors).toBeUndefined();
+    expect(body.data.factorByRegion).toMatchObject({ unit: 'kg CO2e/kWh' });
+    await page.waitForFunction(() => document.querySelector('.result-window')?.textContent?.includes('factorByRegion'));
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('calls GET /reference/categories from the API reference with "Try it out"', async () => {
+    const { page, problems } = await openPage();
+    await page.goto(`${base}/v1/docs`);
+    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/reference/categories"]') });
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('button.try-out__btn').click();
+    const answer = page.waitForResponse(`${base}/v1/reference/categories`);
+    await operation.locator('button.execute').click();
+    expect((await answer).status()).toBe(200);
+    const shown = operation.locator('.live-responses-table tbody .response');
+    await shown.waitFor();
+    expect((await shown.locator('.response-col_status').textContent())?.trim()).toBe('200');
+    expect(await shown.locator('.response-col_description').textContent()).toContain('"category": "laptop"');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,158 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { validate, compileErrors } from '@readme/openapi-parser';
+import openapiTS, { astToString } from 'openapi-typescript';
+import ts from 'typescript';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/test-app.ts';
+
+// The OpenAPI document as client generators read it (issue 14, point 3).
+
+type Operation = {
+  operationId?: string;
+  security?: Record<string, string[]>[];
+  parameters?: { name: string; in: string; schema?: Record<string, unknown> }[];
+  requestBody?: { content: Record<string, { schema: { properties?: Record<string, { type?: string; enum?: string[] }>; required?: string[] } }> };
+  responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
+};
+type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }> } };
+
+let t: TestApp;
+let doc: Document;
+const operations = () => Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path: p, op })));
+
+beforeAll(async () => {
+  t = await createTestApp();
+  doc = (await t.json('/v1/openapi.json')).body;
+});
+afterAll(() => t.close());
+
+describe('GET /v1/openapi.json', () => {
+  it('is valid OpenAPI 3 for a maintained validator', async () => {
+    const result = await validate(structuredClone(doc) as never);
+    expect(result.valid ? '' : compileErrors(result)).toBe('');
+  });
+
+  it('names every operation, takes bodies only as requestBody, and documents its errors with the error schemas', () => {
+    const ids = operations().map(({ op }) => op.operationId);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toEqual(expect.arrayContaining(['footprint', 'footprintBatch', 'importAssets', 'identify', 'report', 'exportJobDownload']));
+    for (const { method, path: p, op } of operations()) {
+      const where = `${method} ${p}`;
+      expect(op.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
+      if (['POST', 'PUT', 'PATCH'].includes(method)) expect(op.parameters?.filter((q) => q.in === 'query') ?? [], where).toEqual([]);
+      const errorSchema = (status: string) => op.responses[status]?.content?.['application/json']?.schema;
+      expect(errorSchema('401'), where).toEqual({ $ref: '#/components/schemas/ApiError' });
+      expect(errorSchema('429'), where).toEqual({ $ref: '#/components/schemas/RateLimitError' });
+      if (op.requestBody) expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(['400', '413']));
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) >= 400) expect(response.content?.['application/json']?.schema, `${where} ${status}`).toBeDefined();
+      }
+    }
+    expect(doc.paths['/footprint/batch']!.post!.requestBody!.content['application/json']!.schema.properties!.products).toMatchObject({ minItems: 1, maxItems: 100 });
+    expect(doc.paths['/webhooks/endpoints/{id}/rotate-secret']!.post!.requestBody).toBeUndefined();
+    expect(Object.keys(doc.paths['/org/export/jobs/{id}']!.delete!.responses)).toEqual(['200', '400', '401', '403', '404', '409', '429']);
+    expect(Object.keys(doc.paths['/identify']!.post!.responses)).toEqual(['200', '400', '401', '404', '413', '429', '503']);
+    expect(doc.components.schemas.ApiError).toMatchObject({ required: ['error', 'code', 'details'] });
+    expect(doc.components.schemas.RateLimitError).toMatchObject({ required: ['error', 'message', 'retry_after_seconds'] });
+    expect(Object.keys(doc.components.schemas.RateLimitError!.properties!)).toContain('code');
+  });
+
+  it('states the bounds the code checks', () => {
+    const param = (p: string, name: string) => doc.paths[p]!.get!.parameters!.find((q) => q.name === name)!.schema;
+    expect(param('/search', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 15, default: 15 });
+    expect(param('/org/export/jobs', 'offset')).toMatchObject({ minimum: 0 });
+    expect(param('/savings', 'remaining_years')).toMatchObject({ minimum: 0, maximum: 15 });
+    expect(param('/footprint', 'weight_kg')).toMatchObject({ minimum: 0, exclusiveMinimum: true });
+    expect(param('/footprint', 'country')).toMatchObject({ maxLength: 64 });
+    expect(param('/refurbishment', 'grade')).toEqual({ $ref: '#/components/schemas/RefurbishmentGrade' });
+    expect(doc.components.schemas.FootprintBatchItem!.properties!.ram_gb).toMatchObject({ minimum: 0 });
+    expect(doc.components.schemas.FootprintResult!.properties!.calculation_id).toMatchObject({ type: 'string', nullable: true });
+    expect(doc.components.schemas.FootprintResult!.properties!.calculated_at).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
+  it('makes the key optional exactly on the routes that answer without one', async () => {
+    const open = operations().filter(({ op }) => op.security?.some((s) => Object.keys(s).length === 0)).map(({ op }) => op.operationId);
+    expect(open.sort()).toEqual(['footprint', 'footprintBatch', 'identify', 'referenceCategories', 'referenceCountries', 'refurbishment', 'savings', 'search']);
+    // Asked without a key, with the required inputs present, every other route answers 401.
+    for (const { method, path: p, op } of operations()) {
+      if (open.includes(op.operationId)) continue;
+      const { properties = {}, required = [] } = op.requestBody?.content['application/json']?.schema ?? {};
+      const body = Object.fromEntries(required.map((name) => [name, properties[name]?.type === 'array' ? [] : (properties[name]?.enum?.[0] ?? 'x')]));
+      const res = await t.json(`/v1${p.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000')}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: op.requestBody ? JSON.stringify(body) : undefined,
+      });
+      expect([`${method} ${p}`, res.status]).toEqual([`${method} ${p}`, 401]);
+    }
+  });
+
+  it('generates a typed client (openapi-typescript) that type-checks a program calling footprint, batch and assets', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'lcf-openapi-'));
+    try {
+      await writeFile(path.join(dir, 'api.ts'), astToString(await openapiTS(doc as never)));
+      await writeFile(path.join(dir, 'sample.ts'), SAMPLE_PROGRAM);
+      const program = ts.createProgram([path.join(dir, 'sample.ts')], {
+        strict: true,
+        noEmit: true,
+        target: ts.ScriptTarget.ES2022,
+        module: ts.ModuleKind.ESNext,
+        moduleResolution: ts.ModuleResolutionKind.Bundler,
+        allowImportingTsExtensions: true,
+        lib: ['lib.es2022.d.ts'],
+        types: [],
+      });
+      const problems = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      expect(problems).toEqual([]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/** A client's code against the generated types; each @ts-expect-error must meet an error, or tsc reports the directive unused. */
+const SAMPLE_PROGRAM = `
+import type { components, paths } from './api.ts';
+
+type FootprintQuery = NonNullable<paths['/footprint']['get']['parameters']['query']>;
+type Footprint = paths['/footprint']['get']['responses'][200]['content']['application/json'];
+type BatchBody = paths['/footprint/batch']['post']['requestBody']['content']['application/json'];
+type Batch = paths['/footprint/batch']['post']['responses'][200]['content']['application/json'];
+type AssetsBody = paths['/assets']['post']['requestBody']['content']['application/json'];
+type Imported = paths['/assets']['post']['responses'][200]['content']['application/json'];
+type Refused = paths['/assets']['post']['responses'][403]['content']['application/json'];
+type RateLimited = paths['/footprint/batch']['post']['responses'][429]['content']['application/json'];
+
+declare function call<T>(method: string, path: string, input: object): Promise<T>;
+
+export async function sample(): Promise<string[]> {
+  const query: FootprintQuery = { brand: 'Dell', model: 'Latitude 5440', country: 'DE', ram_gb: 16, storage_type: 'ssd' };
+  const footprint = await call<Footprint>('GET', '/footprint', query);
+  const total: number = footprint.total_kg_co2e;
+  const calculatedAt: string = footprint.calculated_at;
+  const calculationId: string | null | undefined = footprint.calculation_id;
+
+  const products: BatchBody = { products: [{ brand: 'Dell', model: 'X', country: 'DE', ram_gb: 8 }] };
+  const batch = await call<Batch>('POST', '/footprint/batch', products);
+  const itemErrors = batch.results.flatMap((r) => ('error' in r ? [r.index + ': ' + r.error] : [r.product.name]));
+
+  const assets: AssetsBody = { assets: [{ brand: 'Dell', model: 'X', serial_number: 'S1', country: 'DE' }] };
+  const imported = await call<Imported>('POST', '/assets', assets);
+  const refused: Refused = { error: 'Forbidden', code: 'NO_ORGANIZATION_CONTEXT', details: '' };
+  const limited: RateLimited = { error: 'Rate limit exceeded', code: 'RATE_LIMITED_MINUTE', message: '', retry_after_seconds: 3 };
+
+  // @ts-expect-error brand is required
+  const noBrand: FootprintQuery = { model: 'X', country: 'DE' };
+  // @ts-expect-error ram_gb is a number
+  const badItem: BatchBody = { products: [{ brand: 'Dell', model: 'X', country: 'DE', ram_gb: 'lots' }] };
+  // @ts-expect-error storage_type is one of the enum values
+  const badEnum: FootprintQuery = { brand: 'Dell', model: 'X', country: 'DE', storage_type: 'flash' };
+  // @ts-expect-error the batch is a body, never query parameters
+  const asQuery: paths['/footprint/batch']['post']['parameters']['query'] = { products: [] };
+
+  return [String(total), calculatedAt, String(calculationId), ...itemErrors, String(imported.created), refused.code, String(limited.retry_after_seconds),
+    String(noBrand), String(badItem), String(badEnum), String(asQuery), String({} as components['schemas']['ApiError'])];
+}
+`;
