@@ -187,7 +187,13 @@ const positionIndex = (p: PreparedRow['position']) => p.index ?? p.row! - 1;
  * chain, its calculation recorded (and committed) before this resolves. Callers that must write the
  * assets together with rows of their own (erasure sync) call writeImport inside their transaction.
  */
-export async function prepareImport(services: Services, caller: KeyCaller, items: readonly AssetRowInput[], source: ImportSource): Promise<PreparedImport> {
+export async function prepareImport(
+  services: Services,
+  caller: KeyCaller,
+  items: readonly AssetRowInput[],
+  source: ImportSource,
+  refused: ReadonlyMap<number, readonly RowProblem[]> = new Map(),
+): Promise<PreparedImport> {
   const errors: ImportRowError[] = [];
   const failedRows = new Set<number>();
   const pending: PreparedRow[] = [];
@@ -200,6 +206,9 @@ export async function prepareImport(services: Services, caller: KeyCaller, items
       failedRows.add(i);
       for (const p of problems) errors.push({ ...position, serial_number: serial, field: p.field, reason: p.reason });
     };
+    const refusal = refused.get(i);
+    // Refused before it reached us (a wrongly typed or unknown field: src/rest/item-refusals.ts); the item is a stand-in.
+    if (refusal !== undefined) return fail(null, refusal.map((p) => ({ field: p.field || 'row', reason: p.reason })));
     const serial = item.serial_number === undefined || item.serial_number === null ? null : String(item.serial_number).trim() || null;
     const checked = normaliseRow(item, today);
     const problems = [...checked.problems, ...deviceProblems(checked.row, services)];
@@ -232,8 +241,13 @@ export async function prepareImport(services: Services, caller: KeyCaller, items
   return { source, total_rows: items.length, rows: pending.filter((p) => p.response), errors, failedRows };
 }
 
-export async function importAssets({ prisma, services, caller }: ImportDeps, items: readonly AssetRowInput[], source: ImportSource): Promise<ImportOutcome> {
-  return writeImport(prisma, caller, await prepareImport(services, caller, items, source));
+export async function importAssets(
+  { prisma, services, caller }: ImportDeps,
+  items: readonly AssetRowInput[],
+  source: ImportSource,
+  refused?: ReadonlyMap<number, readonly RowProblem[]>,
+): Promise<ImportOutcome> {
+  return writeImport(prisma, caller, await prepareImport(services, caller, items, source, refused));
 }
 
 /**

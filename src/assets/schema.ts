@@ -10,6 +10,7 @@ import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.t
 import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
 import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS } from './import-rows.ts';
 import { bounds } from '../rest/openapi.ts';
+import { refusedItems } from '../rest/item-refusals.ts';
 import { importAssets, type ImportedAsset, type ImportOutcome, type ImportRowError } from './import.ts';
 
 export const MAX_PAGE_SIZE = 100;
@@ -312,13 +313,14 @@ builder.mutationFields((t) => ({
     type: ImportResult,
     description:
       `Imports up to ${MAX_IMPORT_ROWS} assets: each is matched to a product and calculated through the lookup chain, and the calculation ` +
-      'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept.',
-    extensions: { rest: { method: 'POST', path: '/assets', tags: ['Assets'] } },
+      'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept ' +
+      '(over REST also an item with a wrongly typed or unknown field).',
+    extensions: { rest: { method: 'POST', path: '/assets', tags: ['Assets'], perItemArgument: 'assets' } },
     args: { assets: t.arg({ type: [AssetInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_IMPORT_ROWS }) }) },
     resolve: async (_root, { assets }, { prisma, services, caller }) => {
       const key = requireOrgContext(caller);
       checkRowCount(assets.length, 'assets');
-      return importAssets({ prisma, services, caller: key }, assets, 'json');
+      return importAssets({ prisma, services, caller: key }, assets, 'json', refusedItems());
     },
   }),
   importAssetsCsv: t.field({

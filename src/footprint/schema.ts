@@ -2,7 +2,7 @@ import { builder } from '../graphql/builder.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { cacheFor, currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
-import { refusedItems } from '../rest/item-refusals.ts';
+import { describeProblems, refusedItems } from '../rest/item-refusals.ts';
 import { bounds } from '../rest/openapi.ts';
 import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
 import type { FootprintProduct } from './device.ts';
@@ -306,8 +306,8 @@ builder.mutationField('footprintBatch', (t) =>
       const refused = refusedItems();
       const results = await Promise.all(
         products.map(async (item, index) => {
-          const reason = refused.get(index);
-          if (reason !== undefined) return { error: reason, index };
+          const problems = refused.get(index);
+          if (problems !== undefined) return { error: describeProblems(problems), index };
           return services.footprint.footprint(item, caller).catch((error: unknown) => {
             if (!(error instanceof ApiError) || error.status !== 400) throw error;
             return { error: error.details, index };

@@ -86,6 +86,7 @@ export class Metrics {
           this.set({ queue: 'export_jobs', status: 'pending' }, depth.export_pending);
           this.set({ queue: 'export_jobs', status: 'processing' }, depth.export_processing);
           this.set({ queue: 'webhook_deliveries', status: 'pending' }, depth.webhook_pending);
+          this.set({ queue: 'erasure_sync_runs', status: 'running' }, depth.erasure_sync_running);
         } catch (error) {
           log.warn({ err: error }, 'metrics: job queue depths not counted');
         }
@@ -118,15 +119,18 @@ interface QueueDepths {
   export_pending: number;
   export_processing: number;
   webhook_pending: number;
+  erasure_sync_running: number;
 }
 
-// Each count runs on an index led by status (export_jobs, webhook_deliveries: @@index([status, ...])).
+// Each count runs on an index led by status (export_jobs, webhook_deliveries: @@index([status, ...])) or on the
+// partial index of running syncs (erasure_sync_runs_one_running_per_org).
 async function queueDepths(db: Database): Promise<QueueDepths> {
   const [row] = await db.prisma.$queryRaw<QueueDepths[]>`
     SELECT
       (SELECT count(*) FROM export_jobs WHERE status = 'pending')::int AS export_pending,
       (SELECT count(*) FROM export_jobs WHERE status = 'processing')::int AS export_processing,
-      (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS webhook_pending`;
+      (SELECT count(*) FROM webhook_deliveries WHERE status = 'pending')::int AS webhook_pending,
+      (SELECT count(*) FROM erasure_sync_runs WHERE status = 'running')::int AS erasure_sync_running`;
   return row!;
 }
 

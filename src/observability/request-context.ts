@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
 import type { Caller } from '../auth/caller.ts';
+import type { ItemProblem } from '../rest/item-refusals.ts';
 
 /** What the service knows about the request being served, reachable from any depth. */
 export interface RequestState {
@@ -18,8 +19,8 @@ export interface RequestState {
   caller?: Caller;
   /** Coerced arguments of a successful GET /v1/footprint, for the fast path (src/footprint/fast-path.ts). */
   footprintArgs?: object;
-  /** Items of a REST per-item list argument that GraphQL would refuse: index -> reason (src/rest/item-refusals.ts). */
-  refusedItems?: ReadonlyMap<number, string>;
+  /** Items of a REST per-item list argument that GraphQL would refuse: index -> problems (src/rest/item-refusals.ts). */
+  refusedItems?: ReadonlyMap<number, readonly ItemProblem[]>;
 }
 
 const store = new AsyncLocalStorage<RequestState>();

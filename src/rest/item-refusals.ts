@@ -15,10 +15,20 @@ import { rephraseCoercion } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { normalizeEnums } from './arguments.ts';
 
+/** Why one field of an item was refused; `field` is relative to the item, empty for the item itself. */
+export interface ItemProblem {
+  field: string;
+  reason: string;
+}
+
+/** "field: reason; field: reason", as the engine words the problems of an item. */
+export const describeProblems = (problems: readonly ItemProblem[]): string =>
+  problems.map((p) => (p.field ? `${p.field}: ${p.reason}` : p.reason)).join('; ');
+
 /**
  * For a REST route with a per-item list argument (RestRoute.perItemArgument): each item GraphQL
  * would refuse is replaced by an empty item, so that the others still reach the resolver, and
- * its reason is kept in the request state for refusedItems(). Returns the variables to execute.
+ * its problems are kept in the request state for refusedItems(). Returns the variables to execute.
  */
 export function setAsideRefusedItems(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
   const field = rootField(schema, operation);
@@ -28,18 +38,17 @@ export function setAsideRefusedItems(schema: GraphQLSchema, operation: Operation
   const items = name === undefined ? undefined : variables[name];
   if (!isListType(list) || !Array.isArray(items)) return variables;
   const itemType = list.ofType as GraphQLInputType;
-  const refused = new Map<number, string>();
+  const refused = new Map<number, ItemProblem[]>();
   const checked = items.map((item, index) => {
-    const reasons: string[] = [];
+    const reasons: ItemProblem[] = [];
     const normalized = withEnumsNormalized(itemType, item, reasons);
     coerceInputValue(normalized, itemType, (path, _value, error) => {
       const described = rephraseCoercion(path.map((key) => (typeof key === 'number' ? `[${key}]` : `.${key}`)).join(''), error.message);
       // Named relative to the item, as the engine names the fields of an item error (`brand: is required`).
-      const fieldName = described.field.replace(/^\./, '');
-      reasons.push(fieldName ? `${fieldName}: ${described.reason}` : described.reason);
+      reasons.push({ field: described.field.replace(/^\./, ''), reason: described.reason });
     });
     if (reasons.length === 0) return normalized;
-    refused.set(index, reasons.join('; '));
+    refused.set(index, reasons);
     return {};
   });
   if (refused.size === 0) return variables;
@@ -47,8 +56,8 @@ export function setAsideRefusedItems(schema: GraphQLSchema, operation: Operation
   return { ...variables, [name!]: checked };
 }
 
-/** The reasons refused items were set aside for (setAsideRefusedItems), by index; empty when none were. */
-export const refusedItems = (): ReadonlyMap<number, string> => currentRequest()?.refusedItems ?? new Map();
+/** The problems refused items were set aside for (setAsideRefusedItems), by index; empty when none were. */
+export const refusedItems = (): ReadonlyMap<number, readonly ItemProblem[]> => currentRequest()?.refusedItems ?? new Map();
 
 function rootField(schema: GraphQLSchema, operation: OperationDefinitionNode): GraphQLField<unknown, unknown> | undefined {
   const selection = operation.selectionSet.selections[0];
@@ -57,7 +66,7 @@ function rootField(schema: GraphQLSchema, operation: OperationDefinitionNode): G
 }
 
 /** The item with its enum fields in their declared case (normalizeEnums); a field no enum value matches is left out and its reason added. */
-function withEnumsNormalized(itemType: GraphQLInputType, item: unknown, reasons: string[]): unknown {
+function withEnumsNormalized(itemType: GraphQLInputType, item: unknown, reasons: ItemProblem[]): unknown {
   const objectType = getNullableType(itemType);
   if (!isInputObjectType(objectType) || item === null || typeof item !== 'object' || Array.isArray(item)) return item;
   const normalized: Record<string, unknown> = { ...(item as Record<string, unknown>) };
@@ -67,7 +76,9 @@ function withEnumsNormalized(itemType: GraphQLInputType, item: unknown, reasons:
       normalized[name] = normalizeEnums(definition.type, normalized[name], name);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      reasons.push(error.details);
+      // invalidParameter's details: "<field>: <reason>".
+      const at = error.details.indexOf(': ');
+      reasons.push({ field: error.details.slice(0, at), reason: error.details.slice(at + 2) });
       delete normalized[name];
     }
   }

@@ -107,6 +107,24 @@ describe(`POST /v1/assets on ${TEST_DATABASE_KIND}`, () => {
     expect(res.body.errors).toEqual([{ index: 1, row: null, serial_number: 'D-1', field: 'serial_number', reason: expect.stringMatching(/appears more than once .*index 0/) }]);
   });
 
+  it('reports an item with a wrongly typed or unknown field by index and field, and imports the others', async () => {
+    const res = await post('/v1/assets', {
+      assets: [
+        { brand: 'HP', model: 'ProBook 450', serial_number: 'T-1', country: 'DE', ram_gb: 'lots', modle: 'x' },
+        { brand: 'HP', model: 'ProBook 450', serial_number: 'T-2', country: 'DE', ram_gb: 16 },
+        7,
+      ],
+    });
+    expect(res.body).toMatchObject({ total_rows: 3, created: 1, failed: 2 });
+    expect(res.status).toBe(200);
+    expect(res.body.assets.map((a: any) => [a.index, a.serial_number])).toEqual([[1, 'T-2']]);
+    expect(res.body.errors).toEqual([
+      { index: 0, row: null, serial_number: null, field: 'ram_gb', reason: "must be a number, got 'lots'" },
+      { index: 0, row: null, serial_number: null, field: 'modle', reason: "unknown field; did you mean 'model'?" },
+      { index: 2, row: null, serial_number: null, field: 'row', reason: 'must be an object' },
+    ]);
+  });
+
   it('writes nothing for a row whose calculation was not stored, and reports it', async () => {
     const writer = t.app.services.calculations;
     const original = writer.store.bind(writer);

@@ -24,9 +24,11 @@ function parseExposition(text: string): Sample[] {
 // Free callers (anonymous, per IP) get 2 requests a day, to reach a 429 quickly; everyone else is unlimited.
 let t: TestApp;
 let auth: { authorization: string };
+let orgId: string;
 beforeAll(async () => {
   t = await createTestApp({ QUOTA_LIMITS: `${UNLIMITED},day.free=2` });
   const org = await t.createOrg('enterprise');
+  orgId = org.id;
   auth = { authorization: `Bearer ${(await t.createKey(org.id)).key}` };
 });
 afterAll(() => t.close());
@@ -117,11 +119,16 @@ describe('GET /metrics', () => {
   it('reports job queue depths, the database pool on PostgreSQL, and Node process metrics', async () => {
     const submitted = await t.json('/v1/org/export/jobs', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
     expect(submitted.status).toBe(202);
+    // A sync caught mid-run (a finished one does not count).
+    await t.app.services.db.prisma.erasureSyncRun.createMany({
+      data: [{ org_id: orgId, status: 'running', params: {} }, { org_id: orgId, status: 'completed', params: {} }],
+    });
     const { value } = await scrape();
     // No worker runs in this test app: the job stays pending.
     expect(value('lcf_queue_depth', { queue: 'export_jobs', status: 'pending' })).toBe(1);
     expect(value('lcf_queue_depth', { queue: 'export_jobs', status: 'processing' })).toBe(0);
     expect(value('lcf_queue_depth', { queue: 'webhook_deliveries', status: 'pending' })).toBe(0);
+    expect(value('lcf_queue_depth', { queue: 'erasure_sync_runs', status: 'running' })).toBe(1);
     if (TEST_DATABASE_KIND === 'postgres') {
       expect(value('lcf_db_pool_max_connections')).toBe(8);
       expect(value('lcf_db_pool_connections')).toBeGreaterThanOrEqual(1);
