@@ -1,26 +1,44 @@
-// npm run bench:startup — time from process start to the first 200 of GET /v1/reference/countries
-// with the embedded database, on a fresh data directory (first start: migrations, reference data,
-// sandbox) and again on the same directory (a restart).
+// npm run bench:startup — the compiled server as `npm start` runs it (node dist/main.js; run
+// `npm run build` first): time from process start to the first 200 of GET /v1/reference/countries
+// and the process's RSS once it answers, on the embedded database (a fresh data directory: first
+// start; the same directory again: restart) and on PostgreSQL (a new database, then a restart);
+// and the time `lcf --help` takes. Each figure is the median of RUNS (default 3) runs.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, ROOT } from '../test/support/process.ts';
+import { freshPostgres, percentile } from './support.ts';
 
-async function timeToFirstAnswer(dataDir: string): Promise<number> {
+const RUNS = Number(process.env.RUNS ?? 3);
+type Sample = { ms: number; rss: number };
+const SERVER = path.join(ROOT, 'dist/main.js');
+if (!existsSync(SERVER)) {
+  console.error('bench:startup measures the build: run `npm run build` first');
+  process.exit(1);
+}
+
+/** Resident set of a process in MB, from /proc (Linux). */
+async function rssMb(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+async function start(env: Record<string, string>): Promise<Sample> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [SERVER], {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'warn' },
+    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: 'inherit',
   });
   try {
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/v1/reference/countries`).then((r) => r.status === 200, () => false);
-      if (ok) return performance.now() - started;
+      if (ok) return { ms: performance.now() - started, rss: await rssMb(child.pid!) };
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
-      await new Promise((r) => setTimeout(r, 25));
+      await new Promise((r) => setTimeout(r, 20));
     }
   } finally {
     child.kill('SIGTERM');
@@ -28,12 +46,38 @@ async function timeToFirstAnswer(dataDir: string): Promise<number> {
   }
 }
 
-const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-startup-'));
-try {
-  const first = await timeToFirstAnswer(dataDir);
-  const restart = await timeToFirstAnswer(dataDir);
-  console.log(`first start (fresh data directory): ${(first / 1000).toFixed(2)} s`);
-  console.log(`restart (same data directory):      ${(restart / 1000).toFixed(2)} s`);
-} finally {
-  await rm(dataDir, { recursive: true, force: true });
+async function helpMs(): Promise<number> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/lcf.js'), '--help'], { cwd: ROOT, stdio: 'ignore' });
+  const code = await new Promise((r) => child.once('exit', r));
+  if (code !== 0) throw new Error(`lcf --help exited with ${code}`);
+  return performance.now() - started;
+}
+
+const samples: Record<string, Sample[]> = {};
+const add = (name: string, sample: Sample) => (samples[name] ??= []).push(sample);
+
+for (let run = 0; run < RUNS; run++) {
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-startup-'));
+  const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
+  try {
+    add('PGlite, first start (fresh data directory)', await start(env));
+    add('PGlite, restart (same data directory)', await start(env));
+    const db = await freshPostgres();
+    try {
+      add('PostgreSQL, first start (new database)', await start({ ...env, DATABASE_URL: db.url }));
+      add('PostgreSQL, restart', await start({ ...env, DATABASE_URL: db.url }));
+    } finally {
+      await db.drop();
+    }
+  } finally {
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  add('lcf --help', { ms: await helpMs(), rss: 0 });
+}
+
+for (const [name, list] of Object.entries(samples)) {
+  const seconds = (percentile(list.map((s) => s.ms), 50) / 1000).toFixed(2);
+  const rss = list[0]!.rss ? `, RSS ${Math.round(percentile(list.map((s) => s.rss), 50))} MB` : '';
+  console.log(`${name.padEnd(44)} ${seconds} s${rss}`);
 }

@@ -12,10 +12,10 @@ export function percentile(values: number[], p: number): number {
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! * 10) / 10;
 }
 
-/** Runs the `lcf` command (its stderr shown, e.g. seed progress); its exit code and output. */
+/** Runs the `lcf` command from the sources (its stderr shown, e.g. seed progress); its exit code and output. */
 export function runLcf(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/lcf.js', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let stdout = '';
     child.stdout!.on('data', (d) => (stdout += d));
     child.on('close', (code) => resolve({ code: code ?? -1, stdout }));

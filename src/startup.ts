@@ -1,8 +1,7 @@
 import path from 'node:path';
 import type { Config } from './config/config.ts';
-import { openDatabase, withSession, type Database } from './db/database.ts';
-import { applyMigrations, readMigrations, withStartupLock } from './db/migrate.ts';
-import { loadReferenceData } from './reference/load.ts';
+import { openDatabase, type Database } from './db/database.ts';
+import { PGLITE_SEED_DIR, prepareDatabase } from './db/prepare.ts';
 import { ReferenceStore } from './reference/store.ts';
 import { KeyStore } from './auth/caller.ts';
 import { OrganizationScopes } from './auth/org-scope.ts';
@@ -31,7 +30,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
     (await openDatabase(
       config.databaseUrl
         ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize }
-        : { kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite') },
+        : { kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite'), seed: PGLITE_SEED_DIR },
     ));
   await prepareDatabase(db, log);
   const reference = await ReferenceStore.load(db.prisma);
@@ -58,17 +57,6 @@ export async function startServices(config: Config, log: Logger, database?: Data
     secrets: await loadSecretBox(config.secretsKey, config.dataDir),
     metrics: new Metrics({ db, calculations, log }),
   };
-}
-
-export function prepareDatabase(db: Database, log: Logger): Promise<void> {
-  return withSession(db, (session) =>
-    withStartupLock(session, async () => {
-      const applied = await applyMigrations(session, await readMigrations());
-      if (applied.length) log.info({ migrations: applied }, 'applied migrations');
-      const loaded = await loadReferenceData(session);
-      if (loaded.length) log.info({ datasets: loaded }, 'loaded reference data');
-    }),
-  );
 }
 
 /** Stores what is still queued, lets documents being drawn finish, then closes the database. */

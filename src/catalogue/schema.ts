@@ -140,6 +140,8 @@ builder.mutationField('identify', (t) =>
         throw new ApiError(503, 'CATALOGUE_UNAVAILABLE', 'External catalogue unavailable', `Icecat could not be reached (${error.reason}); try again later`, { 'Retry-After': '30' });
       }
       match ??= services.catalogue.findBuiltIn(brand ?? undefined, code, code);
+      // Identify names one product: variants nothing tells apart (ThinkPad T14 Gen 3) are not one.
+      if (match?.match?.status === 'shared') match = undefined;
       if (!match) throw new NotIdentifiedError({ brand, mpn: code });
       return match;
     },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
-import { brandMatches, CatalogueIndex, compact, fold, fuzziness, modelMatchDetail, terms } from './search.ts';
+import { brandMatches, CatalogueIndex, compact, fold, fuzziness, modelMatchDetail, processorHint, resolveModel, terms, type ModelResolution } from './search.ts';
 
 const entry = (brand: string, mpn: string, name: string, aliases: string[] = [], category = 'laptop'): CatalogueEntry => ({
   brand,
@@ -270,5 +270,77 @@ describe('on the built-in catalogue (data/catalogue)', () => {
   it('finds a part number regardless of separators', () => {
     expect(real.findByPartNumber('sm s911b', 'Samsung')?.mpn).toBe('SM-S911B');
     expect(real.findByPartNumber('21hd', 'Lenovo')?.mpn).toBe('21HD');
+  });
+});
+
+describe('variants of one model (resolveModel)', () => {
+  const index = new CatalogueIndex(FIXTURE);
+  const real = new CatalogueIndex(loadCatalogue());
+  const describeResolution = (r: ModelResolution | undefined) =>
+    !r ? 'none' : r.kind === 'device' ? `device ${r.entry.mpn}` : `variants ${r.candidates.map((e) => e.mpn).join(',')} chosen ${r.chosen?.mpn ?? '-'}`;
+
+  it('reads the processor a model string names, and only one vendor', () => {
+    expect(processorHint('ThinkPad T14 Gen 3 Ryzen 5 PRO 6650U')).toEqual({ vendor: 'amd', text: 'ryzen 5 pro 6650u', rest: 'thinkpad t14 gen 3' });
+    expect(processorHint('ThinkPad T14 Gen 3 i5-1245U')).toEqual({ vendor: 'intel', text: 'i5-1245u', rest: 'thinkpad t14 gen 3' });
+    expect(processorHint('T14 Gen 3 Intel Core i7-1260P')?.vendor).toBe('intel');
+    expect(processorHint('ThinkPad T14 Gen 5 Core Ultra 7 155U')?.text).toBe('core ultra 7 155u');
+    expect(processorHint('ThinkPad T14 Gen 3 AMD')?.vendor).toBe('amd');
+    expect(processorHint('ThinkPad T14 Gen 3')).toBeUndefined();
+    expect(processorHint('Galaxy S23 Ultra')).toBeUndefined(); // "Ultra" alone is no processor
+    expect(processorHint('T14 Gen 3 Intel or AMD')).toBeUndefined();
+  });
+
+  it('returns the variants a name fits without telling them apart, and the one a processor picks', () => {
+    expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4', 'Lenovo'))).toBe('variants 21K3,21HD chosen -');
+    expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4 Ryzen 7 PRO 7840U', 'Lenovo'))).toBe('variants 21K3,21HD chosen 21K3');
+    expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4 i7-1365U', 'Lenovo'))).toBe('variants 21K3,21HD chosen 21HD');
+    expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4 AMD', 'Lenovo'))).toBe('device 21K3');
+    expect(describeResolution(resolveModel(index, 'ThinkPad X1 Carbon Gen 11', 'Lenovo'))).toBe('device 21HM');
+    expect(describeResolution(resolveModel(index, 'ThinkPad X1 Carbon Gen 11 i7-1365U', 'Lenovo'))).toBe('device 21HM');
+    expect(modelMatchDetail(index, 'ThinkPad T14 Gen 4', 'Lenovo').variants?.map((e) => e.mpn)).toEqual(['21K3', '21HD']);
+  });
+
+  it('on the built-in catalogue: ThinkPad T14 Gen 3 is its Intel or AMD variant', () => {
+    expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 3', 'Lenovo'))).toBe('variants 21AH,21CF chosen -');
+    expect(describeResolution(resolveModel(real, 'T14 Gen 3', 'Lenovo'))).toBe('variants 21AH,21CF chosen -');
+    expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 3 Ryzen 5 PRO 6650U', 'Lenovo'))).toBe('variants 21AH,21CF chosen 21CF');
+    expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 3 i5-1245U', 'Lenovo'))).toBe('variants 21AH,21CF chosen 21AH');
+    expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 3 Intel', 'Lenovo'))).toBe('device 21AH');
+    expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 3'))).toBe('variants 21CF,21AH chosen -');
+    // The X13 Yoga Gen 1 ties with them but has a word the string lacks: not a variant.
+    expect(describeResolution(resolveModel(real, 'ThinkPad X13 Gen 1', 'Lenovo'))).toBe('variants 20UF,20T2 chosen -');
+  });
+
+  it('never makes a line, an unknown model or a device of another processor vendor match', () => {
+    for (const [model, brand] of [
+      ['Latitude 9999', 'Dell'],
+      ['Lattitude 5441', 'Dell'],
+      ['ThinkPad X1 Carbon Gen 12', 'Lenovo'],
+      ['ThinkPad X1 Carbon Gen 12 i7-1365U', 'Lenovo'],
+      ['EliteBook 840', 'HP'],
+      ['EliteBook 840 i5', 'HP'],
+      ['MacBook Air', 'Apple'],
+      ['ThinkPad', 'Lenovo'],
+      ['Acme Gizmo 3000', undefined],
+    ] as const) {
+      expect(describeResolution(resolveModel(index, model, brand)), model).toBe('none');
+    }
+    expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 9', 'Lenovo'))).toBe('none');
+    expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 9 Ryzen 5', 'Lenovo'))).toBe('none');
+    // The T14s Gen 6 is a Snapdragon device: an Intel processor in the string refuses it.
+    expect(describeResolution(resolveModel(real, 'ThinkPad T14s Gen 6 Intel Core Ultra 7', 'Lenovo'))).toBe('none');
+  });
+
+  it('agrees with matchModel wherever matchModel is confident, on every device name', () => {
+    // resolveModel only adds answers where matchModel has none; the guard against wrong matches stays matchModel's.
+    let variants = 0;
+    for (const e of loadCatalogue().slice(0, 400)) {
+      const model = e.name.replace(new RegExp(`^${e.brand}\\s+`, 'i'), '');
+      const m = real.matchModel(model, e.brand);
+      const r = resolveModel(real, model, e.brand);
+      if (m) expect(r?.kind === 'device' ? r.entry : undefined, model).toBe(m.entry);
+      if (r?.kind === 'variants') variants++;
+    }
+    expect(variants).toBe(0); // every device's own full name is one device
   });
 });

@@ -541,10 +541,10 @@ const NOISE_WORDS = new Set(
  * as the search saw it (typos and prefixes included): "iPhone 13 Pro" explains the 13 Pro, not
  * the 13 Pro Max.
  */
-function nameExplained(e: CatalogueEntry, docTerms: Set<string>): boolean {
+function nameExplained(e: CatalogueEntry, docTerms: Set<string>, alsoIgnore?: ReadonlySet<string>): boolean {
   const brandWords = new Set(words(e.brand));
   return words(analyse(e.name)).every((w) => {
-    if (brandWords.has(w) || NOISE_WORDS.has(w) || isYear(w) || CONFIG_WORD.test(w) || docTerms.has(wordForm(w))) return true;
+    if (brandWords.has(w) || NOISE_WORDS.has(w) || isYear(w) || CONFIG_WORD.test(w) || docTerms.has(wordForm(w)) || alsoIgnore?.has(w)) return true;
     const parts = letterDigitParts(w);
     return parts.length > 0 && parts.every((p) => docTerms.has(wordForm(p)));
   });
@@ -603,6 +603,33 @@ export interface ModelMatchDetail {
   kind: 'exact' | 'part-number' | 'fuzzy' | 'none';
   margin: number;
   reason?: string;
+  /**
+   * When no device is confident because several tie and they are variants of one model (same
+   * brand, category and model numbers, names differing only in words the string lacks: "ThinkPad
+   * T14 Gen 3" → its Intel and AMD variants), those devices, best first.
+   */
+  variants?: CatalogueEntry[];
+}
+
+/** Words of a catalogue name that name the processor of a variant ("ThinkPad T14 Gen 3 AMD"). */
+const PROCESSOR_WORDS: ReadonlySet<string> = new Set(['intel', 'amd', 'ryzen', 'snapdragon', 'qualcomm']);
+
+/** A device's name without its processor words: the same for the variants of one model. */
+const withoutProcessor = (e: CatalogueEntry): string => words(analyse(e.name)).filter((w) => !PROCESSOR_WORDS.has(w)).join(' ');
+
+/** At most this many devices are treated as variants of one model; more is a product line. */
+export const MAX_VARIANTS = 4;
+
+/**
+ * Devices that are variants of one model: 2 to MAX_VARIANTS of them, one brand, one category, the
+ * same model numbers in their names ("T14 Gen 3 Intel" and "T14 Gen 3 AMD"; not "840 G9" and "840 G10").
+ */
+export function areVariants(entries: readonly CatalogueEntry[]): boolean {
+  if (entries.length < 2 || entries.length > MAX_VARIANTS) return false;
+  const [a] = entries;
+  const numbersKey = (e: CatalogueEntry) => [...new Set(entryNumbers(e).nameNumbers)].sort().join(' ');
+  const key = numbersKey(a!);
+  return entries.every((e) => compact(e.brand) === compact(a!.brand) && e.category === a!.category && numbersKey(e) === key);
 }
 
 /** @internal matchModel before the margin threshold, for tests and bench/search-compare.ts. */
@@ -616,7 +643,9 @@ export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: s
   if (byPart) return { hit: { entry: byPart, score: 1 }, kind: 'part-number', margin: 1 };
   const exact = index.exactModel(m, brand);
   if (exact.length === 1) return { hit: { entry: exact[0]!, score: 1 }, kind: 'exact', margin: 1 };
-  if (exact.length > 1) return { kind: 'none', margin: 0, reason: `ambiguous: ${exact.length} devices have this name` };
+  if (exact.length > 1) {
+    return { kind: 'none', margin: 0, reason: `ambiguous: ${exact.length} devices have this name`, ...(areVariants(exact) ? { variants: exact } : {}) };
+  }
   const variant = index.partNumberVariant(m, brand);
   if (variant) return { hit: { entry: variant, score: 1 }, kind: 'part-number', margin: 1 };
 
@@ -644,10 +673,105 @@ export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: s
   }
   const second = pool[1];
   const margin = second ? Math.max(0, 1 - second.score / first.score) : 1;
+  if (margin < MIN_MARGIN && pool !== agreeing) {
+    // The devices the margin cannot tell apart, from the tiers whose names have no model number
+    // the string lacks (never a line: "EliteBook 840"), are variants when their names differ only
+    // in the processor ("… T14 Gen 3 Intel", "… AMD"); when other devices tie too, only variants
+    // whose names the string explains but for the processor ("X13 Gen 1" → its Intel and AMD
+    // variants, not the "X13 Yoga Gen 1").
+    const tied = pool.filter((h) => h.score >= first.score * (1 - MIN_MARGIN));
+    const explainedTied = tied.filter((h) => nameExplained(h.entry, h.docTerms, PROCESSOR_WORDS));
+    const group = [tied, explainedTied].find((hs) => hs.length >= 2 && hs.every((h) => withoutProcessor(h.entry) === withoutProcessor(hs[0]!.entry)));
+    const variants = group?.map((h) => h.entry);
+    if (variants && areVariants(variants)) return { hit: { entry: first.entry, score: margin }, kind: 'fuzzy', margin, variants };
+  }
   return { hit: { entry: first.entry, score: margin }, kind: 'fuzzy', margin };
 }
 
 function matchModelWith(index: CatalogueIndex, model: string, brand?: string): SearchHit | undefined {
   const d = modelMatchDetail(index, model, brand);
   return d.hit && d.margin >= MIN_MARGIN ? d.hit : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Variants of one model (issue: "ThinkPad T14 Gen 3" is an Intel and an AMD device)
+
+export type ProcessorVendor = 'amd' | 'intel';
+
+/** Processor descriptions written into model strings, by vendor (folded text). */
+const PROCESSOR_PATTERNS: [ProcessorVendor, RegExp][] = [
+  ['amd', /\b(?:amd\s+)?ryzen(?:\s+ai)?(?:\s*[3579])?(?:\s+pro)?(?:[\s-]+\d{3,4}[a-z]{0,3})?\b/g],
+  ['amd', /\bamd\b/g],
+  ['intel', /\b(?:intel\s+)?(?:core\s+)?(?:ultra\s*[3579]|i[3579])(?:[\s-]+\d{3,5}[a-z]{0,2})?\b/g],
+  ['intel', /\b(?:intel\s+)?core\s+ultra\b/g],
+  ['intel', /\bintel(?:\s+core)?\b/g],
+];
+
+/** A processor named in a model string: its vendor, the words, and the string without them. */
+export interface ProcessorHint {
+  vendor: ProcessorVendor;
+  text: string;
+  rest: string;
+}
+
+/**
+ * The processor a model string names ("ThinkPad T14 Gen 3 Ryzen 5 PRO 6650U", "… i5-1245U",
+ * "… Core Ultra 7 155U", "… AMD"), or undefined when it names none or both vendors.
+ */
+export function processorHint(model: string): ProcessorHint | undefined {
+  let rest = fold(model);
+  const found = new Map<ProcessorVendor, string[]>();
+  for (const [vendor, re] of PROCESSOR_PATTERNS) {
+    rest = rest.replace(re, (m) => {
+      found.set(vendor, [...(found.get(vendor) ?? []), m.trim()]);
+      return ' ';
+    });
+  }
+  const [only, ...more] = [...found];
+  if (!only || more.length) return undefined;
+  const [vendor, texts] = only;
+  return { vendor, text: texts.join(' '), rest: rest.replace(/[\s-]+$/, '').replace(/\s+/g, ' ').trim() };
+}
+
+/**
+ * The processor vendor a catalogue device's name or aliases state ("… T14 Gen 3 AMD", "… T14s Gen
+ * 6 Snapdragon"), if exactly one.
+ */
+export function vendorOf(e: CatalogueEntry): ProcessorVendor | 'qualcomm' | undefined {
+  const ws = new Set([e.name, ...e.aliases].flatMap((t) => words(t)));
+  const vendors = [
+    ...(ws.has('amd') || ws.has('ryzen') ? ['amd' as const] : []),
+    ...(ws.has('intel') ? ['intel' as const] : []),
+    ...(ws.has('snapdragon') || ws.has('qualcomm') ? ['qualcomm' as const] : []),
+  ];
+  return vendors.length === 1 ? vendors[0] : undefined;
+}
+
+/**
+ * What a model string resolves to in the catalogue: one device (a confident matchModel), or the
+ * variants of one model it names without telling them apart, with the variant a processor named
+ * in the string picks (`chosen`, by `processor`) when it picks exactly one. A processor in the
+ * string never makes a device of the other vendor match.
+ */
+export type ModelResolution =
+  | { kind: 'device'; entry: CatalogueEntry; score: number }
+  | { kind: 'variants'; candidates: CatalogueEntry[]; chosen?: CatalogueEntry; processor?: string };
+
+export function resolveModel(index: CatalogueIndex, model: string, brand?: string): ModelResolution | undefined {
+  const d = modelMatchDetail(index, model, brand);
+  if (d.hit && d.margin >= MIN_MARGIN) return { kind: 'device', entry: d.hit.entry, score: d.hit.score };
+  const hint = processorHint(model);
+  if (d.variants) return withProcessor(d.variants, hint);
+  if (!hint || !hint.rest || compact(hint.rest) === compact(model)) return undefined;
+  // Without the processor words: "ThinkPad T14 Gen 3 i5-1245U" is the T14 Gen 3 (Intel).
+  const bare = modelMatchDetail(index, hint.rest, brand);
+  if (bare.variants) return withProcessor(bare.variants, hint);
+  if (!bare.hit || bare.margin < MIN_MARGIN) return undefined;
+  const vendor = vendorOf(bare.hit.entry);
+  return vendor && vendor !== hint.vendor ? undefined : { kind: 'device', entry: bare.hit.entry, score: bare.hit.score };
+}
+
+function withProcessor(candidates: CatalogueEntry[], hint: ProcessorHint | undefined): ModelResolution {
+  const picked = hint ? candidates.filter((e) => vendorOf(e) === hint.vendor) : [];
+  return picked.length === 1 ? { kind: 'variants', candidates, chosen: picked[0], processor: hint!.text } : { kind: 'variants', candidates };
 }

@@ -1,7 +1,36 @@
 import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
-import { CatalogueIndex, loadCatalogue, type CatalogueEntry } from './search.ts';
+import { CatalogueIndex, loadCatalogue, resolveModel, type CatalogueEntry, type CatalogueSpecs, type ModelResolution } from './search.ts';
 import { IcecatClient, IcecatUnavailableError, looksLikeGtin, type IcecatConfig, type IcecatProduct } from './icecat/index.ts';
+
+/** A catalogue device as methodology.match names it. */
+export interface MatchedDevice {
+  brand: string;
+  mpn: string;
+  name: string;
+}
+
+/**
+ * How the lookup chain identified the device (methodology.match):
+ * - `exact`: one catalogue device (by part number, name, or a confident model-name match);
+ * - `variant`: the model name fits several variants of one model (ThinkPad T14 Gen 3 Intel and
+ *   AMD) and a hint picked one: a processor in the model string, else the variant closest to the
+ *   supplied specs in which the variants differ;
+ * - `shared`: several variants and nothing to tell them apart: the specs they share are used, the
+ *   ones they differ in are left to the estimate (supplied values, else category defaults);
+ * - `none`: no catalogue device; parametric estimate or category defaults.
+ */
+export interface DeviceMatch {
+  status: 'exact' | 'variant' | 'shared' | 'none';
+  /** The device used (exact, variant); null for shared and none. */
+  chosen: MatchedDevice | null;
+  /** The variants the model name fits (variant, shared); empty otherwise. */
+  candidates: MatchedDevice[];
+  /** What decided: "part number", "model name", "processor 'i5-1245u' in the model name", ... */
+  basis: string | null;
+  /** Spec fields the variants differ in (variant, shared); for shared these were not taken from the catalogue. */
+  differing_specs: string[];
+}
 
 /** A device recognised by the catalogues, and how. */
 export interface CatalogueMatch {
@@ -11,7 +40,13 @@ export interface CatalogueMatch {
   source: string;
   icecat_id?: number;
   icecat_category?: string;
+  /** Absent: an exact match. */
+  match?: DeviceMatch;
 }
+
+type BuiltInResolution = { kind: 'part-number'; entry: CatalogueEntry } | ModelResolution;
+
+const deviceOf = (e: CatalogueEntry): MatchedDevice => ({ brand: e.brand, mpn: e.mpn, name: e.name });
 
 export const BUILT_IN_SOURCE = 'built-in catalogue';
 const POSITIVE_TTL_MS = 30 * 86_400_000;
@@ -25,7 +60,7 @@ const NEGATIVE_TTL_MS = 86_400_000;
 export class CatalogueService {
   readonly index: CatalogueIndex;
   private readonly icecat: IcecatClient | undefined;
-  private readonly builtInMatches = new Map<string, CatalogueMatch | undefined>();
+  private readonly builtInMatches = new Map<string, BuiltInResolution | undefined>();
 
   private constructor(
     private readonly prisma: PrismaClient,
@@ -47,32 +82,69 @@ export class CatalogueService {
   }
 
   /**
-   * Built-in catalogue only: by part number (mpn or alias), else a confident match on the model name.
-   * Answers are memoised: the catalogue does not change while the process runs, and a fuzzy match
-   * costs about a millisecond, more than the rest of a footprint.
+   * Built-in catalogue only: by part number (mpn or alias), else a match on the model name: one
+   * device, or the variants of one model (see DeviceMatch), told apart by a processor in the model
+   * string or by the supplied `specs` when they can be. Resolutions are memoised: the catalogue
+   * does not change while the process runs, and a fuzzy match costs about a millisecond, more than
+   * the rest of a footprint.
    */
-  findBuiltIn(brand: string | undefined, mpn: string | null, model: string | null): CatalogueMatch | undefined {
+  findBuiltIn(brand: string | undefined, mpn: string | null, model: string | null, specs: CatalogueSpecs = {}): CatalogueMatch | undefined {
     const key = `${brand ?? ''}\u0000${mpn ?? ''}\u0000${model ?? ''}`.toLowerCase();
-    if (this.builtInMatches.has(key)) return this.builtInMatches.get(key);
-    if (this.builtInMatches.size >= 50_000) this.builtInMatches.clear();
-    const match = this.matchBuiltIn(brand, mpn, model);
-    this.builtInMatches.set(key, match);
-    return match;
+    let resolution: BuiltInResolution | undefined;
+    if (this.builtInMatches.has(key)) resolution = this.builtInMatches.get(key);
+    else {
+      if (this.builtInMatches.size >= 50_000) this.builtInMatches.clear();
+      resolution = this.resolveBuiltIn(brand, mpn, model);
+      this.builtInMatches.set(key, resolution);
+    }
+    return resolution && this.matchOf(resolution, specs);
   }
 
-  private matchBuiltIn(brand: string | undefined, mpn: string | null, model: string | null): CatalogueMatch | undefined {
+  private resolveBuiltIn(brand: string | undefined, mpn: string | null, model: string | null): BuiltInResolution | undefined {
     const byCode = mpn ? this.index.findByPartNumber(mpn, brand) : undefined;
-    if (byCode) return this.builtIn(byCode, 'by part number');
+    if (byCode) return { kind: 'part-number', entry: byCode };
     const name = model ?? mpn;
-    const byModel = name ? this.index.matchModel(name, brand) : undefined;
-    return byModel ? this.builtIn(byModel.entry, 'by model name') : undefined;
+    return name ? resolveModel(this.index, name, brand) : undefined;
+  }
+
+  private matchOf(r: BuiltInResolution, specs: CatalogueSpecs): CatalogueMatch {
+    if (r.kind === 'part-number') return this.builtIn(r.entry, 'by part number', exactMatch(r.entry, 'part number'));
+    if (r.kind === 'device') return this.builtIn(r.entry, 'by model name', exactMatch(r.entry, 'model name'));
+    const { shared, differing } = sharedSpecs(r.candidates);
+    const candidates = r.candidates.map(deviceOf);
+    const names = r.candidates.map((e) => e.name).join(', ');
+    const closest = r.chosen ? undefined : closestVariant(r.candidates, differing, specs);
+    const chosen = r.chosen ?? closest?.entry;
+    if (chosen) {
+      const basis = r.chosen ? `processor '${r.processor}' in the model name` : `closest to the supplied ${closest!.fields.join(', ')}`;
+      const how = `by model name; ${r.candidates.length} variants match (${names}), chosen by the ${basis}`;
+      return this.builtIn(chosen, how, { status: 'variant', chosen: deviceOf(chosen), candidates, basis, differing_specs: differing });
+    }
+    const first = r.candidates[0]!;
+    const entry: CatalogueEntry = {
+      brand: first.brand,
+      mpn: '',
+      name: commonName(r.candidates),
+      category: first.category,
+      release_year: r.candidates.every((e) => e.release_year === first.release_year) ? first.release_year : 0,
+      aliases: [],
+      specs: shared,
+      source: { note: `specs shared by ${names}` },
+    };
+    const estimated = differing.length ? `; ${differing.join(', ')} ${differing.length === 1 ? 'differs and is' : 'differ and are'} estimated` : '';
+    return {
+      entry,
+      product_id: null,
+      source: `${BUILT_IN_SOURCE}: ${entry.name}, specs shared by its ${r.candidates.length} variants (${names})${estimated}`,
+      match: { status: 'shared', chosen: null, candidates, basis: 'model name matches several variants; no processor or supplied spec tells them apart', differing_specs: differing },
+    };
   }
 
   /**
    * The lookup chain's catalogue step: the external catalogue when configured (an outage falls
    * back to the built-in catalogue, noted in the source), then the built-in catalogue.
    */
-  async find(brand: string | undefined, mpn: string | null, model: string | null): Promise<CatalogueMatch | undefined> {
+  async find(brand: string | undefined, mpn: string | null, model: string | null, specs: CatalogueSpecs = {}): Promise<CatalogueMatch | undefined> {
     if (this.icecat && (mpn || (model && looksLikeGtin(model)))) {
       try {
         const external = await this.lookupExternal(brand, mpn ?? model!);
@@ -82,7 +154,7 @@ export class CatalogueService {
         this.log.warn({ reason: error.reason }, 'external catalogue unavailable; using the built-in catalogue');
       }
     }
-    return this.findBuiltIn(brand, mpn, model);
+    return this.findBuiltIn(brand, mpn, model, specs);
   }
 
   /** Icecat, through the answer cache; throws IcecatUnavailableError when it cannot tell now. */
@@ -122,16 +194,72 @@ export class CatalogueService {
       source: `external catalogue: Icecat product ${product.icecat_id} (${product.brand} ${product.mpn})`,
       icecat_id: product.icecat_id,
       icecat_category: product.icecat_category,
+      match: exactMatch(entry, 'external catalogue'),
     };
   }
 
-  private builtIn(entry: CatalogueEntry, how: string): CatalogueMatch {
+  private builtIn(entry: CatalogueEntry, how: string, match: DeviceMatch): CatalogueMatch {
     return {
       entry,
       product_id: this.productIds.get(productKey(entry.brand, entry.mpn)) ?? null,
       source: `${BUILT_IN_SOURCE}: ${entry.name} (${how})`,
+      match,
     };
   }
+}
+
+/** methodology.match of a device recognised exactly (`basis`: what recognised it, null when not known). */
+export function exactMatch(entry: CatalogueEntry, basis: string | null): DeviceMatch {
+  return { status: 'exact', chosen: deviceOf(entry), candidates: [], basis, differing_specs: [] };
+}
+
+/** methodology.match when no catalogue device was recognised. */
+export const NO_MATCH: DeviceMatch = Object.freeze({ status: 'none', chosen: null, candidates: [], basis: null, differing_specs: [] }) as DeviceMatch;
+
+/** Spec fields every variant states with the same value, and the fields they differ in (or some lack). */
+export function sharedSpecs(entries: readonly CatalogueEntry[]): { shared: CatalogueSpecs; differing: string[] } {
+  const fields = [...new Set(entries.flatMap((e) => Object.keys(e.specs)))] as (keyof CatalogueSpecs)[];
+  const shared: Record<string, unknown> = {};
+  const differing: string[] = [];
+  for (const f of fields) {
+    const v = entries[0]!.specs[f];
+    if (v !== undefined && entries.every((e) => e.specs[f] === v)) shared[f] = v;
+    else differing.push(f);
+  }
+  return { shared: shared as CatalogueSpecs, differing };
+}
+
+/**
+ * The variant closest to the supplied specs in the fields the variants differ in (relative
+ * distance for numbers, equal or not for text), when the caller supplied any of those fields and
+ * one variant is strictly closest.
+ */
+export function closestVariant(
+  entries: readonly CatalogueEntry[],
+  differing: readonly string[],
+  specs: CatalogueSpecs,
+): { entry: CatalogueEntry; fields: string[] } | undefined {
+  const fields = differing.filter((f) => specs[f as keyof CatalogueSpecs] !== undefined) as (keyof CatalogueSpecs)[];
+  if (fields.length === 0) return undefined;
+  const distance = (e: CatalogueEntry) =>
+    fields.reduce((sum, f) => {
+      const want = specs[f];
+      const have = e.specs[f];
+      if (have === undefined) return sum + 1;
+      if (typeof want === 'number' && typeof have === 'number') return sum + Math.abs(have - want) / Math.max(Math.abs(want), Math.abs(have), 1e-9);
+      return sum + (have === want ? 0 : 1);
+    }, 0);
+  const ranked = entries.map((entry) => ({ entry, d: distance(entry) })).sort((a, b) => a.d - b.d);
+  return ranked[0]!.d < ranked[1]!.d ? { entry: ranked[0]!.entry, fields } : undefined;
+}
+
+/** The words all names share, in the first name's order: "Lenovo ThinkPad T14 Gen 3" of its Intel and AMD variants. */
+export function commonName(entries: readonly CatalogueEntry[]): string {
+  const others = entries.slice(1).map((e) => new Set(e.name.split(/\s+/)));
+  return entries[0]!.name
+    .split(/\s+/)
+    .filter((w) => others.every((o) => o.has(w)))
+    .join(' ');
 }
 
 const productKey = (brand: string, mpn: string) => `${brand.toLowerCase()}|${mpn.toLowerCase()}`;

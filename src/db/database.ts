@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { mkdir } from 'node:fs/promises';
+import { access, cp, mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -42,7 +43,12 @@ export type AdapterWrapper = (factory: SqlDriverAdapterFactory) => SqlDriverAdap
 
 export type DatabaseOptions = (
   | { kind: 'postgres'; url: string; poolSize?: number }
-  | { kind: 'pglite'; dataDir?: string /* omitted: in memory */ }
+  | {
+      kind: 'pglite';
+      dataDir?: string /* omitted: in memory */;
+      /** The data directory of a prepared database (src/db/prepare.ts): a new `dataDir` starts as its copy. */
+      seed?: string;
+    }
 ) & { wrapAdapter?: AdapterWrapper };
 
 /**
@@ -54,14 +60,24 @@ const TRANSACTION_OPTIONS = { maxWait: 15_000, timeout: 30_000 };
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
   const wrap = options.wrapAdapter ?? ((factory) => factory);
-  return options.kind === 'postgres' ? openPostgres(options.url, options.poolSize ?? 10, wrap) : openPGlite(options.dataDir, wrap);
+  return options.kind === 'postgres'
+    ? openPostgres(options.url, options.poolSize ?? 10, wrap)
+    : openPGlite(options.dataDir, options.seed, wrap);
 }
 
-async function openPGlite(dataDir: string | undefined, wrap: AdapterWrapper): Promise<Database> {
+async function openPGlite(dataDir: string | undefined, seed: string | undefined, wrap: AdapterWrapper): Promise<Database> {
   // Imported on use only: PGlite's modules cost 10-25 MB of RSS, waste when PostgreSQL is used.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
-  if (dataDir) await mkdir(dataDir, { recursive: true });
-  const pglite = new PGlite(dataDir);
+  if (dataDir) {
+    // A new database starts as a copy of the seed when there is one: a copy of files instead of initdb.
+    const isNew = !(await exists(path.join(dataDir, 'PG_VERSION')));
+    if (isNew && seed && (await exists(path.join(seed, 'PG_VERSION')))) await cp(seed, dataDir, { recursive: true });
+    await mkdir(dataDir, { recursive: true });
+  }
+  // Shared buffers of 16 MB instead of 128: the buffer pool is resident memory of this process (about
+  // 140 MB of RSS), while the operating system's page cache serves an embedded database of this size too.
+  const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
+  const pglite = new PGlite(dataDir, { startParams });
   await pglite.waitReady;
   const prisma = new PrismaClient({ adapter: wrap(new PrismaPGlite(pglite)), transactionOptions: TRANSACTION_OPTIONS });
   return {
@@ -105,6 +121,11 @@ async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper)
     },
   };
 }
+
+const exists = (file: string) => access(file).then(
+  () => true,
+  () => false,
+);
 
 /** A unique constraint refused the write (Prisma P2002): another writer got there first. */
 export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === 'P2002';

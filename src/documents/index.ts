@@ -21,7 +21,9 @@ let pool: Piscina<RenderTask, Rendered> | undefined;
 
 function renderer(): Piscina<RenderTask, Rendered> {
   pool ??= new Piscina({
-    filename: new URL('./worker.mjs', import.meta.url).href,
+    // Compiled (dist/), the thread runs render.js itself; from the TypeScript sources it needs worker.mjs to load them.
+    filename: new URL(import.meta.url.endsWith('.ts') ? './worker.mjs' : './render.js', import.meta.url).href,
+    name: 'render',
     minThreads: 1,
     maxThreads: RENDER_THREADS,
     // A warm thread keeps its parsed fonts and loaded chart libraries (~1 s to load again).

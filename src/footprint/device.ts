@@ -1,7 +1,7 @@
 import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
-import type { CatalogueMatch } from '../catalogue/service.ts';
+import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -37,7 +37,16 @@ export interface ResolvedDevice {
   product_id: string | null;
   release_year?: number;
   data_sources: string[];
+  /** How the device was identified (methodology.match). */
+  match: DeviceMatch;
 }
+
+/**
+ * Known spec fields counted for confidence when the model name fits several variants and the
+ * fields they differ in were neither supplied nor taken from one variant: at most
+ * estimated_medium (confidenceFor: 2-4 fields), never the estimated_high of an exact device.
+ */
+export const SHARED_MATCH_MAX_SPEC_COUNT = 4;
 
 export interface FieldProblem {
   field: string;
@@ -108,7 +117,11 @@ export function resolveDevice(
   const supplied = SPEC_FIELDS.filter((f) => specs[f] !== undefined).length;
   // Supplied specs override catalogue values; category defaults fill the rest inside the engine.
   const known: DeviceSpecs = { ...(match?.entry.specs as DeviceSpecs | undefined), ...specs };
-  const knownCount = SPEC_FIELDS.filter((f) => known[f] !== undefined).length;
+  // A match without detail (a stored product) is one device.
+  const matchInfo: DeviceMatch = match ? (match.match ?? exactMatch(match.entry, null)) : NO_MATCH;
+  // Shared specs of several variants, and a field they differ in left to the category default.
+  const unresolved = matchInfo.status === 'shared' && matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
+  const knownCount = Math.min(SPEC_FIELDS.filter((f) => known[f] !== undefined).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
   const merged = { ...category!.defaults, ...known };
   const pcf = match?.entry.pcf;
   const data_sources = match
@@ -121,11 +134,12 @@ export function resolveDevice(
     // A published footprint describes the catalogue configuration: used only when no spec was changed.
     published: pcf && supplied === 0 ? { total_kg: pcf.total_kg, lifetime_years: pcf.lifetime_years, use_location: pcf.use_location, source_url: pcf.source_url } : undefined,
     product: match
-      ? { brand: match.entry.brand, mpn: match.entry.mpn, name: match.entry.name, category: category!.id, weight_kg: merged.weight_kg }
+      ? { brand: match.entry.brand, mpn: match.entry.mpn || null, name: match.entry.name, category: category!.id, weight_kg: merged.weight_kg }
       : { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg: merged.weight_kg },
     product_id: match?.product_id ?? null,
     release_year: match?.entry.release_year || undefined,
     data_sources: pcf && supplied === 0 ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`] : data_sources,
+    match: matchInfo,
   };
   return { device, problems: [] };
 }

@@ -42,14 +42,16 @@ export class FootprintFastPath {
       const decision = await this.services.quota.check(subjectOf(caller));
       if (!decision.allowed) return false;
       const body = JSON.stringify(await this.services.footprint.footprint(args, caller));
-      res.writeHead(200, {
-        'Content-Type': 'application/json; charset=utf-8',
-        'Content-Length': Buffer.byteLength(body),
-        'Cache-Control': `public, max-age=${FOOTPRINT_MAX_AGE}`,
-        Vary: 'Authorization',
-        'X-Request-Id': state.id,
-        ...rateLimitHeaders(decision),
-      });
+      // Header names in lower case, as the Fetch Headers of every other answer put them on the wire.
+      const headers: Record<string, string | number> = {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        'x-request-id': state.id,
+      };
+      for (const [name, value] of Object.entries(rateLimitHeaders(decision))) headers[name.toLowerCase()] = value;
+      headers['cache-control'] = `public, max-age=${FOOTPRINT_MAX_AGE}`;
+      headers.vary = 'Authorization';
+      res.writeHead(200, headers);
       res.end(body);
       this.services.metrics.observeRequest('GET', FOOTPRINT_PATH, 200, state.startedAt);
       state.log.info({ method: 'GET', path: FOOTPRINT_PATH, status: 200, ms: Math.round((performance.now() - state.startedAt) * 10) / 10 }, 'request');

@@ -6,6 +6,7 @@ import { describeProblems, refusedItems } from '../rest/item-refusals.ts';
 import { bounds } from '../rest/openapi.ts';
 import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
 import type { FootprintProduct } from './device.ts';
+import type { DeviceMatch, MatchedDevice } from '../catalogue/service.ts';
 import { FOOTPRINT_MAX_AGE } from './fast-path.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
 
@@ -48,6 +49,35 @@ const Breakdown = builder.objectRef<FootprintResponse['breakdown']>('FootprintBr
   }),
 });
 
+const MatchStatus = builder.enumType('DeviceMatchStatus', {
+  values: {
+    exact: { description: 'One catalogue device, by part number, name or a confident model-name match' },
+    variant: { description: 'The model name fits several variants of one model (ThinkPad T14 Gen 3 Intel and AMD); a processor in the model string or the supplied specs picked one' },
+    shared: { description: 'Several variants and nothing told them apart: the specs they share are used, the ones they differ in are estimated; confidence at most estimated_medium' },
+    none: { description: 'No catalogue device: parametric estimate from the supplied specs, else category defaults' },
+  } as const,
+});
+
+const MatchedDeviceRef = builder.objectRef<MatchedDevice>('MatchedDevice').implement({
+  description: 'A built-in or external catalogue device.',
+  fields: (t) => ({
+    brand: t.exposeString('brand'),
+    mpn: t.exposeString('mpn'),
+    name: t.exposeString('name'),
+  }),
+});
+
+const DeviceMatchRef = builder.objectRef<DeviceMatch>('DeviceMatch').implement({
+  description: 'How the lookup chain identified the device.',
+  fields: (t) => ({
+    status: t.expose('status', { type: MatchStatus }),
+    chosen: t.expose('chosen', { type: MatchedDeviceRef, nullable: true, description: 'The catalogue device used (exact, variant); null for shared and none' }),
+    candidates: t.expose('candidates', { type: [MatchedDeviceRef], description: 'The variants the model name fits (variant, shared); empty otherwise' }),
+    basis: t.exposeString('basis', { nullable: true, description: "What decided, e.g. 'part number', 'model name', \"processor 'i5-1245u' in the model name\", 'closest to the supplied processor_tdp_w'" }),
+    differing_specs: t.exposeStringList('differing_specs', { description: 'Spec fields the variants differ in; for shared they come from the supplied specs or the category defaults' }),
+  }),
+});
+
 const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
   fields: (t) => ({
     standard: t.exposeString('standard'),
@@ -58,12 +88,13 @@ const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
     lifetime_years: t.exposeFloat('lifetime_years'),
     annual_kwh: t.exposeFloat('annual_kwh'),
     grid_factor_kg_per_kwh: t.exposeFloat('grid_factor_kg_per_kwh'),
+    match: t.expose('match', { type: DeviceMatchRef, description: 'How the device was identified: one catalogue device, a variant of several, the specs several variants share, or none' }),
   }),
 });
 
 const CALCULATION_ID = {
   nullable: true,
-  description: 'Id of the stored calculation record (keys with an organisation only); cite it in POST /certificate',
+  description: 'Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them',
 } as const;
 
 export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintResult').implement({
@@ -87,7 +118,11 @@ const deviceArgs = builder.args((t) => ({
   brand: t.string({ required: true, description: 'Manufacturer name', ...maxChars(TEXT_LIMITS.brand) }),
   country: t.string({ required: true, description: 'Country of use: ISO 3166-1 alpha-2 (DE) or ISO 3166-2 region (US-CA); case-insensitive', ...maxChars(TEXT_LIMITS.country) }),
   mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
-  model: t.string({ description: 'Model name, alternative to mpn', ...maxChars(TEXT_LIMITS.model) }),
+  model: t.string({
+    description:
+      'Model name, alternative to mpn. A name that fits several variants of one model (ThinkPad T14 Gen 3: Intel, AMD) is resolved by a processor in it (i5-1245U, Ryzen 5 PRO 6650U), else by the supplied specs, else to the specs the variants share; methodology.match says which',
+    ...maxChars(TEXT_LIMITS.model),
+  }),
   category: t.string({ description: 'Device category (default laptop); see /reference/categories', ...maxChars(TEXT_LIMITS.category) }),
   weight_kg: t.float({ description: 'kg', ...POSITIVE }),
   tdp: t.float({ description: 'Processor TDP, watts', ...NON_NEGATIVE }),

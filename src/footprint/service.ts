@@ -1,8 +1,9 @@
 import {
   ENGINE_VERSION,
-  calculateFootprint,
   calculateRefurbishment,
   calculateSavings,
+  footprintModel,
+  roundFootprint,
   parseSwaps,
   SwapParseError,
   type FootprintResult,
@@ -10,13 +11,13 @@ import {
   type RefurbishmentResult,
   type SavingsResult,
 } from './engine/index.ts';
-import { closestRegionCodes, normaliseRegionCode } from '../reference/grid-data.ts';
+import { closestRegionCodes, factorCitation, normaliseRegionCode } from '../reference/grid-data.ts';
 import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
 import type { Caller } from '../auth/caller.ts';
-import { invalidFields, resolveDevice, type DeviceQuery, type FieldProblem, type FootprintProduct, type ResolvedDevice } from './device.ts';
+import { invalidFields, resolveDevice, suppliedSpecs, type DeviceQuery, type FieldProblem, type FootprintProduct, type ResolvedDevice } from './device.ts';
 import type { CalculationRecord, CalculationWriter } from './calculation-writer.ts';
 import type { Prisma } from '../db/database.ts';
-import type { CatalogueService } from '../catalogue/service.ts';
+import type { CatalogueService, DeviceMatch } from '../catalogue/service.ts';
 
 export const METHODOLOGY_STANDARD =
   'ISO 14067:2018 and GHG Protocol Product Standard aligned; component-based production model calibrated to manufacturer PCFs';
@@ -30,6 +31,7 @@ export interface Methodology {
   lifetime_years: number;
   annual_kwh: number;
   grid_factor_kg_per_kwh: number;
+  match: DeviceMatch;
 }
 
 export interface FootprintResponse {
@@ -101,8 +103,8 @@ export class FootprintService {
 
   async savings(query: DeviceQuery & { country?: string | null; remaining_years?: number | null }, caller: Caller): Promise<SavingsResponse> {
     const remaining_years = query.remaining_years ?? 2;
-    const { device, region, result } = await this.evaluate(query, 'country', remainingYearsProblems(remaining_years));
-    const savings = calculateSavings({ footprint: result, remaining_years, grid_factor_kg_per_kwh: region.factor.value });
+    const { device, region, result, unrounded } = await this.evaluate(query, 'country', remainingYearsProblems(remaining_years));
+    const savings = calculateSavings({ footprint: unrounded, remaining_years, grid_factor_kg_per_kwh: region.factor.value });
     const response: SavingsResponse = {
       ...savings,
       product: device.product,
@@ -134,10 +136,10 @@ export class FootprintService {
       problems.push({ field: 'swaps', reason: `invalid token '${error.token}': ${error.reason}` });
     }
     const reuse = query.reuse_country?.trim() ? this.region(query.reuse_country, 'reuse_country', problems) : undefined;
-    const { device, region, result } = await this.evaluate(query, 'country', problems);
+    const { device, region, result, unrounded } = await this.evaluate(query, 'country', problems);
     const reuseRegion = reuse ?? region;
     const refurbishment = calculateRefurbishment({
-      footprint: result,
+      footprint: unrounded,
       category: device.category,
       specs: device.specs,
       grade: grade as Grade,
@@ -159,19 +161,22 @@ export class FootprintService {
     return response;
   }
 
-  /** Device, region and footprint, or one 400 listing every problem found (including `problems` passed in). */
+  /**
+   * Device, region and footprint (`result` rounded for the answer, `unrounded` for the
+   * savings and refurbishment derived from it), or one 400 listing every problem found (including `problems` passed in).
+   */
   private async evaluate(query: DeviceQuery & { country?: string | null }, field: string, problems: FieldProblem[] = []) {
     const brand = query.brand?.trim();
     const mpn = query.mpn?.trim() || null;
     const model = query.model?.trim() || null;
-    const match = brand && (mpn || model) ? await this.catalogue.find(brand, mpn, model) : undefined;
+    const match = brand && (mpn || model) ? await this.catalogue.find(brand, mpn, model, suppliedSpecs(query)) : undefined;
     const resolved = resolveDevice(query, match);
     const region = this.region(query.country, field, problems);
     const all = [...resolved.problems, ...problems];
     if (all.length || !resolved.device || !region) throw invalidFields(all);
     const device = resolved.device;
-    const result = footprintOf(device, region.code, region.factor.value);
-    return { device, region, result };
+    const unrounded = footprintModelOf(device, region.code, region.factor.value);
+    return { device, region, result: roundFootprint(unrounded), unrounded };
   }
 
   private region(input: string | null | undefined, field: string, problems: FieldProblem[]): RegionFactor | undefined {
@@ -221,9 +226,13 @@ export class FootprintService {
   }
 }
 
-/** The engine run for a resolved device in a region: the one place device data becomes engine input. */
-export function footprintOf(device: ResolvedDevice, regionCode: string, gridFactor: number): FootprintResult {
-  return calculateFootprint({
+/**
+ * The engine run for a resolved device in a region: the one place device data becomes engine input.
+ * Unrounded (footprintModel): round the answer once with roundFootprint, and derive savings,
+ * refurbishment, report sums and scenarios from this, not from the rounded footprint.
+ */
+export function footprintModelOf(device: ResolvedDevice, regionCode: string, gridFactor: number): FootprintResult {
+  return footprintModel({
     category: device.category,
     specs: device.specs,
     supplied_spec_count: device.supplied_spec_count,
@@ -240,7 +249,7 @@ function remainingYearsProblems(years: number): FieldProblem[] {
 }
 
 function methodology(device: ResolvedDevice, region: RegionFactor, result: FootprintResult, reuse?: RegionFactor): Methodology {
-  const vintage = (r: RegionFactor) => `grid factor ${r.code}: ${r.factor.source} ${r.factor.source_version} (${r.factor.value} kg CO2e/kWh)`;
+  const vintage = (r: RegionFactor) => `grid factor ${r.code}: ${factorCitation(r.factor)} (${r.factor.value} kg CO2e/kWh)`;
   return {
     standard: METHODOLOGY_STANDARD,
     data_sources: [...device.data_sources, vintage(region), ...(reuse ? [vintage(reuse)] : [])],
@@ -250,5 +259,6 @@ function methodology(device: ResolvedDevice, region: RegionFactor, result: Footp
     lifetime_years: result.lifetime_years,
     annual_kwh: result.annual_kwh,
     grid_factor_kg_per_kwh: region.factor.value,
+    match: device.match,
   };
 }

@@ -83,6 +83,13 @@ function usable(g: number | undefined): g is number {
 }
 
 /** Every factor of every region, sorted by region code then valid_from. Throws on a duplicate (region, valid_from). */
+/**
+ * Vintage of the Ember figures: the package ships the latest available year per key without the year.
+ * `source` names the package and its version, so this names only the data year and the export (no repeats
+ * when the two are cited together, see factorCitation).
+ */
+export const EMBER_SOURCE_VERSION = 'latest available year, not shipped by the package (averageIntensity export)';
+
 export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
   const v = input.co2Version;
   const byRegion = new Map<string, GridFactorRecord[]>();
@@ -110,7 +117,7 @@ export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
         unit: 'kg CO2e/kWh',
         registry_key: EM_REGISTRY,
         source: `Electricity Maps yearly average carbon intensity, lifecycle, zone ${zone} (${name}); via @tgwf/co2 ${v}`,
-        source_version: `${year.year} yearly (@tgwf/co2 ${v} electricityMaps.yearly${year.year})`,
+        source_version: `${year.year} yearly (electricityMaps.yearly${year.year})`,
         source_url: year.methodology,
         source_license: EM_LICENSE,
         valid_from: `${year.year}-01-01`,
@@ -130,8 +137,8 @@ export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
       value: gramsToKg(gPerKwh),
       unit: 'kg CO2e/kWh',
       registry_key: EMBER_REGISTRY,
-      source: `Ember Yearly Electricity Data, emissions intensity (lifecycle CO2e), ${key}; via @tgwf/co2 ${v} averageIntensity`,
-      source_version: `@tgwf/co2 ${v} averageIntensity: Ember latest available year for ${key} (the package does not ship the year)`,
+      source: `Ember Yearly Electricity Data, emissions intensity (lifecycle CO2e), ${key}; via @tgwf/co2 ${v}`,
+      source_version: EMBER_SOURCE_VERSION,
       source_url: EMBER_URL,
       source_license: EMBER_LICENSE,
       valid_from: SINGLE_VINTAGE_VALID_FROM,
@@ -149,8 +156,8 @@ export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
       value: gramsToKg(gPerKwh),
       unit: 'kg CO2e/kWh',
       registry_key: EMBER_REGISTRY,
-      source: `REGIONAL PROXY: Ember '${proxy.aggregate}' regional aggregate (lifecycle CO2e) used for ${proxy.code} (UN M49: ${proxy.m49}); no country-level figure in the installed packages; via @tgwf/co2 ${v} averageIntensity`,
-      source_version: `@tgwf/co2 ${v} averageIntensity: Ember latest available year for ${proxy.aggregate} (the package does not ship the year)`,
+      source: `REGIONAL PROXY: Ember '${proxy.aggregate}' regional aggregate (lifecycle CO2e) used for ${proxy.code} (UN M49: ${proxy.m49}); no country-level figure in the installed packages; via @tgwf/co2 ${v}`,
+      source_version: EMBER_SOURCE_VERSION,
       source_url: EMBER_URL,
       source_license: EMBER_LICENSE,
       valid_from: SINGLE_VINTAGE_VALID_FROM,

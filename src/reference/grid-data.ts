@@ -124,6 +124,15 @@ export function loadGridFactors(): GridFactorRecord[] {
   return [...loadState().factors];
 }
 
+/**
+ * How a factor is cited in text (footprint data_sources, /reference/countries grid_factor_source): its source,
+ * then its vintage. The one place the two are joined; `source` says who published it (and through which
+ * package), `source_version` which edition, so no phrase appears twice.
+ */
+export function factorCitation(factor: { source: string; source_version: string }): string {
+  return `${factor.source}, version ${factor.source_version}`;
+}
+
 /** `'de'` -> `'DE'`, `'us-ca'` -> `'US-CA'`, `' De '` -> `'DE'`; undefined when the code is not a known region. */
 export function normaliseRegionCode(input: string): string | undefined {
   return normaliseCode(input, loadState().codes);

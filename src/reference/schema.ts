@@ -1,6 +1,7 @@
 import { builder } from '../graphql/builder.ts';
 import { cacheFor } from '../observability/request-context.ts';
 import type { CategorySnapshot } from './store.ts';
+import { factorCitation } from './grid-data.ts';
 
 const REFERENCE_MAX_AGE = 604_800;
 
@@ -69,7 +70,7 @@ builder.queryFields((t) => ({
           kind: region.kind,
           parent_code: region.parent_code,
           grid_factor: factor.value,
-          grid_factor_source: `${factor.source} ${factor.source_version}`,
+          grid_factor_source: factorCitation(factor),
           grid_factor_valid_from: factor.valid_from,
         });
       }

@@ -13,7 +13,7 @@ import type { LifecyclePhases, ReportAction, ReportBreakdownRow, ReportView } fr
 import { ENGINE_VERSION, calculateRefurbishment, calculateSavings, getCategory, type FootprintResult } from '../footprint/engine/index.ts';
 import { OLD_DEVICE_ENERGY_PENALTY } from '../footprint/engine/constants.ts';
 import { round1, round2 } from '../footprint/engine/footprint.ts';
-import { footprintOf } from '../footprint/service.ts';
+import { footprintModelOf } from '../footprint/service.ts';
 import { resolveDevice, type ResolvedDevice } from '../footprint/device.ts';
 import { deviceQuery } from '../assets/import.ts';
 import type { AssetSpecs } from '../assets/import-rows.ts';
@@ -105,6 +105,7 @@ interface Facts {
 
 interface Estimate {
   device: ResolvedDevice;
+  /** unrounded (footprintModelOf) */
   footprint: FootprintResult;
   grid: number;
 }
@@ -134,7 +135,8 @@ class Estimates {
     if (estimate === undefined) {
       const device = this.device(deviceKey, group);
       const factor = this.reference.gridFactor(country);
-      estimate = device && factor ? { device, footprint: footprintOf(device, country, factor.value), grid: factor.value } : null;
+      // Unrounded: the report's sums are rounded once, and savings per asset match GET /v1/savings exactly.
+      estimate = device && factor ? { device, footprint: footprintModelOf(device, country, factor.value), grid: factor.value } : null;
       this.footprints.set(key, estimate);
     }
     if (!estimate) this.unresolved.add(group);

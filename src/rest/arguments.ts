@@ -125,5 +125,5 @@ export function normalizeEnums(type: GraphQLInputType, value: unknown, field: st
     const matches = names.filter((name) => name.toLowerCase() === value.toLowerCase());
     if (matches.length === 1) return matches[0];
   }
-  throw invalidParameter(field, `must be one of ${names.join(', ')}, got ${shown(value)}`);
+  throw invalidParameter(field, `must be one of ${[...names].sort().join(', ')}, got ${shown(value)}`);
 }

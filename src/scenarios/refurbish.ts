@@ -13,12 +13,13 @@
  * the current grid factor of the asset's country. delta = scenario - current: negative means the
  * refurbishment scenario emits less, an estimate, not an inventory deduction.
  */
-import { calculateRefurbishment, type CategoryDefinition, type DeviceSpecs, type FootprintResult, type Grade } from '../footprint/engine/index.ts';
+import { refurbishmentModel, roundTo, type CategoryDefinition, type DeviceSpecs, type FootprintResult, type Grade } from '../footprint/engine/index.ts';
 
 export const QUARTER_YEARS = 0.25;
 export const DEFAULT_GRADE: Grade = 'B';
 
 export interface AssetQuarterInput {
+  /** unrounded (footprintModelOf): the quarters are summed and rounded once, in summarise */
   footprint: FootprintResult;
   category: CategoryDefinition;
   specs: DeviceSpecs;
@@ -34,7 +35,7 @@ export interface AssetQuarter {
 }
 
 export function assetQuarter(input: AssetQuarterInput): AssetQuarter {
-  const r = calculateRefurbishment({
+  const r = refurbishmentModel({
     footprint: input.footprint,
     category: input.category,
     specs: input.specs,
@@ -58,7 +59,7 @@ export interface ScenarioSummary {
   affected_assets_count: number;
 }
 
-const round2 = (n: number) => Math.round(n * 100) / 100;
+const round2 = (n: number) => roundTo(n, 2);
 
 export function summarise(quarters: readonly AssetQuarter[]): ScenarioSummary {
   // Rounded first, so that delta is exactly the difference of the two figures shown.
@@ -69,7 +70,7 @@ export function summarise(quarters: readonly AssetQuarter[]): ScenarioSummary {
     current_quarterly_co2e: current,
     scenario_quarterly_co2e: scenario,
     delta_kg_co2e: delta,
-    delta_percentage: current > 0 ? Math.round((delta / current) * 1000) / 10 : 0,
+    delta_percentage: current > 0 ? roundTo((delta / current) * 100, 1) : 0,
     affected_assets_count: quarters.length,
   };
 }

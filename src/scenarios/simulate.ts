@@ -8,7 +8,7 @@ import type { Services } from '../services.ts';
 import type { KeyCaller } from '../auth/caller.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import type { Grade } from '../footprint/engine/index.ts';
-import { footprintOf } from '../footprint/service.ts';
+import { footprintModelOf } from '../footprint/service.ts';
 import { resolveDevice } from '../footprint/device.ts';
 import type { CatalogueMatch } from '../catalogue/service.ts';
 import { auditEntry } from '../audit/audit-log.ts';
@@ -103,7 +103,7 @@ export async function simulateRefurbish(
       throw new ApiError(422, 'ASSET_NOT_CALCULABLE', 'Asset cannot be calculated', `assetIds: asset ${asset.id} cannot be calculated (${why})`);
     }
     const device = resolved.device;
-    const footprint = footprintOf(device, asset.country, factor.value);
+    const footprint = footprintModelOf(device, asset.country, factor.value);
     return assetQuarter({ footprint, category: device.category, specs: device.specs, grid_factor_kg_per_kwh: factor.value, grade });
   });
 

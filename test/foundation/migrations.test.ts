@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { diffMigrationsToSchema } from '../../scripts/schema-engine.ts';
 import { applyMigrations, readMigrations, withStartupLock } from '../../src/db/migrate.ts';
-import { prepareDatabase } from '../../src/startup.ts';
+import { prepareDatabase } from '../../src/db/prepare.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
 import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
@@ -11,7 +11,7 @@ const log = createLogger('silent');
 describe(`migrations on ${TEST_DATABASE_KIND}`, () => {
   let db: Database & { url?: string };
   beforeAll(async () => {
-    db = await openTestDatabase();
+    db = await openTestDatabase(undefined, { empty: true });
   });
   afterAll(() => db.close());
 
@@ -51,7 +51,7 @@ describe(`migrations on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it.runIf(TEST_DATABASE_KIND === 'postgres')('run once when several instances start at the same time', async () => {
-    const fresh = await openTestDatabase();
+    const fresh = await openTestDatabase(undefined, { empty: true });
     const others = await Promise.all([1, 2, 3].map(() => openDatabase({ kind: 'postgres', url: fresh.url! })));
     try {
       await Promise.all([fresh, ...others].map((d) => prepareDatabase(d, log)));

@@ -15,10 +15,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Runs the `lcf` command as a user would, returning its exit code and output. */
+/** Runs the `lcf` command from the sources under test (bin/lcf.js runs the compiled dist/), returning its exit code and output. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['bin/lcf.js', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -27,10 +27,16 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
-/** Starts the server as `npm start` does and waits until it answers on /healthz. */
-export async function startServerProcess(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
+/**
+ * Starts the server from the sources under test (`npm run dev`), or with `compiled` from their build
+ * in dist/ (`npm start`), and waits until it answers on /healthz.
+ */
+export async function startServerProcess(
+  env: Record<string, string>,
+  { compiled = false } = {},
+): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, compiled ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
   });

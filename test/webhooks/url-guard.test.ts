@@ -20,8 +20,16 @@ const answers: Record<string, { address: string; family: number }[] | 'missing' 
 };
 const lookup = vi.hoisted(() => vi.fn());
 vi.mock('node:dns/promises', () => ({ lookup }));
+// Test files share their worker's modules (vitest.config.ts): load the guard again, over the mock.
+vi.resetModules();
 
 const { checkOutboundUrl, pinnedLookup, resolvePublicHost } = await import('../../src/net/url-guard.ts');
+
+// …and leaves the real one to the files after it.
+afterAll(() => {
+  vi.doUnmock('node:dns/promises');
+  vi.resetModules();
+});
 
 beforeAll(() => {
   lookup.mockImplementation(async (host: string) => {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, TEST_DATABASE_KIND } from '../../../test/support/database.ts';
 import { openDatabase, type Database } from '../../db/database.ts';
-import { applyMigrations, readMigrations } from '../../db/migrate.ts';
 import {
   DatabaseCounterStore,
   QuotaService,
@@ -189,9 +188,6 @@ function storeSuite(name: string, open: () => Promise<Harness>) {
 
 storeSuite(`DatabaseCounterStore on ${TEST_DATABASE_KIND === 'postgres' ? 'PostgreSQL' : 'PGlite'}`, async () => {
   const db = await openTestDatabase();
-  const session = await db.session();
-  await applyMigrations(session, await readMigrations());
-  await session.release();
   // A second API instance: its own connection pool to the same database (PGlite has only the one).
   const second: Database | null = db.url ? await openDatabase({ kind: 'postgres', url: db.url, poolSize: 8 }) : null;
   const orgId = randomUUID();
@@ -220,9 +216,6 @@ describe('DatabaseCounterStore housekeeping', () => {
   let db: Awaited<ReturnType<typeof openTestDatabase>>;
   beforeAll(async () => {
     db = await openTestDatabase();
-    const session = await db.session();
-    await applyMigrations(session, await readMigrations());
-    await session.release();
   });
   afterAll(async () => {
     await db?.close();

@@ -16,9 +16,10 @@ import { transportKg, useRegionOf } from './transport.ts';
 import type { TransportResult } from './transport.ts';
 import type { CategoryDefinition, Confidence, FootprintInput, FootprintResult, PublishedFootprint } from './types.ts';
 import { annualKwh, usePhaseKg } from './use-phase.ts';
+import { round2, roundFootprint } from './rounding.ts';
 
-export const round2 = (v: number): number => Math.round((v + Number.EPSILON) * 100) / 100;
-export const round1 = (v: number): number => Math.round((v + Number.EPSILON) * 10) / 10;
+/** Re-exported for the report views; the rounding of engine results lives in rounding.ts. */
+export { round1, round2 } from './rounding.ts';
 
 /**
  * Grid factors (kg CO2e/kWh) of the aggregate use locations manufacturers print on PCF sheets.
@@ -147,7 +148,16 @@ function publishedEmbodied(pub: PublishedFootprint, modelEmbodied: number, annua
   };
 }
 
+/** The footprint as the API answers it: footprintModel, rounded once (rounding.ts). */
 export function calculateFootprint(input: FootprintInput, params: EngineParameters = ENGINE_PARAMETERS): FootprintResult {
+  return roundFootprint(footprintModel(input, params));
+}
+
+/**
+ * The footprint with unrounded figures: the input of savingsModel and refurbishmentModel, so that
+ * derived answers are rounded once from unrounded values (see rounding.ts).
+ */
+export function footprintModel(input: FootprintInput, params: EngineParameters = ENGINE_PARAMETERS): FootprintResult {
   const { category } = input;
   const specs = resolveSpecs(category, input.specs);
   const lifetime = input.lifetime_years !== undefined && input.lifetime_years > 0 ? input.lifetime_years : category.lifetime_years;
@@ -202,31 +212,31 @@ export function calculateFootprint(input: FootprintInput, params: EngineParamete
   const confidence = confidenceFor(input.supplied_spec_count, published !== undefined);
   const embodied = production + transport + endOfLife;
   const productionComponents: Record<string, number> = {};
-  for (const c of PRODUCTION_COMPONENTS) productionComponents[c] = round2(components[c]);
+  for (const c of PRODUCTION_COMPONENTS) productionComponents[c] = components[c];
 
   return {
     engine_version: ENGINE_VERSION,
-    total_kg_co2e: round2(embodied + use),
+    total_kg_co2e: embodied + use,
     breakdown: {
-      production_kg: round2(production),
-      transport_kg: round2(transport),
-      use_phase_kg: round2(use),
-      end_of_life_kg: round2(endOfLife),
+      production_kg: production,
+      transport_kg: transport,
+      use_phase_kg: use,
+      end_of_life_kg: endOfLife,
     },
     confidence,
     uncertainty_pct: uncertaintyPct(params, m.fit, confidence, embodied, use, energy.measured),
     lifetime_years: lifetime,
-    annual_kwh: round2(energy.kwh),
+    annual_kwh: energy.kwh,
     production_components: productionComponents,
     assumptions,
     category: category.id,
-    embodied_kg: round2(embodied),
+    embodied_kg: embodied,
     grid_factor_kg_per_kwh: grid,
     transport: {
       assembly_region: category.parameters.transport.assembly_region,
       use_region: m.transport.use_region,
-      air_share: round2(m.transport.air_share),
-      shipped_mass_kg: round2(m.transport.shipped_mass_kg),
+      air_share: m.transport.air_share,
+      shipped_mass_kg: m.transport.shipped_mass_kg,
     },
     specs_used: {
       weight_kg: specs.weight_kg,

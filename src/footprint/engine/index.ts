@@ -8,12 +8,13 @@ export { ENGINE_PARAMETERS } from './parameters.ts';
 export type {
   CalibrationAdjustments, EngineParameters, GroupAdjustment, GroupFit, ProductionMultipliers, ResidualPercentiles,
 } from './parameters.ts';
-export { calculateFootprint, confidenceFor, embodiedModel, uncertaintyPct, PUBLISHED_LOCATION_GRID } from './footprint.ts';
+export { calculateFootprint, footprintModel, confidenceFor, embodiedModel, uncertaintyPct, PUBLISHED_LOCATION_GRID } from './footprint.ts';
 export type { DeviceContext } from './footprint.ts';
 export { normaliseBrand, usableReleaseYear } from './brand.ts';
 export { adjustmentFor, adjustmentFeatures, ADJUSTMENT_FEATURES } from './adjustment.ts';
-export { calculateSavings, equivalents } from './savings.ts';
-export { calculateRefurbishment, GRADE_PROFILES, swapProductionKg } from './refurbishment.ts';
+export { calculateSavings, savingsModel, equivalents, reuseUsePhase } from './savings.ts';
+export { roundTo, roundFootprint, roundSavings, roundRefurbishment } from './rounding.ts';
+export { calculateRefurbishment, refurbishmentModel, GRADE_PROFILES, swapProductionKg } from './refurbishment.ts';
 export { parseSwaps, SwapParseError, swapToken, SWAP_KINDS } from './swaps.ts';
 export {
   validateSpecs, validateRemainingYears, validateLifetimeYears, validateGridFactor, validateGrade, validateCategoryId,

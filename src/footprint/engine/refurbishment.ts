@@ -4,13 +4,13 @@
  * production heatmap. Field meanings are documented in docs/methodology.md.
  */
 import { ENGINE_VERSION, FREIGHT_KG_PER_TKM, KEYBOARD_TRACKPAD_KG, OLD_DEVICE_ENERGY_PENALTY } from './constants.ts';
-import { round1, round2 } from './footprint.ts';
+import { round2, roundRefurbishment } from './rounding.ts';
 import type { EngineParameters } from './parameters.ts';
 import { ENGINE_PARAMETERS, groupFit } from './parameters.ts';
 import { batteryKg, displayComponentKg, memoryModulesKg, PRODUCTION_COMPONENTS, storageKg } from './production.ts';
 import type { ProductionComponent } from './production.ts';
 import { resolveSpecs } from './specs.ts';
-import { equivalents } from './savings.ts';
+import { equivalents, reuseUsePhase } from './savings.ts';
 import { swapToken } from './swaps.ts';
 import type {
   CategoryDefinition, Grade, HeatmapEntry, RefurbishmentInput, RefurbishmentResult, RefurbishmentSwapResult, Swap,
@@ -65,7 +65,13 @@ export function swapProductionKg(swap: Swap, category: CategoryDefinition, param
   }
 }
 
+/** The refurbishment impact as the API answers it: refurbishmentModel, rounded once (rounding.ts). */
 export function calculateRefurbishment(input: RefurbishmentInput, params: EngineParameters = ENGINE_PARAMETERS): RefurbishmentResult {
+  return roundRefurbishment(refurbishmentModel(input, params));
+}
+
+/** The refurbishment impact with unrounded figures; pass the unrounded footprint (footprintModel) to round only once. */
+export function refurbishmentModel(input: RefurbishmentInput, params: EngineParameters = ENGINE_PARAMETERS): RefurbishmentResult {
   const { category, footprint: f, grade } = input;
   const g = GRADE_PROFILES[grade];
   const s = resolveSpecs(category, input.specs);
@@ -89,7 +95,7 @@ export function calculateRefurbishment(input: RefurbishmentInput, params: Engine
     kind: sw.kind,
     token: swapToken(sw),
     component: SWAP_COMPONENT[sw.kind],
-    production_kg: round2(swapProductionKg(sw, category, params)),
+    production_kg: swapProductionKg(sw, category, params),
   }));
   const swapsTotal = input.swaps.reduce((t, sw) => t + swapProductionKg(sw, category, params), 0);
   const refurbTotal = overheadTotal + swapsTotal;
@@ -97,9 +103,10 @@ export function calculateRefurbishment(input: RefurbishmentInput, params: Engine
   // use phase in the reuse country
   const annualNew = f.annual_kwh;
   const annualRefurb = annualNew * (1 + OLD_DEVICE_ENERGY_PENALTY);
-  const refurbUse = annualRefurb * years * grid;
-  const newUse = annualNew * years * grid;
-  const additional = refurbUse - newUse;
+  const use = reuseUsePhase(annualNew, years, grid);
+  const refurbUse = use.old_kg;
+  const newUse = use.new_kg;
+  const additional = use.additional_kg;
 
   const newProduction = f.breakdown.production_kg;
   const newTransport = f.breakdown.transport_kg;
@@ -107,14 +114,14 @@ export function calculateRefurbishment(input: RefurbishmentInput, params: Engine
   const net = gross - refurbTotal - additional;
   const extraPerYear = (annualRefurb - annualNew) * grid;
   const margin = gross - refurbTotal;
-  const breakEven = margin <= 0 ? 0 : extraPerYear > 0 ? round1(margin / extraPerYear) : null;
+  const breakEven = margin <= 0 ? 0 : extraPerYear > 0 ? margin / extraPerYear : null;
 
   // heatmap of the device's production
   const swapped = new Set(swaps.map((x) => x.component));
   const prodTotal = PRODUCTION_COMPONENTS.reduce((t, c) => t + (f.production_components[c] ?? 0), 0);
   const heatmap: HeatmapEntry[] = PRODUCTION_COMPONENTS.map((c) => {
     const kg = f.production_components[c] ?? 0;
-    return { component: c, kg: round2(kg), share_pct: prodTotal > 0 ? round1((kg / prodTotal) * 100) : 0, swapped: swapped.has(c) };
+    return { component: c, kg, share_pct: prodTotal > 0 ? (kg / prodTotal) * 100 : 0, swapped: swapped.has(c) };
   }).sort((a, b) => b.kg - a.kg);
 
   const assumptions = [
@@ -130,28 +137,28 @@ export function calculateRefurbishment(input: RefurbishmentInput, params: Engine
     grade_label: g.label,
     remaining_life_years: years,
     overhead: {
-      total_kg: round2(overheadTotal),
-      cleaning_kg: round2(cleaning),
-      testing_kg: round2(testing),
-      parts_kg: round2(parts),
-      packaging_kg: round2(packaging),
-      logistics_kg: round2(logistics),
+      total_kg: overheadTotal,
+      cleaning_kg: cleaning,
+      testing_kg: testing,
+      parts_kg: parts,
+      packaging_kg: packaging,
+      logistics_kg: logistics,
     },
     swaps,
-    swaps_total_kg: round2(swapsTotal),
-    refurbishment_total_kg: round2(refurbTotal),
-    new_device: { production_kg: round2(newProduction), transport_kg: round2(newTransport), embodied_kg: round2(gross) },
+    swaps_total_kg: swapsTotal,
+    refurbishment_total_kg: refurbTotal,
+    new_device: { production_kg: newProduction, transport_kg: newTransport, embodied_kg: gross },
     adjusted_use_phase: {
       reuse_grid_factor_kg_per_kwh: grid,
-      annual_kwh_new: round2(annualNew),
-      annual_kwh_refurbished: round2(annualRefurb),
-      refurbished_use_phase_kg: round2(refurbUse),
-      new_device_use_phase_kg: round2(newUse),
-      additional_use_phase_kg: round2(additional),
+      annual_kwh_new: annualNew,
+      annual_kwh_refurbished: annualRefurb,
+      refurbished_use_phase_kg: refurbUse,
+      new_device_use_phase_kg: newUse,
+      additional_use_phase_kg: additional,
     },
-    gross_avoided_kg: round2(gross),
-    net_savings_kg: round2(net),
-    net_savings_pct: gross > 0 ? round1((net / gross) * 100) : 0,
+    gross_avoided_kg: gross,
+    net_savings_kg: net,
+    net_savings_pct: gross > 0 ? (net / gross) * 100 : 0,
     break_even_years: breakEven,
     production_heatmap: heatmap,
     equivalents: equivalents(net),

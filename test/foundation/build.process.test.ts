@@ -1,0 +1,67 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitOf, startServerProcess, ROOT } from '../support/process.ts';
+
+// What `npm start` and `lcf` run: the build in dist/ (`npm run build`, run by `npm install`).
+describe('the compiled build', () => {
+  let dataDir: string;
+  let server: Awaited<ReturnType<typeof startServerProcess>>;
+  const ADMIN_TOKEN = 'build-test-admin-token-0123456789abcdefghijkl';
+
+  beforeAll(async () => {
+    expect(existsSync(path.join(ROOT, 'dist/main.js')), 'dist/ is missing: run `npm run build`').toBe(true);
+    dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-build-'));
+    server = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: '', ADMIN_TOKEN }, { compiled: true });
+  });
+  afterAll(async () => {
+    if (server?.child.exitCode === null) server.child.kill('SIGKILL');
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts a new embedded database from the seed: nothing to migrate or load', async () => {
+    expect(existsSync(path.join(dataDir, 'pglite', 'PG_VERSION'))).toBe(true);
+    const res = await fetch(`${server.url}/v1/reference/countries`);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { total: number }).total).toBeGreaterThanOrEqual(266);
+    expect(server.output()).toContain('"msg":"listening"');
+    expect(server.output()).not.toContain('applied migrations');
+    expect(server.output()).not.toContain('loaded reference data');
+  });
+
+  it('draws a certificate PDF in its render thread', async () => {
+    const admin = (p: string, body: unknown) =>
+      fetch(`${server.url}/admin/v1${p}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then((r) => r.json() as Promise<Record<string, string>>);
+    const org = await admin('/orgs', { name: 'Build check', plan: 'business' });
+    const { key } = await admin('/keys', { org_id: org.id });
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const footprint = (await (await fetch(`${server.url}/v1/footprint?brand=Dell&model=Latitude%205440&country=DE`, { headers: auth })).json()) as {
+      calculation_id: string;
+    };
+    const issued = await fetch(`${server.url}/v1/certificate`, { method: 'POST', headers: auth, body: JSON.stringify({ calculation_id: footprint.calculation_id }) });
+    expect(issued.status).toBe(200);
+    const { download_url } = (await issued.json()) as { download_url: string };
+    const pdf = await fetch(`${server.url}${new URL(download_url).pathname}${new URL(download_url).search}`, { headers: auth });
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+  });
+
+  it('stops on SIGTERM with exit code 0', async () => {
+    server.child.kill('SIGTERM');
+    expect(await exitOf(server.child)).toBe(0);
+  });
+
+  it('answers `lcf --help` from bin/lcf.js', () => {
+    const help = spawnSync(process.execPath, ['bin/lcf.js', '--help'], { cwd: ROOT, encoding: 'utf8' });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toMatch(/^usage:\n {2}lcf admin org create/);
+  });
+});
