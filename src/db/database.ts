@@ -100,6 +100,9 @@ async function openPGlite(dataDir: string | undefined, seed: string | undefined,
 async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper): Promise<Database> {
   // Our own pool rather than the adapter's, so its use can be reported; ended by close().
   const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle connection the server ended (restart, failover, administrator) is dropped by the pool and
+  // replaced on next use; without a listener its 'error' event would end the process.
+  pool.on('error', () => {});
   const prisma = new PrismaClient({ adapter: wrap(new PrismaPg(pool)), transactionOptions: TRANSACTION_OPTIONS });
   return {
     kind: 'postgres',
