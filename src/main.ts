@@ -1,10 +1,7 @@
 import { createServer } from 'node:http';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createLogger } from './observability/logger.ts';
-import { startServices, stopServices } from './startup.ts';
-import { startBackgroundWork } from './background.ts';
-import { createApp } from './app.ts';
-import { answerClientErrors } from './validation/request-limits.ts';
+import { openConfiguredDatabase } from './db/prepare.ts';
 
 const startedAt = performance.now();
 let config: Config;
@@ -17,7 +14,15 @@ try {
 }
 
 const log = createLogger(config.logLevel);
-const services = await startServices(config, log);
+// The database opens (PGlite compiles its WebAssembly off the main thread) while the service's modules load.
+const database = openConfiguredDatabase(config);
+const [{ startServices, stopServices }, { startBackgroundWork }, { createApp }, { answerClientErrors }] = await Promise.all([
+  import('./startup.ts'),
+  import('./background.ts'),
+  import('./app.ts'),
+  import('./validation/request-limits.ts'),
+]);
+const services = await startServices(config, log, await database);
 // With EXPORT_WORKER=off exports are left to separate `lcf worker` processes (PostgreSQL only).
 startBackgroundWork(services, { exportWorker: config.exports.worker === 'inline' });
 const app = createApp(services);

@@ -1,7 +1,6 @@
-import path from 'node:path';
 import type { Config } from './config/config.ts';
-import { openDatabase, type Database } from './db/database.ts';
-import { PGLITE_SEED_DIR, prepareDatabase } from './db/prepare.ts';
+import type { Database } from './db/database.ts';
+import { openConfiguredDatabase, prepareDatabase } from './db/prepare.ts';
 import { ReferenceStore } from './reference/store.ts';
 import { KeyStore } from './auth/caller.ts';
 import { OrganizationScopes } from './auth/org-scope.ts';
@@ -25,13 +24,7 @@ import { Metrics } from './observability/metrics.ts';
  * advisory lock, however many instances start together) and builds the shared services.
  */
 export async function startServices(config: Config, log: Logger, database?: Database): Promise<Services> {
-  const db =
-    database ??
-    (await openDatabase(
-      config.databaseUrl
-        ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize }
-        : { kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite'), seed: PGLITE_SEED_DIR },
-    ));
+  const db = database ?? (await openConfiguredDatabase(config));
   await prepareDatabase(db, log);
   const reference = await ReferenceStore.load(db.prisma);
   const calculations = new CalculationWriter(db.prisma, log);

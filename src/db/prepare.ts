@@ -1,5 +1,7 @@
 import { rename, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Config } from '../config/config.ts';
 import { openDatabase, withSession, type Database } from './database.ts';
 import { applyMigrations, readMigrations, withStartupLock } from './migrate.ts';
 import { loadReferenceData } from '../reference/load.ts';
@@ -39,4 +41,13 @@ export async function writePGliteSeed(dir: string, log: Logger): Promise<void> {
   }
   await rm(dir, { recursive: true, force: true });
   await rename(partial, dir);
+}
+
+/** The configured database: PostgreSQL at DATABASE_URL, else PGlite in DATA_DIR (a new one from the seed). */
+export function openConfiguredDatabase(config: Config): Promise<Database> {
+  return openDatabase(
+    config.databaseUrl
+      ? { kind: 'postgres', url: config.databaseUrl, poolSize: config.databasePoolSize }
+      : { kind: 'pglite', dataDir: path.join(config.dataDir, 'pglite'), seed: PGLITE_SEED_DIR },
+  );
 }
