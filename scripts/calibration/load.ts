@@ -17,7 +17,7 @@ import { normaliseBrand, yearOfDate } from '../../src/footprint/engine/brand.ts'
 import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { countSuppliedSpecs } from '../../src/footprint/engine/specs.ts';
 import type { DeviceSpecs, FieldProblem, StorageType } from '../../src/footprint/engine/types.ts';
-import { validateSpecs } from '../../src/footprint/engine/validate.ts';
+import { outsideRealRange, validateSpecs } from '../../src/footprint/engine/validate.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CALIBRATION_PATH = resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
@@ -183,9 +183,34 @@ export function calibrationAvailable(path = CALIBRATION_PATH): boolean {
   return existsSync(path);
 }
 
-export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
+/** The raw records of the CSV file (one object per data row, keyed by column name). */
+export function readCalibrationRecords(path = CALIBRATION_PATH): Record<string, string>[] {
   const text = readFileSync(path, 'utf8');
-  const records = parse(text, { columns: true, skip_empty_lines: true, bom: true, relax_column_count: true }) as Record<string, string>[];
+  return parse(text, { columns: true, skip_empty_lines: true, bom: true, relax_column_count: true }) as Record<string, string>[];
+}
+
+/**
+ * The specs a row publishes, as the sheet gives them (weight, screen, storage, memory, yearly
+ * energy), before any cleaning: what a user would type when asking for that product.
+ */
+export function publishedSpecs(r: Record<string, string>): DeviceSpecs {
+  const specs: DeviceSpecs = {};
+  const w = num(r.weight);
+  if (w !== null && w > 0) specs.weight_kg = w;
+  const sc = num(r.screen_size);
+  if (sc !== null && sc > 0) specs.screen_size_inch = sc;
+  const st = parseStorage(r.hard_drive ?? '');
+  if (st.gb !== undefined) specs.storage_gb = st.gb;
+  if (st.type !== undefined) specs.storage_type = st.type;
+  const ram = num(r.memory);
+  if (ram !== null && ram > 0) specs.ram_gb = ram;
+  const tec = num(r.yearly_tec);
+  if (tec !== null && tec > 0) specs.typical_consumption_kwh = tec;
+  return specs;
+}
+
+export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
+  const records = readCalibrationRecords(path);
   const rows: CalibrationRow[] = [];
   const excluded: Exclusion[] = [];
   records.forEach((r, i) => {
@@ -196,18 +221,8 @@ export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
       excluded.push({ index, subcategory, reason: 'no gwp_total' });
       return;
     }
-    const specs: DeviceSpecs = {};
-    const w = num(r.weight);
-    if (w !== null && w > 0) specs.weight_kg = w;
+    const specs = publishedSpecs(r);
     const sc = num(r.screen_size);
-    if (sc !== null && sc > 0) specs.screen_size_inch = sc;
-    const st = parseStorage(r.hard_drive ?? '');
-    if (st.gb !== undefined) specs.storage_gb = st.gb;
-    if (st.type !== undefined) specs.storage_type = st.type;
-    const ram = num(r.memory);
-    if (ram !== null && ram > 0) specs.ram_gb = ram;
-    const tec = num(r.yearly_tec);
-    if (tec !== null && tec > 0) specs.typical_consumption_kwh = tec;
 
     const categoryId = mapCategory(subcategory, specs, r.server_type ?? '');
     if (categoryId === null) {
@@ -228,7 +243,9 @@ export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
     if (MOBILE_FLASH.has(categoryId) && specs.storage_type === 'ssd') specs.storage_type = 'emmc';
 
     // clean with the engine validators: an absurd value is dropped and reported
-    const rejected = validateSpecs(specs, category);
+    // (refused values, and values beyond the range of real products of the category: sheet slips)
+    const refused = validateSpecs(specs, category);
+    const rejected = [...refused, ...outsideRealRange(specs, category).filter((p) => !refused.some((r) => r.field === p.field))];
     for (const p of rejected) delete (specs as Record<string, unknown>)[p.field];
 
     const useRatio = num(r.gwp_use_ratio);

@@ -1,4 +1,4 @@
-import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
+import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, outsideRealRange, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
@@ -65,6 +65,11 @@ export function invalidFields(problems: FieldProblem[]): ApiError {
 }
 
 const DEFAULT_CATEGORY = 'laptop';
+/**
+ * The category a desktop is estimated as when a screen size is supplied with it (all-in-ones are
+ * often sold and listed as desktops): docs/methodology.md section 11.
+ */
+export const INTEGRATED_SCREEN_CATEGORY = 'all_in_one';
 
 /** Specs the caller supplied, under the engine's field names. */
 export function suppliedSpecs(query: DeviceQuery): DeviceSpecs {
@@ -100,7 +105,10 @@ export function resolveDevice(
   if (!mpn && !model) problems.push({ field: 'mpn', reason: 'either mpn or model is required' });
   const requested = query.category?.trim().toLowerCase();
   // A recognised device has its catalogue category; otherwise the caller's, or laptop.
-  const categoryId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? DEFAULT_CATEGORY);
+  const chosenId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? DEFAULT_CATEGORY);
+  // A desktop with a screen size has its screen built in: it is estimated as an all-in-one.
+  const integratedScreen = chosenId === 'desktop' && typeof query.screen_size_inch === 'number' && query.screen_size_inch > 0;
+  const categoryId = integratedScreen ? INTEGRATED_SCREEN_CATEGORY : chosenId;
   const category = getCategory(categoryId);
   if (!category) {
     const closest = rankClosest(categoryId, CATEGORIES.map((c) => c.id), 3);
@@ -127,6 +135,9 @@ export function resolveDevice(
   const data_sources = match
     ? [match.source, ...(supplied > 0 ? ['supplied specs override catalogue values'] : [])]
     : [supplied > 0 ? 'parametric estimate from supplied specs' : `category defaults (${category!.id})`];
+  if (integratedScreen) data_sources.push(`category desktop with screen_size_inch ${query.screen_size_inch}: estimated as ${INTEGRATED_SCREEN_CATEGORY} (screen built in)`);
+  // Accepted, but beyond the range of real products of the category: said, not refused.
+  for (const p of outsideRealRange(specs, category!)) data_sources.push(`check ${QUERY_NAME[p.field as keyof DeviceSpecs] ?? p.field}: ${p.reason}`);
   const device: ResolvedDevice = {
     category: category!,
     specs: known,

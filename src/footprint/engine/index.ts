@@ -17,7 +17,7 @@ export { roundTo, roundFootprint, roundSavings, roundRefurbishment } from './rou
 export { calculateRefurbishment, refurbishmentModel, GRADE_PROFILES, swapProductionKg } from './refurbishment.ts';
 export { parseSwaps, SwapParseError, swapToken, SWAP_KINDS } from './swaps.ts';
 export {
-  validateSpecs, validateRemainingYears, validateLifetimeYears, validateGridFactor, validateGrade, validateCategoryId,
+  validateSpecs, outsideRealRange, validateRemainingYears, validateLifetimeYears, validateGridFactor, validateGrade, validateCategoryId,
   validateSwaps, isGrade, specLimits, REMAINING_YEARS_MAX, REMAINING_YEARS_MIN,
 } from './validate.ts';
 export { countSuppliedSpecs, isScreenType, isStorageType, resolveSpecs, screenAreaM2 } from './specs.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { getCategory } from './categories.ts';
 import type { DeviceSpecs } from './types.ts';
 import {
-  validateCategoryId, validateGrade, validateGridFactor, validateLifetimeYears, validateRemainingYears, validateSpecs, validateSwaps,
+  outsideRealRange, validateCategoryId, validateGrade, validateGridFactor, validateLifetimeYears, validateRemainingYears, validateSpecs, validateSwaps,
 } from './validate.ts';
 
 const laptop = getCategory('laptop')!;
@@ -18,16 +18,36 @@ describe('validateSpecs', () => {
   it('weight must be > 0 and below a category-aware absurd limit', () => {
     expect(validateSpecs({ weight_kg: 0 }, laptop)).toEqual([{ field: 'weight_kg', reason: 'must be greater than 0' }]);
     expect(validateSpecs({ weight_kg: -1 }, laptop)[0]?.reason).toBe('must be greater than 0');
-    expect(validateSpecs({ weight_kg: 15.6 }, laptop)).toEqual([{ field: 'weight_kg', reason: 'must be below 6 kg for category laptop' }]);
+    // refusal bound = heaviest real laptop (6 kg) x WEIGHT_MARGIN 3: a sheet's 15.6 kg slip passes (with a note), 5000 kg does not
+    expect(validateSpecs({ weight_kg: 15.6 }, laptop)).toEqual([]);
+    expect(validateSpecs({ weight_kg: 5000 }, laptop)).toEqual([{ field: 'weight_kg', reason: 'must be below 18 kg for category laptop' }]);
     expect(validateSpecs({ weight_kg: 15.6 }, server)).toEqual([]);
-    expect(validateSpecs({ weight_kg: 6 }, laptop)).toHaveLength(1); // strict upper bound
+    expect(validateSpecs({ weight_kg: 18 }, laptop)).toHaveLength(1); // strict upper bound
+    expect(validateSpecs({ weight_kg: 17.9 }, laptop)).toEqual([]);
+  });
+
+  it('large-format monitors and interactive panels past 100 kg, thin clients with stands are accepted', () => {
+    expect(validateSpecs({ weight_kg: 64, screen_size_inch: 75 }, monitor)).toEqual([]);
+    expect(validateSpecs({ weight_kg: 140, screen_size_inch: 98 }, getCategory('interactive_display')!)).toEqual([]);
+    expect(validateSpecs({ weight_kg: 6, screen_size_inch: 21.5 }, getCategory('thin_client')!)).toEqual([]);
+    expect(validateSpecs({ weight_kg: 500 }, monitor)).toEqual([{ field: 'weight_kg', reason: 'must be below 300 kg for category monitor' }]);
+    expect(validateSpecs({ screen_size_inch: 200 }, monitor)).toEqual([{ field: 'screen_size_inch', reason: 'must be at most 107.5 inches for category monitor' }]);
+  });
+
+  it('outsideRealRange names values accepted but beyond the real products of the category', () => {
+    expect(outsideRealRange({ weight_kg: 15.6 }, laptop)).toEqual([{ field: 'weight_kg', reason: '15.6 kg is beyond the heaviest real products of category laptop (6 kg)' }]);
+    expect(outsideRealRange({ weight_kg: 1.4, screen_size_inch: 14 }, laptop)).toEqual([]);
+    expect(outsideRealRange({ screen_size_inch: 4 }, server)).toEqual([{ field: 'screen_size_inch', reason: '4 inches on a server, which has no built-in screen' }]);
+    expect(outsideRealRange({ screen_size_inch: 0 }, server)).toEqual([]);
   });
 
   it('numbers must be finite; other fields not negative and within limits', () => {
     expect(validateSpecs({ ram_gb: Number.NaN }, laptop)).toEqual([{ field: 'ram_gb', reason: 'must be a finite number' }]);
     expect(validateSpecs({ storage_gb: -1 }, laptop)).toEqual([{ field: 'storage_gb', reason: 'must not be negative' }]);
     expect(validateSpecs({ screen_size_inch: 80 }, laptop)[0]?.field).toBe('screen_size_inch');
-    expect(validateSpecs({ screen_size_inch: 4 }, server)).toEqual([{ field: 'screen_size_inch', reason: 'must be 0: a server has no built-in screen' }]);
+    // a server's front-panel status LCD (sheets list 4 inches) is accepted up to STATUS_PANEL_MAX_INCH (5)
+    expect(validateSpecs({ screen_size_inch: 4 }, server)).toEqual([]);
+    expect(validateSpecs({ screen_size_inch: 24 }, server)).toEqual([{ field: 'screen_size_inch', reason: 'must be at most 5 inches (a status panel): a server has no built-in screen' }]);
     expect(validateSpecs({ screen_size_inch: 49 }, monitor)).toEqual([]);
     expect(validateSpecs({ battery_wh: 1000 }, laptop)[0]?.field).toBe('battery_wh');
     expect(validateSpecs({ processor_tdp_w: 5000 }, laptop)[0]?.field).toBe('processor_tdp_w');
