@@ -13,7 +13,7 @@
  * the current grid factor of the asset's country. delta = scenario - current: negative means the
  * refurbishment scenario emits less, an estimate, not an inventory deduction.
  */
-import { refurbishmentModel, roundTo, type CategoryDefinition, type DeviceSpecs, type FootprintResult, type Grade } from '../footprint/engine/index.ts';
+import { refurbishmentModel, round1, round2, type CategoryDefinition, type DeviceSpecs, type FootprintResult, type Grade } from '../footprint/engine/index.ts';
 
 export const QUARTER_YEARS = 0.25;
 export const DEFAULT_GRADE: Grade = 'B';
@@ -59,7 +59,6 @@ export interface ScenarioSummary {
   affected_assets_count: number;
 }
 
-const round2 = (n: number) => roundTo(n, 2);
 
 export function summarise(quarters: readonly AssetQuarter[]): ScenarioSummary {
   // Rounded first, so that delta is exactly the difference of the two figures shown.
@@ -70,7 +69,7 @@ export function summarise(quarters: readonly AssetQuarter[]): ScenarioSummary {
     current_quarterly_co2e: current,
     scenario_quarterly_co2e: scenario,
     delta_kg_co2e: delta,
-    delta_percentage: current > 0 ? roundTo((delta / current) * 100, 1) : 0,
+    delta_percentage: current > 0 ? round1((delta / current) * 100) : 0,
     affected_assets_count: quarters.length,
   };
 }

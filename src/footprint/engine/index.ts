@@ -13,7 +13,7 @@ export type { DeviceContext } from './footprint.ts';
 export { normaliseBrand, usableReleaseYear } from './brand.ts';
 export { adjustmentFor, adjustmentFeatures, ADJUSTMENT_FEATURES } from './adjustment.ts';
 export { calculateSavings, savingsModel, equivalents, reuseUsePhase } from './savings.ts';
-export { roundTo, roundFootprint, roundSavings, roundRefurbishment } from './rounding.ts';
+export { roundTo, round1, round2, roundFootprint, roundSavings, roundRefurbishment } from './rounding.ts';
 export { calculateRefurbishment, refurbishmentModel, GRADE_PROFILES, swapProductionKg } from './refurbishment.ts';
 export { parseSwaps, SwapParseError, swapToken, SWAP_KINDS } from './swaps.ts';
 export {
