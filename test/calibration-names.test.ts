@@ -29,9 +29,12 @@ if (!present) {
   console.warn(`[calibration-names.test] ${CALIBRATION_FILE} not found: skipping the "asked by name" measurement (the set is not part of the repository)`);
 }
 
-/** Measured before (2026-11-25, issue 15.5) and after the name normalisation; the test keeps the floor. */
-const MIN_RESOLVED_SHARE = 0;
-const MAX_RESOLVED_MEDIAN_APE = 100;
+/**
+ * Measured 2026-11-25 (issue 15.5): before the typed-name readings 220 of 762 resolved (28.9 %),
+ * median embodied APE of that path 11.0 %; after, 282 (37.0 %), 11.0 %. The test keeps a floor.
+ */
+const MIN_RESOLVED_SHARE = 0.36;
+const MAX_RESOLVED_MEDIAN_APE = 12.5;
 
 const REGION: Record<string, string> = { EU: 'DE', US: 'US', 'NORTH AMERICA': 'US' };
 

@@ -753,11 +753,63 @@ export function vendorOf(e: CatalogueEntry): ProcessorVendor | 'qualcomm' | unde
  * in the string picks (`chosen`, by `processor`) when it picks exactly one. A processor in the
  * string never makes a device of the other vendor match.
  */
-export type ModelResolution =
+export type ModelResolution = (
   | { kind: 'device'; entry: CatalogueEntry; score: number }
-  | { kind: 'variants'; candidates: CatalogueEntry[]; chosen?: CatalogueEntry; processor?: string };
+  | { kind: 'variants'; candidates: CatalogueEntry[]; chosen?: CatalogueEntry; processor?: string }
+) & {
+  /** The name as it was matched when only its normalised form matched (typedNameReadings). */
+  read_as?: string;
+};
 
+/**
+ * resolveModel on the string as written; when that resolves to nothing, on the readings of it as
+ * a name printed on a manufacturer's sheet (typedNameReadings: "OptiPlex 3070 Micro Form Factor"
+ * → "OptiPlex 3070 Micro", "P24 G4 23.8-inch Monitor" → "P24 G4 Monitor"), kept only when the
+ * device agrees with what the reading dropped (a typed screen size, "Monitor"/"Display").
+ */
 export function resolveModel(index: CatalogueIndex, model: string, brand?: string): ModelResolution | undefined {
+  const asWritten = resolveAsWritten(index, model, brand);
+  if (asWritten) return asWritten;
+  const read = resolveReadings(index, model, brand);
+  if (read) return read;
+  // A sheet covering several names ("ThinkVision P24h-20/T24h-20", "T2364tA(ThinkVision T2364t)",
+  // "Galaxy A12 (SM-A127F)"): the device when the names that resolve all resolve to the same one.
+  const code = /\(([a-z]{1,4}-[a-z0-9]{3,}|[a-z0-9]*\d[a-z0-9]*[a-z][a-z0-9]*)\)/i.exec(model)?.[1];
+  const byCode = code && code.length >= 5 ? index.findByPartNumber(code, brand) : undefined;
+  // ... and the rest of the name agrees with it ("Back-UPS 851VA (BE850G2)" is not the 850VA)
+  if (byCode && numbersAgree(model.replace(`(${code})`, ' '), byCode)) return { kind: 'device', entry: byCode, score: 1, read_as: code };
+  const parts = alternativeNames(model);
+  if (parts.length < 2) return undefined;
+  // The string must name each device entirely ("ADSL2+ Modem" of "Vigor168 VDSL2/ADSL2+ Modem" is not the Vigor167).
+  const found = parts
+    .map((p) => ({ p, r: resolveAsWritten(index, p, brand) ?? resolveReadings(index, p, brand) }))
+    .filter((x) => x.r && agreesWithReading(x.r, { model: `${model} ${x.r.read_as ?? x.p}` }));
+  const devices = new Set(found.map(({ r }) => (r!.kind === 'device' ? r!.entry : undefined)));
+  if (found.length === 0 || devices.size !== 1 || devices.has(undefined)) return undefined;
+  return { ...found[0]!.r!, read_as: found[0]!.r!.read_as ?? found[0]!.p };
+}
+
+function resolveReadings(index: CatalogueIndex, model: string, brand?: string): ModelResolution | undefined {
+  for (const reading of typedNameReadings(model, brand)) {
+    const r = resolveAsWritten(index, reading.model, reading.brand);
+    if (r && agreesWithReading(r, reading)) return { ...r, read_as: reading.model };
+  }
+  return undefined;
+}
+
+/**
+ * The names a sheet gives one product under: "P24h-20/T24h-20", "IdeaPad 3-14/Lenovo V14",
+ * "YOGA 920. Lenovo YOGA 920 Glass", "T2364tA(ThinkVision T2364t)". One name (none) when the string
+ * has no such separator; a part number's "/A" (MLY33LL/A) is no separator.
+ */
+export function alternativeNames(model: string): string[] {
+  const paren = /^(.+?)\s*\(([a-z]{4,}\s+[^()]+)\)\s*$/i.exec(model);
+  const parts = paren ? [paren[1]!, paren[2]!] : model.split(/\s*\/\s*|\.\s+|\.(?=[a-z]{4,}\s)/i);
+  const clean = parts.map((p) => p.trim()).filter((p) => compact(p).length >= 3);
+  return clean.length >= 2 && clean.length === parts.length ? clean : [];
+}
+
+function resolveAsWritten(index: CatalogueIndex, model: string, brand?: string): ModelResolution | undefined {
   const d = modelMatchDetail(index, model, brand);
   if (d.hit && d.margin >= MIN_MARGIN) return { kind: 'device', entry: d.hit.entry, score: d.hit.score };
   const hint = processorHint(model);
@@ -774,4 +826,138 @@ export function resolveModel(index: CatalogueIndex, model: string, brand?: strin
 function withProcessor(candidates: CatalogueEntry[], hint: ProcessorHint | undefined): ModelResolution {
   const picked = hint ? candidates.filter((e) => vendorOf(e) === hint.vendor) : [];
   return picked.length === 1 ? { kind: 'variants', candidates, chosen: picked[0], processor: hint!.text } : { kind: 'variants', candidates };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names as printed on manufacturers' sheets and typed by users (issue 15.5)
+
+/** A normalised reading of a typed name, and what the normalisation dropped that the device must agree with. */
+export interface TypedNameReading {
+  model: string;
+  brand?: string;
+  /** A screen size the name stated ("13-inch", '15.6"'); a device stating its own must agree. */
+  screen_inch?: number;
+  /** The name called the device a monitor or display: the device must be one. */
+  display?: boolean;
+  /** The reading dropped "All-in-One"/"AIO" (the device must be an all-in-one) or "Tiny" (a mini PC or thin client). */
+  form?: 'all_in_one' | 'mini';
+}
+
+/** Screen size written before or inside a name: 13-inch, 13.3", 15.6 Inch, 17”, 21.5-inch, 14in. */
+const SCREEN_SIZE = /(?<![\w.])(\d{1,2}(?:[.,]\d{1,2})?)\s*(?:-\s*)?(?:inch(?:es)?\b|in\b(?!-)|"|”|″|'')/i;
+
+/** Words and phrases on sheets that describe, not name, a device (applied to folded text, in order). */
+const DESCRIPTIVE: [RegExp, string][] = [
+  [/\((?:with|without)\s+(?:pro\s+)?stand\)|\bwith(?:out)?\s+(?:pro\s+)?stand\b/g, ' '],
+  [/\b(?:notebook|laptop|desktop|convertible|mobile\s+workstation|workstation|mini)\s+pc\b/g, ' '],
+  [/\bmobile\s+workstation\b/g, ' '],
+  [/\benergy\s+star\b/g, ' '],
+  [/\b(?:metal|alcantara\S*)\s+palm\s+rest\b/g, ' '],
+  // panel resolution, connectivity and features of monitors
+  [/\b(?:fhd|qhd|wqhd|uhd|wuxga|dreamcolor|curved|conferencing|webcam)\b/g, ' '],
+  [/\busb[\s-]?c\b/g, ' '],
+  // Apple's configuration descriptions: "(2.0GHz quad-core CPU)", "(M1 Pro 10-core CPU and 16-core GPU)"
+  [/\b\d+(?:\.\d+)?\s*ghz\b/g, ' '],
+  [/\b(?:dual|quad|\d+)[\s-]core\b/g, ' '],
+  [/\b(?:cpu|gpu)\b/g, ' '],
+  // footnote marks glued to a word: "ProLiant DL380 Gen10 server4", "Compute Module4"
+  [/\b(?:compute\s+)?(?:server|system|module)\d\b/g, ' '],
+  // form factors: "Micro Form Factor", "MFF" → micro (Dell names the Micro "OptiPlex 3070 Micro")
+  [/\bmicro\s+form\s+factor\b|\bmff\b/g, 'micro'],
+  [/\bmini[\s-]?tower\b|\bmt\b/g, 'tower'],
+  [/\btower\s+form\s+factor\b/g, 'tower'],
+];
+
+/** "2nd Gen", "3rd generation" → the number. */
+const ORDINAL_GEN = /\b(\d{1,2})(?:st|nd|rd|th)\s+gen(?:eration)?\b/g;
+/** "Gen 3", "Gen3", "G3" (HP) → the number. */
+const GEN_N = /\bgen(?:eration)?\s*(\d{1,2})\b/g;
+
+/**
+ * Readings of a name as printed on a sheet or typed by a user, to try when the string as written
+ * resolves to nothing: marketing suffixes and descriptive words removed ("Notebook PC", "Monitor
+ * (without stand)", "FHD", "USB-C"), form factors in the catalogue's words ("Micro Form Factor" →
+ * Micro, "Mini Tower"/"MT" → Tower; "Small Form Factor" → SFF is the analyser's), a screen size
+ * removed ("13-inch MacBook Air", "P24 G4 23.8-inch Monitor") or written as the integer some
+ * names carry ("ZBook Fury 15.6 Inch G8" → "ZBook Fury 15 G8"), generations written the other
+ * way ("2nd Gen" ↔ "Gen 2", "(2nd generation)"), and HP server names under HPE. Each differs from
+ * the string as written; none adds a model number the string lacks.
+ */
+export function typedNameReadings(model: string, brand?: string): TypedNameReading[] {
+  let t = fold(model).replace(/[\u2013\u2014]/g, '-');
+  const size = SCREEN_SIZE.exec(t);
+  const screen_inch = size ? Number(size[1]!.replace(',', '.')) : undefined;
+  // "AW2518H Monitor", "Z24n G3 WUXGA Display"; not "with Retina display" or "15-inch display" (a laptop's screen)
+  const miniPc = /\bmini\s+pc\b/.test(t);
+  const display = /\bmonitor\b/.test(t) || (/\bdisplay\s*$/.test(t) && !/(?:retina|inch|in|"|\u201d)\s+display\s*$/.test(t));
+  for (const [re, to] of DESCRIPTIVE) t = t.replace(re, to);
+  // Lenovo sells the M820z "AIO" and the M625q "Tiny" under names without those words.
+  let form: TypedNameReading['form'];
+  if (/\b(?:all[\s-]?in[\s-]?one|aio)\b/.test(t) && !/thin\s+client/.test(t)) {
+    t = t.replace(/\b(?:all[\s-]?in[\s-]?one|aio)\b/g, ' ');
+    form = 'all_in_one';
+  } else if (/\btiny\b(?!-)/.test(t)) {
+    t = t.replace(/\btiny\b(?!-)/g, ' ');
+    form = 'mini';
+  } else if (miniPc) form = 'mini';
+  // a part number in parentheses ("Galaxy A12 (SM-A127F)") is looked up as such; the name is read without it
+  t = t.replace(/\((?:[a-z]{1,4}-[a-z0-9]{3,}|[a-z0-9]*\d[a-z0-9]*[a-z][a-z0-9]*)\)/g, ' ');
+  const tidy = (s: string) => s.replace(/\(\s*\)/g, ' ').replace(/\s+-\s+/g, ' ').replace(/\s+/g, ' ').trim();
+  const bases: string[] = [];
+  if (size) {
+    bases.push(tidy(t.replace(SCREEN_SIZE, ' ')));
+    // as some names carry it: "Surface Laptop 3 13.5\"" (13.5), "ZBook Fury 15 G8" (15)
+    bases.push(tidy(t.replace(SCREEN_SIZE, ` ${screen_inch} `)));
+    bases.push(tidy(t.replace(SCREEN_SIZE, ` ${Math.floor(screen_inch!)} `)));
+  } else bases.push(tidy(t));
+  const texts: string[] = [];
+  for (const b of bases) {
+    texts.push(b);
+    if (ORDINAL_GEN.test(b)) texts.push(b.replace(ORDINAL_GEN, 'gen $1'));
+    ORDINAL_GEN.lastIndex = 0;
+    if (GEN_N.test(b)) {
+      const n = (d: string) => `${d}${d === '1' ? 'st' : d === '2' ? 'nd' : d === '3' ? 'rd' : 'th'}`;
+      texts.push(b.replace(GEN_N, (_, d: string) => `${n(d)} generation`));
+    }
+    GEN_N.lastIndex = 0;
+  }
+  const brands = [brand, ...(brand && canonicalBrand(brand) === 'hp' && /\b(?:proliant|synergy|apollo|edgeline)\b/.test(t) ? ['HPE'] : [])];
+  const seen = new Set([`${brand ?? ''}|${compact(model)}`]);
+  const out: TypedNameReading[] = [];
+  for (const b of brands) {
+    for (const m of texts) {
+      const key = `${b ?? ''}|${compact(m)}`;
+      if (!compact(m) || seen.has(key)) continue;
+      seen.add(key);
+      out.push({ model: m, ...(b ? { brand: b } : {}), ...(screen_inch !== undefined ? { screen_inch } : {}), ...(display ? { display } : {}), ...(form ? { form } : {}) });
+    }
+  }
+  return out;
+}
+
+/** The devices of a resolution agree with what a reading dropped: the typed screen size (within 0.6"), the display kind. */
+function agreesWithReading(r: ModelResolution, reading: TypedNameReading): boolean {
+  const devices = r.kind === 'device' ? [r.entry] : r.candidates;
+  const read = new Set(terms(reading.model));
+  const joined = compact(analyse(reading.model));
+  return devices.every((e) => {
+    // Every word of the device's name from its first model number on is in the reading (brand,
+    // noise, years, configuration and processor words aside): "ProLiant DL385 Gen10" is not the
+    // DL385 Gen10 Plus. A line name before the number may be left out ("U2422H" is the UltraSharp U2422H).
+    const brandWords = new Set(words(e.brand));
+    const nameWords = words(analyse(e.name));
+    const firstNumber = nameWords.findIndex((w) => hasDigit(w) && !CONFIG_WORD.test(w) && !isYear(w));
+    const covered = nameWords.every((w, i) => {
+      if ((i < firstNumber && !hasDigit(w)) || brandWords.has(w) || NOISE_WORDS.has(w) || isYear(w) || CONFIG_WORD.test(w) || PROCESSOR_WORDS.has(w) || read.has(wordForm(w))) return true;
+      const parts = letterDigitParts(w);
+      return (parts.length > 0 && parts.every((p) => read.has(wordForm(p)))) || (hasDigit(w) && joined.includes(w));
+    });
+    if (!covered) return false;
+    if (reading.display && !/monitor|display/.test(e.category)) return false;
+    if (reading.form === 'all_in_one' && e.category !== 'all_in_one') return false;
+    if (reading.form === 'mini' && e.category !== 'mini_pc' && e.category !== 'thin_client') return false;
+    const screen = e.specs.screen_size_inch;
+    if (reading.screen_inch !== undefined && screen !== undefined && screen > 0 && Math.abs(screen - reading.screen_inch) > 0.6) return false;
+    return true;
+  });
 }

@@ -109,7 +109,9 @@ export class CatalogueService {
 
   private matchOf(r: BuiltInResolution, specs: CatalogueSpecs): CatalogueMatch {
     if (r.kind === 'part-number') return this.builtIn(r.entry, 'by part number', exactMatch(r.entry, 'part number'));
-    if (r.kind === 'device') return this.builtIn(r.entry, 'by model name', exactMatch(r.entry, 'model name'));
+    // A name matched only in its normalised reading ("OptiPlex 3070 Micro Form Factor" → "optiplex 3070 micro") says so.
+    const readAs = r.read_as ? `, read as '${r.read_as}'` : '';
+    if (r.kind === 'device') return this.builtIn(r.entry, `by model name${readAs}`, exactMatch(r.entry, r.read_as ? `model name, read as '${r.read_as}'` : 'model name'));
     const { shared, differing } = sharedSpecs(r.candidates);
     const candidates = r.candidates.map(deviceOf);
     const names = r.candidates.map((e) => e.name).join(', ');
@@ -117,7 +119,7 @@ export class CatalogueService {
     const chosen = r.chosen ?? closest?.entry;
     if (chosen) {
       const basis = r.chosen ? `processor '${r.processor}' in the model name` : `closest to the supplied ${closest!.fields.join(', ')}`;
-      const how = `by model name; ${r.candidates.length} variants match (${names}), chosen by the ${basis}`;
+      const how = `by model name${readAs}; ${r.candidates.length} variants match (${names}), chosen by the ${basis}`;
       return this.builtIn(chosen, how, { status: 'variant', chosen: deviceOf(chosen), candidates, basis, differing_specs: differing });
     }
     const first = r.candidates[0]!;
