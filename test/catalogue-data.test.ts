@@ -9,6 +9,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { resolveSpecSources, SPEC_BASES } from '../src/catalogue/spec-provenance.ts';
+import { findFamilyTemplates, MAX_SHARED } from '../scripts/catalogue/family-templates.ts';
 
 const CATEGORY_IDS = [
   'laptop', 'desktop', 'all_in_one', 'workstation', 'thin_client', 'monitor', 'tablet', 'smartphone',
@@ -34,7 +36,8 @@ const NUMERIC_RANGES: Record<string, readonly [number, number]> = {
   typical_consumption_kwh: [0.1, 20_000],
 };
 const SPEC_KEYS = new Set([...Object.keys(NUMERIC_RANGES), 'screen_type', 'storage_type']);
-const ENTRY_KEYS = new Set(['brand', 'mpn', 'name', 'category', 'release_year', 'aliases', 'specs', 'pcf', 'source']);
+const ENTRY_KEYS = new Set(['brand', 'mpn', 'name', 'category', 'release_year', 'aliases', 'specs', 'spec_sources', 'pcf', 'source']);
+const SPEC_SOURCE_KEYS = new Set(['basis', 'url', 'note']);
 const PCF_KEYS = new Set(['total_kg', 'lifetime_years', 'use_location', 'source_url']);
 
 interface CatalogueEntry {
@@ -45,6 +48,7 @@ interface CatalogueEntry {
   release_year: number;
   aliases?: string[];
   specs?: Record<string, number | string>;
+  spec_sources?: Record<string, { basis: string; url?: string; note?: string }>;
   pcf?: { total_kg: number; lifetime_years?: number; use_location?: string; source_url?: string };
   source: { url?: string; note?: string };
 }
@@ -196,5 +200,61 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
       else seen.set(k, l);
     }
     expect(problems).toEqual([]);
+  });
+
+  it('spec_sources name only present spec fields, each with a basis from the closed vocabulary', () => {
+    const problems: string[] = [];
+    for (const l of entries) {
+      const listed = l.entry.spec_sources;
+      if (listed === undefined) continue;
+      for (const [field, s] of Object.entries(listed)) {
+        if (l.entry.specs?.[field] === undefined) problems.push(`${where(l)}: spec_sources.${field} but no specs.${field}`);
+        for (const k of Object.keys(s)) if (!SPEC_SOURCE_KEYS.has(k)) problems.push(`${where(l)}: spec_sources.${field} unknown key ${k}`);
+        if (!(SPEC_BASES as readonly string[]).includes(s.basis)) problems.push(`${where(l)}: spec_sources.${field}.basis ${String(s.basis)}`);
+        if (s.url !== undefined && !/^https?:\/\/\S+$/.test(s.url)) problems.push(`${where(l)}: spec_sources.${field}.url is not an http(s) URL`);
+      }
+    }
+    expect(problems).toEqual([]);
+  });
+
+  it('every spec value resolves to a basis and a source; typical configuration is not called published', () => {
+    const problems: string[] = [];
+    const perBasis = new Map<string, number>();
+    for (const l of entries) {
+      // The basis vocabulary of listed sources is checked by the test above.
+      const resolved = resolveSpecSources(l.entry.specs ?? {}, l.entry.spec_sources as Parameters<typeof resolveSpecSources>[1], l.entry.source);
+      for (const field of Object.keys(l.entry.specs ?? {})) {
+        const s = resolved[field];
+        if (!s || !(SPEC_BASES as readonly string[]).includes(s.basis) || !(s.url || s.note)) problems.push(`${where(l)}: ${field} has no basis or source`);
+        else perBasis.set(`${field} ${s.basis}`, (perBasis.get(`${field} ${s.basis}`) ?? 0) + 1);
+        if (['ram_gb', 'storage_gb', 'processor_tdp_w'].includes(field) && s?.basis === 'published') problems.push(`${where(l)}: ${field} is a configuration`);
+      }
+    }
+    console.log([...perBasis].sort().map(([k, n]) => `  ${k.padEnd(36)} ${n}`).join('\n'));
+    expect(problems).toEqual([]);
+    // Phone and Samsung tablet batteries are rated mAh x nominal voltage: derived, not published Wh.
+    expect(perBasis.get('battery_wh derived')).toBeGreaterThanOrEqual(160);
+  });
+
+  it(`no family template: at most ${MAX_SHARED} entries of one family share a weight and 3 other spec fields`, () => {
+    const templates = files.flatMap((file) =>
+      findFamilyTemplates(entries.filter((l) => l.file === file).map((l) => l.entry)).map(
+        (t) => `${file}: ${t.family} weight_kg=${t.weight_kg} copied to ${t.copies.join(', ')}`,
+      ),
+    );
+    expect(templates).toEqual([]);
+  });
+
+  it('the family-template check catches a copied weight but not a shared configuration', () => {
+    const model = (n: number, specs: Record<string, number | string>) => ({ brand: 'Dell', category: 'mini_pc', name: `Dell OptiPlex ${n} Micro`, specs });
+    const configuration = { processor_tdp_w: 35, ram_gb: 8, storage_gb: 256, storage_type: 'ssd' };
+    const copied = [3060, 3070, 3080, 3090].map((n) => model(n, { weight_kg: 1.2, ...configuration }));
+    expect(findFamilyTemplates(copied).map((t) => [t.weight_kg, t.copies.length])).toEqual([[1.2, 4]]);
+    expect(findFamilyTemplates(copied.slice(0, MAX_SHARED))).toEqual([]);
+    const ownWeights = [3060, 3070, 3080, 3090].map((n, i) => model(n, { weight_kg: 1.1 + i / 10, ...configuration }));
+    expect(findFamilyTemplates(ownWeights)).toEqual([]);
+    // Word order and "Small Form Factor" do not hide a family member.
+    const renamed = [...copied.slice(0, 3), { ...copied[0]!, name: 'Dell OptiPlex Micro 7010' }];
+    expect(findFamilyTemplates(renamed)).toHaveLength(1);
   });
 });

@@ -3,12 +3,15 @@
  * specs from the calibration file) against every usable manufacturer PCF.
  *   (1) embodied: production + transport + end of life vs gwp_total x (1 - gwp_use_ratio)
  *   (2) total with the manufacturer's own lifetime and use location (grid factor from @tgwf/co2)
+ *   (3) annual energy: the energy model's kWh vs the published yearly TEC (energy-fit.ts), before/after
  * Prints median, 80th and 90th percentile absolute percentage error per category and overall.
  */
 import { relative, resolve } from 'node:path';
 import { CALIBRATION_PATH, MAIN_SUBCATEGORIES, REPO_ROOT, calibrationAvailable, gridFactorFor, loadCalibration } from './load.ts';
 import { K_FOLDS, crossValidate, defaultParameters, fitFormulaEmbodied, fitParameters, median, predict, prepare, stats } from './model.ts';
 import type { Prediction } from './model.ts';
+import { COVERAGE_TARGET_PCT, crossValidatedCoverage } from './fit.ts';
+import { energyReport } from './energy-fit.ts';
 
 export interface AccuracyLine {
   label: string;
@@ -79,6 +82,10 @@ function main(): void {
   console.log(
     `embodied APE with the brand withheld (unknown brand, release year kept): median ${noBrand.p50.toFixed(1)}, p80 ${noBrand.p80.toFixed(1)}, p90 ${noBrand.p90.toFixed(1)}; brand and year withheld: median ${noContext.p50.toFixed(1)}, p80 ${noContext.p80.toFixed(1)}, p90 ${noContext.p90.toFixed(1)} (all rows)`,
   );
+  const coverage = crossValidatedCoverage(preds, inSample);
+  console.log(
+    `coverage of the embodied uncertainty_pct (held-out manufacturer values inside +/- the interval, uncertainty parameters from the other folds; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
+  );
   const unknownRows = stats(preds.filter((p) => !p.brandKnown).map((p) => p.embodiedApe).filter((v): v is number => v !== null));
   console.log(`rows whose brand the training folds did not contain: n ${unknownRows.n}, median ${unknownRows.p50.toFixed(1)}, p80 ${unknownRows.p80.toFixed(1)}`);
   const implied = new Map<string, number[]>();
@@ -97,6 +104,7 @@ function main(): void {
   console.log(
     `\nmain categories, median embodied APE: ${target.map((l) => `${l.label} ${l.embodied.p50.toFixed(1)}%`).join(', ')} (target <= 10%)`,
   );
+  console.log(`\n${energyReport(prepared)}`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) main();

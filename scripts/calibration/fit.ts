@@ -5,7 +5,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { confidenceFor, residualFit, uncertaintyPct } from '../../src/footprint/engine/footprint.ts';
 import type { EngineParameters, GroupFit } from '../../src/footprint/engine/parameters.ts';
+import { groupFit } from '../../src/footprint/engine/parameters.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
 import {
   ADJUST_DEFAULT, K_FOLDS, LAMBDA_ELASTICITY, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, fitParameters, median, percentile, prepare,
@@ -37,20 +39,84 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
       residual_abs_pct_unknown_brand: u.n >= MIN_RESIDUAL_ROWS ? { p50: r1(u.p50), p80: r1(u.p80), p90: r1(u.p90) } : pooledNoBrand,
     };
   }
-  // confidence multipliers: how much the held-out error grows when specs are withheld.
-  // high = the file's specs (the most the calibration set can test), medium = weight and screen
-  // only, low = category defaults only; p80 ratios, monotone and bounded.
-  const p80Of = (key: 'embodiedApeReduced' | 'embodiedApeDefaults'): number =>
-    percentile(emb.map((p) => p[key]).filter((v): v is number => v !== null), 80) / all.p80;
-  const clamp = (v: number) => Math.min(2.5, Math.max(1, v));
-  const high = 1;
-  const medium = clamp(p80Of('embodiedApeReduced'));
-  const low = Math.max(medium, clamp(p80Of('embodiedApeDefaults')));
-  return {
+  const withResiduals: EngineParameters = {
     ...params,
     pooled: { ...params.pooled, residual_abs_pct: pooled, residual_abs_pct_unknown_brand: pooledNoBrand },
     groups,
-    confidence_multipliers: { estimated_high: high, estimated_medium: Math.round(medium * 100) / 100, estimated_low: Math.round(low * 100) / 100 },
+  };
+  // confidence multipliers: per level, the 80th percentile of (held-out APE / the row's residual p80)
+  // over the observations the engine labels with that level (Prediction.intervals: the file's specs,
+  // weight and screen only, category defaults; plus the file's specs with the brand withheld, against
+  // the unknown-brand percentiles), so that each level's interval covers 80% of them;
+  // monotone (fewer specs never narrow the interval), bounded to 0.5..3.
+  const ratios = (level: EstimateLevel): number[] =>
+    emb.flatMap((p) => {
+      const base = residualFitOf(withResiduals, p, p.brandKnown).residual_abs_pct.p80;
+      const out = p.intervals.filter((o) => o.confidence === level).map((o) => o.ape / base);
+      if (p.embodiedApeNoBrand !== null && confidenceFor(p.prepared.row.supplied_spec_count, false) === level) {
+        out.push(p.embodiedApeNoBrand / residualFitOf(withResiduals, p, false).residual_abs_pct.p80);
+      }
+      return out;
+    });
+  const bounded = (xs: number[]): number => (xs.length >= MIN_RESIDUAL_ROWS ? Math.min(3, Math.max(0.5, percentile(xs, COVERAGE_TARGET_PCT))) : 1);
+  const high = bounded(ratios('estimated_high'));
+  const medium = Math.max(high, bounded(ratios('estimated_medium')));
+  const low = Math.max(medium, bounded(ratios('estimated_low')));
+  const r2 = (v: number): number => Math.round(v * 100) / 100;
+  return { ...withResiduals, confidence_multipliers: { estimated_high: r2(high), estimated_medium: r2(medium), estimated_low: r2(low) } };
+}
+
+/** uncertainty_pct aims to be the half-width of an 80% interval (docs/methodology.md section 8). */
+export const COVERAGE_TARGET_PCT = 80;
+export const ESTIMATE_LEVELS = ['estimated_high', 'estimated_medium', 'estimated_low'] as const;
+type EstimateLevel = (typeof ESTIMATE_LEVELS)[number];
+
+/** The group fit whose residual percentiles the engine uses for this row (brand known or not). */
+function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: boolean): GroupFit {
+  const g = p.prepared.fitGroup;
+  return residualFit(groupFit(params, g), params.adjustments?.groups[g] !== undefined, brandKnown);
+}
+
+export interface Coverage {
+  n: number;
+  /** share (%) of held-out manufacturer embodied values inside +/- the engine's embodied uncertainty_pct */
+  covered_pct: number;
+}
+
+/**
+ * Cross-validated coverage of the embodied uncertainty_pct: the observations of fold k (held-out
+ * predictions, Prediction.intervals) against the uncertainty parameters (residual percentiles and
+ * confidence multipliers) estimated from the other folds' held-out errors only. Per confidence
+ * level, overall, and for the file's specs with the brand withheld ('unknown_brand').
+ */
+export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParameters): Record<EstimateLevel | 'all' | 'unknown_brand', Coverage> {
+  const counts = new Map<string, { n: number; inside: number }>();
+  const count = (key: string, inside: boolean): void => {
+    const c = counts.get(key) ?? { n: 0, inside: 0 };
+    counts.set(key, { n: c.n + 1, inside: c.inside + (inside ? 1 : 0) });
+  };
+  const emb = preds.filter((p) => p.embodiedApe !== null);
+  for (let k = 0; k < K_FOLDS; k++) {
+    const params = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
+    for (const p of emb.filter((q) => q.prepared.fold === k)) {
+      for (const o of p.intervals) {
+        const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown), o.confidence, 1, 0, false);
+        count(o.confidence, o.ape <= u);
+        count('all', o.ape <= u);
+      }
+      if (p.embodiedApeNoBrand !== null) {
+        const level = confidenceFor(p.prepared.row.supplied_spec_count, false);
+        count('unknown_brand', p.embodiedApeNoBrand <= uncertaintyPct(params, residualFitOf(params, p, false), level, 1, 0, false));
+      }
+    }
+  }
+  const of = (key: string): Coverage => {
+    const c = counts.get(key) ?? { n: 0, inside: 0 };
+    return { n: c.n, covered_pct: c.n > 0 ? r1((100 * c.inside) / c.n) : Number.NaN };
+  };
+  return {
+    estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low'),
+    all: of('all'), unknown_brand: of('unknown_brand'),
   };
 }
 
@@ -112,6 +178,8 @@ function main(): void {
       console.log(`  ${g.padEnd(16)} year ${a.reference_year ?? '-'} slope ${a.year_slope}  brands: ${brands}${feats ? `  features: ${feats}` : ''}`);
     }
   }
+  const coverage = crossValidatedCoverage(cv, fitted);
+  console.log(`cross-validated coverage of the embodied uncertainty_pct (target ${COVERAGE_TARGET_PCT}%):`, Object.fromEntries(Object.entries(coverage).map(([k, c]) => [k, c.covered_pct])));
   console.log('confidence multipliers', params.confidence_multipliers, 'manufacturer error', params.manufacturer_error_pct, 'use uncertainty', params.use_phase_uncertainty_pct);
 }
 

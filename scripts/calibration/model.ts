@@ -18,18 +18,18 @@
 import { adjustmentFeatures } from '../../src/footprint/engine/adjustment.ts';
 import type { AdjustmentFeature } from '../../src/footprint/engine/adjustment.ts';
 import { getCategory } from '../../src/footprint/engine/categories.ts';
-import { calculateFootprint } from '../../src/footprint/engine/footprint.ts';
+import { calculateFootprint, confidenceFor } from '../../src/footprint/engine/footprint.ts';
 import type { CalibrationAdjustments, CategoryFit, EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
 import {
   blockSums, chassisAnchorKg, displayAnchorKg, PROPORTIONAL, rawProductionComponents, withElasticity,
 } from '../../src/footprint/engine/production.ts';
 import type { ComponentShape, ComponentValues } from '../../src/footprint/engine/production.ts';
 import type { ResolvedSpecs } from '../../src/footprint/engine/specs.ts';
-import { resolveSpecs } from '../../src/footprint/engine/specs.ts';
+import { countSuppliedSpecs, resolveSpecs } from '../../src/footprint/engine/specs.ts';
 import { transportPerKgParts, useRegionOf } from '../../src/footprint/engine/transport.ts';
 import { annualKwh, profileKwh } from '../../src/footprint/engine/use-phase.ts';
 import { EOL_KG_PER_KG, ENGINE_VERSION } from '../../src/footprint/engine/constants.ts';
-import type { CategoryDefinition, DeviceSpecs } from '../../src/footprint/engine/types.ts';
+import type { CategoryDefinition, Confidence, DeviceSpecs } from '../../src/footprint/engine/types.ts';
 import type { CalibrationRow } from './load.ts';
 import { foldOf } from './load.ts';
 import { fitLayer, layerLog } from './adjust.ts';
@@ -507,6 +507,13 @@ export interface Prediction {
   embodiedApeNoContext: number | null;
   /** true when the fitted adjustment knows the row's brand (in its group or across groups) */
   brandKnown: boolean;
+  /**
+   * Held-out embodied APE per spec regime (the file's specs; weight and screen only; category
+   * defaults), each with the confidence level the engine gives that many supplied specs: the
+   * observations of the uncertainty coverage. A regime that supplies no fewer specs than a
+   * previous one is left out (no row counted twice).
+   */
+  intervals: { confidence: Confidence; ape: number }[];
 }
 
 /** Brand and release year of a calibration row as the API passes them. */
@@ -546,18 +553,31 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
   const fp = calculateFootprint(r.lifetime !== null ? { ...base, lifetime_years: r.lifetime } : base, params);
   const embodied = fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
   const total = r.lifetime !== null ? fp.total_kg_co2e : null;
+  const embodiedApeReduced = ape(embodiedWith(p, params, reduced));
+  const embodiedApeDefaults = ape(embodiedWith(p, params, {}));
+  const intervals: Prediction['intervals'] = [];
+  const regimes: [number, number | null][] = [
+    [r.supplied_spec_count, ape(embodied)], [countSuppliedSpecs(reduced), embodiedApeReduced], [0, embodiedApeDefaults],
+  ];
+  let fewest = Number.POSITIVE_INFINITY;
+  for (const [count, e] of regimes) {
+    if (e === null || count >= fewest) continue;
+    fewest = count;
+    intervals.push({ confidence: confidenceFor(count, false), ape: e });
+  }
   return {
     prepared: p,
     embodied,
     total,
     embodiedApe: ape(embodied),
     totalApe: total !== null ? (Math.abs(total - r.gwp_total) / r.gwp_total) * 100 : null,
-    embodiedApeReduced: ape(embodiedWith(p, params, reduced)),
-    embodiedApeDefaults: ape(embodiedWith(p, params, {})),
+    embodiedApeReduced,
+    embodiedApeDefaults,
     embodiedApeNoBrand: ape(embodiedWith(p, params, r.specs, r.release_year !== null ? { release_year: r.release_year } : {})),
     embodiedApeNoContext: ape(embodiedWith(p, params, r.specs, {})),
     brandKnown: params.adjustments !== undefined && r.brand !== null &&
       (params.adjustments.brand_offsets[r.brand] !== undefined || params.adjustments.groups[p.fitGroup]?.brands[r.brand] !== undefined),
+    intervals,
   };
 }
 

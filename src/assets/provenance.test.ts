@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assumptionsOf, boundaryOf, methodologyCard } from './provenance.ts';
 
-const base = { engine_version: '4.1.0', confidence: 'estimated_high', country: 'DE' };
+const base = { engine_version: '4.2.0', confidence: 'estimated_high', country: 'DE' };
 const footprintResult = {
   country: 'DE',
   breakdown: { production_kg: 200, transport_kg: 10, use_phase_kg: 40, end_of_life_kg: 2 },
@@ -20,7 +20,7 @@ describe('methodologyCard', () => {
     expect(methodologyCard({ ...base, result: {} })).toBeNull();
     expect(methodologyCard({ ...base, result: null })).toBeNull();
     expect(methodologyCard({ ...base, result: { methodology: { data_sources: 'x' } } })).toEqual({
-      standard: null, engine_version: '4.1.0', confidence: 'estimated_high', uncertainty_pct: null, data_sources: null,
+      standard: null, engine_version: '4.2.0', confidence: 'estimated_high', uncertainty_pct: null, data_sources: null,
       lifetime_years: null, annual_kwh: null, grid_factor_kg_per_kwh: null,
     });
   });

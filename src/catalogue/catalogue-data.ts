@@ -28,6 +28,8 @@ export interface CatalogueEntry {
   release_year: number;
   aliases: string[];
   specs: CatalogueSpecs;
+  /** Per-field provenance where it differs from the defaults (see spec-provenance.ts). */
+  spec_sources?: Readonly<Record<string, { basis?: 'published' | 'configuration' | 'derived'; url?: string; note?: string }>>;
   pcf?: { total_kg: number; lifetime_years: number; use_location: string; source_url?: string };
   source: { url?: string; note?: string };
 }

@@ -4,6 +4,7 @@ import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { IcecatUnavailableError } from './icecat/index.ts';
 import { BUILT_IN_SOURCE, type CatalogueMatch } from './service.ts';
 import type { CatalogueEntry, CatalogueSpecs } from './search.ts';
+import { resolveSpecSources, type SpecSource } from './spec-provenance.ts';
 
 const MIN_QUERY = 2;
 const MAX_RESULTS = 15;
@@ -23,6 +24,21 @@ export const ProductSpecs = builder.objectRef<CatalogueSpecs>('ProductSpecs').im
   }),
 });
 
+const SpecSourceRef = builder.objectRef<SpecSource & { field: string }>('SpecSource').implement({
+  description: 'Where one catalogue spec value comes from (docs/catalogue.md, "Per-field provenance").',
+  fields: (t) => ({
+    field: t.exposeString('field', { description: 'Spec field, e.g. `weight_kg`' }),
+    basis: t.exposeString('basis', {
+      description: "`published`: the model's own published figure; `configuration`: a chosen typical configuration (RAM, storage, TDP), a unit may differ; `derived`: computed from a published figure (battery Wh from mAh)",
+    }),
+    url: t.exposeString('url', { nullable: true }),
+    note: t.exposeString('note', { nullable: true, description: 'The document the value comes from' }),
+  }),
+});
+
+/** spec_sources of a catalogue device: one row per spec field it has; fields it lacks are estimated by the engine. */
+const specSourcesOf = (e: CatalogueEntry) => Object.entries(resolveSpecSources(e.specs, e.spec_sources, e.source)).map(([field, s]) => ({ field, ...s }));
+
 const SearchHitRef = builder.objectRef<CatalogueEntry>('CatalogueDevice').implement({
   fields: (t) => ({
     brand: t.exposeString('brand'),
@@ -31,6 +47,7 @@ const SearchHitRef = builder.objectRef<CatalogueEntry>('CatalogueDevice').implem
     category: t.exposeString('category'),
     release_year: t.exposeInt('release_year'),
     specs: t.expose('specs', { type: ProductSpecs }),
+    spec_sources: t.field({ type: [SpecSourceRef], description: 'Provenance of each spec value', resolve: specSourcesOf }),
   }),
 });
 
@@ -55,6 +72,7 @@ const IdentifyResult = builder.objectRef<CatalogueMatch>('IdentifyResult').imple
     icecat_category: t.string({ nullable: true, description: "The external catalogue's category", resolve: (m) => m.icecat_category ?? null }),
     mapped_category: t.string({ resolve: (m) => m.entry.category }),
     specs: t.field({ type: ProductSpecs, resolve: (m) => m.entry.specs }),
+    spec_sources: t.field({ type: [SpecSourceRef], description: 'Provenance of each spec value', resolve: (m) => specSourcesOf(m.entry) }),
     source: t.string({ description: '`icecat` or `built-in catalogue`', resolve: (m) => (m.icecat_id !== undefined ? 'icecat' : BUILT_IN_SOURCE) }),
   }),
 });
@@ -140,8 +158,8 @@ builder.mutationField('identify', (t) =>
         throw new ApiError(503, 'CATALOGUE_UNAVAILABLE', 'External catalogue unavailable', `Icecat could not be reached (${error.reason}); try again later`, { 'Retry-After': '30' });
       }
       match ??= services.catalogue.findBuiltIn(brand ?? undefined, code, code);
-      // Identify names one product: variants nothing tells apart (ThinkPad T14 Gen 3) are not one.
-      if (match?.match?.status === 'shared') match = undefined;
+      // Identify names one product: variants nothing tells apart (ThinkPad T14 Gen 3) or a family (ThinkPad E14) are not one.
+      if (match?.match?.status === 'shared' || match?.match?.status === 'family') match = undefined;
       if (!match) throw new NotIdentifiedError({ brand, mpn: code });
       return match;
     },

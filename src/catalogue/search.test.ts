@@ -277,7 +277,10 @@ describe('variants of one model (resolveModel)', () => {
   const index = new CatalogueIndex(FIXTURE);
   const real = new CatalogueIndex(loadCatalogue());
   const describeResolution = (r: ModelResolution | undefined) =>
-    !r ? 'none' : r.kind === 'device' ? `device ${r.entry.mpn}` : `variants ${r.candidates.map((e) => e.mpn).join(',')} chosen ${r.chosen?.mpn ?? '-'}`;
+    !r ? 'none'
+    : r.kind === 'device' ? `device ${r.entry.mpn}`
+    : r.kind === 'family' ? `family ${r.family}`
+    : `variants ${r.candidates.map((e) => e.mpn).join(',')} chosen ${r.chosen?.mpn ?? '-'}`;
 
   it('reads the processor a model string names, and only one vendor', () => {
     expect(processorHint('ThinkPad T14 Gen 3 Ryzen 5 PRO 6650U')).toEqual({ vendor: 'amd', text: 'ryzen 5 pro 6650u', rest: 'thinkpad t14 gen 3' });
@@ -317,7 +320,6 @@ describe('variants of one model (resolveModel)', () => {
       ['Lattitude 5441', 'Dell'],
       ['ThinkPad X1 Carbon Gen 12', 'Lenovo'],
       ['ThinkPad X1 Carbon Gen 12 i7-1365U', 'Lenovo'],
-      ['EliteBook 840', 'HP'],
       ['EliteBook 840 i5', 'HP'],
       ['MacBook Air', 'Apple'],
       ['ThinkPad', 'Lenovo'],
@@ -325,6 +327,8 @@ describe('variants of one model (resolveModel)', () => {
     ] as const) {
       expect(describeResolution(resolveModel(index, model, brand)), model).toBe('none');
     }
+    // A model without its generation is a family (its devices' family-level specs), never one of them.
+    expect(describeResolution(resolveModel(index, 'EliteBook 840', 'HP'))).toBe('family HP EliteBook 840');
     expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 9', 'Lenovo'))).toBe('none');
     expect(describeResolution(resolveModel(real, 'ThinkPad T14 Gen 9 Ryzen 5', 'Lenovo'))).toBe('none');
     // The T14s Gen 6 is a Snapdragon device: an Intel processor in the string refuses it.

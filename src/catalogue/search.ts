@@ -592,6 +592,68 @@ function wordMatched(word: string, docTerms: Set<string>): boolean {
   return false;
 }
 
+/** A word of a device's name the model string has: as a term, as letter/digit parts, inside the joined string, or with a typing slip (wordMatched's). */
+function nameWordInString(w: string, read: ReadonlySet<string>, joined: string): boolean {
+  if (read.has(wordForm(w))) return true;
+  const parts = letterDigitParts(w);
+  if (parts.length > 0 && parts.every((p) => read.has(wordForm(p)))) return true;
+  // a code written together ("t14gen4"); a bare number only as a word ("4" is not in "e14")
+  if (hasDigit(w)) return !isNumber(w) && joined.includes(w);
+  return [...read].some((t) => !hasDigit(t) && t.length >= 4 && editDistance(t, w, t.length >= 8 ? 2 : 1) <= (t.length >= 8 ? 2 : 1));
+}
+
+/** Words that make a variant of a model when they follow it ("Latitude 7330 Rugged", "ThinkPad 11e Yoga", "Galaxy Z Fold"). */
+const VARIANT_WORDS: ReadonlySet<string> = new Set(
+  'pro max plus ultra mini lite xl fe fold flip yoga rugged extreme chromebook aero nano tiny slim x360 watch'.split(' '),
+);
+
+/**
+ * Words of the device's name that the model string lacks and that make the device another one
+ * (issue 15.5, never a wrong device):
+ * - after the last word the string has, a word with a digit or a variant word: a generation or
+ *   revision ("ThinkPad E14" is not the "E14 Gen 4", "ThinkBook 13s" not the "13s G2 ITL",
+ *   "ThinkVision P24q" not the "P24q-20", "Latitude 9420" not the "9420 2-in-1") or a variant
+ *   ("ThinkPad 11e" is not the "11e Yoga Gen 6");
+ * - between two words the string has, a word of the line name before the device's first number
+ *   ("Pixel 2" is not the "Pixel Watch 2", "Surface Studio 2" not the "Surface Laptop Studio 2")
+ *   or a generation ("ThinkBook 14 ITL" is not the "ThinkBook 14 G2 ITL").
+ * Left out may be: a line name before the first word the string has ("U2422H" is the UltraSharp
+ * U2422H, "470 G8" the ProBook 470 G8), a size or descriptor after the first number ("XPS 9315" is
+ * the XPS 13 9315, "MacBook Air M2 13" the "MacBook Air 13-inch (M2)", "X1 Carbon 11" the "X1
+ * Carbon Gen 11"), a descriptor at the end ("… Monitor", "… Workstation", "27UK850" the
+ * "27UK850-W"), brand, years, configuration and processor words (variants, see areVariants); and
+ * any word when the string carries one of the device's part numbers or says one of its aliases
+ * entirely.
+ */
+export function distinguishingWords(model: string, e: CatalogueEntry): string[] {
+  const read = new Set(terms(model));
+  const joined = compact(analyse(model));
+  // A part number of the device in the string names it whatever words it leaves out ("Galaxy S20 FE (SM-G781B)" is the S20 FE 5G).
+  if ([e.mpn, ...e.aliases].some((code) => /[0-9]/.test(code) && !/\s/.test(code.trim()) && compact(code).length >= 6 && joined.includes(compact(code)))) return [];
+  const brandWords = new Set(words(e.brand));
+  const name = words(analyse(e.name)).filter((w) => !brandWords.has(w) && !isYear(w) && !CONFIG_WORD.test(w) && !PROCESSOR_WORDS.has(w));
+  const has = name.map((w) => nameWordInString(w, read, joined));
+  const first = has.indexOf(true);
+  const last = has.lastIndexOf(true);
+  const firstNumber = name.findIndex(hasDigit);
+  if (first < 0) return [];
+  const lacking = name.filter((w, i) => {
+    if (has[i] || i < first) return false;
+    if (i > last) return hasDigit(w) || VARIANT_WORDS.has(w);
+    return (!hasDigit(w) && (firstNumber < 0 || i < firstNumber)) || /^g(?:en)?\d{1,2}$/.test(w);
+  });
+  // An alias the string says entirely (a line name in front aside) is the catalogue's word that
+  // the shorter name means this device ("Kindle Paperwhite 5" is the 11th generation).
+  const saysAlias = (alias: string) => {
+    // processor words too: "Framework Laptop 13 AMD" is not said by "Framework Laptop 13"
+    const ws = words(analyse(alias)).filter((w) => !brandWords.has(w) && !isYear(w) && !CONFIG_WORD.test(w));
+    const found = ws.map((w) => nameWordInString(w, read, joined));
+    const from = found.indexOf(true);
+    return from >= 0 && ws.every((w, i) => found[i] || (i < from && !hasDigit(w)));
+  };
+  return lacking.length && e.aliases.some(saysAlias) ? [] : lacking;
+}
+
 /** Minimum margin 1 - second/first of a fuzzy (not exact) match; measured in docs/search.md. */
 export const MIN_MARGIN = 0.2;
 /** A better-ranked device with other numbers vetoes the match when it scores this much higher. */
@@ -658,7 +720,7 @@ export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: s
   let hits = index.searchDetailed(brand ? `${brand} ${m}` : m, 30);
   if (brand) hits = hits.filter((h) => brandMatches(h.entry.brand, brand));
   const needed = wordsToMatch(m, brand);
-  const agreeing = hits.filter((h) => numbersAgree(m, h.entry) && needed.every((w) => wordMatched(w, h.docTerms)));
+  const agreeing = hits.filter((h) => numbersAgree(m, h.entry) && needed.every((w) => wordMatched(w, h.docTerms)) && distinguishingWords(m, h.entry).length === 0);
   const numbersOk = agreeing.filter((h) => numbersExplained(m, h.entry));
   const explained = numbersOk.filter((h) => nameExplained(h.entry, h.docTerms));
   // Without a model number only a device named by the query entirely will do ("Switch Lite"),
@@ -756,6 +818,7 @@ export function vendorOf(e: CatalogueEntry): ProcessorVendor | 'qualcomm' | unde
 export type ModelResolution = (
   | { kind: 'device'; entry: CatalogueEntry; score: number }
   | { kind: 'variants'; candidates: CatalogueEntry[]; chosen?: CatalogueEntry; processor?: string }
+  | { kind: 'family'; candidates: CatalogueEntry[]; family: string }
 ) & {
   /** The name as it was matched when only its normalised form matched (typedNameReadings). */
   read_as?: string;
@@ -772,6 +835,8 @@ export function resolveModel(index: CatalogueIndex, model: string, brand?: strin
   if (asWritten) return asWritten;
   const read = resolveReadings(index, model, brand);
   if (read) return read;
+  const family = resolveFamily(index, model, brand);
+  if (family) return family;
   // A sheet covering several names ("ThinkVision P24h-20/T24h-20", "T2364tA(ThinkVision T2364t)",
   // "Galaxy A12 (SM-A127F)"): the device when the names that resolve all resolve to the same one.
   const code = /\(([a-z]{1,4}-[a-z0-9]{3,}|[a-z0-9]*\d[a-z0-9]*[a-z][a-z0-9]*)\)/i.exec(model)?.[1];
@@ -793,6 +858,18 @@ function resolveReadings(index: CatalogueIndex, model: string, brand?: string): 
   for (const reading of typedNameReadings(model, brand)) {
     const r = resolveAsWritten(index, reading.model, reading.brand);
     if (r && agreesWithReading(r, reading)) return { ...r, read_as: reading.model };
+  }
+  return undefined;
+}
+
+/** The family a name or one of its readings names when no device or variants do (familyOf). */
+function resolveFamily(index: CatalogueIndex, model: string, brand?: string): ModelResolution | undefined {
+  const asWritten = familyOf(index, model, brand);
+  if (asWritten) return { kind: 'family', ...asWritten };
+  for (const reading of typedNameReadings(model, brand)) {
+    const f = familyOf(index, reading.model, reading.brand);
+    const r: ModelResolution | undefined = f && { kind: 'family', ...f, read_as: reading.model };
+    if (r && agreesWithReading(r, reading)) return r;
   }
   return undefined;
 }
@@ -826,6 +903,66 @@ function resolveAsWritten(index: CatalogueIndex, model: string, brand?: string):
 function withProcessor(candidates: CatalogueEntry[], hint: ProcessorHint | undefined): ModelResolution {
   const picked = hint ? candidates.filter((e) => vendorOf(e) === hint.vendor) : [];
   return picked.length === 1 ? { kind: 'variants', candidates, chosen: picked[0], processor: hint!.text } : { kind: 'variants', candidates };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Families: the generations of one model, when the name gives none (issue 15.5)
+
+/**
+ * A generation at the end of a name (folded words): "gen 4", "g9", "gen10", "2nd generation", and
+ * Lenovo's platform code after it, Intel or AMD ("ThinkBook 14 G2 ITL", "G6 ABP").
+ */
+const GENERATION_TAIL = /\s(?:(?:gen|generation)\s?\d{1,2}|g\d{1,2}|\d{1,2}(?:st|nd|rd|th)\s(?:gen|generation))(?:\s[ia][a-z]{2})?$/;
+
+const familyKeys = new WeakMap<CatalogueEntry, string | null>();
+
+/**
+ * The family a catalogue device is a generation of: its name without brand, years, processor
+ * words and the generation at its end ("Lenovo ThinkPad E14 Gen 4 AMD" → "thinkpad e14", "HP
+ * EliteBook 840 G9" → "elitebook 840"); undefined for a name that ends in no generation.
+ */
+export function familyKey(e: CatalogueEntry): string | undefined {
+  let key = familyKeys.get(e);
+  if (key === undefined) {
+    const brandWords = new Set(words(e.brand));
+    const name = ` ${words(analyse(e.name)).filter((w) => !brandWords.has(w) && !isYear(w) && !PROCESSOR_WORDS.has(w)).join(' ')}`;
+    const tail = GENERATION_TAIL.exec(name);
+    key = tail ? name.slice(0, tail.index).trim() || null : null;
+    familyKeys.set(e, key);
+  }
+  return key ?? undefined;
+}
+
+/** A family has at least this many devices in the catalogue: one generation alone does not stand for the others. */
+export const MIN_FAMILY_SIZE = 2;
+
+/**
+ * The generations of one model a name names without a generation ("ThinkPad E14" → E14 Gen 2 to
+ * Gen 6, Intel and AMD; "EliteBook 840" → 840 G5 to G11): every device of the brand whose
+ * familyKey is the name (brand and noise words aside), or the name behind a line name it left
+ * out ("E14" of "ThinkPad E14"); MIN_FAMILY_SIZE or more, all of one category. The name must
+ * carry a model number ("ThinkPad" is a line, not a family) and no processor (a processor names
+ * variants). `family` is the name the family's devices share ("Lenovo ThinkPad E14").
+ */
+export function familyOf(index: CatalogueIndex, model: string, brand?: string): { candidates: CatalogueEntry[]; family: string } | undefined {
+  const brandWords = new Set(brand ? words(brand) : []);
+  const ws = words(analyse(model)).filter((w) => !brandWords.has(w) && !NOISE_WORDS.has(w));
+  if (!ws.some((w) => hasDigit(w) && !CONFIG_WORD.test(w) && !isYear(w)) || ws.some((w) => PROCESSOR_WORDS.has(w) || CONFIG_WORD.test(w))) return undefined;
+  const key = ws.map(wordForm).join(' ');
+  const members = index.entries.filter((e) => {
+    const k = familyKey(e);
+    if (!k || (brand && !brandMatches(e.brand, brand))) return false;
+    if (k === key) return true;
+    // a line name left out before the model: "e14" of "thinkpad e14"
+    return k.endsWith(` ${key}`) && !hasDigit(k.slice(0, -key.length));
+  });
+  if (members.length < MIN_FAMILY_SIZE || new Set(members.map((e) => e.category)).size !== 1 || new Set(members.map((e) => compact(e.brand))).size !== 1) return undefined;
+  const keys = new Set(members.map((e) => familyKey(e)));
+  if (keys.size !== 1) return undefined;
+  const familyWords = new Set([...words([...keys][0]!), ...words(members[0]!.brand)]);
+  // the family's name in the catalogue's spelling: the words of the first device's name in the family key
+  const family = members[0]!.name.split(/\s+/).filter((w) => words(analyse(w)).every((x) => familyWords.has(x))).join(' ');
+  return { candidates: members, family };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -941,6 +1078,8 @@ function agreesWithReading(r: ModelResolution, reading: TypedNameReading): boole
   const read = new Set(terms(reading.model));
   const joined = compact(analyse(reading.model));
   return devices.every((e) => {
+    // A family's devices have generations the reading lacks by definition: what it dropped is checked.
+    if (r.kind === 'family') return agreesWithDropped(e, reading);
     // Every word of the device's name from its first model number on is in the reading (brand,
     // noise, years, configuration and processor words aside): "ProLiant DL385 Gen10" is not the
     // DL385 Gen10 Plus. A line name before the number may be left out ("U2422H" is the UltraSharp U2422H).
@@ -952,12 +1091,15 @@ function agreesWithReading(r: ModelResolution, reading: TypedNameReading): boole
       const parts = letterDigitParts(w);
       return (parts.length > 0 && parts.every((p) => read.has(wordForm(p)))) || (hasDigit(w) && joined.includes(w));
     });
-    if (!covered) return false;
-    if (reading.display && !/monitor|display/.test(e.category)) return false;
-    if (reading.form === 'all_in_one' && e.category !== 'all_in_one') return false;
-    if (reading.form === 'mini' && e.category !== 'mini_pc' && e.category !== 'thin_client') return false;
-    const screen = e.specs.screen_size_inch;
-    if (reading.screen_inch !== undefined && screen !== undefined && screen > 0 && Math.abs(screen - reading.screen_inch) > 0.6) return false;
-    return true;
+    return covered && agreesWithDropped(e, reading);
   });
+}
+
+/** The device agrees with what the reading dropped: the display kind, the form, the screen size (within 0.6"). */
+function agreesWithDropped(e: CatalogueEntry, reading: TypedNameReading): boolean {
+  if (reading.display && !/monitor|display/.test(e.category)) return false;
+  if (reading.form === 'all_in_one' && e.category !== 'all_in_one') return false;
+  if (reading.form === 'mini' && e.category !== 'mini_pc' && e.category !== 'thin_client') return false;
+  const screen = e.specs.screen_size_inch;
+  return reading.screen_inch === undefined || screen === undefined || screen <= 0 || Math.abs(screen - reading.screen_inch) <= 0.6;
 }

@@ -18,17 +18,19 @@ export interface MatchedDevice {
  *   supplied specs in which the variants differ;
  * - `shared`: several variants and nothing to tell them apart: the specs they share are used, the
  *   ones they differ in are left to the estimate (supplied values, else category defaults);
+ * - `family`: the model name names a family without its generation ("ThinkPad E14", "EliteBook
+ *   840"): family-level specs (familySpecs), the fields the family's devices differ in listed;
  * - `none`: no catalogue device; parametric estimate or category defaults.
  */
 export interface DeviceMatch {
-  status: 'exact' | 'variant' | 'shared' | 'none';
-  /** The device used (exact, variant); null for shared and none. */
+  status: 'exact' | 'variant' | 'shared' | 'family' | 'none';
+  /** The device used (exact, variant); null for shared, family and none. */
   chosen: MatchedDevice | null;
-  /** The variants the model name fits (variant, shared); empty otherwise. */
+  /** The variants the model name fits (variant, shared), the family's devices (family); empty otherwise. */
   candidates: MatchedDevice[];
   /** What decided: "part number", "model name", "processor 'i5-1245u' in the model name", ... */
   basis: string | null;
-  /** Spec fields the variants differ in (variant, shared); for shared these were not taken from the catalogue. */
+  /** Spec fields the variants or family devices differ in (variant, shared, family); for shared these were not taken from the catalogue, for family they are the family's medians. */
   differing_specs: string[];
 }
 
@@ -112,6 +114,7 @@ export class CatalogueService {
     // A name matched only in its normalised reading ("OptiPlex 3070 Micro Form Factor" → "optiplex 3070 micro") says so.
     const readAs = r.read_as ? `, read as '${r.read_as}'` : '';
     if (r.kind === 'device') return this.builtIn(r.entry, `by model name${readAs}`, exactMatch(r.entry, r.read_as ? `model name, read as '${r.read_as}'` : 'model name'));
+    if (r.kind === 'family') return familyMatch(r.family, r.candidates, readAs);
     const { shared, differing } = sharedSpecs(r.candidates);
     const candidates = r.candidates.map(deviceOf);
     const names = r.candidates.map((e) => e.name).join(', ');
@@ -217,6 +220,67 @@ export function exactMatch(entry: CatalogueEntry, basis: string | null): DeviceM
 
 /** methodology.match when no catalogue device was recognised. */
 export const NO_MATCH: DeviceMatch = Object.freeze({ status: 'none', chosen: null, candidates: [], basis: null, differing_specs: [] }) as DeviceMatch;
+
+/**
+ * methodology.match and the family-level device of a name that names a family ("ThinkPad E14"):
+ * familySpecs of its devices, the category they share, a release year only when they share one.
+ */
+function familyMatch(family: string, members: readonly CatalogueEntry[], readAs: string): CatalogueMatch {
+  const { specs, differing } = familySpecs(members);
+  const first = members[0]!;
+  const entry: CatalogueEntry = {
+    brand: first.brand,
+    mpn: '',
+    name: family,
+    category: first.category,
+    release_year: members.every((e) => e.release_year === first.release_year) ? first.release_year : 0,
+    aliases: [],
+    specs,
+    source: { note: `family-level specs of ${members.map((e) => e.name).join(', ')}` },
+  };
+  const names = members.map((e) => e.name).join(', ');
+  const estimated = differing.length ? `; ${differing.join(', ')}: ${differing.length === 1 ? 'differs' : 'differ'} within the family` : '';
+  return {
+    entry,
+    product_id: null,
+    source: `${BUILT_IN_SOURCE}: ${family} family (by model name${readAs}; no generation given), family-level specs of its ${members.length} devices (${names})${estimated}`,
+    match: {
+      status: 'family',
+      chosen: null,
+      candidates: members.map(deviceOf),
+      basis: `model name names the ${family} family, not a generation`,
+      differing_specs: differing,
+    },
+  };
+}
+
+/** Devices of a family that state a field needed for a family value: one device's value is not the family's. */
+export const MIN_FAMILY_VALUES = 2;
+
+/**
+ * Family-level specs: for a number, the median of the values the family's devices state (the lower
+ * of the two middle ones for an even count, so every value is one a device states: no 14.8-inch
+ * screen between 14 and 15.6), for a text field (screen or storage type) the value when all devices
+ * stating one agree; each only when MIN_FAMILY_VALUES or more devices state it (catalogue values
+ * not known for a model are empty, docs/catalogue.md). `differing`: the fields the devices do not
+ * all state with one value.
+ */
+export function familySpecs(entries: readonly CatalogueEntry[]): { specs: CatalogueSpecs; differing: string[] } {
+  const specs: Record<string, unknown> = {};
+  const differing: string[] = [];
+  const fields = [...new Set(entries.flatMap((e) => Object.keys(e.specs)))] as (keyof CatalogueSpecs)[];
+  for (const f of fields) {
+    const values = entries.map((e) => e.specs[f]).filter((v) => v !== undefined);
+    if (values.length === 0) continue;
+    if (values.length < entries.length || values.some((v) => v !== values[0])) differing.push(f);
+    if (values.length < MIN_FAMILY_VALUES) continue;
+    if (values.every((v) => typeof v === 'number')) {
+      const sorted = (values as number[]).sort((a, b) => a - b);
+      specs[f] = sorted[Math.floor((sorted.length - 1) / 2)];
+    } else if (values.every((v) => v === values[0])) specs[f] = values[0];
+  }
+  return { specs: specs as CatalogueSpecs, differing };
+}
 
 /** Spec fields every variant states with the same value, and the fields they differ in (or some lack). */
 export function sharedSpecs(entries: readonly CatalogueEntry[]): { shared: CatalogueSpecs; differing: string[] } {

@@ -1,7 +1,7 @@
 import { builder } from '../graphql/builder.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { invalidParameter } from '../errors/api-error.ts';
-import { closestRegionCodes, normaliseRegionCode } from '../reference/grid-data.ts';
+import { closestRegionCodes, factorBasisProvenance, normaliseRegionCode } from '../reference/grid-data.ts';
 import { vintageAt } from './lookup.ts';
 
 export const FactorType = builder.enumType('FactorType', {
@@ -34,8 +34,38 @@ builder.prismaObject('EmissionFactor', {
     id: t.exposeID('id'),
     type: t.expose('type', { type: FactorType }),
     region_code: t.exposeString('region_code', { description: 'ISO 3166-1 alpha-2 country or ISO 3166-2 region' }),
-    value: t.exposeFloat('value'),
+    value: t.exposeFloat('value', { description: 'The value footprints use, on the basis named by `basis` (lifecycle CO2e)' }),
     unit: t.exposeString('unit', { description: 'e.g. kg CO2e/kWh' }),
+    basis: t.string({
+      nullable: true,
+      description: 'Basis of `value`: lifecycle_co2e (every grid factor is converted to it); null for a factor outside the loaded reference data',
+      select: { region_code: true, valid_from: true },
+      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.basis ?? null,
+    }),
+    published_value: t.float({
+      nullable: true,
+      description: 'The figure as its publisher gives it, kg per kWh on `published_basis`',
+      select: { region_code: true, valid_from: true },
+      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.published_value ?? null,
+    }),
+    published_basis: t.string({
+      nullable: true,
+      description: 'lifecycle_co2e, direct_co2e (combustion CO2 + CH4 + N2O) or direct_co2 (combustion CO2 only)',
+      select: { region_code: true, valid_from: true },
+      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.published_basis ?? null,
+    }),
+    uplift: t.float({
+      nullable: true,
+      description: 'value = published_value x uplift; null when the figure is published as lifecycle CO2e',
+      select: { region_code: true, valid_from: true },
+      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.uplift ?? null,
+    }),
+    uplift_source: t.string({
+      nullable: true,
+      description: 'The two published figures the uplift is the ratio of (see docs/grid-factors.md)',
+      select: { region_code: true, valid_from: true },
+      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.uplift_source ?? null,
+    }),
     source: t.exposeString('source'),
     source_version: t.exposeString('source_version'),
     source_url: t.exposeString('source_url', { nullable: true }),

@@ -2,6 +2,7 @@ import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, outsideRealRange, 
 import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
+import { describeSpecSources } from '../catalogue/spec-provenance.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -42,8 +43,8 @@ export interface ResolvedDevice {
 }
 
 /**
- * Known spec fields counted for confidence when the model name fits several variants and the
- * fields they differ in were neither supplied nor taken from one variant: at most
+ * Known spec fields counted for confidence when the model name fits several variants or names a
+ * family, and the fields they differ in were neither supplied nor taken from one device: at most
  * estimated_medium (confidenceFor: 2-4 fields), never the estimated_high of an exact device.
  */
 export const SHARED_MATCH_MAX_SPEC_COUNT = 4;
@@ -127,14 +128,20 @@ export function resolveDevice(
   const known: DeviceSpecs = { ...(match?.entry.specs as DeviceSpecs | undefined), ...specs };
   // A match without detail (a stored product) is one device.
   const matchInfo: DeviceMatch = match ? (match.match ?? exactMatch(match.entry, null)) : NO_MATCH;
-  // Shared specs of several variants, and a field they differ in left to the category default.
-  const unresolved = matchInfo.status === 'shared' && matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
+  // Shared specs of several variants or family-level specs, and a field they differ in not supplied.
+  const unresolved = (matchInfo.status === 'shared' || matchInfo.status === 'family') && matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
   const knownCount = Math.min(SPEC_FIELDS.filter((f) => known[f] !== undefined).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
   const merged = { ...category!.defaults, ...known };
   const pcf = match?.entry.pcf;
   const data_sources = match
     ? [match.source, ...(supplied > 0 ? ['supplied specs override catalogue values'] : [])]
     : [supplied > 0 ? 'parametric estimate from supplied specs' : `category defaults (${category!.id})`];
+  // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
+  if (match?.entry.mpn) {
+    data_sources.push(...describeSpecSources(match.entry, (f) => specs[f as keyof DeviceSpecs] === undefined));
+    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined);
+    if (empty.length) data_sources.push(`not published for this model, estimated from category defaults (${category!.id}): ${empty.join(', ')}`);
+  }
   if (integratedScreen) data_sources.push(`category desktop with screen_size_inch ${query.screen_size_inch}: estimated as ${INTEGRATED_SCREEN_CATEGORY} (screen built in)`);
   // Accepted, but beyond the range of real products of the category: said, not refused.
   for (const p of outsideRealRange(specs, category!)) data_sources.push(`check ${QUERY_NAME[p.field as keyof DeviceSpecs] ?? p.field}: ${p.reason}`);

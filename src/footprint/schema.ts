@@ -54,6 +54,7 @@ const MatchStatus = builder.enumType('DeviceMatchStatus', {
     exact: { description: 'One catalogue device, by part number, name or a confident model-name match' },
     variant: { description: 'The model name fits several variants of one model (ThinkPad T14 Gen 3 Intel and AMD); a processor in the model string or the supplied specs picked one' },
     shared: { description: 'Several variants and nothing told them apart: the specs they share are used, the ones they differ in are estimated; confidence at most estimated_medium' },
+    family: { description: 'The model name names a family without its generation (ThinkPad E14, EliteBook 840): family-level specs (median of the values its devices state), candidates are its devices; confidence at most estimated_medium' },
     none: { description: 'No catalogue device: parametric estimate from the supplied specs, else category defaults' },
   } as const,
 });
@@ -71,10 +72,10 @@ const DeviceMatchRef = builder.objectRef<DeviceMatch>('DeviceMatch').implement({
   description: 'How the lookup chain identified the device.',
   fields: (t) => ({
     status: t.expose('status', { type: MatchStatus }),
-    chosen: t.expose('chosen', { type: MatchedDeviceRef, nullable: true, description: 'The catalogue device used (exact, variant); null for shared and none' }),
-    candidates: t.expose('candidates', { type: [MatchedDeviceRef], description: 'The variants the model name fits (variant, shared); empty otherwise' }),
+    chosen: t.expose('chosen', { type: MatchedDeviceRef, nullable: true, description: 'The catalogue device used (exact, variant); null for shared, family and none' }),
+    candidates: t.expose('candidates', { type: [MatchedDeviceRef], description: 'The variants the model name fits (variant, shared) or the devices of the family (family); empty otherwise' }),
     basis: t.exposeString('basis', { nullable: true, description: "What decided, e.g. 'part number', 'model name', \"processor 'i5-1245u' in the model name\", 'closest to the supplied processor_tdp_w'" }),
-    differing_specs: t.exposeStringList('differing_specs', { description: 'Spec fields the variants differ in; for shared they come from the supplied specs or the category defaults' }),
+    differing_specs: t.exposeStringList('differing_specs', { description: 'Spec fields the variants or family devices differ in; for shared they come from the supplied specs or the category defaults, for family they are family medians' }),
   }),
 });
 
@@ -120,7 +121,7 @@ const deviceArgs = builder.args((t) => ({
   mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
   model: t.string({
     description:
-      'Model name, alternative to mpn. A name that fits several variants of one model (ThinkPad T14 Gen 3: Intel, AMD) is resolved by a processor in it (i5-1245U, Ryzen 5 PRO 6650U), else by the supplied specs, else to the specs the variants share; methodology.match says which',
+      'Model name, alternative to mpn. A name that fits several variants of one model (ThinkPad T14 Gen 3: Intel, AMD) is resolved by a processor in it (i5-1245U, Ryzen 5 PRO 6650U), else by the supplied specs, else to the specs the variants share; a model without its generation (ThinkPad E14) resolves to family-level specs; methodology.match says which',
     ...maxChars(TEXT_LIMITS.model),
   }),
   category: t.string({ description: 'Device category (default laptop); see /reference/categories', ...maxChars(TEXT_LIMITS.category) }),

@@ -2,6 +2,7 @@
  * Pure assembly of grid emission factors and regions from the package data and the typed-in files.
  * All I/O (reading data/, requiring @tgwf/co2 and i18n-iso-countries) happens in grid-sources.ts.
  */
+import { roundTo } from '../footprint/engine/rounding.ts';
 import type { GridFactorRecord, RegionRecord } from './grid-data.ts';
 
 /** One yearly Electricity Maps dataset as shipped by @tgwf/co2 (`electricityMaps.yearlyYYYY`). */
@@ -24,14 +25,23 @@ export interface RegionalProxy {
   m49: string;
 }
 
+/**
+ * Closed vocabulary of grid factor bases. lifecycle_co2e: generation plus upstream fuel chain and infrastructure,
+ * CO2 + CH4 + N2O as CO2e (Electricity Maps, Ember); direct_co2e: combustion at the plant, CO2 + CH4 + N2O (eGRID);
+ * direct_co2: combustion CO2 only (China MEE/NBS).
+ */
+export const GRID_FACTOR_BASES = ['lifecycle_co2e', 'direct_co2e', 'direct_co2'] as const;
+export type GridFactorBasis = (typeof GRID_FACTOR_BASES)[number];
+
 /** A typed-in factor record from data/grid-factors/*.json. */
 export interface TypedFactor {
   region_code: string;
   name: string;
   /** Name in the publication's language, where it differs (used for name matching only). */
   name_zh?: string | undefined;
+  /** As published, in the file's basis. */
   value: number;
-  unit: 'kg CO2e/kWh';
+  unit: 'kg CO2e/kWh' | 'kg CO2/kWh';
   source: string;
   source_version: string;
   source_url: string | null;
@@ -40,8 +50,20 @@ export interface TypedFactor {
   valid_to: string | null;
 }
 
+/** The same publisher's national figure for one data year, the denominator of the lifecycle uplift. */
+export interface NationalDirectFigure {
+  year: number;
+  /** kg per kWh, in the file's basis */
+  value: number;
+  source: string;
+}
+
 export interface TypedFactorFile {
   registry_key: string;
+  basis: Exclude<GridFactorBasis, 'lifecycle_co2e'>;
+  /** Country whose Electricity Maps lifecycle figure is the numerator of the uplift. */
+  uplift_country: string;
+  national: readonly NationalDirectFigure[];
   records: readonly TypedFactor[];
 }
 
@@ -78,11 +100,15 @@ export function gramsToKg(gPerKwh: number): number {
   return Math.round(gPerKwh * 1000) / 1e6;
 }
 
+/** Provenance of a lifecycle value that is published as such. */
+function published(value: number): Pick<GridFactorRecord, 'basis' | 'published_value' | 'published_basis' | 'uplift' | 'uplift_source'> {
+  return { basis: 'lifecycle_co2e', published_value: value, published_basis: 'lifecycle_co2e', uplift: null, uplift_source: null };
+}
+
 function usable(g: number | undefined): g is number {
   return g !== undefined && Number.isFinite(g) && g > 0;
 }
 
-/** Every factor of every region, sorted by region code then valid_from. Throws on a duplicate (region, valid_from). */
 /**
  * Vintage of the Ember figures: the package ships the latest available year per key without the year.
  * `source` names the package and its version, so this names only the data year and the export (no repeats
@@ -90,6 +116,7 @@ function usable(g: number | undefined): g is number {
  */
 export const EMBER_SOURCE_VERSION = 'latest available year, not shipped by the package (averageIntensity export)';
 
+/** Every factor of every region, sorted by region code then valid_from. Throws on a duplicate (region, valid_from). */
 export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
   const v = input.co2Version;
   const byRegion = new Map<string, GridFactorRecord[]>();
@@ -115,9 +142,10 @@ export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
         region_code: regionCode,
         value: gramsToKg(gPerKwh),
         unit: 'kg CO2e/kWh',
+        ...published(gramsToKg(gPerKwh)),
         registry_key: EM_REGISTRY,
-        source: `Electricity Maps yearly average carbon intensity, lifecycle, zone ${zone} (${name}); via @tgwf/co2 ${v}`,
-        source_version: `${year.year} yearly (electricityMaps.yearly${year.year})`,
+        source: `Electricity Maps carbon intensity, lifecycle, zone ${zone} (${name}); via @tgwf/co2 ${v}`,
+        source_version: `${year.year} yearly average (electricityMaps.yearly${year.year})`,
         source_url: year.methodology,
         source_license: EM_LICENSE,
         valid_from: `${year.year}-01-01`,
@@ -136,6 +164,7 @@ export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
       region_code: code,
       value: gramsToKg(gPerKwh),
       unit: 'kg CO2e/kWh',
+      ...published(gramsToKg(gPerKwh)),
       registry_key: EMBER_REGISTRY,
       source: `Ember Yearly Electricity Data, emissions intensity (lifecycle CO2e), ${key}; via @tgwf/co2 ${v}`,
       source_version: EMBER_SOURCE_VERSION,
@@ -155,6 +184,7 @@ export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
       region_code: proxy.code,
       value: gramsToKg(gPerKwh),
       unit: 'kg CO2e/kWh',
+      ...published(gramsToKg(gPerKwh)),
       registry_key: EMBER_REGISTRY,
       source: `REGIONAL PROXY: Ember '${proxy.aggregate}' regional aggregate (lifecycle CO2e) used for ${proxy.code} (UN M49: ${proxy.m49}); no country-level figure in the installed packages; via @tgwf/co2 ${v}`,
       source_version: EMBER_SOURCE_VERSION,
@@ -165,19 +195,40 @@ export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
     });
   }
 
-  // 4. Typed-in figures (eGRID states, China MEE provinces).
+  // 4. Typed-in figures (eGRID states, China MEE provinces), published on a direct basis: converted to lifecycle
+  //    CO2e with the ratio of the country's Electricity Maps lifecycle figure to the same publisher's national
+  //    direct figure for the same data year (docs/grid-factors.md, "Basis").
+  const emCountry = (country: string, year: number): number | undefined => {
+    const g = input.electricityMaps.find((y) => y.year === year)?.zones.get(country)?.gPerKwh;
+    return usable(g) ? gramsToKg(g) : undefined;
+  };
   for (const file of input.typed) {
     for (const r of file.records) {
       if (emRegions.has(r.region_code)) {
         throw new Error(`grid factors: ${r.region_code} is both typed in and in the Electricity Maps selection`);
       }
+      const year = Number(r.valid_from.slice(0, 4));
+      const national = file.national.find((n) => n.year === year);
+      const lifecycle = emCountry(file.uplift_country, year);
+      if (!national || lifecycle === undefined) {
+        throw new Error(`grid factors: no ${year} uplift for ${r.region_code} (needs the ${file.uplift_country} national figure and Electricity Maps ${year})`);
+      }
+      // Ratios and converted values keep 6 decimals, like every stored factor. A lifecycle figure is never below the
+      // direct figure it comes from: where the country series is below the national direct one, the uplift is 1.
+      const ratio = roundTo(lifecycle / national.value, 6);
+      const uplift = Math.max(1, ratio);
       add({
         type: 'GRID',
         region_code: r.region_code,
-        value: r.value,
-        unit: r.unit,
+        value: roundTo(r.value * uplift, 6),
+        unit: 'kg CO2e/kWh',
+        basis: 'lifecycle_co2e',
+        published_value: r.value,
+        published_basis: file.basis,
+        uplift,
+        uplift_source: `Electricity Maps ${file.uplift_country} ${year} lifecycle average (${lifecycle} kg CO2e/kWh) / ${national.source} (${national.value} kg/kWh)${ratio < 1 ? `; ratio ${ratio} is below 1, so the published value is kept` : ''}`,
         registry_key: file.registry_key,
-        source: r.source,
+        source: `${r.source}; converted to lifecycle CO2e: published value ${r.value} x uplift ${uplift}`,
         source_version: r.source_version,
         source_url: r.source_url,
         source_license: r.source_license,

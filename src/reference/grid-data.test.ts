@@ -4,6 +4,7 @@ import { canonicalCodeShape, editDistance, normaliseText, rankClosestCodes } fro
 import { vintageAt } from '../factors/lookup.ts';
 import {
   closestRegionCodes,
+  factorBasisProvenance,
   type GridFactorRecord,
   loadGridFactors,
   loadRegions,
@@ -64,7 +65,9 @@ describe('counts and coverage', () => {
       expect(list.map((f) => f.valid_from), `CN-${p}`).toEqual(['2021-01-01', '2022-01-01']);
       for (const f of list) expect(f.registry_key).toBe('cn-mee');
     }
-    expect(factorAt(factors, 'CN-GD', new Date('2022-07-01'))?.value).toBe(0.4403);
+    // Published 0.4403 (2022) and 0.4715 (2021) kg CO2/kWh, converted to lifecycle CO2e (see 'one basis' below;
+    // the 2021 ratio is below 1, so the published value stays).
+    expect(factorAt(factors, 'CN-GD', new Date('2022-07-01'))?.value).toBe(0.442269);
     expect(factorAt(factors, 'CN-GD', new Date('2021-07-01'))?.value).toBe(0.4715);
   });
 
@@ -208,6 +211,51 @@ describe('registries', () => {
   });
 });
 
+describe('one grid-factor basis: lifecycle CO2e', () => {
+  const at = (code: string, from: string) => factors.find((f) => f.region_code === code && f.valid_from === from);
+
+  it('every factor is lifecycle CO2e and keeps its published value and basis', () => {
+    for (const f of factors) {
+      expect(f.basis).toBe('lifecycle_co2e');
+      expect(f.unit).toBe('kg CO2e/kWh');
+      if (f.published_basis === 'lifecycle_co2e') {
+        expect([f.uplift, f.uplift_source, f.published_value]).toEqual([null, null, f.value]);
+      } else {
+        expect(f.value, `${f.region_code} ${f.valid_from}`).toBeCloseTo(f.published_value * f.uplift!, 6);
+      }
+    }
+    const byBasis = (b: string) => factors.filter((f) => f.published_basis === b).length;
+    expect(byBasis('direct_co2e')).toBe(51);
+    expect(byBasis('direct_co2')).toBe(60);
+  });
+
+  it('converts an eGRID state (direct CO2e) with the US national ratio', () => {
+    // 0.434 (Electricity Maps US 2022, lifecycle) / (823.1 lb/MWh x 0.453592 / 1000 = 0.373352, eGRID2022 national) = 1.162442
+    expect(at('US-CA', '2022-01-01')).toMatchObject({ published_value: 0.207512, published_basis: 'direct_co2e', uplift: 1.162442, value: 0.241221 });
+    expect(at('US-CA', '2022-01-01')?.uplift_source).toBe(
+      'Electricity Maps US 2022 lifecycle average (0.434 kg CO2e/kWh) / US EPA eGRID2022 national CO2 total output emission rate 823.1 lb/MWh (0.373352 kg/kWh)',
+    );
+    expect(at('US-WV', '2022-01-01')?.value).toBeCloseTo(0.895538 * 1.162442, 6);
+  });
+
+  it('converts a Chinese province (direct CO2 only) with the CN national ratio of the same data year', () => {
+    // 2022: 0.539 / 0.5366 = 1.004473; 2021: 0.552 / 0.5568 = 0.991379, floored at 1 (never below the direct figure)
+    expect(at('CN-BJ', '2022-01-01')).toMatchObject({ published_value: 0.558, published_basis: 'direct_co2', uplift: 1.004473, value: 0.560496 });
+    expect(at('CN-BJ', '2021-01-01')).toMatchObject({ published_value: 0.5688, published_basis: 'direct_co2', uplift: 1, value: 0.5688 });
+  });
+
+  it('cites the conversion in the source text', () => {
+    expect(at('US-CA', '2022-01-01')?.source).toMatch(/direct combustion emissions .*; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442$/);
+    expect(at('CN-BJ', '2022-01-01')?.source).toMatch(/CO2 only, direct combustion; converted to lifecycle CO2e: published value 0\.558 x uplift 1\.004473$/);
+  });
+
+  it('answers the provenance of a stored row by region and valid_from', () => {
+    expect(factorBasisProvenance('US-CA', new Date('2022-01-01T00:00:00Z'))).toMatchObject({ published_basis: 'direct_co2e', uplift: 1.162442 });
+    expect(factorBasisProvenance('DE', '2025-01-01')).toMatchObject({ published_basis: 'lifecycle_co2e', uplift: null });
+    expect(factorBasisProvenance('US-CA', '1999-01-01')).toBeUndefined();
+  });
+});
+
 describe('normaliseRegionCode', () => {
   it('normalises case and whitespace', () => {
     expect(normaliseRegionCode('de')).toBe('DE');
@@ -322,6 +370,11 @@ function mk(region: string, from: string, to: string | null, value: number): Gri
     region_code: region,
     value,
     unit: 'kg CO2e/kWh',
+    basis: 'lifecycle_co2e',
+    published_value: value,
+    published_basis: 'lifecycle_co2e',
+    uplift: null,
+    uplift_source: null,
     registry_key: 'test',
     source: 'test',
     source_version: 'test',

@@ -5,11 +5,12 @@
  * - countries: Electricity Maps yearly averages, lifecycle, 2021..2025, read from the @tgwf/co2 package at load time;
  *   gaps from Ember (same package, lifecycle), then Ember regional aggregates marked REGIONAL PROXY;
  * - subdivisions: Electricity Maps zones that are ISO 3166-2 subdivisions (same package), US states from EPA eGRID2022
- *   and Chinese provinces from the MEE/NBS 2021 and 2022 provincial factors (typed in under data/grid-factors/).
+ *   and Chinese provinces from the MEE/NBS 2021 and 2022 provincial factors (typed in under data/grid-factors/),
+ *   both published on a direct basis and converted to lifecycle CO2e (docs/grid-factors.md, "Basis").
  *
  * The load functions read files synchronously once and memoise; everything else here is pure.
  */
-import { buildGridFactors, buildRegions } from './grid-build.ts';
+import { buildGridFactors, buildRegions, type GridFactorBasis } from './grid-build.ts';
 import { type CodeIndexEntry, normaliseCode, rankClosestCodes } from './grid-codes.ts';
 import {
   loadCo2Package,
@@ -40,9 +41,18 @@ export interface RegistryRecord {
 export interface GridFactorRecord {
   type: 'GRID';
   region_code: string;
-  /** kg CO2e per kWh */
+  /** kg CO2e per kWh, lifecycle: the value footprints use */
   value: number;
   unit: 'kg CO2e/kWh';
+  /** Basis of `value`: always lifecycle_co2e. */
+  basis: 'lifecycle_co2e';
+  /** The figure as its publisher gives it (kg per kWh, in published_basis). */
+  published_value: number;
+  published_basis: GridFactorBasis;
+  /** value = published_value x uplift; null when the figure is published as lifecycle CO2e. */
+  uplift: number | null;
+  /** The two figures the uplift is the ratio of; null when there is no uplift. */
+  uplift_source: string | null;
   registry_key: string;
   source: string;
   source_version: string;
@@ -131,6 +141,28 @@ export function loadGridFactors(): GridFactorRecord[] {
  */
 export function factorCitation(factor: { source: string; source_version: string }): string {
   return `${factor.source}, version ${factor.source_version}`;
+}
+
+export type FactorBasisProvenance = Pick<GridFactorRecord, 'basis' | 'published_value' | 'published_basis' | 'uplift' | 'uplift_source'>;
+
+let basisIndex: Map<string, FactorBasisProvenance> | undefined;
+
+/**
+ * Basis, published value and uplift of a stored grid factor, found by region and valid_from in the reference data
+ * the rows were loaded from (data/ and the packages; no copy in the database). Undefined for a row that is not part
+ * of it (a factor inserted by hand).
+ */
+export function factorBasisProvenance(regionCode: string, validFrom: Date | string): FactorBasisProvenance | undefined {
+  if (!basisIndex) {
+    basisIndex = new Map();
+    for (const f of loadState().factors) {
+      basisIndex.set(`${f.region_code} ${f.valid_from}`, {
+        basis: f.basis, published_value: f.published_value, published_basis: f.published_basis, uplift: f.uplift, uplift_source: f.uplift_source,
+      });
+    }
+  }
+  const day = typeof validFrom === 'string' ? validFrom : validFrom.toISOString().slice(0, 10);
+  return basisIndex.get(`${regionCode} ${day}`);
 }
 
 /** `'de'` -> `'DE'`, `'us-ca'` -> `'US-CA'`, `' De '` -> `'DE'`; undefined when the code is not a known region. */

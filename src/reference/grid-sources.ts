@@ -39,7 +39,7 @@ const typedFactorSchema = z.object({
   name: nonEmpty,
   name_zh: nonEmpty.optional(),
   value: z.number().positive().lt(1.5),
-  unit: z.literal('kg CO2e/kWh'),
+  unit: z.enum(['kg CO2e/kWh', 'kg CO2/kWh']),
   source: nonEmpty,
   source_version: nonEmpty,
   source_url: nonEmpty.nullable(),
@@ -50,6 +50,9 @@ const typedFactorSchema = z.object({
 
 const typedFileSchema = z.object({
   registry_key: nonEmpty,
+  basis: z.enum(['direct_co2e', 'direct_co2']),
+  uplift_country: z.string().regex(/^[A-Z]{2}$/),
+  national: z.array(z.object({ year: z.number().int(), value: z.number().positive().lt(1.5), source: nonEmpty })).min(1),
   records: z.array(typedFactorSchema).min(1),
 });
 

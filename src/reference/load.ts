@@ -3,6 +3,7 @@ import type { SqlSession } from '../db/database.ts';
 import { CATEGORIES } from '../footprint/engine/index.ts';
 import { loadGridFactors, loadRegions, loadRegistries } from './grid-data.ts';
 import { loadCatalogue } from '../catalogue/catalogue-data.ts';
+import { resolveSpecSources } from '../catalogue/spec-provenance.ts';
 
 interface Dataset {
   name: string;
@@ -32,20 +33,21 @@ const DATASETS = (): Dataset[] => [
       ...e.specs,
       pcf_total_kg: e.pcf?.total_kg, pcf_lifetime_years: e.pcf?.lifetime_years, pcf_use_location: e.pcf?.use_location, pcf_source_url: e.pcf?.source_url,
       source: e.source.url ?? 'built-in catalogue', source_note: e.source.note,
+      spec_sources: resolveSpecSources(e.specs, e.spec_sources, e.source),
     })),
     sql: `INSERT INTO products (id, brand, mpn, name, category, release_year, aliases, weight_kg, screen_size_inch, screen_type, processor_tdp_w,
-        ram_gb, storage_gb, storage_type, battery_wh, typical_consumption_kwh, pcf_total_kg, pcf_lifetime_years, pcf_use_location, pcf_source_url, source, source_note)
+        ram_gb, storage_gb, storage_type, battery_wh, typical_consumption_kwh, pcf_total_kg, pcf_lifetime_years, pcf_use_location, pcf_source_url, source, source_note, spec_sources)
       SELECT gen_random_uuid(), brand, mpn, name, category, release_year, ARRAY(SELECT json_array_elements_text(aliases)), weight_kg, screen_size_inch, screen_type,
-        processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh, typical_consumption_kwh, pcf_total_kg, pcf_lifetime_years, pcf_use_location, pcf_source_url, source, source_note
+        processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh, typical_consumption_kwh, pcf_total_kg, pcf_lifetime_years, pcf_use_location, pcf_source_url, source, source_note, spec_sources
       FROM json_to_recordset($1::json) AS r(brand text, mpn text, name text, category text, release_year int, aliases json, weight_kg float8,
         screen_size_inch float8, screen_type text, processor_tdp_w float8, ram_gb float8, storage_gb float8, storage_type text, battery_wh float8,
-        typical_consumption_kwh float8, pcf_total_kg float8, pcf_lifetime_years float8, pcf_use_location text, pcf_source_url text, source text, source_note text)
+        typical_consumption_kwh float8, pcf_total_kg float8, pcf_lifetime_years float8, pcf_use_location text, pcf_source_url text, source text, source_note text, spec_sources jsonb)
       ON CONFLICT (brand, mpn) DO UPDATE SET name = EXCLUDED.name, category = EXCLUDED.category, release_year = EXCLUDED.release_year,
         aliases = EXCLUDED.aliases, weight_kg = EXCLUDED.weight_kg, screen_size_inch = EXCLUDED.screen_size_inch, screen_type = EXCLUDED.screen_type,
         processor_tdp_w = EXCLUDED.processor_tdp_w, ram_gb = EXCLUDED.ram_gb, storage_gb = EXCLUDED.storage_gb, storage_type = EXCLUDED.storage_type,
         battery_wh = EXCLUDED.battery_wh, typical_consumption_kwh = EXCLUDED.typical_consumption_kwh, pcf_total_kg = EXCLUDED.pcf_total_kg,
         pcf_lifetime_years = EXCLUDED.pcf_lifetime_years, pcf_use_location = EXCLUDED.pcf_use_location, pcf_source_url = EXCLUDED.pcf_source_url,
-        source = EXCLUDED.source, source_note = EXCLUDED.source_note, updated_at = now()`,
+        source = EXCLUDED.source, source_note = EXCLUDED.source_note, spec_sources = EXCLUDED.spec_sources, updated_at = now()`,
   },
   {
     name: 'regions',

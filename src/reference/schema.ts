@@ -1,7 +1,7 @@
 import { builder } from '../graphql/builder.ts';
 import { cacheFor } from '../observability/request-context.ts';
 import type { CategorySnapshot } from './store.ts';
-import { factorCitation } from './grid-data.ts';
+import { factorBasisProvenance, factorCitation } from './grid-data.ts';
 
 const REFERENCE_MAX_AGE = 604_800;
 
@@ -13,6 +13,9 @@ interface CountryRow {
   grid_factor: number;
   grid_factor_source: string;
   grid_factor_valid_from: Date;
+  grid_factor_published_value: number | null;
+  grid_factor_published_basis: string | null;
+  grid_factor_uplift: number | null;
 }
 
 const Country = builder.objectRef<CountryRow>('Country').implement({
@@ -25,6 +28,12 @@ const Country = builder.objectRef<CountryRow>('Country').implement({
     grid_factor: t.exposeFloat('grid_factor', { description: 'kg CO2e per kWh, the vintage valid today' }),
     grid_factor_source: t.exposeString('grid_factor_source'),
     grid_factor_valid_from: t.expose('grid_factor_valid_from', { type: 'Date' }),
+    grid_factor_published_value: t.exposeFloat('grid_factor_published_value', { nullable: true, description: 'The figure as published, kg per kWh on grid_factor_published_basis' }),
+    grid_factor_published_basis: t.exposeString('grid_factor_published_basis', {
+      nullable: true,
+      description: 'lifecycle_co2e, direct_co2e or direct_co2; grid_factor itself is always lifecycle CO2e',
+    }),
+    grid_factor_uplift: t.exposeFloat('grid_factor_uplift', { nullable: true, description: 'grid_factor = published value x uplift; null when published as lifecycle' }),
   }),
 });
 
@@ -64,6 +73,7 @@ builder.queryFields((t) => ({
       for (const region of services.reference.regions.values()) {
         const factor = services.reference.gridFactor(region.code);
         if (!factor) continue;
+        const basis = factorBasisProvenance(region.code, factor.valid_from);
         countries.push({
           code: region.code,
           name: region.name,
@@ -72,6 +82,9 @@ builder.queryFields((t) => ({
           grid_factor: factor.value,
           grid_factor_source: factorCitation(factor),
           grid_factor_valid_from: factor.valid_from,
+          grid_factor_published_value: basis?.published_value ?? null,
+          grid_factor_published_basis: basis?.published_basis ?? null,
+          grid_factor_uplift: basis?.uplift ?? null,
         });
       }
       return { total: countries.length, countries };

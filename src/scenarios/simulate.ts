@@ -11,6 +11,7 @@ import type { Grade } from '../footprint/engine/index.ts';
 import { footprintModelOf } from '../footprint/service.ts';
 import { resolveDevice } from '../footprint/device.ts';
 import type { CatalogueMatch } from '../catalogue/service.ts';
+import type { CatalogueEntry } from '../catalogue/catalogue-data.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { deviceQuery } from '../assets/import.ts';
 import type { AssetSpecs } from '../assets/import-rows.ts';
@@ -30,7 +31,7 @@ export interface ScenarioOutcome extends ScenarioSummary {
 export const PRODUCT_SELECT = {
   id: true, brand: true, mpn: true, name: true, category: true, release_year: true, aliases: true, weight_kg: true, screen_size_inch: true,
   screen_type: true, processor_tdp_w: true, ram_gb: true, storage_gb: true, storage_type: true, battery_wh: true, typical_consumption_kwh: true,
-  pcf_total_kg: true, pcf_lifetime_years: true, pcf_use_location: true, pcf_source_url: true, source: true, source_note: true,
+  pcf_total_kg: true, pcf_lifetime_years: true, pcf_use_location: true, pcf_source_url: true, source: true, source_note: true, spec_sources: true,
 } as const;
 
 export type ProductRow = { [K in keyof typeof PRODUCT_SELECT]: unknown } & { id: string; brand: string; mpn: string; name: string; category: string };
@@ -53,6 +54,7 @@ export function matchOf(p: ProductRow): CatalogueMatch {
           ? { total_kg: p.pcf_total_kg, lifetime_years: p.pcf_lifetime_years, use_location: (p.pcf_use_location as string | null) ?? '', source_url: (p.pcf_source_url as string | null) ?? undefined }
           : undefined,
       source: { url: (p.source as string | null) ?? undefined, note: (p.source_note as string | null) ?? undefined },
+      spec_sources: (p.spec_sources as CatalogueEntry['spec_sources'] | null) ?? undefined,
     },
     product_id: p.id,
     source: `product ${p.brand} ${p.mpn}`,

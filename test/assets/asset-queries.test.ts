@@ -35,6 +35,7 @@ const ASSET_FIELDS = `
   active_calculation {
     id created_at total_kg_co2e
     emission_factor(type: GRID) { value unit source source_version source_url source_license valid_from valid_to
+      basis published_value published_basis uplift
       registry { display_name current_version next_check_after } }
     methodology_card { standard engine_version confidence uncertainty_pct data_sources }
     boundary assumptions
@@ -79,6 +80,10 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
     // The factor is the one stored with the calculation, not a fresh lookup.
     const stored = await prisma().emissionFactor.findUniqueOrThrow({ where: { id: row.active_calculation!.grid_factor_id! } });
     expect(f.value).toBe(stored.value);
+    // Its basis provenance: lifecycle CO2e, converted from the published figure when that is direct.
+    expect(f.basis).toBe('lifecycle_co2e');
+    expect(['lifecycle_co2e', 'direct_co2e', 'direct_co2']).toContain(f.published_basis);
+    expect(f.value).toBeCloseTo(f.published_value * (f.uplift ?? 1), 6);
     expect(c.methodology_card.engine_version).toMatch(/^4\./);
     expect(c.methodology_card.standard).toMatch(/ISO 14067/);
     expect(c.methodology_card.data_sources.some((s: string) => s.startsWith(`grid factor ${row.country}`))).toBe(true);
@@ -243,6 +248,20 @@ describe(`factorByRegion on ${TEST_DATABASE_KIND}`, () => {
     const early = (await t.graphql(Q, { r: 'DE', d: '1999-01-01T00:00:00Z' }, key)).body.data.factorByRegion;
     const oldest = await prisma().emissionFactor.findFirstOrThrow({ where: { region_code: 'DE' }, orderBy: { valid_from: 'asc' } });
     expect(early.valid_from).toBe(oldest.valid_from.toISOString().slice(0, 10));
+  });
+
+  it('shows the basis, the published value and the uplift of a converted factor', async () => {
+    const B = `query F($r: String!, $d: DateTime) { factorByRegion(type: GRID, regionCode: $r, atDate: $d) {
+      value unit source basis published_value published_basis uplift uplift_source } }`;
+    const ca = (await t.graphql(B, { r: 'US-CA' }, key)).body.data.factorByRegion;
+    expect(ca).toMatchObject({ value: 0.241221, unit: 'kg CO2e/kWh', basis: 'lifecycle_co2e', published_value: 0.207512, published_basis: 'direct_co2e', uplift: 1.162442 });
+    expect(ca.uplift_source).toMatch(/^Electricity Maps US 2022 lifecycle average \(0\.434 kg CO2e\/kWh\) \/ US EPA eGRID2022 national CO2 /);
+    expect(ca.source).toMatch(/; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442$/);
+    const bj = (await t.graphql(B, { r: 'CN-BJ', d: '2021-06-01T00:00:00Z' }, key)).body.data.factorByRegion;
+    expect(bj).toMatchObject({ value: 0.5688, basis: 'lifecycle_co2e', published_value: 0.5688, published_basis: 'direct_co2', uplift: 1 });
+    expect(bj.uplift_source).toMatch(/; ratio 0\.991379 is below 1, so the published value is kept$/);
+    const de = (await t.graphql(B, { r: 'DE', d: '2025-03-01T00:00:00Z' }, key)).body.data.factorByRegion;
+    expect(de).toMatchObject({ basis: 'lifecycle_co2e', published_basis: 'lifecycle_co2e', published_value: de.value, uplift: null, uplift_source: null });
   });
 
   it('names the closest codes for an unknown region', async () => {

@@ -24,8 +24,15 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     const top = res.body.results[0];
     expect(top).toMatchObject({ brand: 'Dell', category: 'laptop' });
     expect(top.name).toMatch(/Latitude 5440/);
-    expect(Object.keys(top).sort()).toEqual(['brand', 'category', 'mpn', 'name', 'release_year', 'specs']);
+    expect(Object.keys(top).sort()).toEqual(['brand', 'category', 'mpn', 'name', 'release_year', 'spec_sources', 'specs']);
     expect(Object.keys(top.specs).sort()).toEqual(['battery_wh', 'processor_tdp_w', 'ram_gb', 'screen_size_inch', 'screen_type', 'storage_gb', 'storage_type', 'typical_consumption_kwh', 'weight_kg']);
+    // One provenance row per spec the device has: its own published figures, and the configuration it describes.
+    const note = 'Dell Latitude 5440 Setup and Specifications guide / spec sheet (dell.com support manuals); typical configuration';
+    const basis = Object.fromEntries(top.spec_sources.map((s: { field: string; basis: string; note: string }) => [s.field, [s.basis, s.note]]));
+    expect(basis).toEqual({
+      weight_kg: ['published', note], screen_size_inch: ['published', note], screen_type: ['published', note], battery_wh: ['published', note],
+      processor_tdp_w: ['configuration', note], ram_gb: ['configuration', note], storage_gb: ['configuration', note], storage_type: ['configuration', note],
+    });
     const broad = await t.json('/v1/search?q=dell');
     expect(broad.body).toMatchObject({ count: 438, returned: 15 }); // every Dell device matches
   });
@@ -86,6 +93,26 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     expect(res.body).toMatchObject({ found: true, icecat_id: null, brand: 'Dell', mapped_category: 'laptop', icecat_category: null, source: 'built-in catalogue' });
     const byAlias = await post(t, '/v1/identify', { brand: 'Dell', mpn: res.body.mpn });
     expect(byAlias.body.name).toBe(res.body.name);
+  });
+
+  it('a footprint says where each catalogue value comes from; a family-template weight is gone and estimated', async () => {
+    const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'OptiPlex 7090 Micro', country: 'DE' })}`);
+    expect(res.status).toBe(200);
+    const note = 'Dell OptiPlex 7090 Micro Setup and Specifications guide; typical configuration';
+    expect(res.body.methodology.data_sources).toContain(`catalogue processor_tdp_w, ram_gb, storage_gb, storage_type: configuration (${note})`);
+    expect(res.body.methodology.data_sources.filter((s: string) => s.startsWith('catalogue') && s.includes('weight_kg'))).toEqual([]);
+    expect(res.body.methodology.data_sources).toContain(
+      'not published for this model, estimated from category defaults (mini_pc): weight_kg, screen_size_inch, screen_type, battery_wh, typical_consumption_kwh',
+    );
+    expect(res.body.product.weight_kg).toBe(1.2); // the mini_pc default, no longer a catalogue value
+    const phone = await t.json(`/v1/footprint?${qs({ brand: 'Apple', model: 'iPhone 8', country: 'DE' })}`);
+    expect(phone.body.methodology.data_sources).toContain('catalogue battery_wh: derived (battery_wh = rated mAh x 3.85 V nominal)');
+    const stored = await t.app.services.db.prisma.product.findFirstOrThrow({ where: { brand: 'Dell', name: 'Dell OptiPlex 7090 Micro' } });
+    expect(stored.weight_kg).toBeNull();
+    expect(stored.spec_sources).toEqual({
+      processor_tdp_w: { basis: 'configuration', note }, ram_gb: { basis: 'configuration', note },
+      storage_gb: { basis: 'configuration', note }, storage_type: { basis: 'configuration', note },
+    });
   });
 
   it('POST /v1/identify answers 404 with the not-found body', async () => {

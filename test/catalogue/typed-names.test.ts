@@ -16,7 +16,10 @@ import { createLogger } from '../../src/observability/logger.ts';
 const catalogue = loadCatalogue();
 const index = new CatalogueIndex(catalogue);
 const named = (r: ModelResolution | undefined): string =>
-  !r ? 'none' : r.kind === 'device' ? r.entry.name : `variants ${r.candidates.map((e) => e.name).join(', ')}${r.chosen ? ` chosen ${r.chosen.name}` : ''}`;
+  !r ? 'none'
+  : r.kind === 'device' ? r.entry.name
+  : r.kind === 'family' ? `family ${r.family} (${r.candidates.length} devices)`
+  : `variants ${r.candidates.map((e) => e.name).join(', ')}${r.chosen ? ` chosen ${r.chosen.name}` : ''}`;
 
 /** Suffixes a sheet or a user adds to a model name, by catalogue category (all categories get the generic ones). */
 const SUFFIXES: Record<string, string[]> = {
@@ -103,6 +106,51 @@ describe('names as typed: sheet suffixes, form factors, generations, screen size
     expect(named(resolveModel(index, 'ProLiant DL385 Gen10 server4', 'HP'))).toBe('none'); // only the Gen10 Plus is in the catalogue
     // names of two devices: no choice
     expect(named(resolveModel(index, 'ThinkVision P24h-20/T24h-20', 'Lenovo'))).toBe('none');
+  });
+
+  it('never resolves a name to a device whose name has a word the name lacks (issue 15.5: never a wrong device)', () => {
+    // Names as users type them that once resolved to another device: a product kind in the middle
+    // ("Watch", "Laptop"), a generation, "2-in-1", a "Yoga" or a panel revision after the model.
+    const wrong: [string, string, string][] = [
+      ['Google', 'Pixel 2', 'Google Pixel Watch 2'],
+      ['Apple', 'Mac Pro 3', 'MacBook Pro 14-inch (M3, Nov 2023)'],
+      ['Microsoft', 'Surface Studio 2', 'Surface Laptop Studio 2'],
+      ['Lenovo', 'ThinkPad 11e', 'Lenovo ThinkPad 11e Yoga Gen 6'],
+      ['Lenovo', 'ThinkPad E14', 'Lenovo ThinkPad E14 Gen 4'],
+      ['Lenovo', 'ThinkBook 13s', 'Lenovo ThinkBook 13s G2 ITL'],
+      ['Dell', 'Latitude 9420', 'Dell Latitude 9420 2-in-1'],
+      ['Lenovo', 'ThinkVision P24q', 'Lenovo ThinkVision P24q-20'],
+    ];
+    for (const [brand, model, device] of wrong) {
+      const r = resolveModel(index, model, brand);
+      const devices = !r ? [] : r.kind === 'device' ? [r.entry.name] : r.kind === 'variants' ? r.candidates.map((e) => e.name) : [];
+      expect(devices.some((d) => d.startsWith(device)), `${model} → ${named(r)}`).toBe(false);
+    }
+    for (const [brand, model] of wrong.filter(([, m]) => m !== 'ThinkPad E14')) expect(named(resolveModel(index, model, brand)), model).toBe('none');
+    // Left out before the model a line name may be, and a size number inside it; a part number names the device.
+    expect(named(resolveModel(index, 'U2422H Monitor', 'Dell'))).toBe('Dell UltraSharp U2422H Monitor');
+    expect(named(resolveModel(index, 'XPS 9315', 'Dell'))).toBe('Dell XPS 13 9315');
+    expect(named(resolveModel(index, 'Galaxy S20 FE (SM-G781B)', 'Samsung'))).toBe('Samsung Galaxy S20 FE 5G');
+  });
+
+  it('resolves a model without its generation to its family, never to one generation', () => {
+    const family = (model: string, brand: string) => {
+      const r = resolveModel(index, model, brand);
+      return r?.kind === 'family' ? { family: r.family, devices: r.candidates.map((e) => e.name) } : named(r);
+    };
+    const e14 = catalogue.filter((e) => /^Lenovo ThinkPad E14 Gen \d+ (?:Intel|AMD)$/.test(e.name)).map((e) => e.name);
+    expect(e14.length).toBeGreaterThanOrEqual(2);
+    expect(family('ThinkPad E14', 'Lenovo')).toEqual({ family: 'Lenovo ThinkPad E14', devices: e14 });
+    expect(family('E14', 'Lenovo')).toEqual({ family: 'Lenovo ThinkPad E14', devices: e14 });
+    expect(family('EliteBook 840 Notebook PC', 'HP')).toEqual({
+      family: 'HP EliteBook 840',
+      devices: catalogue.filter((e) => /^HP EliteBook 840 G\d+$/.test(e.name)).map((e) => e.name),
+    });
+    // a generation the catalogue lacks, a processor (variants), a line without a model number: no family
+    expect(family('ThinkPad E14 Gen 9', 'Lenovo')).toBe('none');
+    expect(family('ThinkPad E14 AMD', 'Lenovo')).toBe('none');
+    expect(family('ThinkPad', 'Lenovo')).toBe('none');
+    expect(family('OptiPlex Micro', 'Dell')).toBe('none');
   });
 
   it('never resolves a generated unknown model, whatever suffix it carries (0 wrong matches)', () => {

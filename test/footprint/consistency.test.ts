@@ -112,7 +112,7 @@ describe('factor sources as the API cites them', () => {
     const repeats = texts.map((text) => ({ text, repeats: repeatedPhrases(text) })).filter((r) => r.repeats.length);
     expect(repeats.slice(0, 3)).toEqual([]);
     const us = texts.find((s) => s.startsWith('grid factor US-CA: '));
-    expect(us).toMatch(/^grid factor US-CA: US EPA eGRID, .*, version eGRID2022 \(data year 2022/);
+    expect(us).toMatch(/^grid factor US-CA: US EPA, .*; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442, version eGRID2022 \(data year 2022/);
   });
 });
 

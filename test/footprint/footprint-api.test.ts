@@ -93,12 +93,18 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
     expect(res.body.calculation_id).toMatch(UUID);
     await t.app.services.calculations.flush();
     const stored = await t.app.services.db.prisma.calculation.findUniqueOrThrow({ where: { id: res.body.calculation_id }, include: { factors: true } });
-    expect(stored).toMatchObject({ org_id: orgId, kind: 'footprint', country: 'US-CA', category: 'laptop', total_kg_co2e: res.body.total_kg_co2e, engine_version: res.body.methodology.engine_version, confidence: 'estimated_low' });
+    expect(stored).toMatchObject({ org_id: orgId, kind: 'footprint', country: 'US-CA', category: 'laptop', total_kg_co2e: res.body.total_kg_co2e, engine_version: res.body.methodology.engine_version, confidence: 'estimated_medium' }); // the ThinkPad T14 family (issue 15.5)
     expect(stored.inputs).toMatchObject({ brand: 'Lenovo', model: 'ThinkPad T14', country: 'US-CA' });
     expect(stored.factors).toEqual([expect.objectContaining({ role: 'use_grid', factor_id: stored.grid_factor_id })]);
     const factor = await t.app.services.db.prisma.emissionFactor.findUniqueOrThrow({ where: { id: stored.grid_factor_id! } });
     expect(factor.region_code).toBe('US-CA');
     expect(factor.value).toBe(res.body.methodology.grid_factor_kg_per_kwh);
+    // The stored factor is eGRID's direct rate converted to lifecycle CO2e, and the record cites the conversion.
+    expect(factor.value).toBe(0.241221);
+    expect(factor.source).toMatch(/; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442$/);
+    expect(res.body.methodology.data_sources).toContain(
+      `grid factor US-CA: ${factor.source}, version ${factor.source_version} (0.241221 kg CO2e/kWh)`,
+    );
   });
 
   it('does not store anonymous calculations or those of keys without organisation context', async () => {

@@ -22,6 +22,11 @@ describe('GET /v1/reference/countries', () => {
     expect(de.grid_factor).toBeLessThan(0.6);
     const ca = res.body.countries.find((c: any) => c.code === 'US-CA');
     expect(ca).toMatchObject({ kind: 'subdivision', parent_code: 'US' });
+    // Every grid_factor is lifecycle CO2e: eGRID's direct CO2e rate is converted, and the published figure is kept.
+    expect(ca).toMatchObject({ grid_factor: 0.241221, grid_factor_published_value: 0.207512, grid_factor_published_basis: 'direct_co2e', grid_factor_uplift: 1.162442 });
+    const bj = res.body.countries.find((c: any) => c.code === 'CN-BJ');
+    expect(bj).toMatchObject({ grid_factor: 0.560496, grid_factor_published_value: 0.558, grid_factor_published_basis: 'direct_co2', grid_factor_uplift: 1.004473 });
+    expect(de).toMatchObject({ grid_factor_published_value: de.grid_factor, grid_factor_published_basis: 'lifecycle_co2e', grid_factor_uplift: null });
     for (const c of res.body.countries) {
       expect(typeof c.grid_factor).toBe('number');
       expect(c.grid_factor).toBeGreaterThanOrEqual(0);

@@ -3,6 +3,7 @@
  * Pure: everything it needs comes from the input and the parameters loaded at module load.
  */
 import { adjustmentFor } from './adjustment.ts';
+import { usableReleaseYear } from './brand.ts';
 import type { AdjustmentResult } from './adjustment.ts';
 import { ENGINE_VERSION } from './constants.ts';
 import { endOfLifeFactor, endOfLifeKg } from './end-of-life.ts';
@@ -15,7 +16,8 @@ import { resolveSpecs } from './specs.ts';
 import { transportKg, useRegionOf } from './transport.ts';
 import type { TransportResult } from './transport.ts';
 import type { CategoryDefinition, Confidence, FootprintInput, FootprintResult, PublishedFootprint } from './types.ts';
-import { annualKwh, usePhaseKg } from './use-phase.ts';
+import { ENERGY_MODEL, energyUncertaintyPct } from './energy-model.ts';
+import { annualKwh, usePhaseAssumption, usePhaseKg, usePhaseKwh } from './use-phase.ts';
 import { round2, roundFootprint } from './rounding.ts';
 
 /** Re-exported for the report views; the rounding of engine results lives in rounding.ts. */
@@ -50,7 +52,8 @@ export function confidenceFor(suppliedSpecCount: number, published: boolean): Co
  * Uncertainty (percent of the total, ~80% coverage): the embodied part uses the cross-validated
  * 80th-percentile residual of the category's calibration group times the confidence multiplier
  * (or the manufacturers' median published error for verified footprints); the use part uses the
- * energy-data uncertainty; the two are combined in quadrature, weighted by their shares.
+ * energy uncertainty (measured: the typical-consumption tolerance; estimated: the energy model's
+ * cross-validated p80, passed as estimatedUsePct); the two are combined in quadrature, weighted by their shares.
  */
 export function uncertaintyPct(
   params: EngineParameters,
@@ -59,12 +62,13 @@ export function uncertaintyPct(
   embodiedKg: number,
   useKg: number,
   measuredEnergy: boolean,
+  estimatedUsePct: number = params.use_phase_uncertainty_pct.profile,
 ): number {
   const uEmb =
     confidence === 'manufacturer_verified'
       ? params.manufacturer_error_pct
       : fit.residual_abs_pct.p80 * params.confidence_multipliers[confidence];
-  const uUse = measuredEnergy ? params.use_phase_uncertainty_pct.measured : params.use_phase_uncertainty_pct.profile;
+  const uUse = measuredEnergy ? params.use_phase_uncertainty_pct.measured : estimatedUsePct;
   const total = embodiedKg + useKg;
   if (!(total > 0)) return Math.round(uEmb);
   const combined = Math.sqrt((embodiedKg * uEmb) ** 2 + (useKg * uUse) ** 2) / total;
@@ -83,6 +87,17 @@ export interface EmbodiedModel {
   endOfLife: number;
   eolFactor: number;
   regionKnown: boolean;
+}
+
+/**
+ * The group fit whose residual percentiles apply: the unknown-brand ones when the group has a
+ * calibration adjustment that does not know the brand (the interval then covers the pooled level).
+ */
+export function residualFit(groupFitValue: GroupFit, adjusted: boolean, brandKnown: boolean): GroupFit {
+  const unknownBrandResiduals = groupFitValue.residual_abs_pct_unknown_brand;
+  return adjusted && !brandKnown && unknownBrandResiduals
+    ? { ...groupFitValue, residual_abs_pct: unknownBrandResiduals }
+    : groupFitValue;
 }
 
 /** Brand and release year of the device (optional inputs of the calibration adjustment). */
@@ -113,10 +128,7 @@ export function embodiedModel(
   const baseTransport = transportKg(specs.weight_kg, t.shipping_mass_factor, cf?.air_share ?? t.air_share, t.assembly_region, region ?? 'europe');
   const transport = { ...baseTransport, kg: baseTransport.kg * f };
   const eolFactor = endOfLifeFactor(category, cf?.eol_kg_per_kg ?? null);
-  const unknownBrandResiduals = groupFitValue.residual_abs_pct_unknown_brand;
-  const fit = adj.group !== null && !adj.brand_known && unknownBrandResiduals
-    ? { ...groupFitValue, residual_abs_pct: unknownBrandResiduals }
-    : groupFitValue;
+  const fit = residualFit(groupFitValue, adj.group !== null, adj.brand_known);
   return {
     specs, fit, adjustment: adj, components, production: sumComponents(components), transport,
     endOfLife: endOfLifeKg(specs.weight_kg, category, cf?.eol_kg_per_kg ?? null) * f, eolFactor, regionKnown: region !== null,
@@ -166,7 +178,7 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
   if (input.brand !== undefined) context.brand = input.brand;
   if (input.release_year !== undefined) context.release_year = input.release_year;
   const m = embodiedModel(category, specs, input.use_region, params, context);
-  const energy = annualKwh(category, specs);
+  const energy = usePhaseKwh(category, specs, context.release_year);
   const use = usePhaseKg(energy.kwh, lifetime, grid);
 
   const assumptions: string[] = [];
@@ -176,9 +188,7 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
     assumptions.push(`${f} not supplied: category default ${String(d[f])}`);
   }
   assumptions.push(
-    energy.measured
-      ? `use phase: typical consumption ${energy.kwh} kWh/year x ${lifetime} years x ${grid} kg CO2e/kWh`
-      : `use phase: category profile ${round2(energy.kwh)} kWh/year (fallback ${category.fallback_kwh_per_year} scaled by TDP and screen) x ${lifetime} years x ${grid} kg CO2e/kWh`,
+    usePhaseAssumption(category, energy, usableReleaseYear(context.release_year) !== null, lifetime, grid),
   );
   if (input.lifetime_years === undefined) assumptions.push(`lifetime: category default ${category.lifetime_years} years`);
   assumptions.push(
@@ -224,7 +234,7 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
       end_of_life_kg: endOfLife,
     },
     confidence,
-    uncertainty_pct: uncertaintyPct(params, m.fit, confidence, embodied, use, energy.measured),
+    uncertainty_pct: uncertaintyPct(params, m.fit, confidence, embodied, use, energy.measured, energyUncertaintyPct(ENERGY_MODEL, category)),
     lifetime_years: lifetime,
     annual_kwh: energy.kwh,
     production_components: productionComponents,
