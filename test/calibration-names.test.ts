@@ -34,10 +34,13 @@ if (!present) {
  * median embodied APE of that path 11.0 %; after, 282 (37.0 %), 11.0 %. Measured 2026-11-25 22:50
  * on one snapshot of the catalogue and engine (docs/search.md "Never a wrong device"): before the
  * rule against wrong devices 282 (37.0 %), 12.0 %; after it and families, 278 (36.5 %: 274
- * devices, 4 families), 11.7 %; overall 20.0 % → 19.9 %. The test keeps a floor.
+ * devices, 4 families), 11.7 %; overall 20.0 % → 19.9 %. Then names the catalogue does not know
+ * read for their kind and screen size (src/catalogue/name-hints.ts: "AW2518H Monitor", "24-inch
+ * iMac"): unresolved 24.8 % → 19.3 %, overall 19.9 % → 17.1 %. The test keeps floors.
  */
 const MIN_RESOLVED_SHARE = 0.36;
 const MAX_RESOLVED_MEDIAN_APE = 12.5;
+const MAX_OVERALL_MEDIAN_APE = 18;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */
 const MIN_FAMILIES = 3;
 
@@ -111,5 +114,6 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
     expect(resolved.length / out.length).toBeGreaterThanOrEqual(MIN_RESOLVED_SHARE);
     expect(out.filter((r) => r.status === 'family').length).toBeGreaterThanOrEqual(MIN_FAMILIES);
     if (resolved.length) expect(median(apes(resolved))).toBeLessThanOrEqual(MAX_RESOLVED_MEDIAN_APE);
+    expect(median(apes(out))).toBeLessThanOrEqual(MAX_OVERALL_MEDIAN_APE);
   }, 60_000);
 });

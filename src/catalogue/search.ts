@@ -981,7 +981,7 @@ export interface TypedNameReading {
 }
 
 /** Screen size written before or inside a name: 13-inch, 13.3", 15.6 Inch, 17”, 21.5-inch, 14in. */
-const SCREEN_SIZE = /(?<![\w.])(\d{1,2}(?:[.,]\d{1,2})?)\s*(?:-\s*)?(?:inch(?:es)?\b|in\b(?!-)|"|”|″|'')/i;
+export const SCREEN_SIZE = /(?<![\w.])(\d{1,2}(?:[.,]\d{1,2})?)\s*(?:-\s*)?(?:inch(?:es)?\b|in\b(?!-)|"|”|″|'')/i;
 
 /** Words and phrases on sheets that describe, not name, a device (applied to folded text, in order). */
 const DESCRIPTIVE: [RegExp, string][] = [

@@ -3,6 +3,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources } from '../catalogue/spec-provenance.ts';
+import { builtInLineCategories, readNameHints } from '../catalogue/name-hints.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -105,8 +106,11 @@ export function resolveDevice(
   const model = query.model?.trim() || null;
   if (!mpn && !model) problems.push({ field: 'mpn', reason: 'either mpn or model is required' });
   const requested = query.category?.trim().toLowerCase();
-  // A recognised device has its catalogue category; otherwise the caller's, or laptop.
-  const chosenId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? DEFAULT_CATEGORY);
+  // A name the catalogue does not know may still say what the device is ("AW2518H Monitor", "15.6-inch").
+  const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories());
+  const named = requested ? undefined : hints.category;
+  // A recognised device has its catalogue category; otherwise the caller's, the one its name names, or laptop.
+  const chosenId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? named?.id ?? DEFAULT_CATEGORY);
   // A desktop with a screen size has its screen built in: it is estimated as an all-in-one.
   const integratedScreen = chosenId === 'desktop' && typeof query.screen_size_inch === 'number' && query.screen_size_inch > 0;
   const categoryId = integratedScreen ? INTEGRATED_SCREEN_CATEGORY : chosenId;
@@ -124,8 +128,14 @@ export function resolveDevice(
   if (problems.length) return { device: undefined, problems };
 
   const supplied = SPEC_FIELDS.filter((f) => specs[f] !== undefined).length;
+  // A screen size written in the name, for a category with a screen and within its limits.
+  const nameScreen = hints.screen_size_inch;
+  const screenFromName =
+    nameScreen !== undefined && specs.screen_size_inch === undefined && category!.defaults.screen_size_inch > 0 && validateSpecs({ screen_size_inch: nameScreen }, category!).length === 0
+      ? { screen_size_inch: nameScreen }
+      : {};
   // Supplied specs override catalogue values; category defaults fill the rest inside the engine.
-  const known: DeviceSpecs = { ...(match?.entry.specs as DeviceSpecs | undefined), ...specs };
+  const known: DeviceSpecs = { ...(match?.entry.specs as DeviceSpecs | undefined), ...screenFromName, ...specs };
   // A match without detail (a stored product) is one device.
   const matchInfo: DeviceMatch = match ? (match.match ?? exactMatch(match.entry, null)) : NO_MATCH;
   // Shared specs of several variants or family-level specs, and a field they differ in not supplied.
@@ -135,7 +145,13 @@ export function resolveDevice(
   const pcf = match?.entry.pcf;
   const data_sources = match
     ? [match.source, ...(supplied > 0 ? ['supplied specs override catalogue values'] : [])]
-    : [supplied > 0 ? 'parametric estimate from supplied specs' : `category defaults (${category!.id})`];
+    : [
+        supplied > 0 ? 'parametric estimate from supplied specs' : `category defaults (${category!.id})`,
+        ...(named && category!.id === named.id
+          ? [named.line ? `category ${named.id}: the built-in catalogue's ${named.word} devices are ${named.id}` : `category ${named.id} named by the model name ('${named.word}')`]
+          : []),
+        ...(screenFromName.screen_size_inch !== undefined ? [`screen_size_inch ${screenFromName.screen_size_inch} read from the model name`] : []),
+      ];
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
   if (match?.entry.mpn) {
     data_sources.push(...describeSpecSources(match.entry, (f) => specs[f as keyof DeviceSpecs] === undefined));

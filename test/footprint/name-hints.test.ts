@@ -1,0 +1,53 @@
+// Issue 15 point 5: a name the catalogue does not know still says what it can ("AW9999H Monitor",
+// "ThinkVision T99i-10", "15.6-inch"): the footprint takes that category and screen size, says so
+// in data_sources, and never overrides what the caller supplied.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { TEST_DATABASE_KIND } from '../support/database.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const footprint = async (params: Record<string, string | number>) => {
+  const res = await t.json(`/v1/footprint?${new URLSearchParams(Object.entries({ country: 'DE', ...params }).map(([k, v]) => [k, String(v)]))}`);
+  expect(res.status).toBe(200);
+  return res.body;
+};
+
+describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIND}`, () => {
+  it('takes the category its words name', async () => {
+    const named = await footprint({ brand: 'Dell', model: 'AW9999H Monitor' });
+    const asked = await footprint({ brand: 'Dell', model: 'AW9999H', category: 'monitor' });
+    expect(named.methodology.match.status).toBe('none');
+    expect(named.product).toMatchObject({ name: 'AW9999H Monitor', category: 'monitor' });
+    expect(named.methodology.data_sources).toEqual(expect.arrayContaining(["category monitor named by the model name ('monitor')"]));
+    expect(named.total_kg_co2e).toBeCloseTo(asked.total_kg_co2e, 2);
+  });
+
+  it("takes the category of the brand's product line in the built-in catalogue", async () => {
+    const b = await footprint({ brand: 'Lenovo', model: 'ThinkVision T99i-10' });
+    expect(b.product.category).toBe('monitor');
+    expect(b.methodology.data_sources).toEqual(expect.arrayContaining(["category monitor: the built-in catalogue's thinkvision devices are monitor"]));
+  });
+
+  it('takes a screen size written in the name, as if supplied', async () => {
+    const named = await footprint({ brand: 'HP', model: 'ProBook 999 G9 15.6-inch Notebook PC' });
+    const supplied = await footprint({ brand: 'HP', model: 'ProBook 999 G9', category: 'laptop', screen_size_inch: 15.6 });
+    expect(named.product.category).toBe('laptop');
+    expect(named.methodology.data_sources).toEqual(expect.arrayContaining(['screen_size_inch 15.6 read from the model name']));
+    expect(named.breakdown.production_kg).toBeCloseTo(supplied.breakdown.production_kg, 2);
+    expect(named.methodology.confidence).toBe(supplied.methodology.confidence);
+  });
+
+  it('never overrides what the caller supplied, and ignores a size outside the category', async () => {
+    const b = await footprint({ brand: 'Dell', model: 'AW9999H 27-inch Monitor', category: 'laptop', screen_size_inch: 14 });
+    expect(b.product.category).toBe('laptop');
+    expect(b.methodology.data_sources.join(' | ')).not.toMatch(/model name/);
+    const big = await footprint({ brand: 'Acme', model: 'Book 99-inch Notebook' });
+    expect(big.product.category).toBe('laptop');
+    expect(big.methodology.data_sources.join(' | ')).not.toMatch(/screen_size_inch .* read from the model name/);
+  });
+});
