@@ -155,8 +155,12 @@ export function resolveDevice(
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
   if (match?.entry.mpn) {
     data_sources.push(...describeSpecSources(match.entry, (f) => specs[f as keyof DeviceSpecs] === undefined));
-    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined);
-    if (empty.length) data_sources.push(`not published for this model, estimated from category defaults (${category!.id}): ${empty.join(', ')}`);
+    // Only fields the category has (no screen or battery for a mini PC); annual energy is the energy model's.
+    const d = category!.defaults;
+    const applies = (f: (typeof SPEC_FIELDS)[number]) =>
+      f === 'typical_consumption_kwh' || (f === 'screen_type' ? d.screen_size_inch > 0 : typeof d[f] !== 'number' || d[f] > 0);
+    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && applies(f));
+    if (empty.length) data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
   }
   if (integratedScreen) data_sources.push(`category desktop with screen_size_inch ${query.screen_size_inch}: estimated as ${INTEGRATED_SCREEN_CATEGORY} (screen built in)`);
   // Accepted, but beyond the range of real products of the category: said, not refused.

@@ -102,7 +102,7 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     expect(res.body.methodology.data_sources).toContain(`catalogue processor_tdp_w, ram_gb, storage_gb, storage_type: configuration (${note})`);
     expect(res.body.methodology.data_sources.filter((s: string) => s.startsWith('catalogue') && s.includes('weight_kg'))).toEqual([]);
     expect(res.body.methodology.data_sources).toContain(
-      'not published for this model, estimated from category defaults (mini_pc): weight_kg, screen_size_inch, screen_type, battery_wh, typical_consumption_kwh',
+      'not published for this model, estimated by the engine (category mini_pc): weight_kg, typical_consumption_kwh',
     );
     expect(res.body.product.weight_kg).toBe(1.2); // the mini_pc default, no longer a catalogue value
     const phone = await t.json(`/v1/footprint?${qs({ brand: 'Apple', model: 'iPhone 8', country: 'DE' })}`);
