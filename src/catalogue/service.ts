@@ -60,7 +60,7 @@ const NEGATIVE_TTL_MS = 86_400_000;
  * built-in catalogue (data/catalogue, indexed in memory).
  */
 export class CatalogueService {
-  readonly index: CatalogueIndex;
+  private builtIndex: CatalogueIndex | undefined;
   private readonly icecat: IcecatClient | undefined;
   private readonly builtInMatches = new Map<string, BuiltInResolution | undefined>();
 
@@ -70,8 +70,16 @@ export class CatalogueService {
     private readonly productIds: Map<string, string>,
     icecat: IcecatConfig | undefined,
   ) {
-    this.index = new CatalogueIndex(loadCatalogue());
     this.icecat = icecat ? new IcecatClient(icecat) : undefined;
+  }
+
+  /**
+   * The built-in catalogue's search index, built by the first search or footprint that needs it
+   * (about 0.2 s): off the start-up path, so a restarted server answers sooner.
+   */
+  get index(): CatalogueIndex {
+    this.builtIndex ??= new CatalogueIndex(loadCatalogue());
+    return this.builtIndex;
   }
 
   static async create(prisma: PrismaClient, log: Logger, icecat?: IcecatConfig): Promise<CatalogueService> {

@@ -6,6 +6,20 @@ const qs = (params: Record<string, string | number>) => new URLSearchParams(Obje
 const post = (t: TestApp, path: string, body: unknown) =>
   t.json(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
+describe('the search index, built by the first request that needs it (not at start-up)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('a footprint as the first request after start finds its catalogue device', async () => {
+    const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'Latitude 5440', country: 'DE' })}`);
+    expect(res.status).toBe(200);
+    expect(res.body.methodology.data_sources).toContain('built-in catalogue: Dell Latitude 5440 (by model name)');
+  });
+});
+
 describe('built-in catalogue (no external catalogue configured)', () => {
   let t: TestApp;
   beforeAll(async () => {
