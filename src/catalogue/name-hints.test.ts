@@ -7,15 +7,15 @@ const device = (brand: string, name: string, category: string): CatalogueEntry =
 describe('readNameHints: what a name the catalogue does not know says about the device', () => {
   it('reads the kind of device its words name, most specific first', () => {
     const kind = (name: string) => readNameHints(name).category?.id;
-    expect(kind('AW2518H Monitor')).toBe('monitor');
-    expect(kind('250 G9 Notebook PC')).toBe('laptop');
-    expect(kind('OptiPlex 3050 All-in-One Desktop')).toBe('all_in_one');
-    expect(kind('OptiPlex 3050 Micro Form Factor')).toBe('mini_pc');
-    expect(kind('OptiPlex 7050 Small Form Factor')).toBe('desktop');
+    expect(kind('AW9999H Monitor')).toBe('monitor');
+    expect(kind('250 G99 Notebook PC')).toBe('laptop');
+    expect(kind('OptiPlex 9990 All-in-One Desktop')).toBe('all_in_one');
+    expect(kind('OptiPlex 9970 Micro Form Factor')).toBe('mini_pc');
+    expect(kind('OptiPlex 9980 Small Form Factor')).toBe('desktop');
     expect(kind('Precision 3660 Tower Workstation')).toBe('workstation');
     expect(kind('ZBook Fury 16 G9 Mobile Workstation PC')).toBe('mobile_workstation');
-    expect(kind('Latitude 7410 2-in-1 Chromebook Enterprise')).toBe('chromebook');
-    expect(kind('Inspiron 14 7420 2-in-1')).toBe('convertible');
+    expect(kind('Latitude 9990 2-in-1 Chromebook Enterprise')).toBe('chromebook');
+    expect(kind('Inspiron 14 9990 2-in-1')).toBe('convertible');
     expect(kind('EliteDesk 800 G6 Desktop Mini')).toBe('mini_pc');
     expect(kind('ProLiant ML350 Gen10 Tower Server')).toBe('tower_server');
     expect(kind('Wyse 5070 Thin Client')).toBe('thin_client');

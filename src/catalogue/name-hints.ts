@@ -1,7 +1,7 @@
 /**
  * What a model name says about a device the catalogue does not know (issue 15.5, names as users
- * type them): the kind of device its words name ("AW2518H Monitor", "OptiPlex 3080 Tower",
- * "250 G9 Notebook PC") and a screen size written in it ("15.6-inch"). Used by the lookup chain
+ * type them): the kind of device its words name ("AW9999H Monitor", "OptiPlex 3080 Tower",
+ * "250 G99 Notebook PC") and a screen size written in it ("15.6-inch"). Used by the lookup chain
  * only when no catalogue device matched, and never over a category or screen size the caller gave.
  */
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';

@@ -213,7 +213,7 @@ const numberOf = (term: string): number => Number.parseInt(term, 10);
 
 /**
  * How far a device's numbers are from each query number it did not match, in query order
- * (`latitude 5440` → Latitude 5430: [10], Latitude 3120: [2320]). Numbers that matched another
+ * (`latitude 5440` → Latitude 5430: [10], Latitude 3140: [2300]). Numbers that matched another
  * query number are left out (`t14 gen 7` compares Gen 5 with 7, not T14); a device without other
  * numbers is infinitely far.
  */
@@ -602,7 +602,7 @@ function nameWordInString(w: string, read: ReadonlySet<string>, joined: string):
   return [...read].some((t) => !hasDigit(t) && t.length >= 4 && editDistance(t, w, t.length >= 8 ? 2 : 1) <= (t.length >= 8 ? 2 : 1));
 }
 
-/** Words that make a variant of a model when they follow it ("Latitude 7330 Rugged", "ThinkPad 11e Yoga", "Galaxy Z Fold"). */
+/** Words that make a variant of a model when they follow it ("Latitude 9999 Rugged", "ThinkPad 99e Yoga", "Galaxy Z Fold"). */
 const VARIANT_WORDS: ReadonlySet<string> = new Set(
   'pro max plus ultra mini lite xl fe fold flip yoga rugged extreme chromebook aero nano tiny slim x360 watch'.split(' '),
 );
@@ -611,12 +611,11 @@ const VARIANT_WORDS: ReadonlySet<string> = new Set(
  * Words of the device's name that the model string lacks and that make the device another one
  * (issue 15.5, never a wrong device):
  * - after the last word the string has, a word with a digit or a variant word: a generation or
- *   revision ("ThinkPad E14" is not the "E14 Gen 4", "ThinkBook 13s" not the "13s G2 ITL",
- *   "ThinkVision P24q" not the "P24q-20", "Latitude 9420" not the "9420 2-in-1") or a variant
- *   ("ThinkPad 11e" is not the "11e Yoga Gen 6");
+ *   revision (a "ThinkPad X99" is not the "X99 Gen 4", a "P99q" not the "P99q-20", a "Latitude
+ *   9999" not the "9999 2-in-1") or a variant (a "ThinkPad 99e" is not the "99e Yoga Gen 6");
  * - between two words the string has, a word of the line name before the device's first number
- *   ("Pixel 2" is not the "Pixel Watch 2", "Surface Studio 2" not the "Surface Laptop Studio 2")
- *   or a generation ("ThinkBook 14 ITL" is not the "ThinkBook 14 G2 ITL").
+ *   (a "Pixel 9" is not the "Pixel Watch 9", a "Surface Studio 9" not the "Surface Laptop Studio
+ *   9") or a generation (a "ThinkBook 99 ITL" is not the "ThinkBook 99 G2 ITL").
  * Left out may be: a line name before the first word the string has ("U2422H" is the UltraSharp
  * U2422H, "470 G8" the ProBook 470 G8), a size or descriptor after the first number ("XPS 9315" is
  * the XPS 13 9315, "MacBook Air M2 13" the "MacBook Air 13-inch (M2)", "X1 Carbon 11" the "X1
@@ -628,7 +627,7 @@ const VARIANT_WORDS: ReadonlySet<string> = new Set(
 export function distinguishingWords(model: string, e: CatalogueEntry): string[] {
   const read = new Set(terms(model));
   const joined = compact(analyse(model));
-  // A part number of the device in the string names it whatever words it leaves out ("Galaxy S20 FE (SM-G781B)" is the S20 FE 5G).
+  // A part number of the device in the string names it whatever words it leaves out ("Galaxy S20 FE (<a part number of the 5G model>)" is the S20 FE 5G).
   if ([e.mpn, ...e.aliases].some((code) => /[0-9]/.test(code) && !/\s/.test(code.trim()) && compact(code).length >= 6 && joined.includes(compact(code)))) return [];
   const brandWords = new Set(words(e.brand));
   const name = words(analyse(e.name)).filter((w) => !brandWords.has(w) && !isYear(w) && !CONFIG_WORD.test(w) && !PROCESSOR_WORDS.has(w));
@@ -826,8 +825,8 @@ export type ModelResolution = (
 
 /**
  * resolveModel on the string as written; when that resolves to nothing, on the readings of it as
- * a name printed on a manufacturer's sheet (typedNameReadings: "OptiPlex 3070 Micro Form Factor"
- * → "OptiPlex 3070 Micro", "P24 G4 23.8-inch Monitor" → "P24 G4 Monitor"), kept only when the
+ * a name printed on a manufacturer's sheet (typedNameReadings: "OptiPlex 9990 Micro Form Factor"
+ * → "OptiPlex 9990 Micro", "P99 G4 23.8-inch Monitor" → "P99 G4 Monitor"), kept only when the
  * device agrees with what the reading dropped (a typed screen size, "Monitor"/"Display").
  */
 export function resolveModel(index: CatalogueIndex, model: string, brand?: string): ModelResolution | undefined {
@@ -837,8 +836,8 @@ export function resolveModel(index: CatalogueIndex, model: string, brand?: strin
   if (read) return read;
   const family = resolveFamily(index, model, brand);
   if (family) return family;
-  // A sheet covering several names ("ThinkVision P24h-20/T24h-20", "T2364tA(ThinkVision T2364t)",
-  // "Galaxy A12 (SM-A127F)"): the device when the names that resolve all resolve to the same one.
+  // A sheet covering several names ("ThinkVision P99h-20/T99h-20", "T9999tA(ThinkVision T9999t)",
+  // "Galaxy A99 (SM-A999F)"): the device when the names that resolve all resolve to the same one.
   const code = /\(([a-z]{1,4}-[a-z0-9]{3,}|[a-z0-9]*\d[a-z0-9]*[a-z][a-z0-9]*)\)/i.exec(model)?.[1];
   const byCode = code && code.length >= 5 ? index.findByPartNumber(code, brand) : undefined;
   // ... and the rest of the name agrees with it ("Back-UPS 851VA (BE850G2)" is not the 850VA)
@@ -875,8 +874,8 @@ function resolveFamily(index: CatalogueIndex, model: string, brand?: string): Mo
 }
 
 /**
- * The names a sheet gives one product under: "P24h-20/T24h-20", "IdeaPad 3-14/Lenovo V14",
- * "YOGA 920. Lenovo YOGA 920 Glass", "T2364tA(ThinkVision T2364t)". One name (none) when the string
+ * The names a sheet gives one product under: "P99h-20/T99h-20", "IdeaPad 9-99/Lenovo V99",
+ * "YOGA 999. Lenovo YOGA 999 Glass", "T9999tA(ThinkVision T9999t)". One name (none) when the string
  * has no such separator; a part number's "/A" (MLY33LL/A) is no separator.
  */
 export function alternativeNames(model: string): string[] {
@@ -997,7 +996,7 @@ const DESCRIPTIVE: [RegExp, string][] = [
   [/\b\d+(?:\.\d+)?\s*ghz\b/g, ' '],
   [/\b(?:dual|quad|\d+)[\s-]core\b/g, ' '],
   [/\b(?:cpu|gpu)\b/g, ' '],
-  // footnote marks glued to a word: "ProLiant DL380 Gen10 server4", "Compute Module4"
+  // footnote marks glued to a word: "ProLiant DL999 Gen10 server4", "Compute Module4"
   [/\b(?:compute\s+)?(?:server|system|module)\d\b/g, ' '],
   // form factors: "Micro Form Factor", "MFF" → micro (Dell names the Micro "OptiPlex 3070 Micro")
   [/\bmicro\s+form\s+factor\b|\bmff\b/g, 'micro'],
@@ -1015,7 +1014,7 @@ const GEN_N = /\bgen(?:eration)?\s*(\d{1,2})\b/g;
  * resolves to nothing: marketing suffixes and descriptive words removed ("Notebook PC", "Monitor
  * (without stand)", "FHD", "USB-C"), form factors in the catalogue's words ("Micro Form Factor" →
  * Micro, "Mini Tower"/"MT" → Tower; "Small Form Factor" → SFF is the analyser's), a screen size
- * removed ("13-inch MacBook Air", "P24 G4 23.8-inch Monitor") or written as the integer some
+ * removed ("13-inch MacBook Air", "P99 G4 23.8-inch Monitor") or written as the integer some
  * names carry ("ZBook Fury 15.6 Inch G8" → "ZBook Fury 15 G8"), generations written the other
  * way ("2nd Gen" ↔ "Gen 2", "(2nd generation)"), and HP server names under HPE. Each differs from
  * the string as written; none adds a model number the string lacks.
@@ -1024,7 +1023,7 @@ export function typedNameReadings(model: string, brand?: string): TypedNameReadi
   let t = fold(model).replace(/[\u2013\u2014]/g, '-');
   const size = SCREEN_SIZE.exec(t);
   const screen_inch = size ? Number(size[1]!.replace(',', '.')) : undefined;
-  // "AW2518H Monitor", "Z24n G3 WUXGA Display"; not "with Retina display" or "15-inch display" (a laptop's screen)
+  // "AW9999H Monitor", "Z99n G3 WUXGA Display"; not "with Retina display" or "15-inch display" (a laptop's screen)
   const miniPc = /\bmini\s+pc\b/.test(t);
   const display = /\bmonitor\b/.test(t) || (/\bdisplay\s*$/.test(t) && !/(?:retina|inch|in|"|\u201d)\s+display\s*$/.test(t));
   for (const [re, to] of DESCRIPTIVE) t = t.replace(re, to);
@@ -1037,7 +1036,7 @@ export function typedNameReadings(model: string, brand?: string): TypedNameReadi
     t = t.replace(/\btiny\b(?!-)/g, ' ');
     form = 'mini';
   } else if (miniPc) form = 'mini';
-  // a part number in parentheses ("Galaxy A12 (SM-A127F)") is looked up as such; the name is read without it
+  // a part number in parentheses ("Galaxy A99 (SM-A999F)") is looked up as such; the name is read without it
   t = t.replace(/\((?:[a-z]{1,4}-[a-z0-9]{3,}|[a-z0-9]*\d[a-z0-9]*[a-z][a-z0-9]*)\)/g, ' ');
   const tidy = (s: string) => s.replace(/\(\s*\)/g, ' ').replace(/\s+-\s+/g, ' ').replace(/\s+/g, ' ').trim();
   const bases: string[] = [];

@@ -119,7 +119,7 @@ export class CatalogueService {
 
   private matchOf(r: BuiltInResolution, specs: CatalogueSpecs): CatalogueMatch {
     if (r.kind === 'part-number') return this.builtIn(r.entry, 'by part number', exactMatch(r.entry, 'part number'));
-    // A name matched only in its normalised reading ("OptiPlex 3070 Micro Form Factor" → "optiplex 3070 micro") says so.
+    // A name matched only in its normalised reading ("OptiPlex 9990 Micro Form Factor" → "optiplex 9990 micro") says so.
     const readAs = r.read_as ? `, read as '${r.read_as}'` : '';
     if (r.kind === 'device') return this.builtIn(r.entry, `by model name${readAs}`, exactMatch(r.entry, r.read_as ? `model name, read as '${r.read_as}'` : 'model name'));
     if (r.kind === 'family') return familyMatch(r.family, r.candidates, readAs);

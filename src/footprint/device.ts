@@ -106,7 +106,7 @@ export function resolveDevice(
   const model = query.model?.trim() || null;
   if (!mpn && !model) problems.push({ field: 'mpn', reason: 'either mpn or model is required' });
   const requested = query.category?.trim().toLowerCase();
-  // A name the catalogue does not know may still say what the device is ("AW2518H Monitor", "15.6-inch").
+  // A name the catalogue does not know may still say what the device is ("AW9999H Monitor", "15.6-inch").
   const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories());
   const named = requested ? undefined : hints.category;
   // A recognised device has its catalogue category; otherwise the caller's, the one its name names, or laptop.
