@@ -27,6 +27,10 @@ builder.prismaObject('FactorRegistry', {
   }),
 });
 
+// The basis fields come from the reference data the row was loaded from, found by region and vintage.
+const BASIS_SELECT = { region_code: true, valid_from: true } as const;
+const basisOf = (f: { region_code: string; valid_from: Date }) => factorBasisProvenance(f.region_code, f.valid_from);
+
 builder.prismaObject('EmissionFactor', {
   description:
     'One vintage of an emission factor with its provenance. Provenance that the original source does not state is null, never filled in.',
@@ -39,32 +43,32 @@ builder.prismaObject('EmissionFactor', {
     basis: t.string({
       nullable: true,
       description: 'Basis of `value`: lifecycle_co2e (every grid factor is converted to it); null for a factor outside the loaded reference data',
-      select: { region_code: true, valid_from: true },
-      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.basis ?? null,
+      select: BASIS_SELECT,
+      resolve: (f) => basisOf(f)?.basis ?? null,
     }),
     published_value: t.float({
       nullable: true,
       description: 'The figure as its publisher gives it, kg per kWh on `published_basis`',
-      select: { region_code: true, valid_from: true },
-      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.published_value ?? null,
+      select: BASIS_SELECT,
+      resolve: (f) => basisOf(f)?.published_value ?? null,
     }),
     published_basis: t.string({
       nullable: true,
       description: 'lifecycle_co2e, direct_co2e (combustion CO2 + CH4 + N2O) or direct_co2 (combustion CO2 only)',
-      select: { region_code: true, valid_from: true },
-      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.published_basis ?? null,
+      select: BASIS_SELECT,
+      resolve: (f) => basisOf(f)?.published_basis ?? null,
     }),
     uplift: t.float({
       nullable: true,
       description: 'value = published_value x uplift; null when the figure is published as lifecycle CO2e',
-      select: { region_code: true, valid_from: true },
-      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.uplift ?? null,
+      select: BASIS_SELECT,
+      resolve: (f) => basisOf(f)?.uplift ?? null,
     }),
     uplift_source: t.string({
       nullable: true,
       description: 'The two published figures the uplift is the ratio of (see docs/grid-factors.md)',
-      select: { region_code: true, valid_from: true },
-      resolve: (f) => factorBasisProvenance(f.region_code, f.valid_from)?.uplift_source ?? null,
+      select: BASIS_SELECT,
+      resolve: (f) => basisOf(f)?.uplift_source ?? null,
     }),
     source: t.exposeString('source'),
     source_version: t.exposeString('source_version'),
