@@ -1,13 +1,61 @@
-// npm run build (run by npm install too): compiles src/ to dist/, the JavaScript that `npm start` and
-// `lcf` run, then writes the embedded database's seed (dist/pglite-seed/, src/db/prepare.ts).
+// npm run build (run by npm install too): compiles src/ to dist/, the JavaScript that `lcf` and the
+// workers run; bundles the server (dist/main.js, what `npm start` runs) from the same sources; then
+// writes the embedded database's seed (dist/pglite-seed/, src/db/prepare.ts) and the reference data's
+// hashes (dist/reference-data.json, src/reference/load.ts).
 // Types are checked by `npm run typecheck`, not here: emitting alone takes half the time.
 import { spawnSync } from 'node:child_process';
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
 
+const SRC = fileURLToPath(new URL('../src/', import.meta.url));
+const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 await rm(new URL('../dist/', import.meta.url), { recursive: true, force: true });
 const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--noCheck'], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
+// Each bundled module keeps the import.meta.url its compiled file has in dist/, so the paths it
+// resolves from there (templates/, data/, the seed, worker files) stay the same in the bundle.
+const keepModuleUrls = {
+  name: 'keep-module-urls',
+  setup(build) {
+    build.onLoad({ filter: /\.ts$/ }, async ({ path: file }) => {
+      if (!file.startsWith(SRC)) return undefined;
+      const source = await readFile(file, 'utf8');
+      const compiled = `./${path.relative(SRC, file).replace(/\.ts$/, '.js')}`;
+      return { contents: source.replaceAll('import.meta.url', `new URL(${JSON.stringify(compiled)}, import.meta.url).href`), loader: 'ts' };
+    });
+    // data/ is read at run time as the compiled modules read it, not copied into the bundle.
+    build.onResolve({ filter: /\/data\/.*\.json$/ }, ({ path: request, resolveDir }) => ({
+      path: `./${path.relative(DIST, path.join(resolveDir, request))}`,
+      external: true,
+    }));
+  },
+};
+
+// One file per chunk instead of about 2 000 modules: resolving and reading them was most of a start
+// (issue 14, `npm run bench:startup`). Code reached by dynamic import() only (S3, PDF, CSV import...)
+// stays in chunks loaded on first use. Packages that read files next to their own modules stay outside.
+await esbuild.build({
+  entryPoints: { main: path.join(SRC, 'main.ts') },
+  outdir: 'dist',
+  chunkNames: 'main-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.10',
+  sourcemap: 'linked',
+  logLevel: 'warning',
+  external: ['@electric-sql/pglite', 'pglite-prisma-adapter', 'pino', 'thread-stream', 'piscina', 'pdfkit', 'fontkit', 'swagger-ui-dist', '@graphql-yoga/render-graphiql'],
+  // CommonJS packages in an ES module bundle call require() for Node's built-ins.
+  banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
+  plugins: [keepModuleUrls],
+});
+
 const { PGLITE_SEED_DIR, writePGliteSeed } = await import('../dist/db/prepare.js');
 const { createLogger } = await import('../dist/observability/logger.js');
+const { writeReferenceManifest } = await import('../dist/reference/load.js');
 await writePGliteSeed(PGLITE_SEED_DIR, createLogger('silent'));
+await writeReferenceManifest();

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
 import type { SqlSession } from '../db/database.ts';
 import { CATEGORIES } from '../footprint/engine/index.ts';
 import { loadGridFactors, loadRegions, loadRegistries } from './grid-data.ts';
@@ -79,17 +80,23 @@ const DATASETS = (): Dataset[] => [
   },
 ];
 
+const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
+
 /**
  * Loads data/ and the packaged reference data into the database when their content changed
  * since the last load (by SHA-256), in one transaction. Returns the names of datasets loaded.
  */
 export async function loadReferenceData(session: SqlSession): Promise<string[]> {
-  const datasets = DATASETS().map((d) => ({ ...d, json: JSON.stringify(d.rows) }));
   const known = new Map(
     (await session.query<{ name: string; sha256: string }>('SELECT name, sha256 FROM reference_datasets')).map((r) => [r.name, r.sha256]),
   );
-  const changed = datasets
-    .map((d) => ({ ...d, sha256: createHash('sha256').update(d.json).digest('hex') }))
+  const built = await builtDatasetHashes();
+  if (built && Object.entries(built).every(([name, hash]) => known.get(name) === hash)) return [];
+  const changed = DATASETS()
+    .map((d) => {
+      const json = JSON.stringify(d.rows);
+      return { ...d, json, sha256: sha256(json) };
+    })
     .filter((d) => known.get(d.name) !== d.sha256);
   if (changed.length === 0) return [];
   await session.exec('BEGIN');
@@ -108,4 +115,47 @@ export async function loadReferenceData(session: SqlSession): Promise<string[]> 
     throw error;
   }
   return changed.map((d) => d.name);
+}
+
+// Building the datasets to hash them is most of a restart's preparation, so `npm run build` records
+// their hashes with a digest of data/; a start of the compiled code whose data/ still has that digest
+// compares the recorded hashes instead. Run from src/ (tests, tsx) the hashes are always computed.
+const BUILD_MANIFEST = new URL('../../dist/reference-data.json', import.meta.url);
+const DATA_DIR = new URL('../../data/', import.meta.url);
+const COMPILED = import.meta.url.endsWith('.js');
+
+interface BuildManifest {
+  data_sha256: string;
+  datasets: Record<string, string>;
+}
+
+/** The files under `dir`, as paths relative to it. */
+async function filesUnder(dir: URL, prefix = ''): Promise<string[]> {
+  const entries = await readdir(new URL(prefix, dir), { withFileTypes: true });
+  const nested = await Promise.all(entries.map((e) => (e.isDirectory() ? filesUnder(dir, `${prefix}${e.name}/`) : [`${prefix}${e.name}`])));
+  return nested.flat();
+}
+
+/** One digest of every file under data/ (names and contents). */
+async function dataDigest(): Promise<string> {
+  const hash = createHash('sha256');
+  for (const name of (await filesUnder(DATA_DIR)).sort()) hash.update(`${name}\0`).update(await readFile(new URL(name, DATA_DIR))).update('\0');
+  return hash.digest('hex');
+}
+
+/** Each dataset's SHA-256 as loadReferenceData computes it. */
+export const referenceDatasetHashes = (): Record<string, string> =>
+  Object.fromEntries(DATASETS().map((d) => [d.name, sha256(JSON.stringify(d.rows))]));
+
+/** Written by `npm run build` next to the compiled code. */
+export async function writeReferenceManifest(): Promise<void> {
+  const manifest: BuildManifest = { data_sha256: await dataDigest(), datasets: referenceDatasetHashes() };
+  await writeFile(BUILD_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** The build's dataset hashes when they still describe data/ (undefined: compute them). */
+async function builtDatasetHashes(): Promise<Record<string, string> | undefined> {
+  if (!COMPILED) return undefined;
+  const manifest = await readFile(BUILD_MANIFEST, 'utf8').then((text) => JSON.parse(text) as BuildManifest, () => undefined);
+  return manifest && manifest.data_sha256 === (await dataDigest()) ? manifest.datasets : undefined;
 }

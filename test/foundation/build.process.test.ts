@@ -1,10 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PGlite } from '@electric-sql/pglite';
 import { exitOf, startServerProcess, ROOT } from '../support/process.ts';
+import { referenceDatasetHashes } from '../../src/reference/load.ts';
 
 // What `npm start` and `lcf` run: the build in dist/ (`npm run build`, run by `npm install`).
 describe('the compiled build', () => {
@@ -57,6 +59,26 @@ describe('the compiled build', () => {
   it('stops on SIGTERM with exit code 0', async () => {
     server.child.kill('SIGTERM');
     expect(await exitOf(server.child)).toBe(0);
+  });
+
+  it('records the hashes of the reference data the sources build, which a restart compares instead of building it', async () => {
+    const manifest = JSON.parse(await readFile(path.join(ROOT, 'dist/reference-data.json'), 'utf8')) as { data_sha256: string; datasets: unknown };
+    expect(manifest.data_sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifest.datasets, 'dist/ is older than src/ or data/: run `npm run build`').toEqual(referenceDatasetHashes());
+  });
+
+  it('on a restart loads a dataset whose stored hash is not the one the build recorded', async () => {
+    const db = new PGlite(path.join(dataDir, 'pglite'));
+    await db.query(`UPDATE reference_datasets SET sha256 = 'outdated' WHERE name = 'regions'`);
+    await db.close();
+    const again = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: '', ADMIN_TOKEN }, { compiled: true });
+    try {
+      expect((await fetch(`${again.url}/v1/reference/countries`)).status).toBe(200);
+      expect(again.output()).toContain('"datasets":["regions"],"msg":"loaded reference data"');
+    } finally {
+      again.child.kill('SIGTERM');
+      await exitOf(again.child);
+    }
   });
 
   it('answers `lcf --help` from bin/lcf.js', () => {
