@@ -4,7 +4,6 @@ import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.ts';
 import { openDatabase, withSession, type Database } from './database.ts';
 import { applyMigrations, readMigrations, withStartupLock } from './migrate.ts';
-import { loadReferenceData } from '../reference/load.ts';
 import type { Logger } from '../observability/logger.ts';
 
 /**
@@ -16,6 +15,8 @@ export function prepareDatabase(db: Database, log: Logger): Promise<void> {
     withStartupLock(session, async () => {
       const applied = await applyMigrations(session, await readMigrations());
       if (applied.length) log.info({ migrations: applied }, 'applied migrations');
+      // Imported here, not at the top: main.ts opens the database before the engine's modules load.
+      const { loadReferenceData } = await import('../reference/load.ts');
       const loaded = await loadReferenceData(session);
       if (loaded.length) log.info({ datasets: loaded }, 'loaded reference data');
     }),

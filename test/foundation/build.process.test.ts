@@ -1,12 +1,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { exitOf, startServerProcess, ROOT } from '../support/process.ts';
 import { referenceDatasetHashes } from '../../src/reference/load.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { PGLITE_SEED_DIR } from '../../src/db/prepare.ts';
 
 // What `npm start` and `lcf` run: the build in dist/ (`npm run build`, run by `npm install`).
 describe('the compiled build', () => {
@@ -78,6 +80,24 @@ describe('the compiled build', () => {
     } finally {
       again.child.kill('SIGTERM');
       await exitOf(again.child);
+    }
+  });
+
+  it('copies the seed beside a new data directory and renames it: a copy a stopped start left half-way is replaced', async () => {
+    const parent = await mkdtemp(path.join(tmpdir(), 'lcf-seed-'));
+    try {
+      await mkdir(path.join(parent, 'pglite.partial'));
+      await writeFile(path.join(parent, 'pglite.partial', 'left-by-a-stopped-start'), '');
+      const db = await openDatabase({ kind: 'pglite', dataDir: path.join(parent, 'pglite'), seed: PGLITE_SEED_DIR });
+      try {
+        expect(await db.prisma.product.count()).toBeGreaterThan(2000);
+      } finally {
+        await db.close();
+      }
+      expect(existsSync(path.join(parent, 'pglite.partial'))).toBe(false);
+      expect(existsSync(path.join(parent, 'pglite', 'left-by-a-stopped-start'))).toBe(false);
+    } finally {
+      await rm(parent, { recursive: true, force: true });
     }
   });
 
