@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { access, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { access, copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import type pg from 'pg';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -63,10 +64,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
     : openPGlite(options.dataDir, options.seed, wrap);
 }
 
+const PGLITE_WASM = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm');
+
 async function openPGlite(dataDir: string | undefined, seed: string | undefined, wrap: AdapterWrapper): Promise<Database> {
-  // Imported on use only: PGlite's modules cost 10-25 MB of RSS, waste when PostgreSQL is used; and
-  // before Prisma's, so that PGlite compiles its WebAssembly (off the main thread) while they load.
+  // Imported on use only: PGlite's modules cost 10-25 MB of RSS, waste when PostgreSQL is used.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+  // Compiled here rather than by PGlite: off the main thread while a new data directory is copied and Prisma's modules load.
+  const pgliteWasmModule = readFile(PGLITE_WASM).then((bytes) => WebAssembly.compile(bytes));
   if (dataDir) {
     // A new database starts as a copy of the seed when there is one: a copy of files instead of initdb.
     const isNew = !(await exists(path.join(dataDir, 'PG_VERSION')));
@@ -82,8 +86,8 @@ async function openPGlite(dataDir: string | undefined, seed: string | undefined,
   // Shared buffers of 16 MB instead of 128: the buffer pool is resident memory of this process (about
   // 140 MB of RSS), while the operating system's page cache serves an embedded database of this size too.
   const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'];
-  const pglite = new PGlite(dataDir, { startParams });
-  const { PrismaClient } = await import('../generated/prisma/client.ts');
+  const [wasmModule, { PrismaClient }] = await Promise.all([pgliteWasmModule, import('../generated/prisma/client.ts')]);
+  const pglite = new PGlite(dataDir, { startParams, pgliteWasmModule: wasmModule });
   const prisma = new PrismaClient({ adapter: wrap(new PrismaPGlite(pglite)), transactionOptions: TRANSACTION_OPTIONS });
   // Prisma compiles its query compiler (WebAssembly) while PGlite starts, instead of on the first query.
   await Promise.all([pglite.waitReady, prisma.$connect()]);
