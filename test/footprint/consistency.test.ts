@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { createTestApp, qs, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 import { repeatedPhrases } from '../support/phrases.ts';
 
@@ -10,7 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
 const COUNTRIES = ['DE', 'FR', 'PL', 'NL', 'SE', 'US-CA'];
 
 describe(`numbers are rounded once, at the edge (${TEST_DATABASE_KIND})`, () => {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogue, type CatalogueEntry } from '../../src/catalogue/catalogue-data.ts';
 import { familySpecs } from '../../src/catalogue/service.ts';
-import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { createTestApp, qs, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 
 let t: TestApp;
@@ -13,7 +13,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
 const footprint = async (params: Record<string, string | number>) => {
   const res = await t.json(`/v1/footprint?${qs({ brand: 'Lenovo', country: 'DE', ...params })}`);
   expect(res.status).toBe(200);

@@ -2,7 +2,7 @@
 // "ThinkVision T99i-10", "15.6-inch"): the footprint takes that category and screen size, says so
 // in data_sources, and never overrides what the caller supplied.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { createTestApp, qs, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 
 let t: TestApp;
@@ -12,7 +12,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const footprint = async (params: Record<string, string | number>) => {
-  const res = await t.json(`/v1/footprint?${new URLSearchParams(Object.entries({ country: 'DE', ...params }).map(([k, v]) => [k, String(v)]))}`);
+  const res = await t.json(`/v1/footprint?${qs({ country: 'DE', ...params })}`);
   expect(res.status).toBe(200);
   return res.body;
 };

@@ -5,7 +5,7 @@
  * another order is still a 400.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { createTestApp, qs, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 
 let t: TestApp;
@@ -14,7 +14,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
 const get = (params: Record<string, string | number>) => t.json(`/v1/footprint?${qs({ country: 'DE', ...params })}`);
 
 describe(`limits from real products on /v1/footprint (${TEST_DATABASE_KIND})`, () => {

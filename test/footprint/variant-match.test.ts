@@ -2,7 +2,7 @@
 // Gen 3 Intel and AMD) resolves to the variant a hint picks, else to the specs the variants share,
 // and says so in methodology.match, data_sources and confidence, instead of category defaults.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { createTestApp, qs, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 
 let t: TestApp;
@@ -11,7 +11,6 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const qs = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
 const footprint = async (params: Record<string, string | number>) => {
   const res = await t.json(`/v1/footprint?${qs({ brand: 'Lenovo', country: 'DE', ...params })}`);
   expect(res.status).toBe(200);

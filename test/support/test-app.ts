@@ -14,6 +14,10 @@ import type { AdapterWrapper, Database } from '../../src/db/database.ts';
 
 export const TEST_ADMIN_TOKEN = 'test-admin-token-0123456789abcdef';
 
+/** A query string from parameters, numbers written as they print (`{ ram_gb: 16 }` → `ram_gb=16`). */
+export const qs = (params: Record<string, string | number>) =>
+  new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)])).toString();
+
 export interface TestApp {
   app: App;
   dataDir: string;
