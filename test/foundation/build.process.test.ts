@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,6 +67,15 @@ describe('the compiled build', () => {
     const manifest = JSON.parse(await readFile(path.join(ROOT, 'dist/reference-data.json'), 'utf8')) as { data_sha256: string; datasets: unknown };
     expect(manifest.data_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(manifest.datasets, 'dist/ is older than src/ or data/: run `npm run build`').toEqual(referenceDatasetHashes());
+  });
+
+  it('writes the server bundle as ASCII, so V8 holds each chunk at one byte a character', async () => {
+    const chunks = (await readdir(path.join(ROOT, 'dist'))).filter((name) => /^main(-\w+)?\.js$/.test(name));
+    expect(chunks.length).toBeGreaterThan(5);
+    for (const name of chunks) {
+      const text = await readFile(path.join(ROOT, 'dist', name), 'latin1');
+      expect(/[^\0-\x7f]/.exec(text)?.index, name).toBeUndefined();
+    }
   });
 
   it('on a restart loads a dataset whose stored hash is not the one the build recorded', async () => {
