@@ -1,17 +1,20 @@
-// npm run bench:startup — the compiled server as `npm start` runs it (node dist/main.js; run
-// `npm run build` first): time from process start to the first 200 of GET /v1/reference/countries
+// npm run bench:startup — the compiled server as `npm start` runs it (with the node arguments of the
+// start script; run `npm run build` first): time from process start to the first 200 of GET /v1/reference/countries
 // and the process's RSS once it answers, on the embedded database (a fresh data directory: first
 // start; the same directory again: restart) and on PostgreSQL (a new database, then a restart);
 // and the time `lcf --help` takes. Each figure is the median of RUNS (default 3) runs.
+// IDLE_SECONDS=90 adds the RSS of one restart of each after that long without requests: V8 gives back
+// the young generation and start-up garbage only once a server has been idle for a while.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, ROOT } from '../test/support/process.ts';
+import { freePort, ROOT, START_ARGS } from '../test/support/process.ts';
 import { freshPostgres, percentile } from './support.ts';
 
 const RUNS = Number(process.env.RUNS ?? 3);
+const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 0);
 type Sample = { ms: number; rss: number };
 const SERVER = path.join(ROOT, 'dist/main.js');
 if (!existsSync(SERVER)) {
@@ -25,10 +28,10 @@ async function rssMb(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-async function start(env: Record<string, string>): Promise<Sample> {
+async function start(env: Record<string, string>, idleSeconds = 0): Promise<Sample> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [SERVER], {
+  const child = spawn(process.execPath, START_ARGS, {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: 'inherit',
@@ -36,7 +39,11 @@ async function start(env: Record<string, string>): Promise<Sample> {
   try {
     for (;;) {
       const ok = await fetch(`http://127.0.0.1:${port}/v1/reference/countries`).then((r) => r.status === 200, () => false);
-      if (ok) return { ms: performance.now() - started, rss: await rssMb(child.pid!) };
+      if (ok) {
+        const ms = performance.now() - started;
+        await new Promise((r) => setTimeout(r, idleSeconds * 1000));
+        return { ms, rss: await rssMb(child.pid!) };
+      }
       if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`);
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -67,6 +74,10 @@ for (let run = 0; run < RUNS; run++) {
     try {
       add('PostgreSQL, first start (new database)', await start({ ...env, DATABASE_URL: db.url }));
       add('PostgreSQL, restart', await start({ ...env, DATABASE_URL: db.url }));
+      if (IDLE_SECONDS && run === 0) {
+        add(`PGlite, restart, RSS after ${IDLE_SECONDS} s idle`, await start(env, IDLE_SECONDS));
+        add(`PostgreSQL, restart, RSS after ${IDLE_SECONDS} s idle`, await start({ ...env, DATABASE_URL: db.url }, IDLE_SECONDS));
+      }
     } finally {
       await db.drop();
     }

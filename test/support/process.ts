@@ -1,8 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** The arguments `npm start` gives node (`node <flags> dist/main.js`), for starting the build as it does without npm. */
+export const START_ARGS = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start
+  .split(/\s+/)
+  .slice(1);
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -36,7 +42,7 @@ export async function startServerProcess(
   { compiled = false } = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, compiled ? ['dist/main.js'] : ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, compiled ? START_ARGS : ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
   });
