@@ -1,6 +1,10 @@
 // npm run bench:footprint — GET /v1/footprint on PostgreSQL against a bare node:http server
 // returning a fixed JSON body of the same size, both driven by autocannon (50 connections, 10 s),
-// then the p50 of POST /v1/footprint/batch with 100 products.
+// then the p50 of POST /v1/footprint/batch with 100 products. BENCH_PGLITE=1 runs the service on the
+// embedded database (a new data directory) instead.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { adminJson, freshPostgres, load, startBareServer, startService } from './support.ts';
 
 const DEVICES = [
@@ -16,10 +20,12 @@ const DEVICES = [
 const COUNTRIES = ['DE', 'FR', 'US', 'US-CA', 'PL', 'JP'];
 const paths = DEVICES.flatMap((d) => COUNTRIES.map((country) => `/v1/footprint?${new URLSearchParams({ ...d, country })}`));
 
-const db = await freshPostgres();
+const embedded = Boolean(process.env.BENCH_PGLITE);
+const db = embedded ? undefined : await freshPostgres();
+const dataDir = embedded ? await mkdtemp(path.join(tmpdir(), 'lcf-bench-')) : undefined;
 // Quotas are checked on every request, with limits high enough not to refuse the benchmark's own load.
 const QUOTA_LIMITS = 'day.enterprise=100000000,minute.enterprise=100000000,day.free=100000000,minute.free=100000000';
-const service = await startService({ DATABASE_URL: db.url, QUOTA_LIMITS, ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}) });
+const service = await startService({ DATABASE_URL: db?.url ?? '', ...(dataDir ? { DATA_DIR: dataDir } : {}), QUOTA_LIMITS, ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}) });
 try {
   const org = await adminJson(service.url, '/orgs', { name: 'Bench', plan: 'enterprise' });
   const { key } = await adminJson(service.url, '/keys', { org_id: org.id });
@@ -45,7 +51,7 @@ try {
     requests: [{ method: 'POST', path: '/v1/footprint/batch', headers: { ...headers, 'content-type': 'application/json' }, body: batchBody }],
   });
 
-  console.log(`\nresponse body: ${Buffer.byteLength(sample)} bytes; ${paths.length} distinct device/country queries; ${process.env.BENCH_ANONYMOUS ? 'anonymous (nothing stored)' : 'organisation key (calculations stored)'}; quota counters in ${process.env.BENCH_REDIS_URL ? 'Redis' : 'PostgreSQL'}`);
+  console.log(`\nresponse body: ${Buffer.byteLength(sample)} bytes; ${paths.length} distinct device/country queries; ${process.env.BENCH_ANONYMOUS ? 'anonymous (nothing stored)' : 'organisation key (calculations stored)'}; ${embedded ? 'PGlite' : 'PostgreSQL'}, quota counters in ${process.env.BENCH_REDIS_URL ? 'Redis' : 'the database'}`);
   console.table({
     'bare node:http': baseline,
     'GET /v1/footprint': footprint,
@@ -55,5 +61,6 @@ try {
   console.log(`batch of 100 p50: ${batch.p50} ms (target <= 20 ms)`);
 } finally {
   await service.stop();
-  await db.drop();
+  await db?.drop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
 }

@@ -84,9 +84,9 @@ async function openPGlite(dataDir: string | undefined, seed: string | undefined,
     await mkdir(dataDir, { recursive: true });
   }
   // Shared buffers of 8 MB instead of 128: the buffer pool and what PostgreSQL sizes by it are resident
-  // memory of this process (128 MB cost about 140 MB of RSS, 16 MB about 12 MB more than 8), while the
-  // operating system's page cache serves an embedded database of this size too (no measurable change in
-  // `GET /v1/footprint` throughput between 16 and 8, issue 14).
+  // memory of this process (128 MB cost about 140 MB of RSS), while the operating system's page cache
+  // serves an embedded database of this size too. 16 MB held 12 MB more for about 4 % more
+  // `GET /v1/footprint` throughput (`BENCH_PGLITE=1 npm run bench:footprint`, issue 14).
   const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
   const [wasmModule, { PrismaClient }] = await Promise.all([pgliteWasmModule, import('../generated/prisma/client.ts')]);
   const pglite = new PGlite(dataDir, { startParams, pgliteWasmModule: wasmModule });
