@@ -1,5 +1,5 @@
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import { getOperationAST, type DocumentNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema } from 'graphql';
+import { getOperationAST, parse, printType, type DocumentNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema, type ObjectTypeDefinitionNode } from 'graphql';
 
 type Maybe<T> = T | null | undefined;
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
@@ -22,7 +22,13 @@ const restRouteOf = (field: { extensions?: Maybe<Readonly<Record<string, unknown
 
 /** Only the root fields that declare `extensions.rest` become REST routes; the rest is GraphQL-only. */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
-  return pruneSchema(filterSchema({ schema, rootFieldFilter: (_op, _name, field) => restRouteOf(field) !== undefined }));
+  const rest = pruneSchema(filterSchema({ schema, rootFieldFilter: (_op, _name, field) => restRouteOf(field) !== undefined }));
+  // SOFA reads argument descriptions from a root type's syntax tree, and for a code-first type, which has
+  // none, prints and parses the whole type again for each variable of each route (a tenth of a start).
+  for (const type of [rest.getQueryType(), rest.getMutationType()]) {
+    if (type && !type.astNode) type.astNode = parse(printType(type)).definitions[0] as ObjectTypeDefinitionNode;
+  }
+  return rest;
 }
 
 /** Each REST route's pattern and top-level arguments, to check them before SOFA parses them (checkRestArguments). */
