@@ -4,13 +4,14 @@
 // hashes (dist/reference-data.json, src/reference/load.ts).
 // Types are checked by `npm run typecheck`, not here: emitting alone takes half the time.
 import { spawnSync } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
 
 const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
+const QUERY_COMPILER_FILE = 'query-compiler.wasm';
 await rm(new URL('../dist/', import.meta.url), { recursive: true, force: true });
 const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--noCheck'], { stdio: 'inherit' });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
@@ -34,6 +35,24 @@ const keepModuleUrls = {
   },
 };
 
+// Prisma ships its query compiler as a base64 literal of 2.3 MB, which V8 would keep twice for the life
+// of the process (in the chunk's source and as the string). The bundle reads the bytes from
+// dist/query-compiler.wasm instead: the generated client's Buffer.from(wasm, 'base64') takes them
+// through valueOf(), which Buffer.from documents for objects.
+const queryCompilerFromFile = {
+  name: 'query-compiler-from-file',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]query_compiler_[\w.]+\.wasm-base64\.mjs$/ }, async ({ path: file }) => {
+      const { wasm } = await import(pathToFileURL(file).href);
+      await mkdir(DIST, { recursive: true });
+      await writeFile(path.join(DIST, QUERY_COMPILER_FILE), Buffer.from(wasm, 'base64'));
+      const contents = `import { readFileSync } from 'node:fs';
+export const wasm = { valueOf: () => readFileSync(new URL(${JSON.stringify(`./${QUERY_COMPILER_FILE}`)}, import.meta.url)) };`;
+      return { contents, loader: 'js' };
+    });
+  },
+};
+
 // One file per chunk instead of about 2 000 modules: resolving and reading them was most of a start
 // (issue 14, `npm run bench:startup`). Code reached by dynamic import() only (S3, PDF, CSV import...)
 // stays in chunks loaded on first use. Packages that read files next to their own modules stay outside.
@@ -52,7 +71,7 @@ const bundle = await esbuild.build({
   external: ['@electric-sql/pglite', 'pglite-prisma-adapter', 'pino', 'thread-stream', 'piscina', 'pdfkit', 'fontkit', 'swagger-ui-dist', '@graphql-yoga/render-graphiql'],
   // CommonJS packages in an ES module bundle call require() for Node's built-ins.
   banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
-  plugins: [keepModuleUrls],
+  plugins: [keepModuleUrls, queryCompilerFromFile],
 });
 // Written as ASCII: V8 keeps a module's source in memory, at two bytes a character for a whole chunk
 // if one character of it (an arrow in a comment, a curly quote in a regular expression) is not

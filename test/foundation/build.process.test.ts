@@ -78,6 +78,19 @@ describe('the compiled build', () => {
     }
   });
 
+  it("reads Prisma's query compiler from dist/query-compiler.wasm instead of holding it as a base64 literal", async () => {
+    // The compiler build the generated client imports (schema.prisma: compilerBuild).
+    const client = await readFile(path.join(ROOT, 'src/generated/prisma/internal/class.ts'), 'utf8');
+    const shipped = /import\("(@prisma\/client\/runtime\/query_compiler_\w+_bg\.postgresql\.wasm-base64\.mjs)"\)/.exec(client)?.[1];
+    expect(shipped).toBeDefined();
+    const { wasm } = (await import(shipped!)) as { wasm: string };
+    const bytes = await readFile(path.join(ROOT, 'dist/query-compiler.wasm'));
+    expect(bytes.equals(Buffer.from(wasm, 'base64'))).toBe(true);
+    expect(WebAssembly.validate(bytes)).toBe(true);
+    const chunks = (await readdir(path.join(ROOT, 'dist'))).filter((name) => /^main(-\w+)?\.js$/.test(name));
+    for (const name of chunks) expect(await readFile(path.join(ROOT, 'dist', name), 'latin1'), name).not.toContain(wasm.slice(0, 64));
+  });
+
   it('on a restart loads a dataset whose stored hash is not the one the build recorded', async () => {
     const db = new PGlite(path.join(dataDir, 'pglite'));
     await db.query(`UPDATE reference_datasets SET sha256 = 'outdated' WHERE name = 'regions'`);
