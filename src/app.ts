@@ -40,8 +40,18 @@ export interface App {
   /** In-process fetch, for tests and benchmarks. */
   fetch(request: Request, options?: { ip?: string }): Promise<Response>;
   services: Services;
-  /** Set when shutting down: /readyz answers 503 so load balancers drain this instance. */
-  draining: boolean;
+  /** True once drain() was called: /readyz answers 503 so load balancers drain this instance. */
+  readonly draining: boolean;
+  /**
+   * Starts a shutdown: every response from now on, including those of requests being handled, ends
+   * its connection (`Connection: close`), so keep-alive clients do not hold the server open.
+   */
+  drain(): void;
+  /**
+   * Resolves once no request is in flight (its handler running or its response being sent), or after
+   * `timeoutMs`. A request whose client went away runs on after its connection has closed.
+   */
+  settled(timeoutMs: number): Promise<void>;
 }
 
 // Armor's validation limits report as validation errors (code and 400 added by useValidationErrorCodes)
@@ -77,16 +87,48 @@ export function createApp(services: Services): App {
     routes.add(router.paths);
     return useMountedRouter(router, ...options);
   };
+  const handling = new Set<ServerResponse>();
+  const whenSettled: (() => void)[] = [];
+  const closeConnectionAfter = (res: ServerResponse) => res.headersSent || res.setHeader('connection', 'close');
+  let draining = false;
   const app: App = {
     services,
-    draining: false,
+    get draining() {
+      return draining;
+    },
+    drain() {
+      draining = true;
+      handling.forEach(closeConnectionAfter);
+    },
     handle: (req, res) => {
       const state = newRequestState(services, req.headers['x-request-id'], clientIp(req, services.config.trustedProxies));
       state.forwarded = forwardedOrigin(req, services.config.trustedProxies);
-      runWithRequest(state, async () => {
-        if (!(await fastPath.tryServe(req, res, state))) await yoga(req, res);
+      if (draining) closeConnectionAfter(res);
+      // In flight until the handler has returned and the response has closed (a streamed body ends
+      // later), or until a response whose sending had begun has closed: then only writing was left,
+      // and whatwg-node would wait for a 'drain' that a closed connection never emits.
+      handling.add(res);
+      let handled = false;
+      const settle = () => {
+        if (handling.delete(res) && handling.size === 0) whenSettled.splice(0).forEach((resolve) => resolve());
+      };
+      res.once('close', () => (handled || res.headersSent) && settle());
+      void runWithRequest(state, async () => {
+        try {
+          if (!(await fastPath.tryServe(req, res, state))) await yoga(req, res);
+        } finally {
+          handled = true;
+          if (res.closed) settle();
+        }
       });
     },
+    settled: (timeoutMs) =>
+      handling.size === 0
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            whenSettled.push(resolve);
+            setTimeout(resolve, timeoutMs).unref();
+          }),
     fetch: (request, options = {}) =>
       runWithRequest(newRequestState(services, request.headers.get('x-request-id'), options.ip ?? '127.0.0.1'), async () => yoga.fetch(request)),
   };

@@ -41,20 +41,27 @@ let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  app.draining = true;
+  app.drain();
   log.info({ signal }, 'shutting down: finishing in-flight requests');
+  const deadline = performance.now() + config.shutdownTimeoutMs;
   const forced = setTimeout(() => {
     log.warn('shutdown timeout reached: closing remaining connections');
     server.closeAllConnections();
   }, config.shutdownTimeoutMs);
   forced.unref();
-  // Stops accepting connections; the callback runs once in-flight requests have completed.
+  const untilDeadline = () => Math.max(0, deadline - performance.now());
+  // Stops accepting connections; the callback runs once they have all closed. The database closes once
+  // the requests have finished too: a request whose client went away runs on without a connection.
   server.close(async () => {
+    await app.settled(untilDeadline());
     await stopServices(services);
     log.info('stopped');
     process.exit(0);
   });
   server.closeIdleConnections();
+  // What is still open once no request is in flight serves nobody: a connection a client opened and
+  // never used, or one whose response was abandoned. Node's idle-connection check passes over the first.
+  void app.settled(untilDeadline()).then(() => server.closeAllConnections());
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -5,8 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, runCli, startServerProcess, ROOT } from '../support/process.ts';
 import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
 import { spawn } from 'node:child_process';
+import { request } from 'node:http';
 
 // The service as a user runs it: `npm start`, the `lcf` CLI against it, and SIGTERM.
+const SHUTDOWN_TIMEOUT_MS = 30_000;
+
 describe(`server process and lcf CLI on ${TEST_DATABASE_KIND}`, () => {
   let dataDir: string;
   let server: Awaited<ReturnType<typeof startServerProcess>>;
@@ -15,7 +18,12 @@ describe(`server process and lcf CLI on ${TEST_DATABASE_KIND}`, () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-proc-'));
     if (TEST_DATABASE_KIND === 'postgres') db = await openTestDatabase();
-    server = await startServerProcess({ DATA_DIR: dataDir, ...(db?.url ? { DATABASE_URL: db.url } : { DATABASE_URL: '' }), ADMIN_TOKEN: '' });
+    server = await startServerProcess({
+      DATA_DIR: dataDir,
+      ...(db?.url ? { DATABASE_URL: db.url } : { DATABASE_URL: '' }),
+      ADMIN_TOKEN: '',
+      SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
+    });
   });
   afterAll(async () => {
     if (server.child.exitCode === null) server.child.kill('SIGKILL');
@@ -82,14 +90,41 @@ describe(`server process and lcf CLI on ${TEST_DATABASE_KIND}`, () => {
     expect(result.stderr).toMatch(/404/);
   });
 
-  it('finishes in-flight requests on SIGTERM and exits 0', async () => {
+  it('finishes in-flight requests on SIGTERM, also those whose clients went away, and exits 0 without waiting for the timeout', async () => {
+    const org = JSON.parse((await cli('admin', 'org', 'create', '--name', 'Shutdown', '--plan', 'enterprise', '--json')).stdout);
+    const { key } = JSON.parse((await cli('admin', 'key', 'create', '--org', org.id, '--json')).stdout);
+    // Batches of 100 that store their calculations, each on its own connection, which its client
+    // closes once the server is busy with them (the first has been answered).
+    const body = JSON.stringify({ products: Array.from({ length: 100 }, (_, i) => ({ category: 'laptop', brand: 'Dell', model: `Latitude 54${i % 50}`, country: 'DE' })) });
+    const batches = Array.from({ length: 10 }, () => {
+      const req = request(`${server.url}/v1/footprint/batch`, {
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${key}` },
+      });
+      req.on('error', () => {});
+      req.end(body);
+      return req;
+    });
+    const answered = () => server.output().split('\n').filter((line) => line.includes('"path":"/v1/footprint/batch"')).length;
+    while (answered() === 0) await new Promise((r) => setTimeout(r, 5));
     const inFlight = fetch(`${server.url}/v1/reference/countries`);
-    await new Promise((r) => setTimeout(r, 5));
+    batches.forEach((req) => req.destroy());
+    const signalled = performance.now();
     server.child.kill('SIGTERM');
     const res = await inFlight;
     expect(res.status).toBe(200);
     expect(await exitOf(server.child)).toBe(0);
-    expect(server.output()).toMatch(/"msg":"stopped"/);
+    // A kept-alive connection does not hold the shutdown until SHUTDOWN_TIMEOUT_MS.
+    expect(performance.now() - signalled).toBeLessThan(SHUTDOWN_TIMEOUT_MS / 2);
+    const lines = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    // Each batch the server had begun ran to its end with the database still open: no 500, nothing
+    // logged as an error. (One still waiting to start when its client left is dropped without an answer.)
+    const statuses = lines.filter((line) => line.path === '/v1/footprint/batch').map((line) => line.status);
+    expect(statuses.length).toBeGreaterThan(1);
+    expect(statuses).toEqual(statuses.map(() => 200));
+    expect(lines.filter((line) => (line.level as number) >= 50)).toEqual([]);
+    expect(lines.at(-1)?.msg).toBe('stopped');
   });
 });
 
