@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import autocannon from 'autocannon';
-import { freePort, ROOT } from '../test/support/process.ts';
+import { freePort, ROOT, START_ARGS } from '../test/support/process.ts';
 
 export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
 
@@ -44,9 +44,11 @@ export async function startService(
   { probe, nodeArgs = [] }: { probe?: string; nodeArgs?: string[] } = {},
 ): Promise<{ url: string; stop: () => Promise<void>; child: ChildProcess }> {
   const port = await freePort();
-  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the service under load.
+  // BENCH_NODE_ARGS, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof", profiles the service under load; a
+  // V8 flag given there wins over the same flag of the start script's.
   const benchArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...nodeArgs, ...benchArgs, '--import', 'tsx', ...(probe ? ['--import', probe] : []), 'src/main.ts'], {
+  const startFlags = START_ARGS.filter((arg) => arg.startsWith('--'));
+  const child = spawn(process.execPath, [...startFlags, ...nodeArgs, ...benchArgs, '--import', 'tsx', ...(probe ? ['--import', probe] : []), 'src/main.ts'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...env },
     stdio: ['ignore', 'inherit', 'inherit', ...(probe ? ['ipc' as const] : [])],
