@@ -105,14 +105,16 @@ export function createApp(services: Services): App {
       state.forwarded = forwardedOrigin(req, services.config.trustedProxies);
       if (draining) closeConnectionAfter(res);
       // In flight until the handler has returned and the response has closed (a streamed body ends
-      // later), or until a response whose sending had begun has closed: then only writing was left,
-      // and whatwg-node would wait for a 'drain' that a closed connection never emits.
+      // later), or until a response whose sending had begun has closed: only writing was left then, and
+      // the handler may never return (whatwg-node waits for a 'drain' that a closed connection does not emit).
       handling.add(res);
       let handled = false;
       const settle = () => {
         if (handling.delete(res) && handling.size === 0) whenSettled.splice(0).forEach((resolve) => resolve());
       };
-      res.once('close', () => (handled || res.headersSent) && settle());
+      res.once('close', () => {
+        if (handled || res.headersSent) settle();
+      });
       void runWithRequest(state, async () => {
         try {
           if (!(await fastPath.tryServe(req, res, state))) await yoga(req, res);

@@ -118,8 +118,8 @@ describe(`server process and lcf CLI on ${TEST_DATABASE_KIND}`, () => {
     // A kept-alive connection does not hold the shutdown until SHUTDOWN_TIMEOUT_MS.
     expect(performance.now() - signalled).toBeLessThan(SHUTDOWN_TIMEOUT_MS / 2);
     const lines = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    // Each batch the server had begun ran to its end with the database still open: no 500, nothing
-    // logged as an error. (One still waiting to start when its client left is dropped without an answer.)
+    // Each batch the server had received ran to its end with the database still open: no 500, nothing
+    // logged as an error. (A connection still in the listen queue when the server stopped listening was never accepted.)
     const statuses = lines.filter((line) => line.path === '/v1/footprint/batch').map((line) => line.status);
     expect(statuses.length).toBeGreaterThan(1);
     expect(statuses).toEqual(statuses.map(() => 200));
