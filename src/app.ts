@@ -48,10 +48,10 @@ export interface App {
    */
   drain(): void;
   /**
-   * Resolves once no request is in flight (its handler running or its response being sent), or after
-   * `timeoutMs`. A request whose client went away runs on after its connection has closed.
+   * Resolves with true once no request is in flight (its handler running or its response being sent),
+   * or with false after `timeoutMs`. A request whose client went away runs on after its connection has closed.
    */
-  settled(timeoutMs: number): Promise<void>;
+  settled(timeoutMs: number): Promise<boolean>;
 }
 
 // Armor's validation limits report as validation errors (code and 400 added by useValidationErrorCodes)
@@ -88,7 +88,7 @@ export function createApp(services: Services): App {
     return useMountedRouter(router, ...options);
   };
   const handling = new Set<ServerResponse>();
-  const whenSettled: (() => void)[] = [];
+  const whenSettled: ((settled: boolean) => void)[] = [];
   const closeConnectionAfter = (res: ServerResponse) => res.headersSent || res.setHeader('connection', 'close');
   let draining = false;
   const app: App = {
@@ -110,7 +110,7 @@ export function createApp(services: Services): App {
       handling.add(res);
       let handled = false;
       const settle = () => {
-        if (handling.delete(res) && handling.size === 0) whenSettled.splice(0).forEach((resolve) => resolve());
+        if (handling.delete(res) && handling.size === 0) whenSettled.splice(0).forEach((resolve) => resolve(true));
       };
       res.once('close', () => {
         if (handled || res.headersSent) settle();
@@ -126,10 +126,10 @@ export function createApp(services: Services): App {
     },
     settled: (timeoutMs) =>
       handling.size === 0
-        ? Promise.resolve()
+        ? Promise.resolve(true)
         : new Promise((resolve) => {
             whenSettled.push(resolve);
-            setTimeout(resolve, timeoutMs).unref();
+            setTimeout(() => resolve(false), timeoutMs).unref();
           }),
     fetch: (request, options = {}) =>
       runWithRequest(newRequestState(services, request.headers.get('x-request-id'), options.ip ?? '127.0.0.1'), async () => yoga.fetch(request)),

@@ -44,11 +44,6 @@ async function shutdown(signal: string) {
   app.drain();
   log.info({ signal }, 'shutting down: finishing in-flight requests');
   const deadline = performance.now() + config.shutdownTimeoutMs;
-  const forced = setTimeout(() => {
-    log.warn('shutdown timeout reached: closing remaining connections');
-    server.closeAllConnections();
-  }, config.shutdownTimeoutMs);
-  forced.unref();
   const untilDeadline = () => Math.max(0, deadline - performance.now());
   // Stops accepting connections; the callback runs once they have all closed. The database closes once
   // the requests have finished too: a request whose client went away runs on without a connection.
@@ -59,9 +54,12 @@ async function shutdown(signal: string) {
     process.exit(0);
   });
   server.closeIdleConnections();
-  // What is still open once no request is in flight serves nobody: a connection a client opened and
-  // never used, or one whose response was abandoned. Node's idle-connection check passes over the first.
-  void app.settled(untilDeadline()).then(() => server.closeAllConnections());
+  // Once no request is in flight, what is still open serves nobody: a connection a client opened and
+  // never used (Node's idle-connection check passes over it), or one whose response was abandoned.
+  void app.settled(untilDeadline()).then((settled) => {
+    if (!settled) log.warn('shutdown timeout reached: closing remaining connections');
+    server.closeAllConnections();
+  });
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
