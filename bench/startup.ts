@@ -2,7 +2,7 @@
 // start script; run `npm run build` first): time from process start to the first 200 of GET /v1/reference/countries
 // and the process's RSS once it answers, on the embedded database (a fresh data directory: first
 // start; the same directory again: restart) and on PostgreSQL (a new database, then a restart);
-// and the time `lcf --help` takes. Each figure is the median of RUNS (default 3) runs.
+// and the time `lcf --help` takes, run by node and as the README runs it (`npx lcf`). Each figure is the median of RUNS (default 3) runs.
 // IDLE_SECONDS=90 adds the RSS of one restart of each after that long without requests: V8 gives back
 // the young generation and start-up garbage only once a server has been idle for a while.
 import { spawn } from 'node:child_process';
@@ -53,11 +53,11 @@ async function start(env: Record<string, string>, idleSeconds = 0): Promise<Samp
   }
 }
 
-async function helpMs(): Promise<number> {
+async function commandMs(command: string, args: string[]): Promise<number> {
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/lcf.js'), '--help'], { cwd: ROOT, stdio: 'ignore' });
+  const child = spawn(command, args, { cwd: ROOT, stdio: 'ignore' });
   const code = await new Promise((r) => child.once('exit', r));
-  if (code !== 0) throw new Error(`lcf --help exited with ${code}`);
+  if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}`);
   return performance.now() - started;
 }
 
@@ -84,7 +84,8 @@ for (let run = 0; run < RUNS; run++) {
   } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
-  add('lcf --help', { ms: await helpMs(), rss: 0 });
+  add('node bin/lcf.js --help', { ms: await commandMs(process.execPath, [path.join(ROOT, 'bin/lcf.js'), '--help']), rss: 0 });
+  add('npx lcf --help', { ms: await commandMs('npx', ['lcf', '--help']), rss: 0 });
 }
 
 for (const [name, list] of Object.entries(samples)) {

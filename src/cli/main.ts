@@ -1,6 +1,4 @@
 import { parseArgs } from 'node:util';
-import { readAdminToken } from '../admin/admin-token.ts';
-import { ADMIN_BASE } from '../admin/routes.ts';
 
 const USAGE = `usage:
   lcf admin org create --name NAME --plan free|pro|business|enterprise [--json]
@@ -31,6 +29,8 @@ const PLANS = ['free', 'pro', 'business', 'enterprise'];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function adminRequest(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
+  // Imported here, as every command's code is, so that `lcf --help` loads nothing but this file.
+  const [{ readAdminToken }, { ADMIN_BASE }] = await Promise.all([import('../admin/admin-token.ts'), import('../admin/routes.ts')]);
   const base = (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, '');
   const token = await readAdminToken(process.env);
   if (!token) throw new Error('no admin token: set ADMIN_TOKEN, or start the server once so it writes DATA_DIR/admin-token');

@@ -128,4 +128,19 @@ describe('the compiled build', () => {
     expect(help.status, help.stderr).toBe(0);
     expect(help.stdout).toMatch(/^usage:\n {2}lcf admin org create/);
   });
+
+  it('runs `npx lcf` from node_modules/.bin, without installing the project into npm\'s npx cache', async () => {
+    // A bin of the project's own package.json would make npx install the project into its cache
+    // (rerunning the postinstall build: 32 s the first time) and read the whole tree on every call
+    // (2.3 s); the bin/ workspace's bin is linked into node_modules/.bin by `npm install`.
+    const cache = await mkdtemp(path.join(tmpdir(), 'lcf-npm-cache-'));
+    try {
+      const help = spawnSync('npx', ['--cache', cache, '--ignore-scripts', 'lcf', '--help'], { cwd: ROOT, encoding: 'utf8' });
+      expect(help.status, help.stderr).toBe(0);
+      expect(help.stdout).toMatch(/^usage:\n {2}lcf admin org create/);
+      expect(existsSync(path.join(cache, '_npx'))).toBe(false);
+    } finally {
+      await rm(cache, { recursive: true, force: true });
+    }
+  });
 });
