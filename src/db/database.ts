@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { access, copyFile, mkdir, readFile, readdir, rename, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { access, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type pg from 'pg';
@@ -67,10 +68,13 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 const PGLITE_WASM = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm');
 
 async function openPGlite(dataDir: string | undefined, seed: string | undefined, wrap: AdapterWrapper): Promise<Database> {
+  // Compiled here rather than by PGlite, and first: off the main thread while PGlite's, Prisma's and the
+  // service's modules load. Read at once: an asynchronous read takes a turn of the event loop per
+  // 512 KB, and loading modules holds each turn, so the compile began 0.7 s into a start, which
+  // then waited for it.
+  const pgliteWasmModule = WebAssembly.compile(readFileSync(PGLITE_WASM));
   // Imported on use only: PGlite's modules cost 10-25 MB of RSS, waste when PostgreSQL is used.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
-  // Compiled here rather than by PGlite: off the main thread while a new data directory is copied and Prisma's modules load.
-  const pgliteWasmModule = readFile(PGLITE_WASM).then((bytes) => WebAssembly.compile(bytes));
   if (dataDir) {
     // A new database starts as a copy of the seed when there is one: a copy of files instead of initdb.
     const isNew = !(await exists(path.join(dataDir, 'PG_VERSION')));
