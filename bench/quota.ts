@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { applyMigrations, readMigrations } from '../src/db/migrate.ts';
-import { DatabaseCounterStore, QuotaService, RedisCounterStore, type CounterStore, type QuotaSubject } from '../src/auth/quota/index.ts';
+import { DatabaseCounterStore, QuotaService, type CounterStore, type QuotaSubject } from '../src/auth/quota/index.ts';
+import { RedisCounterStore } from '../src/auth/quota/redis-store.ts';
 
 const CHECKS = Number(process.env.BENCH_CHECKS ?? 5_000);
 const WARMUP = 500;

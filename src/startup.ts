@@ -40,7 +40,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
     keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId)),
     scopes: new OrganizationScopes(db.prisma),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
-    quota: new QuotaService(createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
+    quota: new QuotaService(await createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
     calculations,
     catalogue,
     approvedOperations: loadApprovedOperations(),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFound } from '../errors/api-error.ts';
 import { Router } from '../rest/router.ts';
 import { readJsonBody } from '../rest/json-body.ts';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../errors/api-error.ts';
 import type { CertificateView } from '../documents/views.ts';
 

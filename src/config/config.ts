@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseSigningKeys } from '../certificates/keys.ts';
 import { parseSecretsKey } from '../secrets/secret-box.ts';
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, forbidden } from '../errors/api-error.ts';
 import { authenticate } from '../auth/caller.ts';
 import { issueApiKey, revokeApiKey } from '../auth/api-key-store.ts';

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ElectricityMapsYear, EmSubdivision, RegionalProxy, TypedFactorFile } from './grid-build.ts';
 import type { RegistryRecord } from './grid-data.ts';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalidParameter } from '../errors/api-error.ts';
 import { text } from '../validation/text.ts';
 

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 
 /** Parses and validates a JSON request body for hand-written routes; 400 naming the field otherwise. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { validate as isUuid } from 'uuid';
 import { invalidParameter } from '../errors/api-error.ts';
 

@@ -91,6 +91,17 @@ describe('the compiled build', () => {
     for (const name of chunks) expect(await readFile(path.join(ROOT, 'dist', name), 'latin1'), name).not.toContain(wasm.slice(0, 64));
   });
 
+  it("leaves zod's translations of its messages out of the bundle (368 KB of the modules a start loaded)", async () => {
+    // `import { z } from 'zod'` takes zod's whole namespace, its 63 locales with it; `import * as z` lets
+    // esbuild keep what is used: English messages only.
+    const chunks = (await readdir(path.join(ROOT, 'dist'))).filter((name) => /^main(-\w+)?\.js$/.test(name));
+    const locales = new Set<string>();
+    for (const name of chunks) {
+      for (const [, locale] of (await readFile(path.join(ROOT, 'dist', name), 'latin1')).matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/([\w-]+)\.js$/gm)) locales.add(locale!);
+    }
+    expect([...locales]).toEqual(['en']);
+  });
+
   it('on a restart loads a dataset whose stored hash is not the one the build recorded', async () => {
     const db = new PGlite(path.join(dataDir, 'pglite'));
     await db.query(`UPDATE reference_datasets SET sha256 = 'outdated' WHERE name = 'regions'`);

@@ -5,7 +5,6 @@ import { openDatabase, type Database } from '../../db/database.ts';
 import {
   DatabaseCounterStore,
   QuotaService,
-  RedisCounterStore,
   bucketsFor,
   type CounterStore,
   type Plan,
@@ -13,6 +12,7 @@ import {
   type QuotaServiceOptions,
   type QuotaSubject,
 } from './index.ts';
+import { RedisCounterStore } from './redis-store.ts';
 
 /** What each store's suite needs: services over fresh stores, and a way to read a counter back. */
 interface Harness {

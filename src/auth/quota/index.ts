@@ -18,7 +18,6 @@ import {
   type SignInScope,
   type WindowLimits,
 } from './policy.ts';
-import { RedisCounterStore } from './redis-store.ts';
 
 export {
   DAILY_LIMITS,
@@ -37,7 +36,6 @@ export {
 } from './policy.ts';
 export type { CounterResult, CounterStore, LookupScope, MonthBucket, MonthCounterResult, Plan, QuotaDecision, QuotaSubject, SignInScope, WindowLimits } from './policy.ts';
 export { DatabaseCounterStore, type DatabaseCounterStoreOptions } from './database-store.ts';
-export { RedisCounterStore, type RedisCounterStoreOptions } from './redis-store.ts';
 
 /** Failed sign-ins (wrong admin token, wrong console key) a client IP may make per minute and scope. */
 export const SIGN_IN_FAILURES_PER_MINUTE = 10;
@@ -161,7 +159,12 @@ export class QuotaService {
   }
 }
 
-/** The store the configuration asks for: Redis when REDIS_URL is set, otherwise the database. */
-export function createCounterStore(prisma: PrismaClient, redis?: { url: string; prefix: string }): CounterStore {
-  return redis ? new RedisCounterStore(redis.url, { keyPrefix: `${redis.prefix}quota:` }) : new DatabaseCounterStore(prisma);
+/**
+ * The store the configuration asks for: Redis when REDIS_URL is set, otherwise the database. The Redis
+ * client (about 270 KB of modules) is loaded only then.
+ */
+export async function createCounterStore(prisma: PrismaClient, redis?: { url: string; prefix: string }): Promise<CounterStore> {
+  if (!redis) return new DatabaseCounterStore(prisma);
+  const { RedisCounterStore } = await import('./redis-store.ts');
+  return new RedisCounterStore(redis.url, { keyPrefix: `${redis.prefix}quota:` });
 }
