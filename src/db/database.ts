@@ -66,13 +66,15 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 const PGLITE_WASM = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm');
+/** Compiled once per process: a compiled module serves any number of databases (the test suite opens one per file). */
+let pgliteWasmModule: Promise<WebAssembly.Module> | undefined;
 
 async function openPGlite(dataDir: string | undefined, seed: string | undefined, wrap: AdapterWrapper): Promise<Database> {
   // Compiled here rather than by PGlite, and first: off the main thread while PGlite's, Prisma's and the
   // service's modules load. Read at once: an asynchronous read takes a turn of the event loop per
   // 512 KB, and loading modules holds each turn, so the compile began 0.7 s into a start, which
   // then waited for it.
-  const pgliteWasmModule = WebAssembly.compile(readFileSync(PGLITE_WASM));
+  pgliteWasmModule ??= WebAssembly.compile(readFileSync(PGLITE_WASM));
   // Imported on use only: PGlite's modules cost 10-25 MB of RSS, waste when PostgreSQL is used.
   const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
   if (dataDir) {
