@@ -32,8 +32,7 @@ function slowStorage(storage: ExportStorage, delayMs: number, failWrites = false
           upload.stream.end(done);
         },
         destroy(error, done) {
-          // The archive reports the error; the upload's own stream just stops (abort() discards it).
-          upload.stream.destroy();
+          // The archive reports the error; abort(), which the worker calls next, discards the upload.
           done(error);
         },
       });

@@ -66,7 +66,10 @@ export class FilesystemExportStorage implements ExportStorage {
       async abort() {
         if (state === 'committed') return;
         state = 'aborted';
-        // Closes the handle (autoClose); the partial file goes with it.
+        // Closes the handle (autoClose); the partial file goes with it. A write still in flight then
+        // ends the stream with ERR_STREAM_DESTROYED: it concerns a file being discarded, and an
+        // 'error' nobody listens to would end the process.
+        stream.on('error', () => {});
         stream.destroy();
         await rm(partial, { force: true });
       },
