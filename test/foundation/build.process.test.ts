@@ -10,6 +10,9 @@ import { referenceDatasetHashes } from '../../src/reference/load.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { PGLITE_SEED_DIR } from '../../src/db/prepare.ts';
 
+/** The server bundle's files: dist/main.js and its chunks. */
+const bundleChunks = async () => (await readdir(path.join(ROOT, 'dist'))).filter((name) => /^main(-\w+)?\.js$/.test(name));
+
 // What `npm start` and `lcf` run: the build in dist/ (`npm run build`, run by `npm install`).
 describe('the compiled build', () => {
   let dataDir: string;
@@ -70,7 +73,7 @@ describe('the compiled build', () => {
   });
 
   it('writes the server bundle as ASCII, so V8 holds each chunk at one byte a character', async () => {
-    const chunks = (await readdir(path.join(ROOT, 'dist'))).filter((name) => /^main(-\w+)?\.js$/.test(name));
+    const chunks = await bundleChunks();
     expect(chunks.length).toBeGreaterThan(5);
     for (const name of chunks) {
       const text = await readFile(path.join(ROOT, 'dist', name), 'latin1');
@@ -87,14 +90,14 @@ describe('the compiled build', () => {
     const bytes = await readFile(path.join(ROOT, 'dist/query-compiler.wasm'));
     expect(bytes.equals(Buffer.from(wasm, 'base64'))).toBe(true);
     expect(WebAssembly.validate(bytes)).toBe(true);
-    const chunks = (await readdir(path.join(ROOT, 'dist'))).filter((name) => /^main(-\w+)?\.js$/.test(name));
+    const chunks = await bundleChunks();
     for (const name of chunks) expect(await readFile(path.join(ROOT, 'dist', name), 'latin1'), name).not.toContain(wasm.slice(0, 64));
   });
 
   it("leaves zod's translations of its messages out of the bundle (368 KB of the modules a start loaded)", async () => {
     // `import { z } from 'zod'` takes zod's whole namespace, its 63 locales with it; `import * as z` lets
     // esbuild keep what is used: English messages only.
-    const chunks = (await readdir(path.join(ROOT, 'dist'))).filter((name) => /^main(-\w+)?\.js$/.test(name));
+    const chunks = await bundleChunks();
     const locales = new Set<string>();
     for (const name of chunks) {
       for (const [, locale] of (await readFile(path.join(ROOT, 'dist', name), 'latin1')).matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/([\w-]+)\.js$/gm)) locales.add(locale!);
