@@ -274,6 +274,8 @@ export class CatalogueIndex {
   private readonly appleStems = new Map<string, CatalogueEntry[]>();
   /** Numbers in each device's name, by document id, for ranking by closeness (aliases carry part numbers: A3102). */
   private readonly numbers: number[][];
+  /** The words numbersAgree looks a model number up in (entryNumbers), of every device; built on first use. */
+  private deviceWords?: Set<string>;
 
   constructor(entries: readonly CatalogueEntry[]) {
     this.entries = entries;
@@ -323,6 +325,12 @@ export class CatalogueIndex {
         }
       }
     }
+  }
+
+  /** Some device could agree with this model number (numbersAgree): its name, aliases or codes have it. */
+  someDeviceHasNumber(modelNumber: string): boolean {
+    this.deviceWords ??= new Set(this.entries.flatMap((e) => [...entryNumbers(e).words]));
+    return this.deviceWords.has(modelNumber) || this.deviceWords.has(modelNumber.replace(/\+$/, ''));
   }
 
   /** Best first, at most `limit` (default 15). Queries with no letter or digit find nothing. */
@@ -716,6 +724,9 @@ export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: s
   //    name has no number the query lacks ("ThinkSystem SR250" is the SR250, not the SR250 V2).
   //    Confidence is the margin over the next device of the same tier.
   const numbers = modelNumbers(m);
+  // A model number no device has (an unknown model): numbersAgree would refuse every hit, so the
+  // search, most of the time of an unknown name, is skipped.
+  if (!numbers.every((n) => index.someDeviceHasNumber(n))) return { kind: 'none', margin: 0, reason: 'no device with these model numbers' };
   let hits = index.searchDetailed(brand ? `${brand} ${m}` : m, 30);
   if (brand) hits = hits.filter((h) => brandMatches(h.entry.brand, brand));
   const needed = wordsToMatch(m, brand);
