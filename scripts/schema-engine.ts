@@ -4,9 +4,10 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import { startPGlite } from '../src/db/database.ts';
 
 const require = createRequire(import.meta.url);
 export const schemaPath = path.resolve('prisma/schema.prisma');
@@ -17,7 +18,10 @@ interface SchemaEngine {
   diff(params: object): Promise<{ exitCode: number; stdout: string | null }>;
 }
 
-async function loadEngine(): Promise<SchemaEngine> {
+/** Opens one of the engine's two databases: its own connection, and the shadow database the migrations are replayed in. */
+export type OpenPGlite = () => Promise<PGlite>;
+
+async function loadEngine(openPGlite: OpenPGlite): Promise<SchemaEngine> {
   const dir = path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg'));
   const bindings = await import('@prisma/schema-engine-wasm/schema_engine_bg');
   const bytes = await readFile(path.join(dir, 'schema_engine_bg.wasm'));
@@ -25,7 +29,10 @@ async function loadEngine(): Promise<SchemaEngine> {
   bindings.__wbg_set_wasm(instance.exports);
   (instance.exports as { __wbindgen_start: () => void }).__wbindgen_start();
   const schema = await readFile(schemaPath, 'utf8');
-  const adapter = bindMigrationAwareSqlAdapterFactory(new PrismaPGlite(new PGlite()));
+  const factory = new PrismaPGlite(await openPGlite());
+  // The adapter's own shadow database is a PGlite that compiles its WebAssembly again (seconds of CPU).
+  factory.connectToShadowDb = async () => new PrismaPGlite(await openPGlite()).connect();
+  const adapter = bindMigrationAwareSqlAdapterFactory(factory);
   return bindings.SchemaEngine.new({ datamodels: [[schemaPath, schema]] }, () => {}, adapter);
 }
 
@@ -52,16 +59,29 @@ export async function migrationsTarget(): Promise<DiffTarget> {
   };
 }
 
-/** SQL that takes the migrations folder to schema.prisma; empty when they agree. */
-export async function diffMigrationsToSchema(): Promise<string> {
-  const engine = await loadEngine();
-  const schema = await readFile(schemaPath, 'utf8');
-  const result = await engine.diff({
-    from: await migrationsTarget(),
-    to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schema }] },
-    script: true,
-    exitCode: true,
-    filters: { externalTables: [], externalEnums: [] },
+/**
+ * SQL that takes the migrations folder to schema.prisma; empty when they agree. Its databases are new
+ * in-memory ones unless `openPGlite` says otherwise (the tests copy an initialised data directory
+ * instead of running initdb twice); they are closed again.
+ */
+export async function diffMigrationsToSchema(openPGlite: OpenPGlite = () => startPGlite(undefined)): Promise<string> {
+  const opened: PGlite[] = [];
+  const engine = await loadEngine(async () => {
+    const pglite = await openPGlite();
+    opened.push(pglite);
+    return pglite;
   });
-  return result.exitCode === 2 ? (result.stdout ?? '') : '';
+  try {
+    const schema = await readFile(schemaPath, 'utf8');
+    const result = await engine.diff({
+      from: await migrationsTarget(),
+      to: { tag: 'schemaDatamodel', files: [{ path: schemaPath, content: schema }] },
+      script: true,
+      exitCode: true,
+      filters: { externalTables: [], externalEnums: [] },
+    });
+    return result.exitCode === 2 ? (result.stdout ?? '') : '';
+  } finally {
+    await Promise.all(opened.map((pglite) => pglite.close()));
+  }
 }

@@ -4,6 +4,7 @@ import { access, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { PrismaClient } from '../generated/prisma/client.ts';
 
@@ -69,14 +70,18 @@ const PGLITE_WASM = path.join(path.dirname(createRequire(import.meta.url).resolv
 /** Compiled once per process: a compiled module serves any number of databases (the test suite opens one per file). */
 let pgliteWasmModule: Promise<WebAssembly.Module> | undefined;
 
-async function openPGlite(dataDir: string | undefined, seed: string | undefined, wrap: AdapterWrapper): Promise<Database> {
+/**
+ * A PGlite over `dataDir` (omitted: in memory), starting; a new `dataDir` starts as a copy of `seed`
+ * (a prepared or initialised data directory) when there is one, else with initdb.
+ */
+export async function startPGlite(dataDir: string | undefined, seed?: string): Promise<PGlite> {
   // Compiled here rather than by PGlite, and first: off the main thread while PGlite's, Prisma's and the
   // service's modules load. Read at once: an asynchronous read takes a turn of the event loop per
   // 512 KB, and loading modules holds each turn, so the compile began 0.7 s into a start, which
   // then waited for it.
   pgliteWasmModule ??= WebAssembly.compile(readFileSync(PGLITE_WASM));
   // Imported on use only: PGlite's modules cost 10-25 MB of RSS, waste when PostgreSQL is used.
-  const [{ PGlite }, { PrismaPGlite }] = await Promise.all([import('@electric-sql/pglite'), import('pglite-prisma-adapter')]);
+  const { PGlite } = await import('@electric-sql/pglite');
   if (dataDir) {
     // A new database starts as a copy of the seed when there is one: a copy of files instead of initdb.
     const isNew = !(await exists(path.join(dataDir, 'PG_VERSION')));
@@ -94,8 +99,15 @@ async function openPGlite(dataDir: string | undefined, seed: string | undefined,
   // serves an embedded database of this size too. 16 MB held 12 MB more for about 4 % more
   // `GET /v1/footprint` throughput (`BENCH_PGLITE=1 npm run bench:footprint`, issue 14).
   const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
-  const [wasmModule, { PrismaClient }] = await Promise.all([pgliteWasmModule, import('../generated/prisma/client.ts')]);
-  const pglite = new PGlite(dataDir, { startParams, pgliteWasmModule: wasmModule });
+  return new PGlite(dataDir, { startParams, pgliteWasmModule: await pgliteWasmModule });
+}
+
+async function openPGlite(dataDir: string | undefined, seed: string | undefined, wrap: AdapterWrapper): Promise<Database> {
+  const [pglite, { PrismaPGlite }, { PrismaClient }] = await Promise.all([
+    startPGlite(dataDir, seed),
+    import('pglite-prisma-adapter'),
+    import('../generated/prisma/client.ts'),
+  ]);
   const prisma = new PrismaClient({ adapter: wrap(new PrismaPGlite(pglite)), transactionOptions: TRANSACTION_OPTIONS });
   // Prisma compiles its query compiler (WebAssembly) while PGlite starts, instead of on the first query.
   await Promise.all([pglite.waitReady, prisma.$connect()]);

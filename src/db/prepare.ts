@@ -31,10 +31,11 @@ export function prepareDatabase(db: Database, log: Logger): Promise<void> {
  */
 export const PGLITE_SEED_DIR = fileURLToPath(new URL('../../dist/pglite-seed/', import.meta.url));
 
-export async function writePGliteSeed(dir: string, log: Logger): Promise<void> {
+export async function writePGliteSeed(dir: string, log: Logger, { from }: { from?: string } = {}): Promise<void> {
   const partial = `${dir.replace(/\/+$/, '')}.partial`;
   await rm(partial, { recursive: true, force: true });
-  const db = await openDatabase({ kind: 'pglite', dataDir: partial });
+  // `from`: the data directory of an empty database to start from instead of initdb.
+  const db = await openDatabase({ kind: 'pglite', dataDir: partial, seed: from });
   try {
     await prepareDatabase(db, log);
   } finally {

@@ -1,9 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { diffMigrationsToSchema } from '../../scripts/schema-engine.ts';
 import { applyMigrations, readMigrations, withStartupLock } from '../../src/db/migrate.ts';
 import { prepareDatabase } from '../../src/db/prepare.ts';
 import { createLogger } from '../../src/observability/logger.ts';
-import { openDatabase, type Database } from '../../src/db/database.ts';
+import { openDatabase, startPGlite, type Database } from '../../src/db/database.ts';
 import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
 
 const log = createLogger('silent');
@@ -16,7 +20,15 @@ describe(`migrations on ${TEST_DATABASE_KIND}`, () => {
   afterAll(() => db.close());
 
   it('match schema.prisma exactly (empty schema diff)', async () => {
-    expect(await diffMigrationsToSchema()).toBe('');
+    // The engine's databases start as copies of an initialised one where there is one (PGlite runs), not with initdb.
+    const emptySeed = inject('pgliteEmptySeed');
+    const dir = await mkdtemp(path.join(tmpdir(), 'lcf-test-diff-'));
+    try {
+      const openPGlite = emptySeed ? () => startPGlite(path.join(dir, randomUUID()), emptySeed) : undefined;
+      expect(await diffMigrationsToSchema(openPGlite)).toBe('');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('apply once, record themselves in Prisma format, and are idempotent', async () => {

@@ -12,6 +12,8 @@ declare module 'vitest' {
   export interface ProvidedContext {
     /** PGlite: a prepared data directory each test database starts as a copy of. */
     pgliteSeed: string;
+    /** PGlite: the data directory of an empty database (initdb only), for tests of the preparation. */
+    pgliteEmptySeed: string;
     /** PostgreSQL: a prepared database each test database is created from (CREATE DATABASE … TEMPLATE). */
     postgresTemplate: string;
   }
@@ -26,9 +28,12 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     const dir = await mkdtemp(path.join(tmpdir(), 'lcf-test-seed-'));
+    const empty = path.join(dir, 'empty');
+    await (await openDatabase({ kind: 'pglite', dataDir: empty })).close();
     const seed = path.join(dir, 'pglite');
-    await writePGliteSeed(seed, log);
+    await writePGliteSeed(seed, log, { from: empty });
     project.provide('pgliteSeed', seed);
+    project.provide('pgliteEmptySeed', empty);
     project.provide('postgresTemplate', '');
     return () => rm(dir, { recursive: true, force: true });
   }
@@ -43,6 +48,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await db.close();
   }
   project.provide('pgliteSeed', '');
+  project.provide('pgliteEmptySeed', '');
   project.provide('postgresTemplate', name);
   return () => withServer(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => {});
 }
