@@ -49,7 +49,7 @@ const PURCHASE_YEARS = 7;
 export interface SeedDemoResult {
   org_id: string;
   assets: number;
-  /** Distinct (device, country) footprints calculated */
+  /** Distinct (device, country) footprints calculated: those the drawn assets use */
   combinations: number;
   /** Serial numbers are `${serial_prefix}0000001` … */
   serial_prefix: string;
@@ -189,37 +189,47 @@ export async function seedDemo(
   }
   const countries = Object.entries(COUNTRY_WEIGHTS).filter(([code]) => reference.gridFactor(code));
 
+  // Footprints are calculated as the draws need them: a sandbox's 120 assets use about a hundred of the
+  // thousands of device and country combinations (calculating all of them took 2 s of a first request).
   const combos: Combo[] = [];
-  const comboIndex = new Map<string, number>();
-  for (const [d, device] of devices.entries()) {
-    for (const [country] of countries) {
-      const query = { brand: device.brand, mpn: device.mpn, model: device.model, category: device.category, country };
-      const response = await footprint.footprint(query, anonymous).catch(() => undefined);
-      const factor = reference.gridFactor(country);
-      if (!response || !factor) continue;
-      comboIndex.set(`${d}|${country}`, combos.length);
-      combos.push({
-        i: combos.length,
-        brand: device.brand,
-        mpn: device.mpn,
-        model: device.model,
-        category: response.product.category,
-        country: response.country,
-        product_id: device.product_id,
-        grid_factor_id: factor.id,
-        confidence: response.methodology.confidence,
-        engine_version: response.methodology.engine_version,
-        total: response.total_kg_co2e,
-        production: response.breakdown.production_kg,
-        transport: response.breakdown.transport_kg,
-        use_phase: response.breakdown.use_phase_kg,
-        eol: response.breakdown.end_of_life_kg,
-        inputs: { ...query, seed_demo: true },
-        result: { ...response, calculation_id: undefined },
-      });
+  /** `${device}|${country}` → its index in combos, or null when it cannot be calculated. */
+  const comboIndex = new Map<string, number | null>();
+  const comboOf = async (d: number, country: string): Promise<number | undefined> => {
+    const key = `${d}|${country}`;
+    if (comboIndex.has(key)) return comboIndex.get(key) ?? undefined;
+    const device = devices[d]!;
+    const query = { brand: device.brand, mpn: device.mpn, model: device.model, category: device.category, country };
+    const response = await footprint.footprint(query, anonymous).catch(() => undefined);
+    const factor = reference.gridFactor(country);
+    if (!response || !factor) {
+      comboIndex.set(key, null);
+      if (comboIndex.size === devices.length * countries.length && combos.length === 0) {
+        throw new Error('seed-demo: no device could be calculated (is the reference data loaded?)');
+      }
+      return undefined;
     }
-  }
-  if (combos.length === 0) throw new Error('seed-demo: no device could be calculated (is the reference data loaded?)');
+    comboIndex.set(key, combos.length);
+    combos.push({
+      i: combos.length,
+      brand: device.brand,
+      mpn: device.mpn,
+      model: device.model,
+      category: response.product.category,
+      country: response.country,
+      product_id: device.product_id,
+      grid_factor_id: factor.id,
+      confidence: response.methodology.confidence,
+      engine_version: response.methodology.engine_version,
+      total: response.total_kg_co2e,
+      production: response.breakdown.production_kg,
+      transport: response.breakdown.transport_kg,
+      use_phase: response.breakdown.use_phase_kg,
+      eol: response.breakdown.end_of_life_kg,
+      inputs: { ...query, seed_demo: true },
+      result: { ...response, calculation_id: undefined },
+    });
+    return combos.length - 1;
+  };
 
   const pickDevice = weighted(devices.map((item, i) => ({ item: i, weight: item.weight })));
   const pickCountry = weighted(countries.map(([code, weight]) => ({ item: code, weight })));
@@ -227,19 +237,21 @@ export async function seedDemo(
   const today = Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate());
   const spanDays = Math.round(PURCHASE_YEARS * 365.25);
 
-  const combosJson = JSON.stringify(combos);
   const prefix = `DEMO-${randomBytes(3).toString('hex').toUpperCase()}-`;
   let done = 0;
   while (done < n) {
     const size = Math.min(batchSize, n - done);
     const rows: { n: number; c: number; s: string; d: string }[] = new Array(size);
+    const used = new Set<number>();
     for (let j = 0; j < size; j++) {
       let c: number | undefined;
-      while (c === undefined) c = comboIndex.get(`${pickDevice(random())}|${pickCountry(random())}`);
+      while (c === undefined) c = await comboOf(pickDevice(random()), pickCountry(random()));
+      used.add(c);
       const day = today - (1 + Math.floor(random() * spanDays)) * 86_400_000;
       rows[j] = { n: done + j + 1, c, s: pickStatus(random()), d: new Date(day).toISOString().slice(0, 10) };
     }
-    await prisma.$queryRawUnsafe(INSERT_BATCH, combosJson, JSON.stringify(rows), orgId, prefix);
+    // Only the combinations this batch uses: each carries its whole footprint response.
+    await prisma.$queryRawUnsafe(INSERT_BATCH, JSON.stringify([...used].map((c) => combos[c])), JSON.stringify(rows), orgId, prefix);
     done += size;
     onProgress(done, n);
   }
