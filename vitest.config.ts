@@ -1,5 +1,24 @@
+import { accessSync, constants, statfsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Temporary files on a memory filesystem when the machine has one with room: every test file's
+ * database is a copy of a 43 MB prepared one, and on ext4 copying and deleting it cost about 0.9 s
+ * of kernel time a file (50 ms on tmpfs): npm test 134 -> 107 s. A TMPDIR of the user's own is kept.
+ */
+function memoryTmpdir(): string | undefined {
+  const TMPFS_MAGIC = 0x01021994;
+  try {
+    const fs = statfsSync('/dev/shm');
+    accessSync('/dev/shm', constants.W_OK);
+    return fs.type === TMPFS_MAGIC && fs.bavail * fs.bsize >= 2 * 1024 ** 3 ? '/dev/shm' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+const memory = process.env.TMPDIR ? undefined : memoryTmpdir();
+if (memory) process.env.TMPDIR = memory;
 
 export default defineConfig({
   // Node resolves 'graphql' to its CommonJS build (no exports map); Vite would pick the ESM build
