@@ -25,7 +25,11 @@ import { Metrics } from './observability/metrics.ts';
  */
 export async function startServices(config: Config, log: Logger, database?: Database): Promise<Services> {
   const db = database ?? (await openConfiguredDatabase(config));
-  await prepareDatabase(db, log);
+  const prepared = await prepareDatabase(db, log);
+  // Loading reference data (a new database, new data) builds tens of MB of rows and JSON once; a full
+  // collection now gives that memory back, which V8 would otherwise keep: RSS at the first answer of a
+  // first start on PostgreSQL 154 -> 141 MB, as on a restart. `gc` is exposed by the start script.
+  if (prepared.datasets.length) (globalThis as { gc?: () => void }).gc?.();
   const reference = await ReferenceStore.load(db.prisma);
   const calculations = new CalculationWriter(db.prisma, log);
   const catalogue = await CatalogueService.create(db.prisma, log, config.icecat);

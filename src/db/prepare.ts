@@ -8,17 +8,19 @@ import type { Logger } from '../observability/logger.ts';
 
 /**
  * Brings a database's schema and reference data up to date: once, under an advisory lock, however
- * many instances start together; a database that is already current costs a few queries.
+ * many instances start together; a database that is already current costs a few queries. Says
+ * which migrations it applied and which reference datasets it (re)loaded.
  */
-export function prepareDatabase(db: Database, log: Logger): Promise<void> {
+export function prepareDatabase(db: Database, log: Logger): Promise<{ migrations: string[]; datasets: string[] }> {
   return withSession(db, (session) =>
     withStartupLock(session, async () => {
-      const applied = await applyMigrations(session, await readMigrations());
-      if (applied.length) log.info({ migrations: applied }, 'applied migrations');
+      const migrations = await applyMigrations(session, await readMigrations());
+      if (migrations.length) log.info({ migrations }, 'applied migrations');
       // Imported here, not at the top: main.ts opens the database before the engine's modules load.
       const { loadReferenceData } = await import('../reference/load.ts');
-      const loaded = await loadReferenceData(session);
-      if (loaded.length) log.info({ datasets: loaded }, 'loaded reference data');
+      const datasets = await loadReferenceData(session);
+      if (datasets.length) log.info({ datasets }, 'loaded reference data');
+      return { migrations, datasets };
     }),
   );
 }
