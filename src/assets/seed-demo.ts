@@ -188,6 +188,8 @@ export async function seedDemo(
     if (unlisted || listed.length === 0) devices.push({ category, brand: 'Unbranded', mpn: null, model: `Unlisted ${category.replaceAll('_', ' ')}`, product_id: null, weight: each });
   }
   const countries = Object.entries(COUNTRY_WEIGHTS).filter(([code]) => reference.gridFactor(code));
+  const nothingCalculable = () => new Error('seed-demo: no device could be calculated (is the reference data loaded?)');
+  if (countries.length === 0) throw nothingCalculable();
 
   // Footprints are calculated as the draws need them: a sandbox's 120 assets use about a hundred of the
   // thousands of device and country combinations (calculating all of them took 2 s of a first request).
@@ -203,9 +205,7 @@ export async function seedDemo(
     const factor = reference.gridFactor(country);
     if (!response || !factor) {
       comboIndex.set(key, null);
-      if (comboIndex.size === devices.length * countries.length && combos.length === 0) {
-        throw new Error('seed-demo: no device could be calculated (is the reference data loaded?)');
-      }
+      if (comboIndex.size === devices.length * countries.length && combos.length === 0) throw nothingCalculable();
       return undefined;
     }
     comboIndex.set(key, combos.length);

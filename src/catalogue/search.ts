@@ -961,10 +961,10 @@ export function familyOf(index: CatalogueIndex, model: string, brand?: string): 
   const key = ws.map(wordForm).join(' ');
   const members = index.entries.filter((e) => {
     const k = familyKey(e);
-    // the key first: the brand check folds both names, and most devices fail on the key
-    // (a line name may be left out before the model: "e14" of "thinkpad e14")
-    if (!k || (k !== key && !(k.endsWith(` ${key}`) && !hasDigit(k.slice(0, -key.length))))) return false;
-    return !brand || brandMatches(e.brand, brand);
+    // A line name may be left out before the model: "e14" of "thinkpad e14".
+    const sameFamily = !!k && (k === key || (k.endsWith(` ${key}`) && !hasDigit(k.slice(0, -key.length))));
+    // The key first: the brand check folds both names, and most devices fail on the key.
+    return sameFamily && (!brand || brandMatches(e.brand, brand));
   });
   if (members.length < MIN_FAMILY_SIZE || new Set(members.map((e) => e.category)).size !== 1 || new Set(members.map((e) => compact(e.brand))).size !== 1) return undefined;
   const keys = new Set(members.map((e) => familyKey(e)));
