@@ -12,7 +12,8 @@ import { loadCalibration, mapCategory, parseStorage, gridFactorFor } from '../sc
 import type { LoadResult } from '../scripts/calibration/load.ts';
 import { crossValidate, defaultParameters, fitParameters, prepare, stats } from '../scripts/calibration/model.ts';
 import type { Prediction } from '../scripts/calibration/model.ts';
-import { COVERAGE_TARGET_PCT, ESTIMATE_LEVELS, crossValidatedCoverage } from '../scripts/calibration/fit.ts';
+import { COVERAGE_TARGET_PCT, ESTIMATE_LEVELS, crossValidatedCoverage, crossValidatedTotalCoverage } from '../scripts/calibration/fit.ts';
+import { crossValidateEnergy, energyRows } from '../scripts/calibration/energy-fit.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // CALIBRATION_FILE may point elsewhere (or to a missing file, to exercise the skip)
@@ -124,6 +125,18 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
     expect(Math.abs(coverage.all.covered_pct - COVERAGE_TARGET_PCT)).toBeLessThanOrEqual(3);
     expect(Math.abs(coverage.unknown_brand.covered_pct - COVERAGE_TARGET_PCT)).toBeLessThanOrEqual(6);
   });
+
+  it('the total uncertainty_pct, use phase included, covers 80% +/- 5 of held-out manufacturer totals', () => {
+    // measured 2026-11-27 (npm run accuracy; 410 rows with a use share and a yearly TEC, TEC withheld, use phase at
+    // the sheet's own grid factor and lifetime): all 82.0 %; high 88.9 % (n 27), medium 85.0 % (n 313), low 65.7 % (n 70).
+    // Per level only the medium one is held to the target: high has too few rows, and the low level's interval is
+    // known to be too narrow when the use phase is included (docs/methodology.md section 8).
+    const stored = JSON.parse(readFileSync(resolve(REPO_ROOT, 'data/engine-parameters.json'), 'utf8')) as EngineParameters;
+    const coverage = crossValidatedTotalCoverage(preds, crossValidateEnergy(energyRows(prepare(loaded.rows))), stored);
+    expect(coverage.all.n).toBeGreaterThan(350);
+    expect(Math.abs(coverage.all.covered_pct - COVERAGE_TARGET_PCT), `all ${coverage.all.covered_pct}%`).toBeLessThanOrEqual(5);
+    expect(Math.abs(coverage.estimated_medium.covered_pct - COVERAGE_TARGET_PCT), `medium ${coverage.estimated_medium.covered_pct}%`).toBeLessThanOrEqual(5);
+  }, SLOW_MS);
 
   it('data/engine-parameters.json matches a fresh fit (run `npm run calibrate` after changing the model)', () => {
     const stored = JSON.parse(readFileSync(resolve(REPO_ROOT, 'data/engine-parameters.json'), 'utf8')) as EngineParameters;

@@ -4,14 +4,15 @@
  *   (1) embodied: production + transport + end of life vs gwp_total x (1 - gwp_use_ratio)
  *   (2) total with the manufacturer's own lifetime and use location (grid factor from @tgwf/co2)
  *   (3) annual energy: the energy model's kWh vs the published yearly TEC (energy-fit.ts), before/after
- * Prints median, 80th and 90th percentile absolute percentage error per category and overall.
+ * Prints median, 80th and 90th percentile absolute percentage error per category and overall, and the
+ * cross-validated coverage of uncertainty_pct: embodied, total (use phase included) and use phase.
  */
 import { relative, resolve } from 'node:path';
 import { CALIBRATION_PATH, MAIN_SUBCATEGORIES, REPO_ROOT, calibrationAvailable, gridFactorFor, loadCalibration } from './load.ts';
 import { K_FOLDS, crossValidate, defaultParameters, fitFormulaEmbodied, fitParameters, median, predict, prepare, stats } from './model.ts';
 import type { Prediction } from './model.ts';
-import { COVERAGE_TARGET_PCT, crossValidatedCoverage } from './fit.ts';
-import { energyReport } from './energy-fit.ts';
+import { COVERAGE_TARGET_PCT, crossValidatedCoverage, crossValidatedTotalCoverage } from './fit.ts';
+import { crossValidateEnergy, energyReport, energyRows } from './energy-fit.ts';
 
 export interface AccuracyLine {
   label: string;
@@ -86,6 +87,11 @@ function main(): void {
   console.log(
     `coverage of the embodied uncertainty_pct (held-out manufacturer values inside +/- the interval, uncertainty parameters from the other folds; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
   );
+  const energy = crossValidateEnergy(energyRows(prepared));
+  const totalCoverage = crossValidatedTotalCoverage(preds, energy, inSample);
+  console.log(
+    `coverage of the total uncertainty_pct, use phase included (rows with a use share and a yearly TEC; the held-out embodied estimate plus the held-out energy model's kWh at the sheet's own grid factor and lifetime; TEC withheld; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(totalCoverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
+  );
   const unknownRows = stats(preds.filter((p) => !p.brandKnown).map((p) => p.embodiedApe).filter((v): v is number => v !== null));
   console.log(`rows whose brand the training folds did not contain: n ${unknownRows.n}, median ${unknownRows.p50.toFixed(1)}, p80 ${unknownRows.p80.toFixed(1)}`);
   const implied = new Map<string, number[]>();
@@ -104,7 +110,7 @@ function main(): void {
   console.log(
     `\nmain categories, median embodied APE: ${target.map((l) => `${l.label} ${l.embodied.p50.toFixed(1)}%`).join(', ')} (target <= 10%)`,
   );
-  console.log(`\n${energyReport(prepared)}`);
+  console.log(`\n${energyReport(energy)}`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) main();

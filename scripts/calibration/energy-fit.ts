@@ -183,6 +183,30 @@ export function crossValidateEnergy(rows: EnergyRow[]): EnergyPrediction[] {
   return out.sort((a, b) => a.row.prepared.row.index - b.row.prepared.row.index);
 }
 
+/**
+ * The use-phase uncertainty_pct a held-out row of fold k gets: its group's 80th percentile of the
+ * other folds' held-out errors (the overall one for groups with fewer than MIN_RESIDUAL_ROWS rows),
+ * as main() sets residual_abs_pct from all folds.
+ */
+export function outOfFoldEnergyUncertainty(preds: EnergyPrediction[], k: number): (fitGroup: string) => number {
+  const others = preds.filter((p) => p.row.prepared.fold !== k);
+  const overall = percentile(others.map((p) => p.ape), 80);
+  return (fitGroup) => {
+    const held = others.filter((p) => p.row.fitGroup === fitGroup).map((p) => p.ape);
+    return held.length >= MIN_RESIDUAL_ROWS ? percentile(held, 80) : overall;
+  };
+}
+
+/** Share of held-out published TEC inside +/- the use-phase uncertainty_pct of the fold's energy model (target 80%). */
+export function energyCoverage(preds: EnergyPrediction[]): { n: number; covered_pct: number } {
+  let inside = 0;
+  for (let k = 0; k < K_FOLDS; k++) {
+    const uncertainty = outOfFoldEnergyUncertainty(preds, k);
+    for (const p of preds.filter((q) => q.row.prepared.fold === k)) if (p.ape <= uncertainty(p.row.fitGroup)) inside++;
+  }
+  return { n: preds.length, covered_pct: r1((100 * inside) / Math.max(preds.length, 1)) };
+}
+
 export interface EnergyAccuracyLine {
   label: string;
   before: ErrorStats;
@@ -210,11 +234,13 @@ export function formatEnergyTable(lines: EnergyAccuracyLine[]): string {
 }
 
 /** Cross-validated energy accuracy on the shared calibration set (for `npm run accuracy`). */
-export function energyReport(prepared: PreparedRow[]): string {
-  const acc = energyAccuracy(crossValidateEnergy(energyRows(prepared)));
+export function energyReport(preds: EnergyPrediction[]): string {
+  const acc = energyAccuracy(preds);
+  const coverage = energyCoverage(preds);
   return [
     `annual energy (kWh/yr) vs published yearly TEC, ${K_FOLDS}-fold cross-validation by PCF document, absolute % error:`,
     formatEnergyTable([...acc.byCategory, acc.overall]),
+    `coverage of the use-phase uncertainty_pct (held-out TEC inside +/- the interval, uncertainty from the other folds; target 80% +/- 5): ${coverage.covered_pct}% (n ${coverage.n})`,
   ].join('\n');
 }
 

@@ -14,6 +14,7 @@ import {
   profileEnergyErrors, stats,
 } from './model.ts';
 import type { Prediction } from './model.ts';
+import { outOfFoldEnergyUncertainty, type EnergyPrediction } from './energy-fit.ts';
 
 export const PARAMETERS_PATH = resolve(REPO_ROOT, 'data/engine-parameters.json');
 /** Groups with fewer cross-validated rows take the pooled residual percentiles. */
@@ -83,6 +84,21 @@ export interface Coverage {
   covered_pct: number;
 }
 
+/** Observations inside or outside an interval, counted per key (confidence level, 'all', ...). */
+function coverageCounter(): { count: (key: string, inside: boolean) => void; of: (key: string) => Coverage } {
+  const counts = new Map<string, { n: number; inside: number }>();
+  return {
+    count: (key, inside) => {
+      const c = counts.get(key) ?? { n: 0, inside: 0 };
+      counts.set(key, { n: c.n + 1, inside: c.inside + (inside ? 1 : 0) });
+    },
+    of: (key) => {
+      const c = counts.get(key) ?? { n: 0, inside: 0 };
+      return { n: c.n, covered_pct: c.n > 0 ? r1((100 * c.inside) / c.n) : Number.NaN };
+    },
+  };
+}
+
 /**
  * Cross-validated coverage of the embodied uncertainty_pct: the observations of fold k (held-out
  * predictions, Prediction.intervals) against the uncertainty parameters (residual percentiles and
@@ -90,11 +106,7 @@ export interface Coverage {
  * level, overall, and for the file's specs with the brand withheld ('unknown_brand').
  */
 export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParameters): Record<EstimateLevel | 'all' | 'unknown_brand', Coverage> {
-  const counts = new Map<string, { n: number; inside: number }>();
-  const count = (key: string, inside: boolean): void => {
-    const c = counts.get(key) ?? { n: 0, inside: 0 };
-    counts.set(key, { n: c.n + 1, inside: c.inside + (inside ? 1 : 0) });
-  };
+  const { count, of } = coverageCounter();
   const emb = preds.filter((p) => p.embodiedApe !== null);
   for (let k = 0; k < K_FOLDS; k++) {
     const params = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
@@ -110,14 +122,40 @@ export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParame
       }
     }
   }
-  const of = (key: string): Coverage => {
-    const c = counts.get(key) ?? { n: 0, inside: 0 };
-    return { n: c.n, covered_pct: c.n > 0 ? r1((100 * c.inside) / c.n) : Number.NaN };
-  };
   return {
     estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low'),
     all: of('all'), unknown_brand: of('unknown_brand'),
   };
+}
+
+/**
+ * Cross-validated coverage of the total uncertainty_pct, use phase included (confidence level of
+ * the file's specs without its yearly TEC), on rows publishing a use share and a yearly TEC. Our
+ * total is the held-out embodied estimate plus the held-out energy model's kWh at the sheet's own
+ * use assumptions (its use phase per kWh of TEC, i.e. its grid factor x lifetime): the interval is
+ * tested on the engine's two estimates, not on how the sheets' grid factors differ from ours.
+ * Uncertainty parameters (embodied residuals, use-phase p80) from the other folds.
+ */
+export function crossValidatedTotalCoverage(preds: Prediction[], energy: EnergyPrediction[], fitted: EngineParameters): Record<EstimateLevel | 'all', Coverage> {
+  const energyOf = new Map(energy.map((e) => [e.row.prepared.row.index, e]));
+  const { count, of } = coverageCounter();
+  const emb = preds.filter((p) => p.embodiedApe !== null);
+  for (let k = 0; k < K_FOLDS; k++) {
+    const params = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
+    const useUncertainty = outOfFoldEnergyUncertainty(energy, k);
+    for (const p of emb.filter((q) => q.prepared.fold === k)) {
+      const e = energyOf.get(p.prepared.row.index);
+      const row = p.prepared.row;
+      if (!e || row.use_ratio === null) continue;
+      const use = e.kwh * ((row.gwp_total * row.use_ratio) / e.row.tec);
+      const level = confidenceFor(row.supplied_spec_count - 1, false);
+      const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown), level, p.embodied, use, false, useUncertainty(e.row.fitGroup));
+      const inside = (Math.abs(p.embodied + use - row.gwp_total) / row.gwp_total) * 100 <= u;
+      count(level, inside);
+      count('all', inside);
+    }
+  }
+  return { estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low'), all: of('all') };
 }
 
 function main(): void {
