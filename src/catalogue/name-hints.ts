@@ -4,8 +4,9 @@
  * "250 G99 Notebook PC") and a screen size written in it ("15.6-inch"). Used by the lookup chain
  * only when no catalogue device matched, and never over a category or screen size the caller gave.
  */
+import { getCategory } from '../footprint/engine/index.ts';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
-import { analyse, canonicalBrand, fold, SCREEN_SIZE, words } from './search.ts';
+import { analyse, canonicalBrand, CONFIG_WORD, fold, SCREEN_SIZE, words } from './search.ts';
 
 /**
  * Words that name a kind of device, most specific first ("Precision 3660 Tower Workstation" is a
@@ -33,8 +34,12 @@ const CATEGORY_WORDS: readonly [RegExp, string][] = [
 ];
 
 export interface NameHints {
-  /** The category the name's words name (or its product line, lineCategories), and the word that named it. */
-  category?: { id: string; word: string; line?: boolean };
+  /**
+   * The category the name's words name, and the word that named it; or, with `line`, the category
+   * of the catalogue's devices of its product line, of its brand's names of the same shape, or of
+   * its brand (lineCategories), and `basis` says which.
+   */
+  category?: { id: string; word: string; line?: boolean; basis?: string };
   /** A screen size written in the name, inches. */
   screen_size_inch?: number;
 }
@@ -56,16 +61,30 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
   }
   const size = SCREEN_SIZE.exec(text);
   if (size) hints.screen_size_inch = Number(size[1]!.replace(',', '.'));
-  const line = brand && lines && !hints.category ? lineWord(text.replace(SCREEN_SIZE, ' '), brand) : undefined;
-  const id = line && lines!.get(`${canonicalBrand(brand!)}|${line}`);
-  if (id) hints.category = { id, word: line!, line: true };
+  if (brand && lines && !hints.category) {
+    const line = lineWord(text.replace(SCREEN_SIZE, ' '), brand);
+    const key = canonicalBrand(brand);
+    const catalogue = `the built-in catalogue's ${brand.trim()}`;
+    if (line) {
+      const id = lines.get(`${key}|${line}`);
+      if (id) hints.category = { id, word: line, line: true, basis: `${catalogue} ${line} devices are of this kind` };
+    } else {
+      // A name without a line word is of the kind of the brand's names shaped like it (HP's "P24 G4",
+      // "E27q G5": monitors), or of its brand's (Lexmark: printers).
+      const shape = modelShape(text, brand);
+      const byShape = shape !== undefined ? lines.get(`${key}|#${shape}`) : undefined;
+      const byBrand = lines.get(`${key}|`);
+      if (byShape) hints.category = { id: byShape, word: shape!, line: true, basis: `${catalogue} devices named in the same pattern (${shape}) are of this kind` };
+      else if (byBrand) hints.category = { id: byBrand, word: fold(brand), line: true, basis: `${catalogue} devices are of this kind` };
+    }
+  }
   return hints;
 }
 
-/** brand|line word → the category of (nearly) all the catalogue's devices of that line. */
+/** brand|line word (and brand| for the whole brand) → the category of (nearly) all the catalogue's devices of that line. */
 export type LineCategories = ReadonlyMap<string, string>;
 
-/** A line stands for a category when it has at least this many devices, and this share of them is of one category. */
+/** A line stands for a category when it has at least this many devices, and this share of them is of one kind. */
 export const MIN_LINE_DEVICES = 3;
 export const MIN_LINE_SHARE = 0.9;
 
@@ -76,9 +95,40 @@ function lineWord(text: string, brand: string): string | undefined {
 }
 
 /**
+ * The shape of a name's model number: its first word with a digit (configuration words aside), runs
+ * of letters as 'a' and each digit as '#', and ' g' when a generation follows ("P22a G4" → "a##a g").
+ */
+function modelShape(text: string, brand: string): string | undefined {
+  const brandWords = new Set(words(brand));
+  const tokens = words(analyse(text).replace(SCREEN_SIZE, ' ')).filter((w) => !brandWords.has(w));
+  const at = tokens.findIndex((w) => /\d/.test(w) && !CONFIG_WORD.test(w));
+  if (at < 0) return undefined;
+  const next = tokens[at + 1] ?? '';
+  const generation = /^g(?:en)?\d{1,2}$/.test(next) || (/^(?:gen|g)$/.test(next) && /^\d{1,2}$/.test(tokens[at + 2] ?? ''));
+  return `${tokens[at]!.replace(/[a-z]+/g, 'a').replace(/\d/g, '#')}${generation ? ' g' : ''}`;
+}
+
+const fitGroupOf = (category: string): string => getCategory(category)?.parameters.fit_group ?? category;
+
+/**
+ * The category a set of devices stands for: MIN_LINE_SHARE of them of one kind (one calibration
+ * group: PowerEdge rack, tower and blade servers are servers), and then its most common category.
+ */
+function kindOf(byCategory: ReadonlyMap<string, number>): string | undefined {
+  const total = [...byCategory.values()].reduce((a, b) => a + b, 0);
+  if (total < MIN_LINE_DEVICES) return undefined;
+  const byGroup = new Map<string, number>();
+  for (const [c, n] of byCategory) byGroup.set(fitGroupOf(c), (byGroup.get(fitGroupOf(c)) ?? 0) + n);
+  const [group, n] = [...byGroup].sort((a, b) => b[1] - a[1])[0]!;
+  if (n / total < MIN_LINE_SHARE) return undefined;
+  return [...byCategory].filter(([c]) => fitGroupOf(c) === group).sort((a, b) => b[1] - a[1])[0]![0];
+}
+
+/**
  * The category of each product line of the catalogue: a line word that only one brand's names
  * carry (a line name is a brand's: "ThinkVision", "iMac"; "Pro", "Tower" or "Mobile" are not),
- * with MIN_LINE_DEVICES or more devices, MIN_LINE_SHARE of them of one category.
+ * with MIN_LINE_DEVICES or more devices, MIN_LINE_SHARE of them of one kind (kindOf); and of each
+ * brand whose devices are so.
  */
 export function lineCategories(entries: readonly CatalogueEntry[]): LineCategories {
   const brandsOfWord = new Map<string, Set<string>>();
@@ -86,19 +136,22 @@ export function lineCategories(entries: readonly CatalogueEntry[]): LineCategori
     for (const w of words(analyse(e.name))) brandsOfWord.set(w, (brandsOfWord.get(w) ?? new Set()).add(canonicalBrand(e.brand)));
   }
   const counts = new Map<string, Map<string, number>>();
-  for (const e of entries) {
-    const line = lineWord(fold(e.name), e.brand);
-    if (!line || brandsOfWord.get(line)!.size > 1) continue;
-    const key = `${canonicalBrand(e.brand)}|${line}`;
+  const add = (key: string, category: string) => {
     const byCategory = counts.get(key) ?? new Map<string, number>();
-    byCategory.set(e.category, (byCategory.get(e.category) ?? 0) + 1);
+    byCategory.set(category, (byCategory.get(category) ?? 0) + 1);
     counts.set(key, byCategory);
+  };
+  for (const e of entries) {
+    add(`${canonicalBrand(e.brand)}|`, e.category);
+    const shape = modelShape(fold(e.name), e.brand);
+    if (shape !== undefined) add(`${canonicalBrand(e.brand)}|#${shape}`, e.category);
+    const line = lineWord(fold(e.name), e.brand);
+    if (line && brandsOfWord.get(line)!.size === 1) add(`${canonicalBrand(e.brand)}|${line}`, e.category);
   }
   const lines = new Map<string, string>();
   for (const [key, byCategory] of counts) {
-    const total = [...byCategory.values()].reduce((a, b) => a + b, 0);
-    const [top, n] = [...byCategory].sort((a, b) => b[1] - a[1])[0]!;
-    if (total >= MIN_LINE_DEVICES && n / total >= MIN_LINE_SHARE) lines.set(key, top);
+    const id = kindOf(byCategory);
+    if (id) lines.set(key, id);
   }
   return lines;
 }

@@ -148,7 +148,7 @@ export function resolveDevice(
     : [
         supplied > 0 ? 'parametric estimate from supplied specs' : `category defaults (${category!.id})`,
         ...(named && category!.id === named.id
-          ? [named.line ? `category ${named.id}: the built-in catalogue's ${named.word} devices are ${named.id}` : `category ${named.id} named by the model name ('${named.word}')`]
+          ? [named.basis ? `category ${named.id}: ${named.basis}` : `category ${named.id} named by the model name ('${named.word}')`]
           : []),
         ...(screenFromName.screen_size_inch !== undefined ? [`screen_size_inch ${screenFromName.screen_size_inch} read from the model name`] : []),
       ];

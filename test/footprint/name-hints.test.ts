@@ -30,7 +30,7 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
   it("takes the category of the brand's product line in the built-in catalogue", async () => {
     const b = await footprint({ brand: 'Lenovo', model: 'ThinkVision T99i-10' });
     expect(b.product.category).toBe('monitor');
-    expect(b.methodology.data_sources).toEqual(expect.arrayContaining(["category monitor: the built-in catalogue's thinkvision devices are monitor"]));
+    expect(b.methodology.data_sources).toEqual(expect.arrayContaining(["category monitor: the built-in catalogue's Lenovo thinkvision devices are of this kind"]));
   });
 
   it('takes a screen size written in the name, as if supplied', async () => {
