@@ -1,7 +1,8 @@
 /**
  * What a model name says about a device the catalogue does not know (issue 15.5, names as users
  * type them): the kind of device its words name ("AW9999H Monitor", "OptiPlex 3080 Tower",
- * "250 G99 Notebook PC") and a screen size written in it ("15.6-inch"). Used by the lookup chain
+ * "250 G99 Notebook PC"), or else the kind of the catalogue's devices of its product line, name
+ * pattern or brand, and a screen size written in it ("15.6-inch"). Used by the lookup chain
  * only when no catalogue device matched, and never over a category or screen size the caller gave.
  */
 import { getCategory } from '../footprint/engine/index.ts';
@@ -81,7 +82,7 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
   return hints;
 }
 
-/** brand|line word (and brand| for the whole brand) → the category of (nearly) all the catalogue's devices of that line. */
+/** brand|line word, brand|#name pattern (modelShape) and brand| → the category of (nearly) all the catalogue's devices of that line, pattern or brand (kindOf). */
 export type LineCategories = ReadonlyMap<string, string>;
 
 /** A line stands for a category when it has at least this many devices, and this share of them is of one kind. */
@@ -127,8 +128,8 @@ function kindOf(byCategory: ReadonlyMap<string, number>): string | undefined {
 /**
  * The category of each product line of the catalogue: a line word that only one brand's names
  * carry (a line name is a brand's: "ThinkVision", "iMac"; "Pro", "Tower" or "Mobile" are not),
- * with MIN_LINE_DEVICES or more devices, MIN_LINE_SHARE of them of one kind (kindOf); and of each
- * brand whose devices are so.
+ * with MIN_LINE_DEVICES or more devices, MIN_LINE_SHARE of them of one kind (kindOf); and so of each
+ * brand's name patterns and of each brand.
  */
 export function lineCategories(entries: readonly CatalogueEntry[]): LineCategories {
   const brandsOfWord = new Map<string, Set<string>>();
