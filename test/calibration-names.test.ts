@@ -16,6 +16,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { K_FOLDS, defaultParameters, fitParameters, prepare } from '../scripts/calibration/model.ts';
+import type { EngineParameters } from '../src/footprint/engine/index.ts';
 import type { PrismaClient } from '../src/db/database.ts';
 import { CatalogueService } from '../src/catalogue/service.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
@@ -38,11 +40,15 @@ if (!present) {
  * read for their kind and screen size (src/catalogue/name-hints.ts: "AW2518H Monitor", "24-inch
  * iMac"): unresolved 24.8 % → 19.3 %, overall 19.9 % → 17.1 %. 2026-11-27, lines as kinds (PowerEdge
  * → server), the brand's kind (Lexmark → printer) and the brand's name patterns (HP "P22a G4" →
- * monitor): 19.0 % and 16.9 % (docs/search.md says why the monitors cost 0.6 points). The test keeps floors.
+ * monitor): 19.0 % and 16.9 % (docs/search.md says why the monitors cost 0.6 points). Those figures use
+ * the shipped parameters, fitted on every row of the set; cross-validated (parameters fitted without
+ * the row's PCF document, the issue's measure): resolved 15.5 %, unresolved 20.7 %, overall 18.3 %
+ * (2026-11-27). The test keeps floors.
  */
 const MIN_RESOLVED_SHARE = 0.36;
 const MAX_RESOLVED_MEDIAN_APE = 12.5;
 const MAX_OVERALL_MEDIAN_APE = 18;
+const MAX_HELD_OUT_MEDIAN_APE = 19.5;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */
 const MIN_FAMILIES = 3;
 
@@ -63,8 +69,14 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
     const catalogue = await CatalogueService.create(prisma, createLogger('silent'));
     const records = readCalibrationRecords(CALIBRATION_FILE);
     const { rows } = loadCalibration(CALIBRATION_FILE);
+    // Parameters fitted without each row's fold (folds by PCF document, as npm run accuracy): the
+    // held-out figure; the shipped parameters were fitted on every row, these names included.
+    const prepared = prepare(rows);
+    const foldOf = new Map(prepared.map((p) => [p.row.index, p.fold]));
+    const heldOut: EngineParameters[] = [];
+    for (let k = 0; k < K_FOLDS; k++) heldOut.push(fitParameters(prepared.filter((p) => p.fold !== k), defaultParameters()));
 
-    type Row = { status: string; ape: number | null; apeWithCategory: number | null; sub: string; name: string; brand: string; device: string };
+    type Row = { status: string; ape: number | null; apeHeldOut: number | null; apeWithCategory: number | null; sub: string; name: string; brand: string; device: string };
     const out: Row[] = [];
     for (const row of rows) {
       const rec = records[row.index - 1]!;
@@ -72,10 +84,10 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
       const name = rec.name?.trim() ?? '';
       if (!brand || !name) continue;
       const match = await catalogue.find(brand, null, name);
-      const embodiedOf = (category?: string): number | null => {
+      const embodiedOf = (category?: string, params?: EngineParameters): number | null => {
         const { device } = resolveDevice({ brand, model: name, ...(category ? { category } : {}) }, match);
         if (!device) return null;
-        const fp = footprintModelOf(device, REGION[row.use_location.toUpperCase()] ?? 'WORLD', row.grid_factor);
+        const fp = footprintModelOf(device, REGION[row.use_location.toUpperCase()] ?? 'WORLD', row.grid_factor, params);
         return fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
       };
       const ape = (v: number | null) => (v !== null && row.embodied !== null ? (Math.abs(v - row.embodied) / row.embodied) * 100 : null);
@@ -83,6 +95,7 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
       out.push({
         status,
         ape: ape(embodiedOf()),
+        apeHeldOut: foldOf.has(row.index) ? ape(embodiedOf(undefined, heldOut[foldOf.get(row.index)!])) : null,
         apeWithCategory: ape(embodiedOf(match ? undefined : row.category_id)),
         sub: row.source_subcategory,
         name,
@@ -93,13 +106,14 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
 
     const resolved = out.filter((r) => r.status !== 'none');
     const none = out.filter((r) => r.status === 'none');
-    const apes = (rs: Row[], k: 'ape' | 'apeWithCategory' = 'ape') => rs.map((r) => r[k]).filter((v): v is number => v !== null);
+    const apes = (rs: Row[], k: 'ape' | 'apeHeldOut' | 'apeWithCategory' = 'ape') => rs.map((r) => r[k]).filter((v): v is number => v !== null);
     const byStatus = ['exact', 'variant', 'shared', 'family', 'none'].map((s) => `${s} ${out.filter((r) => r.status === s).length}`).join(', ');
     const subs = [...new Set(out.map((r) => r.sub))].sort();
     const lines = [
       `calibration products asked by brand + name: ${out.length}; resolved ${resolved.length} (${pct(resolved.length, out.length)}): ${byStatus}`,
       `  median embodied APE: resolved ${f1(median(apes(resolved)))}% (n=${apes(resolved).length}), unresolved ${f1(median(apes(none)))}% (n=${apes(none).length}), ` +
         `overall ${f1(median(apes(out)))}%; with the sheet's category on unresolved names: unresolved ${f1(median(apes(none, 'apeWithCategory')))}%, overall ${f1(median(apes(out, 'apeWithCategory')))}%`,
+      `  ${K_FOLDS}-fold cross-validated (parameters fitted without the row's PCF document): resolved ${f1(median(apes(resolved, 'apeHeldOut')))}%, unresolved ${f1(median(apes(none, 'apeHeldOut')))}%, overall ${f1(median(apes(out, 'apeHeldOut')))}%`,
       ...subs.map((s) => {
         const rs = out.filter((r) => r.sub === s);
         const res = rs.filter((r) => r.status !== 'none');
@@ -117,5 +131,7 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
     expect(out.filter((r) => r.status === 'family').length).toBeGreaterThanOrEqual(MIN_FAMILIES);
     if (resolved.length) expect(median(apes(resolved))).toBeLessThanOrEqual(MAX_RESOLVED_MEDIAN_APE);
     expect(median(apes(out))).toBeLessThanOrEqual(MAX_OVERALL_MEDIAN_APE);
-  }, 60_000);
+    expect(apes(out, 'apeHeldOut').length).toBe(apes(out).length);
+    expect(median(apes(out, 'apeHeldOut'))).toBeLessThanOrEqual(MAX_HELD_OUT_MEDIAN_APE);
+  }, 240_000);
 });

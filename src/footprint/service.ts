@@ -6,6 +6,7 @@ import {
   roundFootprint,
   parseSwaps,
   SwapParseError,
+  type EngineParameters,
   type FootprintResult,
   type Grade,
   type RefurbishmentResult,
@@ -231,7 +232,7 @@ export class FootprintService {
  * Unrounded (footprintModel): round the answer once with roundFootprint, and derive savings,
  * refurbishment, report sums and scenarios from this, not from the rounded footprint.
  */
-export function footprintModelOf(device: ResolvedDevice, regionCode: string, gridFactor: number): FootprintResult {
+export function footprintModelOf(device: ResolvedDevice, regionCode: string, gridFactor: number, params?: EngineParameters): FootprintResult {
   return footprintModel({
     category: device.category,
     specs: device.specs,
@@ -241,7 +242,7 @@ export function footprintModelOf(device: ResolvedDevice, regionCode: string, gri
     use_region: regionCode,
     brand: device.product.brand,
     release_year: device.release_year,
-  });
+  }, params);
 }
 
 function remainingYearsProblems(years: number): FieldProblem[] {
