@@ -79,11 +79,11 @@ describe('lineCategories: the category of a brand product line', () => {
     expect(lines.get('hp|#### g')).toBe('laptop'); // the pattern '### g' of 250 G9, 255 G9, 240 G8
     expect(readNameHints('245 G99', 'HP', lines).category?.id).toBe('laptop');
     expect(readNameHints('P22a G4', 'HP', lines).category).toEqual({
-      id: 'monitor', word: 'a##a g', line: true, basis: "the built-in catalogue's HP devices named in the same pattern (a##a g) are of this kind",
+      id: 'monitor', word: 'a##a g', basis: "the built-in catalogue's HP devices named in the same pattern (a##a g) are of this kind",
     });
     expect(readNameHints('E99 G9', 'HP', lines).category?.id).toBe('monitor');
     expect(readNameHints('t999', 'HP', lines).category?.id).toBe('thin_client');
-    expect(readNameHints('B9999dw', 'Lexmark', lines).category).toEqual({ id: 'printer', word: 'lexmark', line: true, basis: "the built-in catalogue's Lexmark devices are of this kind" });
+    expect(readNameHints('B9999dw', 'Lexmark', lines).category).toEqual({ id: 'printer', word: 'lexmark', basis: "the built-in catalogue's Lexmark devices are of this kind" });
     // HP's devices are of several kinds; a line word the catalogue does not know is no hint either
     expect(readNameHints('999', 'HP', lines).category).toBeUndefined();
     expect(readNameHints('Optra 9', 'Lexmark', lines).category).toBeUndefined();
@@ -92,9 +92,9 @@ describe('lineCategories: the category of a brand product line', () => {
   it('names the line category when the words name no kind, the brand given', () => {
     const lines = builtInLineCategories();
     expect(readNameHints('ThinkVision T99i-10', 'Lenovo', lines).category).toEqual({
-      id: 'monitor', word: 'thinkvision', line: true, basis: "the built-in catalogue's Lenovo thinkvision devices are of this kind",
+      id: 'monitor', word: 'thinkvision', basis: "the built-in catalogue's Lenovo thinkvision devices are of this kind",
     });
-    expect(readNameHints('24-inch iMac with 4.5K Retina display', 'Apple', lines).category).toMatchObject({ id: 'all_in_one', word: 'imac', line: true });
+    expect(readNameHints('24-inch iMac with 4.5K Retina display', 'Apple', lines).category).toMatchObject({ id: 'all_in_one', word: 'imac' });
     expect(readNameHints('PowerEdge R9999', 'Dell', lines).category?.id).toBe('server');
     expect(readNameHints('P29a G9', 'HP', lines).category?.id).toBe('monitor');
     expect(readNameHints('B9999dw', 'Lexmark', lines).category?.id).toBe('printer');

@@ -36,11 +36,11 @@ const CATEGORY_WORDS: readonly [RegExp, string][] = [
 
 export interface NameHints {
   /**
-   * The category the name's words name, and the word that named it; or, with `line`, the category
-   * of the catalogue's devices of its product line, of its brand's names of the same shape, or of
-   * its brand (lineCategories), and `basis` says which.
+   * The category the name's words name, and the word that named it; or, with `basis` saying which,
+   * the category of the catalogue's devices of its product line, of its brand's names of the same
+   * pattern, or of its brand (lineCategories).
    */
-  category?: { id: string; word: string; line?: boolean; basis?: string };
+  category?: { id: string; word: string; basis?: string };
   /** A screen size written in the name, inches. */
   screen_size_inch?: number;
 }
@@ -68,15 +68,15 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
     const catalogue = `the built-in catalogue's ${brand.trim()}`;
     if (line) {
       const id = lines.get(`${key}|${line}`);
-      if (id) hints.category = { id, word: line, line: true, basis: `${catalogue} ${line} devices are of this kind` };
+      if (id) hints.category = { id, word: line, basis: `${catalogue} ${line} devices are of this kind` };
     } else {
       // A name without a line word is of the kind of the brand's names shaped like it (HP's "P24 G4",
       // "E27q G5": monitors), or of its brand's (Lexmark: printers).
       const shape = modelShape(text, brand);
       const byShape = shape !== undefined ? lines.get(`${key}|#${shape}`) : undefined;
       const byBrand = lines.get(`${key}|`);
-      if (byShape) hints.category = { id: byShape, word: shape!, line: true, basis: `${catalogue} devices named in the same pattern (${shape}) are of this kind` };
-      else if (byBrand) hints.category = { id: byBrand, word: fold(brand), line: true, basis: `${catalogue} devices are of this kind` };
+      if (byShape) hints.category = { id: byShape, word: shape!, basis: `${catalogue} devices named in the same pattern (${shape}) are of this kind` };
+      else if (byBrand) hints.category = { id: byBrand, word: fold(brand), basis: `${catalogue} devices are of this kind` };
     }
   }
   return hints;
@@ -143,11 +143,13 @@ export function lineCategories(entries: readonly CatalogueEntry[]): LineCategori
     counts.set(key, byCategory);
   };
   for (const e of entries) {
-    add(`${canonicalBrand(e.brand)}|`, e.category);
-    const shape = modelShape(fold(e.name), e.brand);
-    if (shape !== undefined) add(`${canonicalBrand(e.brand)}|#${shape}`, e.category);
-    const line = lineWord(fold(e.name), e.brand);
-    if (line && brandsOfWord.get(line)!.size === 1) add(`${canonicalBrand(e.brand)}|${line}`, e.category);
+    const brand = canonicalBrand(e.brand);
+    const name = fold(e.name);
+    add(`${brand}|`, e.category);
+    const shape = modelShape(name, e.brand);
+    if (shape !== undefined) add(`${brand}|#${shape}`, e.category);
+    const line = lineWord(name, e.brand);
+    if (line && brandsOfWord.get(line)!.size === 1) add(`${brand}|${line}`, e.category);
   }
   const lines = new Map<string, string>();
   for (const [key, byCategory] of counts) {
