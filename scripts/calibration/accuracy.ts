@@ -9,9 +9,9 @@
  */
 import { relative, resolve } from 'node:path';
 import { CALIBRATION_PATH, MAIN_SUBCATEGORIES, REPO_ROOT, calibrationAvailable, gridFactorFor, loadCalibration } from './load.ts';
-import { K_FOLDS, crossValidate, defaultParameters, fitFormulaEmbodied, fitParameters, median, predict, prepare, stats } from './model.ts';
+import { COVERAGE_TARGET_PCT, K_FOLDS, crossValidate, defaultParameters, fitFormulaEmbodied, fitParameters, median, predict, prepare, stats } from './model.ts';
 import type { Prediction } from './model.ts';
-import { COVERAGE_TARGET_PCT, crossValidatedCoverage, crossValidatedTotalCoverage } from './fit.ts';
+import { crossValidatedCoverage, crossValidatedTotalCoverage } from './fit.ts';
 import { crossValidateEnergy, energyReport, energyRows } from './energy-fit.ts';
 
 export interface AccuracyLine {

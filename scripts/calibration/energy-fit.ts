@@ -14,8 +14,9 @@ import { ENERGY_FEATURES, NON_NEGATIVE_FEATURES, energyFactor, energyFeatures } 
 import type { EnergyFeature, EnergyGroup, EnergyModel, EnergyTerm } from '../../src/footprint/engine/energy-model.ts';
 import { profileKwh } from '../../src/footprint/engine/use-phase.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
-import { K_FOLDS, median, nelderMead, percentile, prepare, stats } from './model.ts';
-import type { ErrorStats, PreparedRow } from './model.ts';
+import { COVERAGE_TARGET_PCT, K_FOLDS, coverageCounter, levelMultipliers, median, nelderMead, percentile, prepare, stats } from './model.ts';
+import type { Coverage, ErrorStats, EstimateLevel, PreparedRow } from './model.ts';
+import { confidenceFor } from '../../src/footprint/engine/footprint.ts';
 
 export const ENERGY_MODEL_PATH = resolve(REPO_ROOT, 'data/energy-model.json');
 export const LAMBDA_CANDIDATES = [0.003, 0.01, 0.03, 0.1, 0.3, 1];
@@ -114,7 +115,8 @@ const ape = (pred: number, actual: number): number => (Math.abs(pred - actual) /
 function modelOf(groups: Record<string, EnergyGroup>): EnergyModel {
   return {
     model_version: 1, generated_at: null, method: '', factor_range: FACTOR_RANGE, groups,
-    use_phase_uncertainty_pct: { energy_model: 0, profile: 0 }, cross_validation: {},
+    use_phase_uncertainty_pct: { energy_model: 0, profile: 0 },
+    confidence_multipliers: { estimated_high: 1, estimated_medium: 1, estimated_low: 1 }, cross_validation: {},
   };
 }
 
@@ -183,28 +185,69 @@ export function crossValidateEnergy(rows: EnergyRow[]): EnergyPrediction[] {
   return out.sort((a, b) => a.row.prepared.row.index - b.row.prepared.row.index);
 }
 
-/**
- * The use-phase uncertainty_pct a held-out row of fold k gets: its group's 80th percentile of the
- * other folds' held-out errors (the overall one for groups with fewer than MIN_RESIDUAL_ROWS rows),
- * as main() sets residual_abs_pct from all folds.
- */
-export function outOfFoldEnergyUncertainty(preds: EnergyPrediction[], k: number): (fitGroup: string) => number {
-  const others = preds.filter((p) => p.row.prepared.fold !== k);
-  const overall = percentile(others.map((p) => p.ape), 80);
-  return (fitGroup) => {
-    const held = others.filter((p) => p.row.fitGroup === fitGroup).map((p) => p.ape);
-    return held.length >= MIN_RESIDUAL_ROWS ? percentile(held, 80) : overall;
-  };
+/** The confidence level the engine gives a device whose yearly TEC it is not told (the TEC counts as a supplied spec). */
+export function levelWithoutTec(p: PreparedRow): EstimateLevel {
+  return confidenceFor(p.row.supplied_spec_count - 1, false) as EstimateLevel;
 }
 
-/** Share of held-out published TEC inside +/- the use-phase uncertainty_pct of the fold's energy model (target 80%). */
-export function energyCoverage(preds: EnergyPrediction[]): { n: number; covered_pct: number } {
-  let inside = 0;
+export interface EnergyUncertainty {
+  /**
+   * held-out error percentiles of a group the model covers (>= MIN_ENERGY_ROWS rows); groups with
+   * fewer than MIN_RESIDUAL_ROWS rows share those of all such groups pooled; undefined for a group
+   * the model does not cover (the plain profile applies)
+   */
+  residuals: (fitGroup: string) => ErrorStats | undefined;
+  /** p80 of the plain profile's held-out errors: the use-phase uncertainty where the model does not apply */
+  profileP80: number;
+  /** per confidence level (TEC not supplied): multiplier of the group's (or the profile's) p80 */
+  multipliers: Record<EstimateLevel, number>;
+}
+
+/**
+ * Use-phase uncertainty parameters from held-out energy predictions, as main() stores them in
+ * data/energy-model.json: a covered group's 80th percentile error (small groups pooled: their errors
+ * are larger than the big groups', so the overall figure would be too narrow for them), or the plain
+ * profile's where the model does not apply, times a
+ * confidence multiplier (levelMultipliers, as for the embodied interval: fewer specs, wider interval).
+ */
+export function energyUncertainty(preds: EnergyPrediction[]): EnergyUncertainty {
+  const byGroup = new Map<string, number[]>();
+  for (const p of preds) byGroup.set(p.row.fitGroup, [...(byGroup.get(p.row.fitGroup) ?? []), p.ape]);
+  const covered = [...byGroup].filter(([, a]) => a.length >= MIN_ENERGY_ROWS);
+  const small = covered.filter(([, a]) => a.length < MIN_RESIDUAL_ROWS).flatMap(([, a]) => a);
+  const pooledSmall = stats(small.length >= MIN_RESIDUAL_ROWS ? small : covered.flatMap(([, a]) => a));
+  const groupStats = new Map(covered.map(([g, a]) => [g, a.length >= MIN_RESIDUAL_ROWS ? stats(a) : pooledSmall]));
+  const residuals = (fitGroup: string): ErrorStats | undefined => groupStats.get(fitGroup);
+  const profileP80 = percentile(preds.map((p) => p.profileApe), 80);
+  const baseP80 = (fitGroup: string): number => residuals(fitGroup)?.p80 ?? profileP80;
+  const multipliers = levelMultipliers(
+    (level) => preds.filter((p) => levelWithoutTec(p.row.prepared) === level).map((p) => p.ape / baseP80(p.row.fitGroup)),
+    MIN_RESIDUAL_ROWS,
+  );
+  return { residuals, profileP80, multipliers };
+}
+
+/** The use-phase uncertainty_pct of an estimated kWh (energyUncertaintyPct in the engine). */
+export function useUncertaintyPct(u: EnergyUncertainty, fitGroup: string, level: EstimateLevel): number {
+  return (u.residuals(fitGroup)?.p80 ?? u.profileP80) * u.multipliers[level];
+}
+
+/**
+ * Share of held-out published TEC inside +/- the use-phase uncertainty_pct (target 80%), per
+ * confidence level and overall: fold k against the uncertainty parameters of the other folds.
+ */
+export function energyCoverage(preds: EnergyPrediction[]): Record<EstimateLevel | 'all', Coverage> {
+  const { count, of } = coverageCounter();
   for (let k = 0; k < K_FOLDS; k++) {
-    const uncertainty = outOfFoldEnergyUncertainty(preds, k);
-    for (const p of preds.filter((q) => q.row.prepared.fold === k)) if (p.ape <= uncertainty(p.row.fitGroup)) inside++;
+    const u = energyUncertainty(preds.filter((p) => p.row.prepared.fold !== k));
+    for (const p of preds.filter((q) => q.row.prepared.fold === k)) {
+      const level = levelWithoutTec(p.row.prepared);
+      const inside = p.ape <= useUncertaintyPct(u, p.row.fitGroup, level);
+      count(level, inside);
+      count('all', inside);
+    }
   }
-  return { n: preds.length, covered_pct: r1((100 * inside) / Math.max(preds.length, 1)) };
+  return { estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low'), all: of('all') };
 }
 
 export interface EnergyAccuracyLine {
@@ -240,7 +283,7 @@ export function energyReport(preds: EnergyPrediction[]): string {
   return [
     `annual energy (kWh/yr) vs published yearly TEC, ${K_FOLDS}-fold cross-validation by PCF document, absolute % error:`,
     formatEnergyTable([...acc.byCategory, acc.overall]),
-    `coverage of the use-phase uncertainty_pct (held-out TEC inside +/- the interval, uncertainty from the other folds; target 80% +/- 5): ${coverage.covered_pct}% (n ${coverage.n})`,
+    `coverage of the use-phase uncertainty_pct (held-out TEC inside +/- the interval, uncertainty parameters from the other folds, confidence level of the specs without the TEC; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
   ].join('\n');
 }
 
@@ -256,9 +299,8 @@ function main(): void {
   const preds = crossValidateEnergy(rows);
   const acc = energyAccuracy(preds);
   const { groups, lambdas } = fitEnergyGroups(rows);
+  const uncertainty = energyUncertainty(preds);
   for (const [g, fit] of Object.entries(groups)) {
-    const held = preds.filter((p) => p.row.fitGroup === g).map((p) => p.ape);
-    const s = held.length >= MIN_RESIDUAL_ROWS ? stats(held) : acc.overall.after;
     fit.offset = Number(fit.offset.toFixed(4));
     for (const c of Object.keys(fit.category_offsets)) fit.category_offsets[c] = Number((fit.category_offsets[c] as number).toFixed(4));
     for (const t of Object.values(fit.terms)) {
@@ -266,7 +308,7 @@ function main(): void {
       t.reference = Number(t.reference.toFixed(4));
       t.range = [Number(t.range[0].toFixed(4)), Number(t.range[1].toFixed(4))];
     }
-    fit.residual_abs_pct = rounded(s);
+    fit.residual_abs_pct = rounded(uncertainty.residuals(g) ?? acc.overall.after);
   }
   const model: EnergyModel = {
     model_version: 1,
@@ -277,11 +319,13 @@ function main(): void {
     factor_range: FACTOR_RANGE,
     groups,
     use_phase_uncertainty_pct: { energy_model: r1(acc.overall.after.p80), profile: r1(acc.overall.before.p80) },
+    confidence_multipliers: uncertainty.multipliers,
     cross_validation: {
       source: 'Boavizta environmental-footprint-data (manufacturer PCFs, yearly_tec column), ODbL 1.0; read from ../shared/calibration/manufacturer-pcf.csv at fit time, not copied',
       folds: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS} (same folds as the embodied fit)`,
       lambdas,
-      residual_abs_pct: `held-out |kWh - TEC| / TEC x 100 per group (groups with < ${MIN_RESIDUAL_ROWS} rows: the overall figures)`,
+      residual_abs_pct: `held-out |kWh - TEC| / TEC x 100 per group (groups with < ${MIN_RESIDUAL_ROWS} rows: the figures of all such groups the model covers, pooled)`,
+      confidence_multipliers: `per confidence level of the specs without the yearly TEC: 80th percentile of held-out |kWh - TEC| / TEC x 100 / the group's p80 (the profile's where no group fit applies), monotone, bounded to 0.5..3 (levels with < ${MIN_RESIDUAL_ROWS} rows: 1)`,
       overall: { energy_model: rounded(acc.overall.after), profile: rounded(acc.overall.before), n: acc.overall.after.n },
       by_category: Object.fromEntries(acc.byCategory.map((l) => [l.label, { n: l.after.n, energy_model: rounded(l.after), profile: rounded(l.before) }])),
     },

@@ -10,11 +10,11 @@ import type { EngineParameters, GroupFit } from '../../src/footprint/engine/para
 import { groupFit } from '../../src/footprint/engine/parameters.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
 import {
-  ADJUST_DEFAULT, K_FOLDS, LAMBDA_ELASTICITY, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, fitParameters, median, percentile, prepare,
-  profileEnergyErrors, stats,
+  ADJUST_DEFAULT, K_FOLDS, LAMBDA_ELASTICITY, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, COVERAGE_TARGET_PCT, fitParameters, levelMultipliers, median, percentile, prepare,
+  profileEnergyErrors, stats, coverageCounter, type Coverage, type EstimateLevel,
 } from './model.ts';
 import type { Prediction } from './model.ts';
-import { outOfFoldEnergyUncertainty, type EnergyPrediction } from './energy-fit.ts';
+import { crossValidateEnergy, energyRows, energyUncertainty, levelWithoutTec, useUncertaintyPct, type EnergyPrediction, type EnergyUncertainty } from './energy-fit.ts';
 
 export const PARAMETERS_PATH = resolve(REPO_ROOT, 'data/engine-parameters.json');
 /** Groups with fewer cross-validated rows take the pooled residual percentiles. */
@@ -45,11 +45,9 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
     pooled: { ...params.pooled, residual_abs_pct: pooled, residual_abs_pct_unknown_brand: pooledNoBrand },
     groups,
   };
-  // confidence multipliers: per level, the 80th percentile of (held-out APE / the row's residual p80)
-  // over the observations the engine labels with that level (Prediction.intervals: the file's specs,
-  // weight and screen only, category defaults; plus the file's specs with the brand withheld, against
-  // the unknown-brand percentiles), so that each level's interval covers 80% of them;
-  // monotone (fewer specs never narrow the interval), bounded to 0.5..3.
+  // confidence multipliers from (held-out APE / the row's residual p80) over the observations the
+  // engine labels with each level (Prediction.intervals: the file's specs, weight and screen only,
+  // category defaults; plus the file's specs with the brand withheld, against the unknown-brand percentiles).
   const ratios = (level: EstimateLevel): number[] =>
     emb.flatMap((p) => {
       const base = residualFitOf(withResiduals, p, p.brandKnown).residual_abs_pct.p80;
@@ -59,44 +57,14 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
       }
       return out;
     });
-  const bounded = (xs: number[]): number => (xs.length >= MIN_RESIDUAL_ROWS ? Math.min(3, Math.max(0.5, percentile(xs, COVERAGE_TARGET_PCT))) : 1);
-  const high = bounded(ratios('estimated_high'));
-  const medium = Math.max(high, bounded(ratios('estimated_medium')));
-  const low = Math.max(medium, bounded(ratios('estimated_low')));
-  const r2 = (v: number): number => Math.round(v * 100) / 100;
-  return { ...withResiduals, confidence_multipliers: { estimated_high: r2(high), estimated_medium: r2(medium), estimated_low: r2(low) } };
+  return { ...withResiduals, confidence_multipliers: levelMultipliers(ratios, MIN_RESIDUAL_ROWS) };
 }
 
-/** uncertainty_pct aims to be the half-width of an 80% interval (docs/methodology.md section 8). */
-export const COVERAGE_TARGET_PCT = 80;
-export const ESTIMATE_LEVELS = ['estimated_high', 'estimated_medium', 'estimated_low'] as const;
-type EstimateLevel = (typeof ESTIMATE_LEVELS)[number];
 
 /** The group fit whose residual percentiles the engine uses for this row (brand known or not). */
 function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: boolean): GroupFit {
   const g = p.prepared.fitGroup;
   return residualFit(groupFit(params, g), params.adjustments?.groups[g] !== undefined, brandKnown);
-}
-
-export interface Coverage {
-  n: number;
-  /** share (%) of held-out manufacturer embodied values inside +/- the engine's embodied uncertainty_pct */
-  covered_pct: number;
-}
-
-/** Observations inside or outside an interval, counted per key (confidence level, 'all', ...). */
-function coverageCounter(): { count: (key: string, inside: boolean) => void; of: (key: string) => Coverage } {
-  const counts = new Map<string, { n: number; inside: number }>();
-  return {
-    count: (key, inside) => {
-      const c = counts.get(key) ?? { n: 0, inside: 0 };
-      counts.set(key, { n: c.n + 1, inside: c.inside + (inside ? 1 : 0) });
-    },
-    of: (key) => {
-      const c = counts.get(key) ?? { n: 0, inside: 0 };
-      return { n: c.n, covered_pct: c.n > 0 ? r1((100 * c.inside) / c.n) : Number.NaN };
-    },
-  };
 }
 
 /**
@@ -128,30 +96,90 @@ export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParame
   };
 }
 
+/** Fewer rows at a confidence level leave its error correlation at 0 (independent errors). */
+export const MIN_CORRELATION_ROWS = 15;
+
+/** A row publishing a use share and a yearly TEC, with its held-out embodied and energy-model estimates. */
+interface TotalObservation {
+  p: Prediction;
+  e: EnergyPrediction;
+  /** the confidence level of the file's specs without its yearly TEC */
+  level: EstimateLevel;
+  /** our use phase: the held-out energy-model kWh at the sheet's own use assumptions (its use phase per kWh of TEC) */
+  use: number;
+}
+
+function totalObservations(preds: Prediction[], energy: EnergyPrediction[]): TotalObservation[] {
+  const energyOf = new Map(energy.map((e) => [e.row.prepared.row.index, e]));
+  return preds.flatMap((p) => {
+    const e = energyOf.get(p.prepared.row.index);
+    const row = p.prepared.row;
+    if (!e || p.embodiedApe === null || row.use_ratio === null) return [];
+    return [{ p, e, level: levelWithoutTec(p.prepared), use: e.kwh * ((row.gwp_total * row.use_ratio) / e.row.tec) }];
+  });
+}
+
+/** Candidate correlations: from -0.5 (the combined interval never narrower than 0.87 x its larger part) to 1. */
+const CORRELATION_GRID = Array.from({ length: 31 }, (_, i) => Math.round((i * 0.05 - 0.5) * 100) / 100);
+
+/** Whether the engine's total uncertainty_pct for an observation covers the published total. */
+function totalCovered(o: TotalObservation, params: EngineParameters, useUncertainty: EnergyUncertainty): boolean {
+  const total = o.p.prepared.row.gwp_total;
+  const usePct = useUncertaintyPct(useUncertainty, o.e.row.fitGroup, o.level);
+  const u = uncertaintyPct(params, residualFitOf(params, o.p, o.p.brandKnown), o.level, o.p.embodied, o.use, false, usePct);
+  return (Math.abs(o.p.embodied + o.use - total) / total) * 100 <= u;
+}
+
 /**
- * Cross-validated coverage of the total uncertainty_pct, use phase included (confidence level of
- * the file's specs without its yearly TEC), on rows publishing a use share and a yearly TEC. Our
- * total is the held-out embodied estimate plus the held-out energy model's kWh at the sheet's own
- * use assumptions (its use phase per kWh of TEC, i.e. its grid factor x lifetime): the interval is
- * tested on the engine's two estimates, not on how the sheets' grid factors differ from ours.
- * Uncertainty parameters (embodied residuals, use-phase p80) from the other folds.
+ * Effective correlation of the embodied and the use-phase error per confidence level: the value of
+ * CORRELATION_GRID whose combined interval (uncertaintyPct) covers closest to 80% of the level's
+ * held-out totals (the smaller |rho| on a tie), 0 below MIN_CORRELATION_ROWS observations. Fitted on
+ * coverage rather than as a Pearson coefficient because the errors are heavy-tailed: adding two 80%
+ * half-widths in quadrature does not give the 80% half-width of the sum. Devices with few known specs
+ * come out strongly positive (a device the category's defaults describe badly is mis-estimated in the
+ * same direction on both parts).
+ */
+function errorCorrelation(observations: TotalObservation[], params: EngineParameters, useUncertainty: EnergyUncertainty): Record<EstimateLevel, number> {
+  const of = (level: EstimateLevel): number => {
+    const os = observations.filter((o) => o.level === level);
+    if (os.length < MIN_CORRELATION_ROWS) return 0;
+    let best = { rho: 0, miss: Number.POSITIVE_INFINITY };
+    for (const rho of CORRELATION_GRID) {
+      const withRho: EngineParameters = { ...params, embodied_use_error_correlation: { estimated_high: rho, estimated_medium: rho, estimated_low: rho } };
+      const covered = (100 * os.filter((o) => totalCovered(o, withRho, useUncertainty)).length) / os.length;
+      const miss = Math.abs(covered - COVERAGE_TARGET_PCT);
+      if (miss < best.miss - 1e-9 || (Math.abs(miss - best.miss) <= 1e-9 && Math.abs(rho) < Math.abs(best.rho))) best = { rho, miss };
+    }
+    return best.rho;
+  };
+  return { estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low') };
+}
+
+/** The correlations main() stores: from every row's held-out estimates, with the stored uncertainty parameters. */
+export function embodiedUseErrorCorrelation(preds: Prediction[], energy: EnergyPrediction[], params: EngineParameters): Record<EstimateLevel, number> {
+  return errorCorrelation(totalObservations(preds, energy), params, energyUncertainty(energy));
+}
+
+/**
+ * Cross-validated coverage of the total uncertainty_pct, use phase included, on rows publishing a use
+ * share and a yearly TEC (confidence level of the file's specs without its TEC). Our total is the
+ * held-out embodied estimate plus the held-out energy model's kWh at the sheet's own use assumptions
+ * (its grid factor x lifetime): the interval is tested on the engine's two estimates, not on how the
+ * sheets' grid factors differ from ours. Every uncertainty parameter (embodied residuals and
+ * multipliers, use-phase p80 and multipliers, error correlations) comes from the other folds.
  */
 export function crossValidatedTotalCoverage(preds: Prediction[], energy: EnergyPrediction[], fitted: EngineParameters): Record<EstimateLevel | 'all', Coverage> {
-  const energyOf = new Map(energy.map((e) => [e.row.prepared.row.index, e]));
   const { count, of } = coverageCounter();
   const emb = preds.filter((p) => p.embodiedApe !== null);
+  const observations = totalObservations(preds, energy);
   for (let k = 0; k < K_FOLDS; k++) {
-    const params = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
-    const useUncertainty = outOfFoldEnergyUncertainty(energy, k);
-    for (const p of emb.filter((q) => q.prepared.fold === k)) {
-      const e = energyOf.get(p.prepared.row.index);
-      const row = p.prepared.row;
-      if (!e || row.use_ratio === null) continue;
-      const use = e.kwh * ((row.gwp_total * row.use_ratio) / e.row.tec);
-      const level = confidenceFor(row.supplied_spec_count - 1, false);
-      const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown), level, p.embodied, use, false, useUncertainty(e.row.fitGroup));
-      const inside = (Math.abs(p.embodied + use - row.gwp_total) / row.gwp_total) * 100 <= u;
-      count(level, inside);
+    const residuals = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
+    const useUncertainty = energyUncertainty(energy.filter((e) => e.row.prepared.fold !== k));
+    const training = observations.filter((o) => o.p.prepared.fold !== k);
+    const params: EngineParameters = { ...residuals, embodied_use_error_correlation: errorCorrelation(training, residuals, useUncertainty) };
+    for (const o of observations.filter((q) => q.p.prepared.fold === k)) {
+      const inside = totalCovered(o, params, useUncertainty);
+      count(o.level, inside);
       count('all', inside);
     }
   }
@@ -191,8 +219,10 @@ function main(): void {
       cross_validation: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS}; everything (component fit, adjustment layer and its lambdas by an inner cross-validation over the training folds) is fitted on the training folds only; residual_abs_pct are held-out absolute percentage errors of production + transport + end of life vs gwp_total x (1 - gwp_use_ratio) with brand and release year supplied, residual_abs_pct_unknown_brand the same rows with the brand withheld`,
       manufacturer_error_pct: 'median of published gwp_error_ratio > 0',
       use_phase_uncertainty_pct: 'measured: typical-consumption tolerance (assumption); profile: 80th percentile of |profile kWh - published yearly TEC| / TEC',
+      embodied_use_error_correlation: `per confidence level of the specs without the yearly TEC: the effective correlation (-0.5..1, steps of 0.05) whose combined interval covers closest to ${COVERAGE_TARGET_PCT}% of the held-out totals (held-out embodied + held-out energy-model kWh at the sheet's use assumptions) of rows publishing a use share and a yearly TEC (0 below ${MIN_CORRELATION_ROWS} rows)`,
     },
   };
+  params.embodied_use_error_correlation = embodiedUseErrorCorrelation(cv, crossValidateEnergy(energyRows(prepared)), params);
   writeFileSync(PARAMETERS_PATH, `${JSON.stringify(params, null, 2)}\n`);
   console.log(`wrote ${PARAMETERS_PATH}`);
   for (const [g, fit] of Object.entries(params.groups)) {

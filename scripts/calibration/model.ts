@@ -122,6 +122,48 @@ export function prepare(rows: CalibrationRow[]): PreparedRow[] {
 
 export const median = (xs: number[]): number => percentile(xs, 50);
 
+/** uncertainty_pct aims to be the half-width of an 80% interval (docs/methodology.md section 8). */
+export const COVERAGE_TARGET_PCT = 80;
+export const ESTIMATE_LEVELS = ['estimated_high', 'estimated_medium', 'estimated_low'] as const;
+export type EstimateLevel = (typeof ESTIMATE_LEVELS)[number];
+
+export interface Coverage {
+  n: number;
+  /** share (%) of held-out observations inside +/- the engine's uncertainty_pct */
+  covered_pct: number;
+}
+
+/** Observations inside or outside an interval, counted per key (confidence level, 'all', ...). */
+export function coverageCounter(): { count: (key: string, inside: boolean) => void; of: (key: string) => Coverage } {
+  const counts = new Map<string, { n: number; inside: number }>();
+  return {
+    count: (key, inside) => {
+      const c = counts.get(key) ?? { n: 0, inside: 0 };
+      counts.set(key, { n: c.n + 1, inside: c.inside + (inside ? 1 : 0) });
+    },
+    of: (key) => {
+      const c = counts.get(key) ?? { n: 0, inside: 0 };
+      return { n: c.n, covered_pct: c.n > 0 ? Math.round((1000 * c.inside) / c.n) / 10 : Number.NaN };
+    },
+  };
+}
+
+/**
+ * Confidence multipliers from held-out errors: per level, the 80th percentile of (error / the
+ * row's base uncertainty), so that each level's interval covers 80% of its observations; 1 for a
+ * level with fewer than minRows observations; monotone (fewer specs never narrow the interval),
+ * bounded to 0.5..3, two decimals.
+ */
+export function levelMultipliers(ratios: (level: EstimateLevel) => number[], minRows: number): Record<EstimateLevel, number> {
+  const bounded = (xs: number[]): number => (xs.length >= minRows ? Math.min(3, Math.max(0.5, percentile(xs, COVERAGE_TARGET_PCT))) : 1);
+  const high = bounded(ratios('estimated_high'));
+  const medium = Math.max(high, bounded(ratios('estimated_medium')));
+  const low = Math.max(medium, bounded(ratios('estimated_low')));
+  const r2 = (v: number): number => Math.round(v * 100) / 100;
+  return { estimated_high: r2(high), estimated_medium: r2(medium), estimated_low: r2(low) };
+}
+
+
 export function percentile(xs: number[], p: number): number {
   if (xs.length === 0) return Number.NaN;
   const a = [...xs].sort((x, y) => x - y);

@@ -48,7 +48,8 @@ describe('energy model (use phase)', () => {
   it('keeps the plain profile for a category without calibration rows', () => {
     const router = getCategory('router')!;
     expect(usePhaseKwh(router, resolveSpecs(router, {}))).toEqual({ kwh: router.fallback_kwh_per_year, measured: false, source: 'profile' });
-    expect(energyUncertaintyPct(ENERGY_MODEL, router)).toBe(ENERGY_MODEL.use_phase_uncertainty_pct.profile);
+    expect(energyUncertaintyPct(ENERGY_MODEL, router, 'manufacturer_verified')).toBe(ENERGY_MODEL.use_phase_uncertainty_pct.profile);
+    expect(energyUncertaintyPct(ENERGY_MODEL, router, 'estimated_low')).toBeCloseTo(ENERGY_MODEL.use_phase_uncertainty_pct.profile * ENERGY_MODEL.confidence_multipliers.estimated_low, 9);
   });
 
   it('never lowers the estimate for a larger screen or a hotter processor', () => {
@@ -87,19 +88,25 @@ describe('energy model (use phase)', () => {
     }
   });
 
-  it('says which model gave the kWh, and takes the use-phase uncertainty from its cross-validated p80', () => {
+  it('says which model gave the kWh, and takes the use-phase uncertainty from its cross-validated p80 at the confidence level', () => {
     const base = { category: monitor, specs: { screen_size_inch: 27 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' };
     const r = calculateFootprint({ ...base, release_year: 2021 });
     const p50 = ENERGY_MODEL.groups.display!.residual_abs_pct.p50;
     expect(r.assumptions).toContain(
       `use phase: annual energy ${r.annual_kwh} kWh/year estimated from category, screen size, TDP, weight and release year (energy model, CV median ${p50} %) x ${monitor.lifetime_years} years x 0.35 kg CO2e/kWh`,
     );
-    expect(energyUncertaintyPct(ENERGY_MODEL, monitor)).toBe(ENERGY_MODEL.groups.display!.residual_abs_pct.p80);
+    const groupP80 = ENERGY_MODEL.groups.display!.residual_abs_pct.p80;
+    expect(energyUncertaintyPct(ENERGY_MODEL, monitor, 'manufacturer_verified')).toBe(groupP80);
+    expect(energyUncertaintyPct(ENERGY_MODEL, monitor, 'estimated_high')).toBeCloseTo(groupP80 * ENERGY_MODEL.confidence_multipliers.estimated_high, 9);
+    // fewer specs, wider interval: the fitted multipliers never decrease from high to low
+    const m = ENERGY_MODEL.confidence_multipliers;
+    expect(m.estimated_high).toBeLessThanOrEqual(m.estimated_medium);
+    expect(m.estimated_medium).toBeLessThan(m.estimated_low);
     const measured = calculateFootprint({ ...base, specs: { screen_size_inch: 27, typical_consumption_kwh: r.annual_kwh } });
     expect(measured.assumptions.some((a) => a.startsWith('use phase: typical consumption'))).toBe(true);
     // a use phase alone: the estimated kWh carries the energy model's p80, a measured one the tolerance
     const fit = groupFit(ENGINE_PARAMETERS, 'display');
-    const p80 = energyUncertaintyPct(ENERGY_MODEL, monitor);
+    const p80 = energyUncertaintyPct(ENERGY_MODEL, monitor, 'estimated_low');
     expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_low', 0, 100, false, p80)).toBe(Math.round(p80));
     expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_low', 0, 100, true, p80)).toBe(Math.round(ENGINE_PARAMETERS.use_phase_uncertainty_pct.measured));
   });

@@ -7,7 +7,7 @@
 import raw from '../../../data/energy-model.json' with { type: 'json' };
 import { usableReleaseYear } from './brand.ts';
 import type { ResolvedSpecs } from './specs.ts';
-import type { CategoryDefinition } from './types.ts';
+import type { CategoryDefinition, Confidence } from './types.ts';
 
 export const ENERGY_FEATURES = ['year', 'ln_screen', 'ln_weight', 'ln_tdp'] as const;
 export type EnergyFeature = (typeof ENERGY_FEATURES)[number];
@@ -46,6 +46,8 @@ export interface EnergyModel {
    * energy model over all groups, and of the plain profile (groups the model does not cover)
    */
   use_phase_uncertainty_pct: { energy_model: number; profile: number };
+  /** per confidence level (yearly TEC not supplied): multiplier of the use-phase p80 (fewer specs, wider interval) */
+  confidence_multipliers: { estimated_high: number; estimated_medium: number; estimated_low: number };
   cross_validation: Record<string, unknown>;
 }
 
@@ -87,8 +89,12 @@ export function energyModelCovers(model: EnergyModel, category: CategoryDefiniti
   return model.groups[category.parameters.fit_group] !== undefined;
 }
 
-/** Use-phase uncertainty of an estimated kWh: the group's cross-validated p80, else the overall one. */
-export function energyUncertaintyPct(model: EnergyModel, category: CategoryDefinition): number {
-  const g = model.groups[category.parameters.fit_group];
-  return g ? g.residual_abs_pct.p80 : model.use_phase_uncertainty_pct.profile;
+/**
+ * Use-phase uncertainty of an estimated kWh: the group's cross-validated p80 (the plain profile's
+ * for a group the model does not cover) times the confidence level's multiplier (1 for a
+ * manufacturer-verified footprint, whose specs are the catalogue's).
+ */
+export function energyUncertaintyPct(model: EnergyModel, category: CategoryDefinition, confidence: Confidence): number {
+  const base = model.groups[category.parameters.fit_group]?.residual_abs_pct.p80 ?? model.use_phase_uncertainty_pct.profile;
+  return base * (confidence === 'manufacturer_verified' ? 1 : model.confidence_multipliers[confidence]);
 }

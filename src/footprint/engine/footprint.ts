@@ -53,7 +53,10 @@ export function confidenceFor(suppliedSpecCount: number, published: boolean): Co
  * 80th-percentile residual of the category's calibration group times the confidence multiplier
  * (or the manufacturers' median published error for verified footprints); the use part uses the
  * energy uncertainty (measured: the typical-consumption tolerance; estimated: the energy model's
- * cross-validated p80, passed as estimatedUsePct); the two are combined in quadrature, weighted by their shares.
+ * cross-validated p80 at the confidence level, passed as estimatedUsePct); the two are combined as
+ * correlated errors, weighted by their shares: sqrt(a^2 + b^2 + 2 rho a b) / total, rho the level's
+ * fitted effective correlation of the embodied and estimated use-phase errors (docs/methodology.md
+ * section 8; 0 when the energy is measured or the footprint verified).
  */
 export function uncertaintyPct(
   params: EngineParameters,
@@ -71,7 +74,10 @@ export function uncertaintyPct(
   const uUse = measuredEnergy ? params.use_phase_uncertainty_pct.measured : estimatedUsePct;
   const total = embodiedKg + useKg;
   if (!(total > 0)) return Math.round(uEmb);
-  const combined = Math.sqrt((embodiedKg * uEmb) ** 2 + (useKg * uUse) ** 2) / total;
+  const rho = measuredEnergy || confidence === 'manufacturer_verified' ? 0 : (params.embodied_use_error_correlation?.[confidence] ?? 0);
+  const a = embodiedKg * uEmb;
+  const b = useKg * uUse;
+  const combined = Math.sqrt(a * a + b * b + 2 * rho * a * b) / total;
   return Math.max(1, Math.round(combined));
 }
 
@@ -234,7 +240,7 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
       end_of_life_kg: endOfLife,
     },
     confidence,
-    uncertainty_pct: uncertaintyPct(params, m.fit, confidence, embodied, use, energy.measured, energyUncertaintyPct(ENERGY_MODEL, category)),
+    uncertainty_pct: uncertaintyPct(params, m.fit, confidence, embodied, use, energy.measured, energyUncertaintyPct(ENERGY_MODEL, category, confidence)),
     lifetime_years: lifetime,
     annual_kwh: energy.kwh,
     production_components: productionComponents,
