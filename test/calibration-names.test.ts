@@ -65,7 +65,7 @@ const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '-');
 
 describe.skipIf(!present)('calibration products asked by brand and name only (issue 15.5)', () => {
   it('reports the share resolved to a catalogue device and the median embodied error of each path', async () => {
-    const prisma = { product: { findMany: async () => [] } } as unknown as PrismaClient;
+    const prisma = { $queryRaw: async () => [{ products: null }] } as unknown as PrismaClient;
     const catalogue = await CatalogueService.create(prisma, createLogger('silent'));
     const records = readCalibrationRecords(CALIBRATION_FILE);
     const { rows } = loadCalibration(CALIBRATION_FILE);

@@ -83,8 +83,11 @@ export class CatalogueService {
   }
 
   static async create(prisma: PrismaClient, log: Logger, icecat?: IcecatConfig): Promise<CatalogueService> {
-    const rows = await prisma.product.findMany({ select: { id: true, brand: true, mpn: true } });
-    return new CatalogueService(prisma, log, new Map(rows.map((r) => [productKey(r.brand, r.mpn), r.id])), icecat);
+    // One JSON value instead of 2 600 rows: read on the path to a restarted server's first answer,
+    // and PGlite parses each value of each row in JavaScript (findMany took about twice as long).
+    const [{ products }] = await prisma.$queryRaw<[{ products: [brand: string, mpn: string, id: string][] | null }]>`
+      SELECT json_agg(json_build_array(brand, mpn, id)) AS products FROM products`;
+    return new CatalogueService(prisma, log, new Map((products ?? []).map(([brand, mpn, id]) => [productKey(brand, mpn), id])), icecat);
   }
 
   get externalConfigured(): boolean {

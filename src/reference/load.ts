@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import type { SqlSession } from '../db/database.ts';
 import { CATEGORIES } from '../footprint/engine/index.ts';
-import { loadGridFactors, loadRegions, loadRegistries } from './grid-data.ts';
+import { buildGridStateForManifest, loadGridFactors, loadRegions, loadRegistries, useBuiltGridState, type BuiltGridState } from './grid-data.ts';
 import { loadCatalogue } from '../catalogue/catalogue-data.ts';
 import { resolveSpecSources } from '../catalogue/spec-provenance.ts';
 
@@ -119,7 +119,8 @@ export async function loadReferenceData(session: SqlSession): Promise<string[]> 
 
 // Building the datasets to hash them is most of a restart's preparation, so `npm run build` records
 // their hashes with a digest of data/; a start of the compiled code whose data/ still has that digest
-// compares the recorded hashes instead. Run from src/ (tests, tsx) the hashes are always computed.
+// compares the recorded hashes instead, and takes the grid state (regions, factors, code index) the
+// build recorded too. Run from src/ (tests, tsx) both are always computed.
 const BUILD_MANIFEST = new URL('../../dist/reference-data.json', import.meta.url);
 const DATA_DIR = new URL('../../data/', import.meta.url);
 const COMPILED = import.meta.url.endsWith('.js');
@@ -127,6 +128,8 @@ const COMPILED = import.meta.url.endsWith('.js');
 interface BuildManifest {
   data_sha256: string;
   datasets: Record<string, string>;
+  /** absent in a manifest written before the grid state was recorded */
+  grid?: BuiltGridState;
 }
 
 /** The files under `dir`, as paths relative to it. */
@@ -149,13 +152,15 @@ export const referenceDatasetHashes = (): Record<string, string> =>
 
 /** Written by `npm run build` next to the compiled code. */
 export async function writeReferenceManifest(): Promise<void> {
-  const manifest: BuildManifest = { data_sha256: await dataDigest(), datasets: referenceDatasetHashes() };
-  await writeFile(BUILD_MANIFEST, `${JSON.stringify(manifest, null, 2)}\n`);
+  const manifest: BuildManifest = { data_sha256: await dataDigest(), datasets: referenceDatasetHashes(), grid: buildGridStateForManifest() };
+  await writeFile(BUILD_MANIFEST, `${JSON.stringify(manifest)}\n`);
 }
 
-/** The build's dataset hashes when they still describe data/ (undefined: compute them). */
+/** The build's dataset hashes when they still describe data/ (undefined: compute them); its grid state is taken too. */
 async function builtDatasetHashes(): Promise<Record<string, string> | undefined> {
   if (!COMPILED) return undefined;
   const manifest = await readFile(BUILD_MANIFEST, 'utf8').then((text) => JSON.parse(text) as BuildManifest, () => undefined);
-  return manifest && manifest.data_sha256 === (await dataDigest()) ? manifest.datasets : undefined;
+  if (!manifest || manifest.data_sha256 !== (await dataDigest())) return undefined;
+  if (manifest.grid) useBuiltGridState(manifest.grid);
+  return manifest.datasets;
 }

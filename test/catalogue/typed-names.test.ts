@@ -82,7 +82,7 @@ describe('names as typed: sheet suffixes, form factors, generations, screen size
   });
 
   it('says in the footprint\'s match and data source how the name was read', async () => {
-    const prisma = { product: { findMany: async () => [] } } as unknown as PrismaClient;
+    const prisma = { $queryRaw: async () => [{ products: null }] } as unknown as PrismaClient;
     const service = await CatalogueService.create(prisma, createLogger('silent'));
     const m = service.findBuiltIn('Dell', null, 'OptiPlex 3070 Micro Form Factor');
     expect(m?.source).toBe("built-in catalogue: Dell OptiPlex 3070 Micro (by model name, read as 'optiplex 3070 micro')");

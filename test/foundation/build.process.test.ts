@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PGlite } from '@electric-sql/pglite';
 import { exitOf, startServerProcess, ROOT } from '../support/process.ts';
 import { referenceDatasetHashes } from '../../src/reference/load.ts';
+import { buildGridStateForManifest } from '../../src/reference/grid-data.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { PGLITE_SEED_DIR } from '../../src/db/prepare.ts';
 
@@ -66,10 +67,11 @@ describe('the compiled build', () => {
     expect(await exitOf(server.child)).toBe(0);
   });
 
-  it('records the hashes of the reference data the sources build, which a restart compares instead of building it', async () => {
-    const manifest = JSON.parse(await readFile(path.join(ROOT, 'dist/reference-data.json'), 'utf8')) as { data_sha256: string; datasets: unknown };
+  it('records the hashes of the reference data and the grid state the sources build, which a restart takes instead of building them', async () => {
+    const manifest = JSON.parse(await readFile(path.join(ROOT, 'dist/reference-data.json'), 'utf8')) as { data_sha256: string; datasets: unknown; grid: unknown };
     expect(manifest.data_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(manifest.datasets, 'dist/ is older than src/ or data/: run `npm run build`').toEqual(referenceDatasetHashes());
+    expect(manifest.grid, 'dist/ is older than src/ or data/: run `npm run build`').toEqual(JSON.parse(JSON.stringify(buildGridStateForManifest())));
   });
 
   it('writes the server bundle as ASCII, so V8 holds each chunk at one byte a character', async () => {
