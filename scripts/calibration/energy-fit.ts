@@ -22,7 +22,7 @@ export const ENERGY_MODEL_PATH = resolve(REPO_ROOT, 'data/energy-model.json');
 export const LAMBDA_CANDIDATES = [0.003, 0.01, 0.03, 0.1, 0.3, 1];
 /** groups with fewer rows keep the plain profile (too few documents to fit anything) */
 export const MIN_ENERGY_ROWS = 5;
-/** groups with fewer rows report the overall cross-validated error instead of their own */
+/** groups with fewer rows share the cross-validated errors of all such groups, pooled, instead of their own */
 export const MIN_RESIDUAL_ROWS = 15;
 export const FACTOR_RANGE: [number, number] = [0.33, 3];
 
@@ -205,10 +205,10 @@ export interface EnergyUncertainty {
 
 /**
  * Use-phase uncertainty parameters from held-out energy predictions, as main() stores them in
- * data/energy-model.json: a covered group's 80th percentile error (small groups pooled: their errors
- * are larger than the big groups', so the overall figure would be too narrow for them), or the plain
- * profile's where the model does not apply, times a
- * confidence multiplier (levelMultipliers, as for the embodied interval: fewer specs, wider interval).
+ * data/energy-model.json: the 80th percentile error of a group the model covers (small groups pooled:
+ * their errors are larger than the big groups', so the overall figure would be too narrow for them),
+ * else the plain profile's, times a confidence multiplier (levelMultipliers, as for the embodied
+ * interval: fewer specs, wider interval).
  */
 export function energyUncertainty(preds: EnergyPrediction[]): EnergyUncertainty {
   const byGroup = new Map<string, number[]>();

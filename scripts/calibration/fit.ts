@@ -60,7 +60,6 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
   return { ...withResiduals, confidence_multipliers: levelMultipliers(ratios, MIN_RESIDUAL_ROWS) };
 }
 
-
 /** The group fit whose residual percentiles the engine uses for this row (brand known or not). */
 function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: boolean): GroupFit {
   const g = p.prepared.fitGroup;
