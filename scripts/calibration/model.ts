@@ -163,7 +163,6 @@ export function levelMultipliers(ratios: (level: EstimateLevel) => number[], min
   return { estimated_high: r2(high), estimated_medium: r2(medium), estimated_low: r2(low) };
 }
 
-
 export function percentile(xs: number[], p: number): number {
   if (xs.length === 0) return Number.NaN;
   const a = [...xs].sort((x, y) => x - y);

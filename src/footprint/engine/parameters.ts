@@ -87,8 +87,9 @@ export interface EngineParameters {
   manufacturer_error_pct: number;
   use_phase_uncertainty_pct: { measured: number; profile: number };
   /**
-   * Correlation of the embodied and the estimated use-phase error per confidence level (held-out log
-   * errors, clamped to 0..1), used to combine the two intervals; absent = independent errors.
+   * Effective correlation of the embodied and the estimated use-phase error per confidence level
+   * (-0.5..1, fitted so that the combined interval covers 80% of held-out totals; docs/methodology.md
+   * section 8), used to combine the two intervals; absent = independent errors.
    */
   embodied_use_error_correlation?: { estimated_high: number; estimated_medium: number; estimated_low: number };
   /** brand / release-year / spec adjustment of the embodied footprint; absent = factor 1 */
