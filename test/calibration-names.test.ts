@@ -43,12 +43,14 @@ if (!present) {
  * monitor): 19.0 % and 16.9 % (docs/search.md says why the monitors cost 0.6 points). Those figures use
  * the shipped parameters, fitted on every row of the set; cross-validated (parameters fitted without
  * the row's PCF document, the issue's measure): resolved 15.5 %, unresolved 20.7 %, overall 18.3 %
- * (2026-11-27). The test keeps floors.
+ * (2026-11-27). Then unknown names dated by the catalogue's devices numbered like them
+ * (docs/search.md): unresolved 19.0 → 18.3 %, overall 16.9 → 15.7 %; cross-validated unresolved
+ * 20.7 → 20.4 %, overall 18.3 → 18.2 %. The test keeps floors.
  */
 const MIN_RESOLVED_SHARE = 0.36;
 const MAX_RESOLVED_MEDIAN_APE = 12.5;
-const MAX_OVERALL_MEDIAN_APE = 18;
-const MAX_HELD_OUT_MEDIAN_APE = 19.5;
+const MAX_OVERALL_MEDIAN_APE = 17;
+const MAX_HELD_OUT_MEDIAN_APE = 19;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */
 const MIN_FAMILIES = 3;
 

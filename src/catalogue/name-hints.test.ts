@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogueEntry } from './catalogue-data.ts';
-import { builtInLineCategories, lineCategories, readNameHints } from './name-hints.ts';
+import { builtInLineCategories, builtInReleaseYears, lineCategories, readNameHints, releaseYears } from './name-hints.ts';
 
 const device = (brand: string, name: string, category: string): CatalogueEntry => ({ brand, mpn: name, name, category, release_year: 2022, aliases: [], specs: {}, source: {} });
 
@@ -101,5 +101,47 @@ describe('lineCategories: the category of a brand product line', () => {
     // a word naming the kind comes first; another brand's line is not this one
     expect(readNameHints('ThinkVision Notebook 9', 'Lenovo', lines).category?.id).toBe('laptop');
     expect(readNameHints('ThinkVision T99i-10', 'Dell', lines).category).toBeUndefined();
+  });
+});
+
+describe('readNameHints: the release year of the catalogue devices numbered like the name', () => {
+  const dated = (brand: string, name: string, release_year: number): CatalogueEntry => ({ ...device(brand, name, 'laptop'), release_year });
+  const years = releaseYears([
+    ...[['3410', 2020], ['5410', 2020], ['7410', 2020], ['5420', 2021], ['7420', 2021], ['5400', 2019], ['7400', 2019], ['5414 Rugged', 2016]].map(([m, y]) => dated('Dell', `Dell Latitude ${m}`, y as number)),
+    dated('Dell', 'Dell OptiPlex 7090 Micro', 2021),
+    dated('Dell', 'Dell OptiPlex 7090 Tower', 2021),
+    ...[['830 G6', 2019], ['840 G6', 2019], ['850 G6', 2019], ['840 G5', 2018], ['x360 1030 G3', 2018]].map(([m, y]) => dated('HP', `HP EliteBook ${m}`, y as number)),
+    ...[['T14 Gen 1', 2020], ['P16 Gen 1', 2022]].map(([m, y]) => dated('Lenovo', `Lenovo ThinkPad ${m}`, y as number)),
+  ]);
+  const year = (brand: string, name: string) => readNameHints(name, brand, undefined, years).release_year;
+
+  it('takes the year of the same model number in another form', () => {
+    expect(year('Dell', 'OptiPlex 7090 Ultra')).toEqual({ year: 2021, basis: "the built-in catalogue's Dell OptiPlex 7090 Micro, Dell OptiPlex 7090 Tower (the same model number)" });
+  });
+
+  it("takes the year of the line's models of the same generation when they agree", () => {
+    expect(year('HP', 'EliteBook 845 G6')).toEqual({ year: 2019, basis: "the built-in catalogue's HP EliteBook 830 G6, HP EliteBook 840 G6, HP EliteBook 850 G6 (the same line and generation)" });
+    // G3 of the x360 1030 (a model number of another shape) does not date an "EliteBook 840 G3"
+    expect(year('HP', 'EliteBook 840 G3')).toBeUndefined();
+    // ThinkPad's Gen 1 is 2020 for a T14 and 2022 for a P16: the devices disagree, no year
+    expect(year('Lenovo', 'ThinkPad X13 Gen 1')).toBeUndefined();
+  });
+
+  it('takes the year of the digit place that dates most of the line (the third of a Latitude number)', () => {
+    // 7 of the 8 Latitudes have the year of their third digit's devices (the Rugged 5414 of 2016 not): 88 %
+    expect(year('Dell', 'Latitude 5411')).toEqual({
+      year: 2020,
+      basis: "the built-in catalogue's Dell Latitude 3410, Dell Latitude 5410, Dell Latitude 7410, … (digit 3 of the model number, 1; that digit dates 88 % of the line's devices)",
+    });
+    expect(year('Dell', 'Latitude 7421 2-in-1')?.year).toBe(2021);
+    // a digit the line's devices do not have, another numbering (E7470), a brand without the line: no year
+    expect(year('Dell', 'Latitude 5480')).toBeUndefined();
+    expect(year('Dell', 'Latitude E7410')).toBeUndefined();
+    expect(year('Acme', 'Latitude 5411')).toBeUndefined();
+  });
+
+  it('dates from the built-in catalogue, and not without a brand', () => {
+    expect(readNameHints('Latitude 5411', 'Dell', undefined, builtInReleaseYears()).release_year?.year).toBe(2020);
+    expect(readNameHints('Latitude 5411', undefined, undefined, builtInReleaseYears()).release_year).toBeUndefined();
   });
 });

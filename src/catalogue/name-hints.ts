@@ -2,8 +2,9 @@
  * What a model name says about a device the catalogue does not know (issue 15.5, names as users
  * type them): the kind of device its words name ("AW9999H Monitor", "OptiPlex 3080 Tower",
  * "250 G99 Notebook PC"), or else the kind of the catalogue's devices of its product line, name
- * pattern or brand, and a screen size written in it ("15.6-inch"). Used by the lookup chain
- * only when no catalogue device matched, and never over a category or screen size the caller gave.
+ * pattern or brand, a screen size written in it ("15.6-inch"), and the release year of the
+ * catalogue's devices numbered like it ("Latitude 5411", "EliteBook 845 G6"). Used by the lookup
+ * chain only when no catalogue device matched, and never over a category or screen size the caller gave.
  */
 import { getCategory } from '../footprint/engine/index.ts';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
@@ -43,14 +44,17 @@ export interface NameHints {
   category?: { id: string; word: string; basis?: string };
   /** A screen size written in the name, inches. */
   screen_size_inch?: number;
+  /** The release year of the catalogue's devices numbered like it (releaseYears), and which they are. */
+  release_year?: { year: number; basis: string };
 }
 
 /**
  * The kind and screen size a name states; with `lines` (lineCategories of the catalogue) and the
  * brand, also the category of the product line it names when its words name no kind ("Apple
- * iMac …" is an all-in-one, "Lenovo ThinkVision …" a monitor).
+ * iMac …" is an all-in-one, "Lenovo ThinkVision …" a monitor); with `years` (releaseYears of the
+ * catalogue) and the brand, the release year of the catalogue's devices numbered like it.
  */
-export function readNameHints(name: string, brand?: string, lines?: LineCategories): NameHints {
+export function readNameHints(name: string, brand?: string, lines?: LineCategories, years?: ReleaseYears): NameHints {
   const text = fold(name).replace(/[\u2013\u2014]/g, '-');
   const hints: NameHints = {};
   for (const [pattern, id] of CATEGORY_WORDS) {
@@ -79,6 +83,10 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
       else if (byBrand) hints.category = { id: byBrand, word: fold(brand), basis: `${catalogue} devices are of this kind` };
     }
   }
+  if (brand && years) {
+    const dated = releaseYearOf(text, brand, years);
+    if (dated) hints.release_year = dated;
+  }
   return hints;
 }
 
@@ -95,18 +103,27 @@ function lineWord(text: string, brand: string): string | undefined {
   return words(analyse(text)).find((w) => !brandWords.has(w) && w.length >= 3 && !/\d/.test(w));
 }
 
+/** The words of a name that can number a model: its brand's words and a written screen size left out. */
+function modelWords(text: string, brand: string): string[] {
+  const brandWords = new Set(words(brand));
+  return words(analyse(text).replace(SCREEN_SIZE, ' ')).filter((w) => !brandWords.has(w));
+}
+
+/** The generation written after the word at `at` ("G5", "Gen 3": "5", "3"), or null. */
+function generationAfter(tokens: readonly string[], at: number): string | null {
+  const next = tokens[at + 1] ?? '';
+  return /^g(?:en)?(\d{1,2})$/.exec(next)?.[1] ?? (/^(?:gen|g)$/.test(next) && /^\d{1,2}$/.test(tokens[at + 2] ?? '') ? tokens[at + 2]! : null);
+}
+
 /**
  * The shape of a name's model number: its first word with a digit (configuration words aside), runs
  * of letters as 'a' and each digit as '#', and ' g' when a generation follows ("P22a G4" → "a##a g").
  */
 function modelShape(text: string, brand: string): string | undefined {
-  const brandWords = new Set(words(brand));
-  const tokens = words(analyse(text).replace(SCREEN_SIZE, ' ')).filter((w) => !brandWords.has(w));
+  const tokens = modelWords(text, brand);
   const at = tokens.findIndex((w) => /\d/.test(w) && !CONFIG_WORD.test(w));
   if (at < 0) return undefined;
-  const next = tokens[at + 1] ?? '';
-  const generation = /^g(?:en)?\d{1,2}$/.test(next) || (/^(?:gen|g)$/.test(next) && /^\d{1,2}$/.test(tokens[at + 2] ?? ''));
-  return `${tokens[at]!.replace(/[a-z]+/g, 'a').replace(/\d/g, '#')}${generation ? ' g' : ''}`;
+  return `${tokens[at]!.replace(/[a-z]+/g, 'a').replace(/\d/g, '#')}${generationAfter(tokens, at) !== null ? ' g' : ''}`;
 }
 
 const fitGroupOf = (category: string): string => getCategory(category)?.parameters.fit_group ?? category;
@@ -165,4 +182,141 @@ let builtIn: LineCategories | undefined;
 export function builtInLineCategories(): LineCategories {
   builtIn ??= lineCategories(loadCatalogue());
   return builtIn;
+}
+
+/**
+ * A name's model number, for dating it: its first word with a digit that is neither a configuration
+ * word nor a one- or two-digit number (the screen size of "Inspiron 14 5420"), the product line
+ * before it (its first word of three or more letters without a digit; else the model's own letters,
+ * as in Dell's "P2419H" monitors) and the generation after it ("G5", "Gen 3").
+ */
+interface ModelNumber {
+  line: string;
+  model: string;
+  /** The model with runs of letters as 'a' and digits as '#' ("840" → "###"). */
+  shape: string;
+  /** Its leading letters and the number of its digits ("t470p" → "t###", "E7250" → "e####"): one numbering. */
+  series: string;
+  digits: string;
+  generation: string | null;
+}
+
+/** The model number of a name (ModelNumber); none when no word numbers a model. */
+function modelNumber(text: string, brand: string): ModelNumber | undefined {
+  const tokens = modelWords(text, brand);
+  const at = tokens.findIndex((w) => /\d/.test(w) && !CONFIG_WORD.test(w) && !/^\d{1,2}$/.test(w));
+  if (at < 0) return undefined;
+  const model = tokens[at]!;
+  const letters = /^[a-z]*/.exec(model)![0];
+  const digits = model.replace(/\D/g, '');
+  return {
+    line: tokens.slice(0, at).find((w) => w.length >= 3 && !/\d/.test(w)) ?? letters,
+    model,
+    shape: model.replace(/[a-z]+/g, 'a').replace(/\d/g, '#'),
+    series: `${letters}${'#'.repeat(digits.length)}`,
+    digits,
+    generation: generationAfter(tokens, at),
+  };
+}
+
+/** A catalogue device and its release year. */
+interface Dated {
+  name: string;
+  year: number;
+}
+
+/**
+ * The catalogue's devices by what dates them, most specific first:
+ * - `byModel`: brand|line|model|generation, the same model in another form ("OptiPlex 7090 Micro"
+ *   for "OptiPlex 7090 Ultra", "Latitude 7310" for "Latitude 7310 2-in-1");
+ * - `byGeneration`: brand|line|shape|generation, the line's models of the same generation (HP's
+ *   "EliteBook 830 G6" and "840 G6" for "EliteBook 845 G6");
+ * - `byDigit`: brand|line|series, the digit place that dates the line's models of that series without a
+ *   generation, and the devices of each digit there (Dell's "Latitude 5410", "7410": a 1 third).
+ */
+export interface ReleaseYears {
+  byModel: ReadonlyMap<string, readonly Dated[]>;
+  byGeneration: ReadonlyMap<string, readonly Dated[]>;
+  byDigit: ReadonlyMap<string, { place: number; share: number; devicesByDigit: ReadonlyMap<string, readonly Dated[]> }>;
+}
+
+/** A line is dated by a digit place when it has this many devices, and the place tells the year of this share of them. */
+export const MIN_DATED_DEVICES = 5;
+export const MIN_DIGIT_SHARE = 0.8;
+
+/** The most common year of a set of devices (the earlier on a tie), and how many have it. */
+function commonYear(devices: readonly Dated[]): { year: number; count: number } {
+  const counts = new Map<number, number>();
+  for (const d of devices) counts.set(d.year, (counts.get(d.year) ?? 0) + 1);
+  const [year, count] = [...counts].sort((a, b) => b[1] - a[1] || a[0] - b[0])[0]!;
+  return { year, count };
+}
+
+/** ReleaseYears of a catalogue's devices (only the built-in catalogue's are used: builtInReleaseYears). */
+export function releaseYears(entries: readonly CatalogueEntry[]): ReleaseYears {
+  const byModel = new Map<string, Dated[]>();
+  const byGeneration = new Map<string, Dated[]>();
+  const undated = new Map<string, (Dated & { digits: string })[]>();
+  const push = <T>(map: Map<string, T[]>, key: string, value: T) => void (map.get(key) ?? map.set(key, []).get(key)!).push(value);
+  for (const e of entries) {
+    const number = modelNumber(fold(e.name), e.brand);
+    if (!number || !e.release_year) continue;
+    const brand = canonicalBrand(e.brand);
+    const dated = { name: e.name, year: e.release_year };
+    push(byModel, `${brand}|${number.line}|${number.model}|${number.generation}`, dated);
+    if (number.generation) push(byGeneration, `${brand}|${number.line}|${number.shape}|${number.generation}`, dated);
+    else push(undated, `${brand}|${number.line}|${number.series}`, { ...dated, digits: number.digits });
+  }
+  const byDigit = new Map<string, { place: number; share: number; devicesByDigit: Map<string, Dated[]> }>();
+  for (const [key, devices] of undated) {
+    if (devices.length < MIN_DATED_DEVICES) continue;
+    for (let place = 0; place < devices[0]!.digits.length; place++) {
+      const groups = new Map<string, Dated[]>();
+      for (const d of devices) push(groups, d.digits[place]!, d);
+      if (groups.size < 2) continue;
+      const share = [...groups.values()].reduce((n, g) => n + commonYear(g).count, 0) / devices.length;
+      if (share >= MIN_DIGIT_SHARE && share > (byDigit.get(key)?.share ?? 0)) byDigit.set(key, { place, share, devicesByDigit: groups });
+    }
+  }
+  return { byModel, byGeneration, byDigit };
+}
+
+const listed = (devices: readonly Dated[]) => devices.slice(0, 3).map((d) => d.name).join(', ') + (devices.length > 3 ? ', …' : '');
+
+/** The years of devices within a year of each other: their middle one; else none (the devices disagree). */
+function agreedYear(devices: readonly Dated[] | undefined): number | undefined {
+  if (!devices?.length) return undefined;
+  const sorted = devices.map((d) => d.year).sort((a, b) => a - b);
+  return sorted.at(-1)! - sorted[0]! <= 1 ? sorted[Math.floor((sorted.length - 1) / 2)] : undefined;
+}
+
+/** The release year of the catalogue's devices numbered like `text` (ReleaseYears), and which they are. */
+function releaseYearOf(text: string, brand: string, years: ReleaseYears): { year: number; basis: string } | undefined {
+  const number = modelNumber(text, brand);
+  if (!number) return undefined;
+  const key = canonicalBrand(brand);
+  const sameModel = years.byModel.get(`${key}|${number.line}|${number.model}|${number.generation}`);
+  const modelYear = agreedYear(sameModel);
+  if (modelYear) return { year: modelYear, basis: `the built-in catalogue's ${listed(sameModel!)} (the same model number)` };
+  if (number.generation) {
+    const sameGeneration = years.byGeneration.get(`${key}|${number.line}|${number.shape}|${number.generation}`);
+    const year = agreedYear(sameGeneration);
+    return year ? { year, basis: `the built-in catalogue's ${listed(sameGeneration!)} (the same line and generation)` } : undefined;
+  }
+  const line = years.byDigit.get(`${key}|${number.line}|${number.series}`);
+  const sameDigit = line?.devicesByDigit.get(number.digits[line.place]!);
+  if (!line || !sameDigit || sameDigit.length < 2) return undefined;
+  const place = `digit ${line.place + 1} of the model number, ${number.digits[line.place]}`;
+  return {
+    year: commonYear(sameDigit).year,
+    basis: `the built-in catalogue's ${listed(sameDigit)} (${place}; that digit dates ${Math.round(line.share * 100)} % of the line's devices)`,
+  };
+}
+
+let builtInYears: ReleaseYears | undefined;
+
+/** releaseYears of the built-in catalogue, built on first use. */
+export function builtInReleaseYears(): ReleaseYears {
+  builtInYears ??= releaseYears(loadCatalogue());
+  return builtInYears;
 }

@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources } from '../catalogue/spec-provenance.ts';
-import { builtInLineCategories, readNameHints } from '../catalogue/name-hints.ts';
+import { builtInLineCategories, builtInReleaseYears, readNameHints } from '../catalogue/name-hints.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -107,7 +107,7 @@ export function resolveDevice(
   if (!mpn && !model) problems.push({ field: 'mpn', reason: 'either mpn or model is required' });
   const requested = query.category?.trim().toLowerCase();
   // A name the catalogue does not know may still say what the device is ("AW9999H Monitor", "15.6-inch").
-  const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories());
+  const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears());
   const named = requested ? undefined : hints.category;
   // A recognised device has its catalogue category; otherwise the caller's, the one its name names, or laptop.
   const chosenId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? named?.id ?? DEFAULT_CATEGORY);
@@ -151,6 +151,7 @@ export function resolveDevice(
           ? [named.basis ? `category ${named.id}: ${named.basis}` : `category ${named.id} named by the model name ('${named.word}')`]
           : []),
         ...(screenFromName.screen_size_inch !== undefined ? [`screen_size_inch ${screenFromName.screen_size_inch} read from the model name`] : []),
+        ...(hints.release_year ? [`release_year ${hints.release_year.year} read from the model number: that of ${hints.release_year.basis}`] : []),
       ];
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
   if (match?.entry.mpn) {
@@ -175,7 +176,7 @@ export function resolveDevice(
       ? { brand: match.entry.brand, mpn: match.entry.mpn || null, name: match.entry.name, category: category!.id, weight_kg: merged.weight_kg }
       : { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg: merged.weight_kg },
     product_id: match?.product_id ?? null,
-    release_year: match?.entry.release_year || undefined,
+    release_year: match?.entry.release_year || hints.release_year?.year,
     data_sources: pcf && supplied === 0 ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`] : data_sources,
     match: matchInfo,
   };

@@ -42,6 +42,23 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
     expect(named.methodology.confidence).toBe(supplied.methodology.confidence);
   });
 
+  it('takes the release year of the catalogue devices numbered like it, and says which they are', async () => {
+    const named = await footprint({ brand: 'Dell', model: 'Latitude 5411' });
+    expect(named.methodology.match.status).toBe('none');
+    expect(named.methodology.data_sources).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^release_year 2020 read from the model number: that of the built-in catalogue's Dell Latitude \d{4}, .*\(digit 3 of the model number, 1; that digit dates \d+ % of the line's devices\)$/)]),
+    );
+    // The year enters the estimate (the calibration's brand-year terms): a 2018 Latitude differs.
+    const older = await footprint({ brand: 'Dell', model: 'Latitude 5491' });
+    expect(older.methodology.data_sources.join(' | ')).toMatch(/^.*release_year 2018 read from the model number/);
+    expect(Math.abs(named.breakdown.production_kg - older.breakdown.production_kg)).toBeGreaterThan(5);
+    // A name the catalogue knows keeps the catalogue's own year; one without a model number has none.
+    const known = await footprint({ brand: 'Dell', model: 'Latitude 5410' });
+    expect(known.methodology.data_sources.join(' | ')).not.toMatch(/release_year/);
+    const unnumbered = await footprint({ brand: 'Dell', model: 'Latitude Notebook' });
+    expect(unnumbered.methodology.data_sources.join(' | ')).not.toMatch(/release_year/);
+  });
+
   it('never overrides what the caller supplied, and ignores a size outside the category', async () => {
     const b = await footprint({ brand: 'Dell', model: 'AW9999H 27-inch Monitor', category: 'laptop', screen_size_inch: 14 });
     expect(b.product.category).toBe('laptop');
