@@ -50,7 +50,7 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
     );
     // The year enters the estimate (the calibration's brand-year terms): a 2018 Latitude differs.
     const older = await footprint({ brand: 'Dell', model: 'Latitude 5491' });
-    expect(older.methodology.data_sources.join(' | ')).toMatch(/^.*release_year 2018 read from the model number/);
+    expect(older.methodology.data_sources.join(' | ')).toMatch(/release_year 2018 read from the model number/);
     expect(Math.abs(named.breakdown.production_kg - older.breakdown.production_kg)).toBeGreaterThan(5);
     // A name the catalogue knows keeps the catalogue's own year; one without a model number has none.
     const known = await footprint({ brand: 'Dell', model: 'Latitude 5410' });
