@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 
 /**
  * Temporary files on a memory filesystem when the machine has one with room: every test file's
- * database is a copy of a 43 MB prepared one, and on ext4 copying and deleting it cost about 0.9 s
+ * database is a copy of a prepared one (then 43 MB), and on ext4 copying and deleting it cost about 0.9 s
  * of kernel time a file (50 ms on tmpfs): npm test 134 -> 107 s. A TMPDIR of the user's own is kept.
  */
 function memoryTmpdir(): string | undefined {

@@ -121,7 +121,7 @@ describe('the compiled build', () => {
     }
   });
 
-  it('copies the seed beside a new data directory and renames it: a copy a stopped start left half-way is replaced', async () => {
+  it('copies the seed, without template databases, beside a new data directory and renames it: a copy a stopped start left half-way is replaced', async () => {
     const parent = await mkdtemp(path.join(tmpdir(), 'lcf-seed-'));
     try {
       await mkdir(path.join(parent, 'pglite.partial'));
@@ -129,6 +129,9 @@ describe('the compiled build', () => {
       const db = await openDatabase({ kind: 'pglite', dataDir: path.join(parent, 'pglite'), seed: PGLITE_SEED_DIR });
       try {
         expect(await db.prisma.product.count()).toBeGreaterThan(2000);
+        // Only the database PGlite opens: the template databases are left out of the seed.
+        const databases = await db.prisma.$queryRaw<{ datname: string }[]>`SELECT datname FROM pg_database ORDER BY datname`;
+        expect(databases.map((d) => d.datname)).toEqual(['postgres']);
       } finally {
         await db.close();
       }
