@@ -5,21 +5,25 @@
 // and the time `lcf --help` takes, run by node and as the README runs it (`npx lcf`). Each figure is the median of RUNS (default 3) runs.
 // IDLE_SECONDS=90 adds the RSS of one restart of each after that long without requests: V8 gives back
 // the young generation and start-up garbage only once a server has been idle for a while.
+// COMPARE=<another checkout, built> measures that build too, in the same runs, one after the other: on a
+// shared machine the same build's figures move by 10-30 % within an hour, so builds are compared this way.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, ROOT, START_ARGS } from '../test/support/process.ts';
+import { freePort, ROOT, startArgsOf } from '../test/support/process.ts';
 import { freshPostgres, percentile } from './support.ts';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 0);
 type Sample = { ms: number; rss: number };
-const SERVER = path.join(ROOT, 'dist/main.js');
-if (!existsSync(SERVER)) {
-  console.error('bench:startup measures the build: run `npm run build` first');
-  process.exit(1);
+const BUILDS = [ROOT, ...(process.env.COMPARE ? [path.resolve(process.env.COMPARE)] : [])];
+for (const root of BUILDS) {
+  if (!existsSync(path.join(root, 'dist/main.js'))) {
+    console.error(`bench:startup measures the build: run \`npm run build\` in ${root} first`);
+    process.exit(1);
+  }
 }
 
 /** Resident set of a process in MB, from /proc (Linux). */
@@ -28,11 +32,11 @@ async function rssMb(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-async function start(env: Record<string, string>, idleSeconds = 0): Promise<Sample> {
+async function start(root: string, env: Record<string, string>, idleSeconds = 0): Promise<Sample> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, START_ARGS, {
-    cwd: ROOT,
+  const child = spawn(process.execPath, startArgsOf(root), {
+    cwd: root,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: 'inherit',
   });
@@ -53,43 +57,46 @@ async function start(env: Record<string, string>, idleSeconds = 0): Promise<Samp
   }
 }
 
-async function commandMs(command: string, args: string[]): Promise<number> {
+async function commandMs(root: string, command: string, args: string[]): Promise<number> {
   const started = performance.now();
-  const child = spawn(command, args, { cwd: ROOT, stdio: 'ignore' });
+  const child = spawn(command, args, { cwd: root, stdio: 'ignore' });
   const code = await new Promise((r) => child.once('exit', r));
   if (code !== 0) throw new Error(`${command} ${args.join(' ')} exited with ${code}`);
   return performance.now() - started;
 }
 
-const samples: Record<string, Sample[]> = {};
-const add = (name: string, sample: Sample) => (samples[name] ??= []).push(sample);
+const samples: Record<string, Sample[][]> = {};
+const add = (build: number, name: string, sample: Sample) => ((samples[name] ??= BUILDS.map(() => []))[build]!).push(sample);
 
 for (let run = 0; run < RUNS; run++) {
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-startup-'));
-  const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
-  try {
-    add('PGlite, first start (fresh data directory)', await start(env));
-    add('PGlite, restart (same data directory)', await start(env));
-    const db = await freshPostgres();
+  for (const [build, root] of BUILDS.entries()) {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-startup-'));
+    const env = { DATA_DIR: dataDir, DATABASE_URL: '' };
     try {
-      add('PostgreSQL, first start (new database)', await start({ ...env, DATABASE_URL: db.url }));
-      add('PostgreSQL, restart', await start({ ...env, DATABASE_URL: db.url }));
-      if (IDLE_SECONDS && run === 0) {
-        add(`PGlite, restart, RSS after ${IDLE_SECONDS} s idle`, await start(env, IDLE_SECONDS));
-        add(`PostgreSQL, restart, RSS after ${IDLE_SECONDS} s idle`, await start({ ...env, DATABASE_URL: db.url }, IDLE_SECONDS));
+      add(build, 'PGlite, first start (fresh data directory)', await start(root, env));
+      add(build, 'PGlite, restart (same data directory)', await start(root, env));
+      const db = await freshPostgres();
+      try {
+        add(build, 'PostgreSQL, first start (new database)', await start(root, { ...env, DATABASE_URL: db.url }));
+        add(build, 'PostgreSQL, restart', await start(root, { ...env, DATABASE_URL: db.url }));
+        if (IDLE_SECONDS && run === 0) {
+          add(build, `PGlite, restart, RSS after ${IDLE_SECONDS} s idle`, await start(root, env, IDLE_SECONDS));
+          add(build, `PostgreSQL, restart, RSS after ${IDLE_SECONDS} s idle`, await start(root, { ...env, DATABASE_URL: db.url }, IDLE_SECONDS));
+        }
+      } finally {
+        await db.drop();
       }
     } finally {
-      await db.drop();
+      await rm(dataDir, { recursive: true, force: true });
     }
-  } finally {
-    await rm(dataDir, { recursive: true, force: true });
+    add(build, 'node bin/lcf.js --help', { ms: await commandMs(root, process.execPath, [path.join(root, 'bin/lcf.js'), '--help']), rss: 0 });
+    add(build, 'npx lcf --help', { ms: await commandMs(root, 'npx', ['lcf', '--help']), rss: 0 });
   }
-  add('node bin/lcf.js --help', { ms: await commandMs(process.execPath, [path.join(ROOT, 'bin/lcf.js'), '--help']), rss: 0 });
-  add('npx lcf --help', { ms: await commandMs('npx', ['lcf', '--help']), rss: 0 });
 }
 
-for (const [name, list] of Object.entries(samples)) {
+const figure = (list: Sample[]) => {
   const seconds = (percentile(list.map((s) => s.ms), 50) / 1000).toFixed(2);
-  const rss = list[0]!.rss ? `, RSS ${Math.round(percentile(list.map((s) => s.rss), 50))} MB` : '';
-  console.log(`${name.padEnd(44)} ${seconds} s${rss}`);
-}
+  return `${seconds} s${list[0]!.rss ? `, RSS ${Math.round(percentile(list.map((s) => s.rss), 50))} MB` : ''}`;
+};
+if (BUILDS.length > 1) console.log(`${''.padEnd(44)} ${BUILDS.map((root) => root.padEnd(24)).join(' ')}`);
+for (const [name, lists] of Object.entries(samples)) console.log(`${name.padEnd(44)} ${lists.map((list) => figure(list).padEnd(24)).join(' ')}`.trimEnd());

@@ -1,14 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The arguments `npm start` gives node (`node <flags> dist/main.js`), for starting the build as it does without npm. */
-export const START_ARGS = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } }).scripts.start
-  .split(/\s+/)
-  .slice(1);
+/** The arguments `npm start` of the checkout at `root` gives node (`node <flags> dist/main.js`), for starting its build as it does without npm. */
+export const startArgsOf = (root: string): string[] =>
+  (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).slice(1);
+
+export const START_ARGS = startArgsOf(ROOT);
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
