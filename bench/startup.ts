@@ -19,6 +19,8 @@ const RUNS = Number(process.env.RUNS ?? 3);
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 0);
 type Sample = { ms: number; rss: number };
 const BUILDS = [ROOT, ...(process.env.COMPARE ? [path.resolve(process.env.COMPARE)] : [])];
+/** Each build's `npm start` arguments, read once, outside the timed starts. */
+const startArgs = new Map(BUILDS.map((root) => [root, startArgsOf(root)]));
 for (const root of BUILDS) {
   if (!existsSync(path.join(root, 'dist/main.js'))) {
     console.error(`bench:startup measures the build: run \`npm run build\` in ${root} first`);
@@ -35,7 +37,7 @@ async function rssMb(pid: number): Promise<number> {
 async function start(root: string, env: Record<string, string>, idleSeconds = 0): Promise<Sample> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, startArgsOf(root), {
+  const child = spawn(process.execPath, startArgs.get(root)!, {
     cwd: root,
     env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: 'inherit',
