@@ -11,7 +11,7 @@ import { groupFit } from '../../src/footprint/engine/parameters.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
 import {
   ADJUST_DEFAULT, K_FOLDS, LAMBDA_ELASTICITY, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, COVERAGE_TARGET_PCT, fitParameters, levelMultipliers, median, percentile, prepare,
-  profileEnergyErrors, stats, coverageCounter, type Coverage, type EstimateLevel,
+  profileEnergyErrors, stats, coverageCounter, ESTIMATE_LEVELS, type Coverage, type EstimateLevel,
 } from './model.ts';
 import type { Prediction } from './model.ts';
 import { crossValidateEnergy, energyRows, energyUncertainty, levelWithoutTec, useUncertaintyPct, type EnergyPrediction, type EnergyUncertainty } from './energy-fit.ts';
@@ -120,6 +120,8 @@ function totalObservations(preds: Prediction[], energy: EnergyPrediction[]): Tot
 
 /** Candidate correlations: from -0.5 (the combined interval never narrower than 0.87 x its larger part) to 1. */
 const CORRELATION_GRID = Array.from({ length: 31 }, (_, i) => Math.round((i * 0.05 - 0.5) * 100) / 100);
+/** Candidate widenings of the use part: 1 to 3 in steps of 0.05. */
+const WIDENING_GRID = Array.from({ length: 41 }, (_, i) => Math.round((1 + i * 0.05) * 100) / 100);
 
 /** Whether the engine's total uncertainty_pct for an observation covers the published total. */
 function totalCovered(o: TotalObservation, params: EngineParameters, useUncertainty: EnergyUncertainty): boolean {
@@ -129,34 +131,58 @@ function totalCovered(o: TotalObservation, params: EngineParameters, useUncertai
   return (Math.abs(o.p.embodied + o.use - total) / total) * 100 <= u;
 }
 
-/**
- * Effective correlation of the embodied and the use-phase error per confidence level: the value of
- * CORRELATION_GRID whose combined interval (uncertaintyPct) covers closest to 80% of the level's
- * held-out totals (the smaller |rho| on a tie), 0 below MIN_CORRELATION_ROWS observations. Fitted on
- * coverage rather than as a Pearson coefficient because the errors are heavy-tailed: adding two 80%
- * half-widths in quadrature does not give the 80% half-width of the sum. Devices with few known specs
- * come out strongly positive (a device the category's defaults describe badly is mis-estimated in the
- * same direction on both parts).
- */
-function errorCorrelation(observations: TotalObservation[], params: EngineParameters, useUncertainty: EnergyUncertainty): Record<EstimateLevel, number> {
-  const of = (level: EstimateLevel): number => {
-    const os = observations.filter((o) => o.level === level);
-    if (os.length < MIN_CORRELATION_ROWS) return 0;
-    let best = { rho: 0, miss: Number.POSITIVE_INFINITY };
-    for (const rho of CORRELATION_GRID) {
-      const withRho: EngineParameters = { ...params, embodied_use_error_correlation: { estimated_high: rho, estimated_medium: rho, estimated_low: rho } };
-      const covered = (100 * os.filter((o) => totalCovered(o, withRho, useUncertainty)).length) / os.length;
-      const miss = Math.abs(covered - COVERAGE_TARGET_PCT);
-      if (miss < best.miss - 1e-9 || (Math.abs(miss - best.miss) <= 1e-9 && Math.abs(rho) < Math.abs(best.rho))) best = { rho, miss };
-    }
-    return best.rho;
-  };
-  return { estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low') };
+export interface TotalIntervalFit {
+  embodied_use_error_correlation: Record<EstimateLevel, number>;
+  total_use_widening: Record<EstimateLevel, number>;
 }
 
-/** The correlations main() stores: from every row's held-out estimates, with the stored uncertainty parameters. */
-export function embodiedUseErrorCorrelation(preds: Prediction[], energy: EnergyPrediction[], params: EngineParameters): Record<EstimateLevel, number> {
-  return errorCorrelation(totalObservations(preds, energy), params, energyUncertainty(energy));
+/**
+ * How the embodied and use-phase intervals combine into the total's, per confidence level, fitted
+ * on coverage of the level's held-out totals (0 and 1 below MIN_CORRELATION_ROWS observations):
+ * - the effective correlation: the value of CORRELATION_GRID whose combined interval (uncertaintyPct)
+ *   covers closest to 80% (the smaller |rho| on a tie). Fitted on coverage rather than as a Pearson
+ *   coefficient because the errors are heavy-tailed: adding two 80% half-widths in quadrature does
+ *   not give the 80% half-width of the sum. Devices with few known specs come out strongly positive
+ *   (a device the category's defaults describe badly is mis-estimated in the same direction on both parts);
+ * - the widening of the use part: 1, unless even rho = 1 covers under 80%; then the smallest factor
+ *   of WIDENING_GRID that covers 80%. Each part's interval alone covers about 80% of the low level's
+ *   rows, but their misses fall on different rows (printers' use phase, one-spec laptops' embodied),
+ *   so even the sum of the two half-widths can cover fewer than 80% of the totals.
+ */
+function totalIntervalFit(observations: TotalObservation[], params: EngineParameters, useUncertainty: EnergyUncertainty): TotalIntervalFit {
+  const fitLevel = (level: EstimateLevel): { rho: number; widening: number } => {
+    const os = observations.filter((o) => o.level === level);
+    if (os.length < MIN_CORRELATION_ROWS) return { rho: 0, widening: 1 };
+    const coverage = (rho: number, widening: number): number => {
+      const withFit: EngineParameters = {
+        ...params,
+        embodied_use_error_correlation: { estimated_high: rho, estimated_medium: rho, estimated_low: rho },
+        total_use_widening: { estimated_high: widening, estimated_medium: widening, estimated_low: widening },
+      };
+      return (100 * os.filter((o) => totalCovered(o, withFit, useUncertainty)).length) / os.length;
+    };
+    const top = CORRELATION_GRID[CORRELATION_GRID.length - 1] as number;
+    if (coverage(top, 1) < COVERAGE_TARGET_PCT) {
+      const widening = WIDENING_GRID.find((w) => coverage(top, w) >= COVERAGE_TARGET_PCT) ?? (WIDENING_GRID[WIDENING_GRID.length - 1] as number);
+      return { rho: top, widening };
+    }
+    let best = { rho: 0, miss: Number.POSITIVE_INFINITY };
+    for (const rho of CORRELATION_GRID) {
+      const miss = Math.abs(coverage(rho, 1) - COVERAGE_TARGET_PCT);
+      if (miss < best.miss - 1e-9 || (Math.abs(miss - best.miss) <= 1e-9 && Math.abs(rho) < Math.abs(best.rho))) best = { rho, miss };
+    }
+    return { rho: best.rho, widening: 1 };
+  };
+  const fits = Object.fromEntries(ESTIMATE_LEVELS.map((level) => [level, fitLevel(level)])) as Record<EstimateLevel, { rho: number; widening: number }>;
+  const per = (k: 'rho' | 'widening'): Record<EstimateLevel, number> => ({
+    estimated_high: fits.estimated_high[k], estimated_medium: fits.estimated_medium[k], estimated_low: fits.estimated_low[k],
+  });
+  return { embodied_use_error_correlation: per('rho'), total_use_widening: per('widening') };
+}
+
+/** The total-interval parameters main() stores: from every row's held-out estimates, with the stored uncertainty parameters. */
+export function fitTotalInterval(preds: Prediction[], energy: EnergyPrediction[], params: EngineParameters): TotalIntervalFit {
+  return totalIntervalFit(totalObservations(preds, energy), params, energyUncertainty(energy));
 }
 
 /**
@@ -175,7 +201,7 @@ export function crossValidatedTotalCoverage(preds: Prediction[], energy: EnergyP
     const residuals = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
     const useUncertainty = energyUncertainty(energy.filter((e) => e.row.prepared.fold !== k));
     const training = observations.filter((o) => o.p.prepared.fold !== k);
-    const params: EngineParameters = { ...residuals, embodied_use_error_correlation: errorCorrelation(training, residuals, useUncertainty) };
+    const params: EngineParameters = { ...residuals, ...totalIntervalFit(training, residuals, useUncertainty) };
     for (const o of observations.filter((q) => q.p.prepared.fold === k)) {
       const inside = totalCovered(o, params, useUncertainty);
       count(o.level, inside);
@@ -219,9 +245,10 @@ function main(): void {
       manufacturer_error_pct: 'median of published gwp_error_ratio > 0',
       use_phase_uncertainty_pct: 'measured: typical-consumption tolerance (assumption); profile: 80th percentile of |profile kWh - published yearly TEC| / TEC',
       embodied_use_error_correlation: `per confidence level of the specs without the yearly TEC: the effective correlation (-0.5..1, steps of 0.05) whose combined interval covers closest to ${COVERAGE_TARGET_PCT}% of the held-out totals (held-out embodied + held-out energy-model kWh at the sheet's use assumptions) of rows publishing a use share and a yearly TEC (0 below ${MIN_CORRELATION_ROWS} rows)`,
+      total_use_widening: `per confidence level: 1, unless a correlation of 1 covers under ${COVERAGE_TARGET_PCT}% of those held-out totals; then the smallest factor (1..3, steps of 0.05) on the use part of the total interval that covers ${COVERAGE_TARGET_PCT}%`,
     },
   };
-  params.embodied_use_error_correlation = embodiedUseErrorCorrelation(cv, crossValidateEnergy(energyRows(prepared)), params);
+  params = { ...params, ...fitTotalInterval(cv, crossValidateEnergy(energyRows(prepared)), params) };
   writeFileSync(PARAMETERS_PATH, `${JSON.stringify(params, null, 2)}\n`);
   console.log(`wrote ${PARAMETERS_PATH}`);
   for (const [g, fit] of Object.entries(params.groups)) {

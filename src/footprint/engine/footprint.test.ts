@@ -89,18 +89,34 @@ describe('calculateFootprint', () => {
   it('combines embodied and estimated use-phase uncertainty with the fitted error correlation of the level', () => {
     const fit = groupFit(ENGINE_PARAMETERS, laptop.parameters.fit_group);
     const params = { ...ENGINE_PARAMETERS, confidence_multipliers: { estimated_high: 1, estimated_medium: 1, estimated_low: 1 } };
-    const at = (rho: number, measured = false) =>
-      uncertaintyPct({ ...params, embodied_use_error_correlation: { estimated_high: 0, estimated_medium: 0, estimated_low: rho } }, { ...fit, residual_abs_pct: { p50: 10, p80: 30, p90: 40 } }, 'estimated_low', 300, 100, measured, 40);
+    const at = (rho: number, measured = false, widening = 1) =>
+      uncertaintyPct(
+        {
+          ...params,
+          embodied_use_error_correlation: { estimated_high: 0, estimated_medium: 0, estimated_low: rho },
+          total_use_widening: { estimated_high: 1, estimated_medium: 1, estimated_low: widening },
+        },
+        { ...fit, residual_abs_pct: { p50: 10, p80: 30, p90: 40 } }, 'estimated_low', 300, 100, measured, 40,
+      );
     // independent: sqrt((300 x 30)^2 + (100 x 40)^2) / 400 = 24.6; fully correlated: (9000 + 4000) / 400 = 32.5
     expect(at(0)).toBe(25);
     expect(at(1)).toBe(33);
     expect(at(0.5)).toBe(Math.round(Math.sqrt(9000 ** 2 + 4000 ** 2 + 9000 * 4000) / 400));
     // a measured kWh carries the tolerance, whose error has nothing to do with the embodied estimate's
     expect(at(1, true)).toBe(Math.round(Math.sqrt(9000 ** 2 + (100 * ENGINE_PARAMETERS.use_phase_uncertainty_pct.measured) ** 2) / 400));
+    // the widening scales the estimated use part only: (9000 + 1.5 x 4000) / 400 = 37.5; not a measured kWh
+    expect(at(1, false, 1.5)).toBe(38);
+    expect(at(1, true, 1.5)).toBe(at(1, true));
     // the shipped fit: errors correlate where few specs are known (docs/methodology.md section 8)
     const rho = ENGINE_PARAMETERS.embodied_use_error_correlation!;
     expect(rho.estimated_low).toBeGreaterThan(0.5);
     expect(rho.estimated_low).toBeLessThanOrEqual(1);
+    // widened only where a correlation of 1 still covered too few held-out totals
+    const widening = ENGINE_PARAMETERS.total_use_widening!;
+    for (const level of ['estimated_high', 'estimated_medium', 'estimated_low'] as const) {
+      expect(widening[level], level).toBeGreaterThanOrEqual(1);
+      if (widening[level] > 1) expect(rho[level], level).toBe(1);
+    }
   });
 
   it('a published footprint makes the result manufacturer_verified and sets the embodied part', () => {

@@ -55,8 +55,9 @@ export function confidenceFor(suppliedSpecCount: number, published: boolean): Co
  * energy uncertainty (measured: the typical-consumption tolerance; estimated: the energy model's
  * cross-validated p80 at the confidence level, passed as estimatedUsePct); the two are combined as
  * correlated errors, weighted by their shares: sqrt(a^2 + b^2 + 2 rho a b) / total, rho the level's
- * fitted effective correlation of the embodied and estimated use-phase errors (docs/methodology.md
- * section 8; 0 when the energy is measured or the footprint verified).
+ * fitted effective correlation of the embodied and estimated use-phase errors, and the use part
+ * widened by the level's fitted factor where rho = 1 still covered too few totals (docs/methodology.md
+ * section 8; rho 0 and no widening when the energy is measured or the footprint verified).
  */
 export function uncertaintyPct(
   params: EngineParameters,
@@ -74,9 +75,11 @@ export function uncertaintyPct(
   const uUse = measuredEnergy ? params.use_phase_uncertainty_pct.measured : estimatedUsePct;
   const total = embodiedKg + useKg;
   if (!(total > 0)) return Math.round(uEmb);
-  const rho = measuredEnergy || confidence === 'manufacturer_verified' ? 0 : (params.embodied_use_error_correlation?.[confidence] ?? 0);
+  const estimatedUse = !measuredEnergy && confidence !== 'manufacturer_verified';
+  const rho = estimatedUse ? (params.embodied_use_error_correlation?.[confidence] ?? 0) : 0;
+  const widening = estimatedUse ? (params.total_use_widening?.[confidence] ?? 1) : 1;
   const a = embodiedKg * uEmb;
-  const b = useKg * uUse;
+  const b = useKg * uUse * widening;
   const combined = Math.sqrt(a * a + b * b + 2 * rho * a * b) / total;
   return Math.max(1, Math.round(combined));
 }

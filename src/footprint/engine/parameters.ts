@@ -92,6 +92,11 @@ export interface EngineParameters {
    * section 8), used to combine the two intervals; absent = independent errors.
    */
   embodied_use_error_correlation?: { estimated_high: number; estimated_medium: number; estimated_low: number };
+  /**
+   * per confidence level, the factor on the estimated use part of the total interval (1 unless the
+   * correlation's upper end, 1, still covers under 80% of the level's held-out totals)
+   */
+  total_use_widening?: { estimated_high: number; estimated_medium: number; estimated_low: number };
   /** brand / release-year / spec adjustment of the embodied footprint; absent = factor 1 */
   adjustments?: CalibrationAdjustments;
 }
