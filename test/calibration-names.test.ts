@@ -45,12 +45,15 @@ if (!present) {
  * the row's PCF document, the issue's measure): resolved 15.5 %, unresolved 20.7 %, overall 18.3 %
  * (2026-11-27). Then unknown names dated by the catalogue's devices numbered like them
  * (docs/search.md): unresolved 19.0 → 18.3 %, overall 16.9 → 15.7 %; cross-validated unresolved
- * 20.7 → 20.4 %, overall 18.3 → 18.2 %. The test keeps floors.
+ * 20.7 → 20.4 %, overall 18.3 → 18.2 %. 2026-11-28, engine 4.4.0 (unstated memory and storage from
+ * the category's typical configuration of the release year, docs/methodology.md section 2):
+ * resolved 11.7 → 10.6 %, overall 15.7 → 14.7 %; cross-validated resolved 15.5 → 13.4 %, unresolved
+ * 20.4 → 18.7 %, overall 18.2 → 16.6 %. The test keeps floors.
  */
 const MIN_RESOLVED_SHARE = 0.36;
-const MAX_RESOLVED_MEDIAN_APE = 12.5;
-const MAX_OVERALL_MEDIAN_APE = 17;
-const MAX_HELD_OUT_MEDIAN_APE = 19;
+const MAX_RESOLVED_MEDIAN_APE = 11.5;
+const MAX_OVERALL_MEDIAN_APE = 15.5;
+const MAX_HELD_OUT_MEDIAN_APE = 17.5;
 /** Unresolved names dated by the catalogue's devices numbered like them (105 on 2026-11-27). */
 const MIN_DATED_NAMES = 90;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */

@@ -25,12 +25,13 @@ if (!present) {
 
 /**
  * Cross-validated median embodied APE (%) per main category, measured with `npm run accuracy`
- * (engine 4.1.0, brand and release year supplied: laptops 12.5, desktops 9.4, monitors 6.8,
- * smartphones 12.2, tablets 21.7, servers 8.4, all rows 10.8 / p80 30.4), plus a small margin.
+ * (engine 4.4.0, brand and release year supplied: laptops 11.6, desktops 8.6, monitors 7.7,
+ * smartphones 11.9, tablets 23.5, servers 6.2, all rows 10.5 / p80 30.3; engine 4.1.0: 12.5, 9.4, 6.8,
+ * 12.2, 21.7, 8.4, 10.8 / 30.4), plus a small margin.
  */
 const MAX_MEDIAN_EMBODIED_APE: Record<string, number> = {
-  Laptop: 14,
-  Desktop: 11,
+  Laptop: 13.5,
+  Desktop: 10.5,
   Monitor: 8.5,
   Smartphone: 14,
   Tablet: 24,
@@ -108,8 +109,9 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
     const withBrand = stats(preds.map((p) => p.embodiedApe).filter((v): v is number => v !== null));
     const noBrand = stats(preds.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
     expect(withBrand.p50).toBeLessThan(noBrand.p50);
-    // without brand the model is the pooled group model: no worse than the engine 4.0.0 level (19.7 / 43.8)
-    expect(noBrand.p50).toBeLessThan(21);
+    // without brand the model is the pooled group model. Engine 4.0.0: 19.7 / 43.8; 4.3.0: 19.4 / 43.2; 4.4.0: 21.3 /
+    // 44.1, the price of the typical configuration for unknown brands (docs/methodology.md section 12.3)
+    expect(noBrand.p50).toBeLessThan(22);
     expect(noBrand.p80).toBeLessThan(47);
   });
 
@@ -129,7 +131,7 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
   it('the total uncertainty_pct, use phase included, covers 80% +/- 5 of held-out manufacturer totals per confidence level', () => {
     // measured 2026-11-28, engine 4.4.0 (npm run accuracy; 410 rows with a use share and a yearly TEC, TEC withheld,
     // use phase at the sheet's own grid factor and lifetime; every uncertainty parameter from the other folds): all
-    // 81.0 %; high 81.5 % (n 27), medium 81.5 % (n 313), low 78.6 % (n 70; 75.7 % in 4.3.0, before the widening of
+    // 80.5 %; high 77.8 % (n 27), medium 81.2 % (n 313), low 78.6 % (n 70; 75.7 % in 4.3.0, before the widening of
     // the use part). Before the use-phase multipliers and the error correlations (docs/methodology.md section 8):
     // all 82.0; high 88.9, medium 85.0, low 65.7 %.
     const stored = JSON.parse(readFileSync(resolve(REPO_ROOT, 'data/engine-parameters.json'), 'utf8')) as EngineParameters;
@@ -155,7 +157,8 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
         expect(stored.groups[g]!.production_multipliers[k as keyof typeof fit.production_multipliers], `${g}.${k}`).toBeCloseTo(v, 2);
       }
     }
-    expect(stored.adjustments?.lambdas).toEqual(fresh.adjustments?.lambdas);
+    // a term the inner cross-validation switched off has lambda Infinity, which JSON writes as null
+    expect(stored.adjustments?.lambdas).toEqual(JSON.parse(JSON.stringify(fresh.adjustments?.lambdas)));
     expect(stored.confidence_multipliers.estimated_high).toBeLessThanOrEqual(stored.confidence_multipliers.estimated_medium);
     expect(stored.confidence_multipliers.estimated_medium).toBeLessThanOrEqual(stored.confidence_multipliers.estimated_low);
     for (const [b, v] of Object.entries(fresh.adjustments?.brand_offsets ?? {})) {

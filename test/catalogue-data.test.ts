@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { resolveSpecSources, SPEC_BASES } from '../src/catalogue/spec-provenance.ts';
 import { findFamilyTemplates, MAX_SHARED } from '../scripts/catalogue/family-templates.ts';
+import { CATEGORIES } from '../src/footprint/engine/categories.ts';
 
 const CATEGORY_IDS = [
   'laptop', 'desktop', 'all_in_one', 'workstation', 'thin_client', 'monitor', 'tablet', 'smartphone',
@@ -256,5 +257,36 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
     // Word order and "Small Form Factor" do not hide a family member.
     const renamed = [...copied.slice(0, 3), { ...copied[0]!, name: 'Dell OptiPlex Micro 7010' }];
     expect(findFamilyTemplates(renamed)).toHaveLength(1);
+  });
+
+  it("each category's typical configuration is the catalogue's median memory and storage per release year", () => {
+    const median = (xs: number[]): number => {
+      const a = [...xs].sort((x, y) => x - y);
+      return ((a[Math.floor((a.length - 1) / 2)] as number) + (a[Math.ceil((a.length - 1) / 2)] as number)) / 2;
+    };
+    const withTable = CATEGORIES.filter((c) => c.typical_configuration !== undefined);
+    // the categories of the calibration groups whose sheets rarely state memory (docs/methodology.md section 2)
+    expect(withTable.map((c) => c.id).sort()).toEqual([
+      'all_in_one', 'chromebook', 'convertible', 'desktop', 'laptop', 'mini_pc', 'mobile_workstation', 'smartphone', 'tablet', 'workstation',
+    ]);
+    for (const c of withTable) expect(Object.keys(c.typical_configuration!).length, c.id).toBeGreaterThanOrEqual(3);
+    for (const c of withTable) {
+      const byYear = new Map<number, { ram: number[]; storage: number[] }>();
+      for (const { entry } of entries) {
+        const s = entry.specs;
+        if (entry.category !== c.id || typeof s?.ram_gb !== 'number' || typeof s.storage_gb !== 'number') continue;
+        const y = byYear.get(entry.release_year) ?? { ram: [], storage: [] };
+        y.ram.push(s.ram_gb);
+        y.storage.push(s.storage_gb);
+        byYear.set(entry.release_year, y);
+      }
+      const expected = Object.fromEntries(
+        [...byYear]
+          .filter(([, v]) => v.ram.length >= 5)
+          .sort(([a], [b]) => a - b)
+          .map(([year, v]) => [String(year), { ram_gb: median(v.ram), storage_gb: median(v.storage), devices: v.ram.length }]),
+      );
+      expect(c.typical_configuration, c.id).toEqual(expected);
+    }
   });
 });

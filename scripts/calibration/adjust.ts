@@ -94,6 +94,19 @@ function yearInfo(rows: PreparedRow[]): { reference: number; range: [number, num
   return { reference: Math.round(medianOf(ys)), range: [lo, hi] };
 }
 
+/**
+ * Memory and storage terms need the sheets to state memory and storage: where fewer than half of a
+ * group's rows do (notebooks state neither, desktops rarely), the resolved value is the category's
+ * typical configuration of the release year (specs.ts), and the term would only restate the year.
+ */
+export const MIN_STATED_SHARE = 0.5;
+const STATED_SPEC: Partial<Record<AdjustmentFeature, 'ram_gb' | 'storage_gb'>> = { ln_ram: 'ram_gb', ln_storage: 'storage_gb' };
+
+function statedEnough(rows: PreparedRow[], feature: AdjustmentFeature): boolean {
+  const spec = STATED_SPEC[feature];
+  return spec === undefined || rows.filter((r) => r.row.specs[spec] !== undefined).length >= MIN_STATED_SHARE * rows.length;
+}
+
 /** Fits the adjustment layer on rows with their residuals (same order). */
 export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOptions): CalibrationAdjustments {
   const G = opts.lambdas;
@@ -110,7 +123,7 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
     const allowed = opts.features[g] ?? opts.features['*'] ?? [];
     const fs: { k: AdjustmentFeature; ref: number; sd: number; range: [number, number] }[] = [];
     if (Number.isFinite(L.features)) {
-      for (const k of allowed) {
+      for (const k of allowed.filter((f) => statedEnough(rs, f))) {
         const xs = rs.map((r) => r.features[k]);
         const m = xs.reduce((s, v) => s + v, 0) / xs.length;
         const sd = Math.sqrt(xs.reduce((s, v) => s + (v - m) ** 2, 0) / xs.length);

@@ -97,7 +97,7 @@ export function prepare(rows: CalibrationRow[]): PreparedRow[] {
   return rows.map((row) => {
     const category = getCategory(row.category_id);
     if (!category) throw new Error(`unknown category ${row.category_id}`);
-    const s = resolveSpecs(category, row.specs);
+    const s = resolveSpecs(category, row.specs, row.release_year ?? undefined);
     const raw = rawProductionComponents(category, s);
     const t = category.parameters.transport;
     const region = useRegionOf(useRegionCode(row.use_location)) ?? 'europe';
@@ -329,8 +329,13 @@ export interface AdjustOptions extends Omit<LayerOptions, 'lambdas'> {
 }
 
 const INF = Number.POSITIVE_INFINITY;
-/** Spec features offered to every fit group (a feature that does not vary in a group is dropped there). */
-export const LAYER_FEATURES: AdjustmentFeature[] = ['ln_weight', 'ln_screen', 'ln_ram', 'ln_storage', 'hdd', 'ln_cpus', 'ln_kwh', 'tower', 'blade'];
+/**
+ * Spec features offered to every fit group (a feature that does not vary in a group, or memory and
+ * storage where the sheets rarely state them, is dropped there). Not weight or screen size: their
+ * responses are the group's elasticities, bounded to be >= 0, which a log-linear term could undo
+ * (docs/methodology.md section 3.3).
+ */
+export const LAYER_FEATURES: AdjustmentFeature[] = ['ln_ram', 'ln_storage', 'hdd', 'ln_cpus', 'ln_kwh', 'tower', 'blade'];
 
 export const ADJUST_DEFAULT: AdjustOptions = {
   features: { '*': LAYER_FEATURES },

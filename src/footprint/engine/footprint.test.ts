@@ -32,6 +32,48 @@ describe('calculateFootprint', () => {
     }
   });
 
+  it('more mass never lowers production or the embodied footprint, in any category, brand or not', () => {
+    for (const category of CATEGORIES) {
+      const limit = category.parameters.limits.max_weight_kg;
+      const weights = [0.25, 0.5, 1, 1.5, 2, 3].map((k) => k * category.defaults.weight_kg).filter((w) => w <= limit);
+      for (const brand of [undefined, 'Dell', 'HP', 'Lenovo', 'Apple']) {
+        const at = weights.map((weight_kg) =>
+          calculateFootprint({ category, specs: { weight_kg }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', ...(brand ? { brand } : {}) }),
+        );
+        for (let i = 1; i < at.length; i++) {
+          const where = `${category.id} ${brand ?? 'no brand'} ${weights[i - 1]} -> ${weights[i]} kg`;
+          expect(at[i]!.breakdown.production_kg, where).toBeGreaterThanOrEqual(at[i - 1]!.breakdown.production_kg);
+          expect(at[i]!.embodied_kg, where).toBeGreaterThan(at[i - 1]!.embodied_kg!);
+        }
+      }
+    }
+  });
+
+  it('unstated memory and storage take the typical configuration of the release year, and say so', () => {
+    const base = { category: laptop, supplied_spec_count: 2, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', brand: 'Dell' };
+    const table = laptop.typical_configuration!;
+    expect(table['2019']).toMatchObject({ ram_gb: 8, storage_gb: 256 });
+    expect(table['2024']).toMatchObject({ ram_gb: 16, storage_gb: 512 });
+    const at = (release_year: number | undefined, specs: FootprintInput['specs'] = { weight_kg: 1.4, screen_size_inch: 14 }) =>
+      calculateFootprint({ ...base, specs, ...(release_year !== undefined ? { release_year } : {}) });
+    // the same footprint as with the typical configuration supplied
+    const r2019 = at(2019);
+    expect(r2019.specs_used).toMatchObject({ ram_gb: 8, storage_gb: 256 });
+    expect(r2019.total_kg_co2e).toBe(at(2019, { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 8, storage_gb: 256 }).total_kg_co2e);
+    expect(r2019.assumptions).toContain('ram_gb not supplied: 8, typical configuration of laptop devices of 2019 (median of the catalogue)');
+    // nearest year of the table; its middle year (2020) without a usable year
+    expect(at(2031).specs_used).toMatchObject({ ram_gb: 16, storage_gb: 512 });
+    expect(at(2031).assumptions).toContain('storage_gb not supplied: 512, typical configuration of laptop devices of 2024 (median of the catalogue)');
+    expect(at(undefined).assumptions).toContain('ram_gb not supplied: 8, typical configuration of laptop devices of 2020 (median of the catalogue)');
+    expect(at(1850).specs_used).toMatchObject({ ram_gb: 8, storage_gb: 256 });
+    // a supplied value wins; a category without a table keeps its fixed default
+    expect(at(2019, { weight_kg: 1.4, ram_gb: 32 }).specs_used).toMatchObject({ ram_gb: 32, storage_gb: 256 });
+    const server = getCategory('server')!;
+    expect(server.typical_configuration).toBeUndefined();
+    const s = calculateFootprint({ ...base, category: server, specs: {}, release_year: 2019 });
+    expect(s.assumptions).toContain(`ram_gb not supplied: category default ${server.defaults.ram_gb}`);
+  });
+
   it('use phase = annual kWh x lifetime x grid factor of the country of use', () => {
     const r = calculateFootprint(input({ specs: { typical_consumption_kwh: 20 }, lifetime_years: 5, grid_factor_kg_per_kwh: 0.5 }));
     expect(r.annual_kwh).toBe(20);
@@ -80,10 +122,11 @@ describe('calculateFootprint', () => {
     );
     // verified: the manufacturers' published error
     expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'manufacturer_verified', 100, 0, false)).toBe(Math.round(ENGINE_PARAMETERS.manufacturer_error_pct));
-    // more use phase share -> use-phase uncertainty weighs in
-    const a = uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 0, true);
-    const b = uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 300, true);
-    expect(a).not.toBe(b);
+    // more use phase share -> use-phase uncertainty weighs in (a measured kWh: the tolerance, independent errors)
+    const uEmb = fit.residual_abs_pct.p80 * ENGINE_PARAMETERS.confidence_multipliers.estimated_high;
+    const uUse = ENGINE_PARAMETERS.use_phase_uncertainty_pct.measured;
+    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 0, true)).toBe(Math.max(1, Math.round(uEmb)));
+    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 1000, true)).toBe(Math.round(Math.sqrt((100 * uEmb) ** 2 + (1000 * uUse) ** 2) / 1100));
   });
 
   it('combines embodied and estimated use-phase uncertainty with the fitted error correlation of the level', () => {

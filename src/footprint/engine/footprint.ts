@@ -180,7 +180,7 @@ export function calculateFootprint(input: FootprintInput, params: EngineParamete
  */
 export function footprintModel(input: FootprintInput, params: EngineParameters = ENGINE_PARAMETERS): FootprintResult {
   const { category } = input;
-  const specs = resolveSpecs(category, input.specs);
+  const specs = resolveSpecs(category, input.specs, input.release_year);
   const lifetime = input.lifetime_years !== undefined && input.lifetime_years > 0 ? input.lifetime_years : category.lifetime_years;
   const grid = Math.max(0, input.grid_factor_kg_per_kwh);
   const context: DeviceContext = {};
@@ -194,7 +194,11 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
   const d = category.defaults;
   for (const f of specs.defaulted) {
     if (f === 'typical_consumption_kwh') continue;
-    assumptions.push(`${f} not supplied: category default ${String(d[f])}`);
+    if ((f === 'ram_gb' || f === 'storage_gb') && specs.typical_year !== null) {
+      assumptions.push(`${f} not supplied: ${specs[f]}, typical configuration of ${category.id} devices of ${specs.typical_year} (median of the catalogue)`);
+    } else {
+      assumptions.push(`${f} not supplied: category default ${String(d[f])}`);
+    }
   }
   assumptions.push(
     usePhaseAssumption(category, energy, usableReleaseYear(context.release_year) !== null, lifetime, grid),

@@ -53,8 +53,11 @@ export interface GroupAdjustment {
 
 export interface CalibrationAdjustments {
   method: string;
-  /** ridge penalties chosen by inner cross-validation on the training folds */
-  lambdas: { brand: number; brand_group: number; year: number; features: number; brand_year: number };
+  /**
+   * ridge penalties chosen by inner cross-validation on the training folds; a term the cross-validation
+   * switched off has Infinity in the fit, null in the JSON file
+   */
+  lambdas: { brand: number | null; brand_group: number | null; year: number | null; features: number | null; brand_year: number | null };
   /** per-group overrides of the group-level lambdas (chosen per group by the same inner cross-validation) */
   group_lambdas?: Record<string, Partial<{ brand_group: number; year: number; features: number; brand_year: number }>>;
   /** alpha: cross-group ln offset per normalised brand */

@@ -1,7 +1,8 @@
 /**
  * Spec resolution: supplied specs over category defaults, and geometric helpers.
  */
-import type { CategoryDefinition, DeviceSpecs, ScreenType, StorageType } from './types.ts';
+import { usableReleaseYear } from './brand.ts';
+import type { CategoryDefinition, DeviceSpecs, ScreenType, StorageType, TypicalConfiguration } from './types.ts';
 import { SCREEN_TYPES, SPEC_FIELDS, STORAGE_TYPES } from './types.ts';
 
 export interface ResolvedSpecs {
@@ -14,8 +15,10 @@ export interface ResolvedSpecs {
   storage_type: StorageType;
   battery_wh: number;
   typical_consumption_kwh: number | null;
-  /** fields taken from the category defaults */
+  /** fields taken from the category defaults (or, for ram_gb and storage_gb, its typical configuration) */
   defaulted: (keyof DeviceSpecs)[];
+  /** release year of the category's typical configuration that filled ram_gb or storage_gb, else null */
+  typical_year: number | null;
 }
 
 const usable = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
@@ -28,14 +31,42 @@ export function isStorageType(v: unknown): v is StorageType {
   return typeof v === 'string' && (STORAGE_TYPES as readonly string[]).includes(v);
 }
 
-/** Merges specs over the category defaults. Non-finite or negative numbers count as missing. */
-export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs): ResolvedSpecs {
+/**
+ * The category's typical memory and storage for a release year: the table's entry of the nearest
+ * year (the earlier on a tie), or of its middle year when the year is missing or unusable. Null for
+ * a category without a table. Manufacturers' sheets almost never state memory, so the fitted level
+ * is that of a typical device of its year; a fixed 16 GB / 512 GB would move a 2019 laptop's
+ * published 8 GB / 256 GB away from that level.
+ */
+export function typicalConfiguration(category: CategoryDefinition, releaseYear?: number): (TypicalConfiguration & { year: number }) | null {
+  const table = category.typical_configuration;
+  const years = table ? Object.keys(table).map(Number).sort((a, b) => a - b) : [];
+  if (!table || years.length === 0) return null;
+  const y = usableReleaseYear(releaseYear);
+  const year =
+    y === null
+      ? (years[Math.floor((years.length - 1) / 2)] as number)
+      : years.reduce((best, c) => (Math.abs(c - y) < Math.abs(best - y) ? c : best));
+  return { ...(table[String(year)] as TypicalConfiguration), year };
+}
+
+/**
+ * Merges specs over the category defaults; unstated memory and storage take the category's typical
+ * configuration of the release year where it has one. Non-finite or negative numbers count as missing.
+ */
+export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, releaseYear?: number): ResolvedSpecs {
   const d = category.defaults;
+  const typical = typicalConfiguration(category, releaseYear);
+  let typicalYear: number | null = null;
   const defaulted: (keyof DeviceSpecs)[] = [];
   const num = (k: Exclude<keyof DeviceSpecs, 'screen_type' | 'storage_type' | 'typical_consumption_kwh'>): number => {
     const v = specs[k];
     if (usable(v)) return v;
     defaulted.push(k);
+    if (typical && (k === 'ram_gb' || k === 'storage_gb')) {
+      typicalYear = typical.year;
+      return typical[k];
+    }
     return d[k];
   };
   const weight = specs.weight_kg !== undefined && usable(specs.weight_kg) && specs.weight_kg > 0 ? specs.weight_kg : (defaulted.push('weight_kg'), d.weight_kg);
@@ -46,11 +77,11 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs): 
   const storage_gb = num('storage_gb');
   const storage_type = isStorageType(specs.storage_type) ? specs.storage_type : (defaulted.push('storage_type'), d.storage_type);
   const battery_wh = num('battery_wh');
-  const typical = usable(specs.typical_consumption_kwh) ? specs.typical_consumption_kwh : null;
-  if (typical === null) defaulted.push('typical_consumption_kwh');
+  const typicalKwh = usable(specs.typical_consumption_kwh) ? specs.typical_consumption_kwh : null;
+  if (typicalKwh === null) defaulted.push('typical_consumption_kwh');
   return {
     weight_kg: weight, screen_size_inch, screen_type, processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh,
-    typical_consumption_kwh: typical, defaulted,
+    typical_consumption_kwh: typicalKwh, defaulted, typical_year: typicalYear,
   };
 }
 

@@ -86,8 +86,21 @@ export interface CategoryDefinition {
   lifetime_years: number;
   fallback_kwh_per_year: number;
   defaults: CategoryDefaults;
+  /**
+   * Median memory and storage of the built-in catalogue's devices of this category per release
+   * year (years with at least 5 devices stating both): what an unstated ram_gb or storage_gb is
+   * taken to be instead of the fixed default (specs.ts typicalConfiguration).
+   */
+  typical_configuration?: Record<string, TypicalConfiguration>;
   parameters: CategoryParameters;
   sources: Record<string, string>;
+}
+
+export interface TypicalConfiguration {
+  ram_gb: number;
+  storage_gb: number;
+  /** catalogue devices of that year stating both */
+  devices: number;
 }
 
 export interface PublishedFootprint {
