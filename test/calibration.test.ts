@@ -109,9 +109,9 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
     const withBrand = stats(preds.map((p) => p.embodiedApe).filter((v): v is number => v !== null));
     const noBrand = stats(preds.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
     expect(withBrand.p50).toBeLessThan(noBrand.p50);
-    // without brand the model is the pooled group model. Engine 4.0.0: 19.7 / 43.8; 4.3.0: 19.4 / 43.2; 4.4.0: 21.3 /
-    // 44.1, the price of the typical configuration for unknown brands (docs/methodology.md section 12.3)
-    expect(noBrand.p50).toBeLessThan(22);
+    // without brand the model is the pooled group model, without year terms: no worse than the engine 4.0.0 level
+    // (19.7 / 43.8; 4.3.0: 19.4 / 43.2; 4.4.0: 18.0 / 42.4)
+    expect(noBrand.p50).toBeLessThan(20);
     expect(noBrand.p80).toBeLessThan(47);
   });
 
@@ -131,7 +131,7 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
   it('the total uncertainty_pct, use phase included, covers 80% +/- 5 of held-out manufacturer totals per confidence level', () => {
     // measured 2026-11-28, engine 4.4.0 (npm run accuracy; 410 rows with a use share and a yearly TEC, TEC withheld,
     // use phase at the sheet's own grid factor and lifetime; every uncertainty parameter from the other folds): all
-    // 80.5 %; high 77.8 % (n 27), medium 81.2 % (n 313), low 78.6 % (n 70; 75.7 % in 4.3.0, before the widening of
+    // 80.5 %; high 77.8 % (n 27), medium 80.8 % (n 313), low 80.0 % (n 70; 75.7 % in 4.3.0, before the widening of
     // the use part). Before the use-phase multipliers and the error correlations (docs/methodology.md section 8):
     // all 82.0; high 88.9, medium 85.0, low 65.7 %.
     const stored = JSON.parse(readFileSync(resolve(REPO_ROOT, 'data/engine-parameters.json'), 'utf8')) as EngineParameters;

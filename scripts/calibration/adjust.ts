@@ -175,7 +175,8 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
       push(`e|${g}|${r.brand}`, 1);
     }
     const yi = years.get(g);
-    if (yi && r.row.release_year !== null) {
+    // as in the engine (adjustmentFor), the year terms apply to rows with a brand only
+    if (yi && r.row.release_year !== null && r.brand !== null) {
       const t = Math.min(yi.range[1], Math.max(yi.range[0], r.row.release_year)) - yi.reference;
       push(`g|${g}`, t);
       if (r.brand !== null) push(`d|${g}|${r.brand}`, t);

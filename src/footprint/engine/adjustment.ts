@@ -7,8 +7,9 @@
  *        + sum_k phi_(group, k) x (x_k - ref_k)                    (log-linear spec terms)
  *
  * and embodied = f x (production + transport + end of life). Unknown brands take alpha = eta = 0
- * (the group's pooled level), a missing release year takes the group's reference year, years are
- * clamped to the range the group was fitted on. Groups without an adjustment entry use f = 1.
+ * (the group's pooled level) and no year terms, a missing release year takes the group's reference
+ * year, years are clamped to the range the group was fitted on. Groups without an adjustment entry
+ * use f = 1.
  */
 import type { CalibrationAdjustments, GroupAdjustment } from './parameters.ts';
 import type { ResolvedSpecs } from './specs.ts';
@@ -73,10 +74,13 @@ export function adjustmentFor(
   }
   const alpha = brand !== null ? adjustments.brand_offsets[brand] : undefined;
   const own = brand !== null ? g.brands[brand] : undefined;
+  const known = alpha !== undefined || own !== undefined;
   const brandLog = (alpha ?? 0) + (own?.offset ?? 0);
   let yearLog = 0;
   let yearUsed: number | null = null;
-  const y = usableReleaseYear(releaseYear);
+  // The year terms follow the calibrated manufacturers' sheets, whose methods change from year to
+  // year; for another manufacturer they predicted worse than none (docs/methodology.md section 3.3).
+  const y = known ? usableReleaseYear(releaseYear) : null;
   if (y !== null && g.reference_year !== null && g.year_range !== null) {
     yearUsed = Math.min(g.year_range[1], Math.max(g.year_range[0], y));
     yearLog = (g.year_slope + (own?.year_slope ?? 0)) * (yearUsed - g.reference_year);
@@ -99,7 +103,7 @@ export function adjustmentFor(
     year_log: yearLog,
     spec_log: specLog,
     brand,
-    brand_known: alpha !== undefined || own !== undefined,
+    brand_known: known,
     year_used: yearUsed,
     group: g,
   };

@@ -151,6 +151,7 @@ function adjustmentNote(adj: AdjustmentResult): string | null {
   else if (!adj.brand_known) parts.push(`brand '${adj.brand}' not in the calibration set: pooled level of the calibration group`);
   else parts.push(`brand '${adj.brand}' x${round2(Math.exp(adj.brand_log))} (fitted level of the manufacturer's published footprints)`);
   if (adj.year_used !== null) parts.push(`release year ${adj.year_used} x${round2(Math.exp(adj.year_log))}`);
+  else if (!adj.brand_known) parts.push('no year trend (fitted for the calibrated manufacturers only)');
   else if (adj.group.reference_year !== null) parts.push(`no release year: reference year ${adj.group.reference_year}`);
   if (adj.spec_log !== 0) parts.push(`spec terms x${round2(Math.exp(adj.spec_log))}`);
   return `calibration adjustment x${round2(adj.factor)}: ${parts.join('; ')}`;

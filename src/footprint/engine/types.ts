@@ -125,7 +125,7 @@ export interface FootprintInput {
   /**
    * manufacturer of the product (the request's brand); normalised ('HP Inc.' = 'HP' = 'Hewlett
    * Packard Enterprise'). Selects the fitted brand level of the calibration adjustment; unknown or
-   * missing brands use the calibration group's pooled level.
+   * missing brands use the calibration group's pooled level, without the release-year terms.
    */
   brand?: string;
   /** release year of the product (catalogue); drives the fitted year trend; missing = group reference year */
