@@ -179,7 +179,7 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
     if (yi && r.row.release_year !== null && r.brand !== null) {
       const t = Math.min(yi.range[1], Math.max(yi.range[0], r.row.release_year)) - yi.reference;
       push(`g|${g}`, t);
-      if (r.brand !== null) push(`d|${g}|${r.brand}`, t);
+      push(`d|${g}|${r.brand}`, t);
     }
     if (r.brand !== null && r.row.release_year !== null) push(`k|${g}|${r.brand}|${r.row.release_year}`, 1);
     for (const f of featureStats.get(g) ?? []) push(`f|${g}|${f.k}`, (r.features[f.k] - f.ref) / f.sd);
