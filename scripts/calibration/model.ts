@@ -15,7 +15,7 @@
  *   - the pooled fit over all rows uses LAMBDA_POOLED instead of LAMBDA_GROUP.
  * All penalties pull towards the literature priors (m = 1, a = b = 1).
  */
-import { adjustmentFeatures } from '../../src/footprint/engine/adjustment.ts';
+import { ADJUSTMENT_FEATURES, adjustmentFeatures } from '../../src/footprint/engine/adjustment.ts';
 import type { AdjustmentFeature } from '../../src/footprint/engine/adjustment.ts';
 import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { calculateFootprint, confidenceFor } from '../../src/footprint/engine/footprint.ts';
@@ -330,12 +330,10 @@ export interface AdjustOptions extends Omit<LayerOptions, 'lambdas'> {
 
 const INF = Number.POSITIVE_INFINITY;
 /**
- * Spec features offered to every fit group (a feature that does not vary in a group, or memory and
- * storage where the sheets rarely state them, is dropped there). Not weight or screen size: their
- * responses are the group's elasticities, bounded to be >= 0, which a log-linear term could undo
- * (docs/methodology.md section 3.3).
+ * Spec features offered to every fit group: all the engine knows (a feature that does not vary in a
+ * group, or memory and storage where the sheets rarely state them, is dropped there).
  */
-export const LAYER_FEATURES: AdjustmentFeature[] = ['ln_ram', 'ln_storage', 'hdd', 'ln_cpus', 'ln_kwh', 'tower', 'blade'];
+export const LAYER_FEATURES: AdjustmentFeature[] = [...ADJUSTMENT_FEATURES];
 
 export const ADJUST_DEFAULT: AdjustOptions = {
   features: { '*': LAYER_FEATURES },

@@ -16,10 +16,12 @@ import type { ResolvedSpecs } from './specs.ts';
 import { normaliseBrand, usableReleaseYear } from './brand.ts';
 import type { CategoryDefinition } from './types.ts';
 
-/** Names of the log-linear spec terms the fit may use (values from the resolved specs). */
-export const ADJUSTMENT_FEATURES = [
-  'ln_weight', 'ln_screen', 'ln_ram', 'ln_storage', 'hdd', 'ln_cpus', 'ln_kwh', 'tower', 'blade',
-] as const;
+/**
+ * Names of the log-linear spec terms the fit may use (values from the resolved specs). No weight or
+ * screen size: their responses are the group's elasticities, bounded to be >= 0, which a log-linear
+ * term could undo (docs/methodology.md section 3.3).
+ */
+export const ADJUSTMENT_FEATURES = ['ln_ram', 'ln_storage', 'hdd', 'ln_cpus', 'ln_kwh', 'tower', 'blade'] as const;
 export type AdjustmentFeature = (typeof ADJUSTMENT_FEATURES)[number];
 
 const lnp = (v: number): number => Math.log(Math.max(v, 0) + 1);
@@ -32,8 +34,6 @@ export function adjustmentFeatures(category: CategoryDefinition, s: ResolvedSpec
   const d = category.defaults;
   const perSocket = d.processor_count > 0 && d.processor_tdp_w > 0 ? d.processor_tdp_w / d.processor_count : 0;
   return {
-    ln_weight: lnp(s.weight_kg),
-    ln_screen: lnp(s.screen_size_inch),
     ln_ram: lnp(s.ram_gb),
     ln_storage: lnp(s.storage_gb),
     hdd: s.storage_type === 'hdd' ? 1 : 0,
