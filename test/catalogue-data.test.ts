@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveSpecSources, SPEC_BASES } from '../src/catalogue/spec-provenance.ts';
 import { findFamilyTemplates, MAX_SHARED } from '../scripts/catalogue/family-templates.ts';
 import { CATEGORIES } from '../src/footprint/engine/categories.ts';
+import { median } from '../scripts/calibration/model.ts';
 
 const CATEGORY_IDS = [
   'laptop', 'desktop', 'all_in_one', 'workstation', 'thin_client', 'monitor', 'tablet', 'smartphone',
@@ -260,10 +261,6 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
   });
 
   it("each category's typical configuration is the catalogue's median memory and storage per release year", () => {
-    const median = (xs: number[]): number => {
-      const a = [...xs].sort((x, y) => x - y);
-      return ((a[Math.floor((a.length - 1) / 2)] as number) + (a[Math.ceil((a.length - 1) / 2)] as number)) / 2;
-    };
     const withTable = CATEGORIES.filter((c) => c.typical_configuration !== undefined);
     // the categories of the calibration groups whose sheets rarely state memory (docs/methodology.md section 2)
     expect(withTable.map((c) => c.id).sort()).toEqual([

@@ -173,11 +173,16 @@ function totalIntervalFit(observations: TotalObservation[], params: EngineParame
     }
     return { rho: best.rho, widening: 1 };
   };
-  const fits = Object.fromEntries(ESTIMATE_LEVELS.map((level) => [level, fitLevel(level)])) as Record<EstimateLevel, { rho: number; widening: number }>;
-  const per = (k: 'rho' | 'widening'): Record<EstimateLevel, number> => ({
-    estimated_high: fits.estimated_high[k], estimated_medium: fits.estimated_medium[k], estimated_low: fits.estimated_low[k],
-  });
-  return { embodied_use_error_correlation: per('rho'), total_use_widening: per('widening') };
+  const fit: TotalIntervalFit = {
+    embodied_use_error_correlation: { estimated_high: 0, estimated_medium: 0, estimated_low: 0 },
+    total_use_widening: { estimated_high: 1, estimated_medium: 1, estimated_low: 1 },
+  };
+  for (const level of ESTIMATE_LEVELS) {
+    const { rho, widening } = fitLevel(level);
+    fit.embodied_use_error_correlation[level] = rho;
+    fit.total_use_widening[level] = widening;
+  }
+  return fit;
 }
 
 /** The total-interval parameters main() stores: from every row's held-out estimates, with the stored uncertainty parameters. */
