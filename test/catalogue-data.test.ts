@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { resolveSpecSources, SPEC_BASES } from '../src/catalogue/spec-provenance.ts';
 import { findFamilyTemplates, MAX_SHARED } from '../scripts/catalogue/family-templates.ts';
 import { CATEGORIES } from '../src/footprint/engine/categories.ts';
-import { median } from '../scripts/calibration/model.ts';
+import { logLogSlope, median } from '../scripts/calibration/model.ts';
 
 const CATEGORY_IDS = [
   'laptop', 'desktop', 'all_in_one', 'workstation', 'thin_client', 'monitor', 'tablet', 'smartphone',
@@ -258,6 +258,16 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
     // Word order and "Small Form Factor" do not hide a family member.
     const renamed = [...copied.slice(0, 3), { ...copied[0]!, name: 'Dell OptiPlex Micro 7010' }];
     expect(findFamilyTemplates(renamed)).toHaveLength(1);
+  });
+
+  it("the catalogue's laptops grow in weight with their screen as the engine assumes for an unstated weight", () => {
+    // measured 2026-11-28: 2.11 over 325 laptops stating both (docs/methodology.md section 2)
+    const points = entries
+      .filter(({ entry }) => entry.category === 'laptop' && typeof entry.specs?.weight_kg === 'number' && typeof entry.specs.screen_size_inch === 'number')
+      .map(({ entry }) => ({ x: Number(entry.specs!.screen_size_inch), y: Number(entry.specs!.weight_kg) }));
+    expect(points.length).toBeGreaterThan(200);
+    const exponent = CATEGORIES.find((c) => c.id === 'laptop')!.parameters.weight_screen_exponent!;
+    expect(Math.abs(logLogSlope(points) - exponent)).toBeLessThanOrEqual(0.5);
   });
 
   it("each category's typical configuration is the catalogue's median memory and storage per release year", () => {

@@ -122,6 +122,22 @@ export function prepare(rows: CalibrationRow[]): PreparedRow[] {
 
 export const median = (xs: number[]): number => percentile(xs, 50);
 
+/**
+ * Theil-Sen slope of ln y on ln x: the median of the slopes between all pairs of points whose x
+ * differ by more than 5 % (robust to the outliers of spec sheets). NaN with no such pair.
+ */
+export function logLogSlope(points: readonly { x: number; y: number }[]): number {
+  const logs = points.filter((p) => p.x > 0 && p.y > 0).map((p) => ({ x: Math.log(p.x), y: Math.log(p.y) }));
+  const slopes: number[] = [];
+  for (let i = 0; i < logs.length; i++) {
+    for (let j = i + 1; j < logs.length; j++) {
+      const dx = logs[j]!.x - logs[i]!.x;
+      if (Math.abs(dx) > Math.log(1.05)) slopes.push((logs[j]!.y - logs[i]!.y) / dx);
+    }
+  }
+  return median(slopes);
+}
+
 /** uncertainty_pct aims to be the half-width of an 80% interval (docs/methodology.md section 8). */
 export const COVERAGE_TARGET_PCT = 80;
 export const ESTIMATE_LEVELS = ['estimated_high', 'estimated_medium', 'estimated_low'] as const;

@@ -1,4 +1,4 @@
-import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, outsideRealRange, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
+import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, outsideRealRange, resolveSpecs, round2, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
@@ -141,7 +141,9 @@ export function resolveDevice(
   // Shared specs of several variants or family-level specs, and a field they differ in not supplied.
   const unresolved = (matchInfo.status === 'shared' || matchInfo.status === 'family') && matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
   const knownCount = Math.min(SPEC_FIELDS.filter((f) => known[f] !== undefined).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
-  const merged = { ...category!.defaults, ...known };
+  const releaseYear = match?.entry.release_year || hints.release_year?.year;
+  // The weight the engine takes: stated or catalogue, else its estimate (the default, scaled with the screen where that sets the size).
+  const weight_kg = round2(resolveSpecs(category!, known, releaseYear).weight_kg);
   const pcf = match?.entry.pcf;
   const data_sources = match
     ? [match.source, ...(supplied > 0 ? ['supplied specs override catalogue values'] : [])]
@@ -173,10 +175,10 @@ export function resolveDevice(
     // A published footprint describes the catalogue configuration: used only when no spec was changed.
     published: pcf && supplied === 0 ? { total_kg: pcf.total_kg, lifetime_years: pcf.lifetime_years, use_location: pcf.use_location, source_url: pcf.source_url } : undefined,
     product: match
-      ? { brand: match.entry.brand, mpn: match.entry.mpn || null, name: match.entry.name, category: category!.id, weight_kg: merged.weight_kg }
-      : { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg: merged.weight_kg },
+      ? { brand: match.entry.brand, mpn: match.entry.mpn || null, name: match.entry.name, category: category!.id, weight_kg }
+      : { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg },
     product_id: match?.product_id ?? null,
-    release_year: match?.entry.release_year || hints.release_year?.year,
+    release_year: releaseYear,
     data_sources: pcf && supplied === 0 ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`] : data_sources,
     match: matchInfo,
   };

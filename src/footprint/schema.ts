@@ -35,7 +35,9 @@ export const FootprintProductRef = builder.objectRef<FootprintProduct>('Footprin
     mpn: t.exposeString('mpn', { nullable: true }),
     name: t.exposeString('name'),
     category: t.exposeString('category'),
-    weight_kg: t.exposeFloat('weight_kg'),
+    weight_kg: t.exposeFloat('weight_kg', {
+      description: 'kg: the supplied or catalogue weight, else the engine\'s estimate (the category default, scaled with the screen area for products whose screen sets their size; docs/methodology.md section 2)',
+    }),
   }),
 });
 

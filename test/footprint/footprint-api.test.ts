@@ -22,6 +22,22 @@ const expectInvalid = (res: { status: number; body: any }, field: string, reason
 };
 
 describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
+  it("gives a catalogue monitor without a published weight the engine's weight for its screen, and more footprint for a larger one", async () => {
+    const at = async (model: string) => {
+      const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model, country: 'DE' })}`);
+      expect(res.status).toBe(200);
+      return res.body;
+    };
+    const [small, large] = [await at('P2419H'), await at('U4924DW')];
+    // 5 kg at 24 inch x (screen / 24)^2 (docs/methodology.md section 2); neither sheet in the catalogue gives a weight
+    expect(small.product).toMatchObject({ name: 'Dell P2419H Monitor', category: 'monitor', weight_kg: 4.92 });
+    expect(large.product).toMatchObject({ name: 'Dell UltraSharp U4924DW Monitor', category: 'monitor', weight_kg: 20.84 });
+    expect(large.methodology.data_sources).toEqual(expect.arrayContaining([expect.stringMatching(/^not published for this model, estimated by the engine \(category monitor\): weight_kg/)]));
+    expect(large.breakdown.production_kg).toBeGreaterThan(small.breakdown.production_kg * 1.5);
+    // transport is per kg shipped (times the release year's calibration factor, which differs: 2018 and 2023)
+    expect(large.breakdown.transport_kg / small.breakdown.transport_kg).toBeGreaterThan(3);
+  });
+
   it('answers the spec fields with phase totals that add up, cacheable for a day', async () => {
     const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'Custom Build 14', country: 'de', weight_kg: 1.4, tdp: 15, ram_gb: 16, storage_gb: 512, storage_type: 'nvme', screen_size_inch: 14, screen_type: 'ips', battery_wh: 54 })}`);
     expect(res.status).toBe(200);

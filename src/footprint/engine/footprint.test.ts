@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CATEGORIES, calculateFootprint, ENGINE_PARAMETERS, ENGINE_VERSION, getCategory } from './index.ts';
-import type { FootprintInput } from './index.ts';
+import type { CategoryDefinition, FootprintInput } from './index.ts';
 import { confidenceFor, uncertaintyPct } from './footprint.ts';
 import { groupFit } from './parameters.ts';
 
@@ -32,21 +32,56 @@ describe('calculateFootprint', () => {
     }
   });
 
-  it('more mass never lowers production or the embodied footprint, in any category, brand or not', () => {
-    for (const category of CATEGORIES) {
-      const limit = category.parameters.limits.max_weight_kg;
-      const weights = [0.25, 0.5, 1, 1.5, 2, 3].map((k) => k * category.defaults.weight_kg).filter((w) => w <= limit);
-      for (const brand of [undefined, 'Dell', 'HP', 'Lenovo', 'Apple']) {
-        const at = weights.map((weight_kg) =>
-          calculateFootprint({ category, specs: { weight_kg }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', ...(brand ? { brand } : {}) }),
-        );
-        for (let i = 1; i < at.length; i++) {
-          const where = `${category.id} ${brand ?? 'no brand'} ${weights[i - 1]} -> ${weights[i]} kg`;
-          expect(at[i]!.breakdown.production_kg, where).toBeGreaterThanOrEqual(at[i - 1]!.breakdown.production_kg);
-          expect(at[i]!.embodied_kg, where).toBeGreaterThan(at[i - 1]!.embodied_kg!);
-        }
+  /** Footprints along one spec, with and without a brand, never lower production or the embodied footprint (raise it, when strict). */
+  const expectNonDecreasing = (category: CategoryDefinition, field: 'weight_kg' | 'screen_size_inch', values: number[], brands: (string | undefined)[], strict = false) => {
+    for (const brand of brands) {
+      const at = values.map((v) =>
+        calculateFootprint({ category, specs: { [field]: v }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', ...(brand ? { brand } : {}) }),
+      );
+      for (let i = 1; i < at.length; i++) {
+        const where = `${category.id} ${brand ?? 'no brand'} ${field} ${values[i - 1]} -> ${values[i]}`;
+        expect(at[i]!.breakdown.production_kg, where).toBeGreaterThanOrEqual(at[i - 1]!.breakdown.production_kg);
+        if (strict) expect(at[i]!.embodied_kg, where).toBeGreaterThan(at[i - 1]!.embodied_kg!);
+        else expect(at[i]!.embodied_kg, where).toBeGreaterThanOrEqual(at[i - 1]!.embodied_kg!);
       }
     }
+  };
+
+  it('more mass never lowers production or the embodied footprint, in any category, brand or not', () => {
+    for (const category of CATEGORIES) {
+      const weights = [0.25, 0.5, 1, 1.5, 2, 3].map((k) => k * category.defaults.weight_kg).filter((w) => w <= category.parameters.limits.max_weight_kg);
+      // transport and end of life are per kg: the embodied footprint rises strictly
+      expectNonDecreasing(category, 'weight_kg', weights, [undefined, 'Dell', 'HP', 'Lenovo', 'Apple'], true);
+    }
+  });
+
+  it('a larger screen never lowers the footprint when the weight is not stated, in any category with a screen', () => {
+    for (const category of CATEGORIES.filter((c) => c.defaults.screen_size_inch > 0)) {
+      const d = category.defaults.screen_size_inch;
+      const screens = [0.5, 0.75, 1, 1.25, 1.5, 2].map((k) => Math.round(k * d * 10) / 10).filter((s) => s <= category.parameters.limits.max_screen_inch);
+      expectNonDecreasing(category, 'screen_size_inch', screens, [undefined, 'Dell', 'Lenovo']);
+    }
+  });
+
+  it('an unstated weight follows the stated screen where the screen sets the size, and says so', () => {
+    const monitor = getCategory('monitor')!;
+    const at = (specs: FootprintInput['specs']) =>
+      calculateFootprint({ category: monitor, specs, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', brand: 'Dell' });
+    // 5 kg at 24 inch x (34 / 24)^2
+    expect(at({ screen_size_inch: 34 }).specs_used?.weight_kg).toBeCloseTo(5 * (34 / 24) ** 2, 2);
+    expect(at({ screen_size_inch: 34 }).assumptions).toContain(
+      'weight_kg not supplied: 10.03, category default 5 kg at 24 inch scaled to the 34-inch screen (x (screen ratio)^2)',
+    );
+    // a stated weight wins; without a screen the default stays
+    expect(at({ screen_size_inch: 34, weight_kg: 7 }).specs_used?.weight_kg).toBe(7);
+    expect(at({}).specs_used?.weight_kg).toBe(5);
+    // never beyond the heaviest real product of the category
+    const display = getCategory('interactive_display')!;
+    const huge = calculateFootprint({ category: display, specs: { screen_size_inch: 110 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' });
+    expect(huge.specs_used?.weight_kg).toBe(Math.min(display.parameters.limits.max_weight_kg, 45 * (110 / 65) ** 2));
+    // servers, desktops and phones keep their default weight whatever the screen
+    const phone = getCategory('smartphone')!;
+    expect(calculateFootprint({ category: phone, specs: { screen_size_inch: 6.9 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' }).specs_used?.weight_kg).toBe(phone.defaults.weight_kg);
   });
 
   it('unstated memory and storage take the typical configuration of the release year, and say so', () => {

@@ -19,6 +19,8 @@ export interface ResolvedSpecs {
   defaulted: (keyof DeviceSpecs)[];
   /** release year of the category's typical configuration that filled ram_gb or storage_gb, else null */
   typical_year: number | null;
+  /** true when an unstated weight_kg was scaled from the category default with the stated screen (weightForScreen) */
+  weight_from_screen: boolean;
 }
 
 const usable = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
@@ -50,9 +52,29 @@ export function typicalConfiguration(category: CategoryDefinition, releaseYear?:
   return { ...(table[String(year)] as TypicalConfiguration), year };
 }
 
+/** Screen sizes are taken within this factor of the category's default screen when they scale its weight. */
+const SCREEN_RATIO_BOUNDS: [number, number] = [0.25, 4];
+
+/**
+ * The weight of a product of the category with this screen whose weight is not known: the default
+ * weight scaled by (screen / default screen)^weight_screen_exponent, at most the heaviest real
+ * product; null for a category without the exponent (its weight is not set by its screen). Without
+ * it a 34-inch monitor would weigh as much as a 24-inch one, and at a fixed weight a larger panel
+ * leaves less housing, so a larger screen could lower the footprint.
+ */
+export function weightForScreen(category: CategoryDefinition, screenInch: number): number | null {
+  const exponent = category.parameters.weight_screen_exponent;
+  const d = category.defaults;
+  if (exponent === undefined || !(d.screen_size_inch > 0) || !(screenInch > 0)) return null;
+  const ratio = Math.min(SCREEN_RATIO_BOUNDS[1], Math.max(SCREEN_RATIO_BOUNDS[0], screenInch / d.screen_size_inch));
+  return Math.min(category.parameters.limits.max_weight_kg, d.weight_kg * ratio ** exponent);
+}
+
 /**
  * Merges specs over the category defaults; unstated memory and storage take the category's typical
- * configuration of the release year where it has one. Non-finite or negative numbers count as missing.
+ * configuration of the release year where it has one, and an unstated weight follows a stated screen
+ * size where the category's weight is set by its screen (weightForScreen). Non-finite or negative
+ * numbers count as missing.
  */
 export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, releaseYear?: number): ResolvedSpecs {
   const d = category.defaults;
@@ -69,8 +91,11 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
     }
     return d[k];
   };
-  const weight = specs.weight_kg !== undefined && usable(specs.weight_kg) && specs.weight_kg > 0 ? specs.weight_kg : (defaulted.push('weight_kg'), d.weight_kg);
   const screen_size_inch = num('screen_size_inch');
+  const weightStated = specs.weight_kg !== undefined && usable(specs.weight_kg) && specs.weight_kg > 0;
+  const screenWeight = !weightStated && !defaulted.includes('screen_size_inch') ? weightForScreen(category, screen_size_inch) : null;
+  if (!weightStated) defaulted.unshift('weight_kg');
+  const weight = weightStated ? (specs.weight_kg as number) : (screenWeight ?? d.weight_kg);
   const screen_type = isScreenType(specs.screen_type) ? specs.screen_type : (defaulted.push('screen_type'), d.screen_type);
   const processor_tdp_w = num('processor_tdp_w');
   const ram_gb = num('ram_gb');
@@ -81,7 +106,7 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
   if (typicalKwh === null) defaulted.push('typical_consumption_kwh');
   return {
     weight_kg: weight, screen_size_inch, screen_type, processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh,
-    typical_consumption_kwh: typicalKwh, defaulted, typical_year: typicalYear,
+    typical_consumption_kwh: typicalKwh, defaulted, typical_year: typicalYear, weight_from_screen: screenWeight !== null,
   };
 }
 

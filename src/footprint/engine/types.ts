@@ -77,6 +77,11 @@ export interface CategoryParameters {
   };
   end_of_life: { material_class: EolMaterialClass };
   limits: { max_weight_kg: number; max_screen_inch: number };
+  /**
+   * For products whose size is set by their screen (notebooks, monitors, all-in-ones, tablets): an
+   * unstated weight is the default weight x (screen / default screen)^exponent (specs.ts weightForScreen).
+   */
+  weight_screen_exponent?: number;
 }
 
 export interface CategoryDefinition {
