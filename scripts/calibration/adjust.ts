@@ -107,6 +107,41 @@ function statedEnough(rows: PreparedRow[], feature: AdjustmentFeature): boolean 
   return spec === undefined || rows.filter((r) => r.row.specs[spec] !== undefined).length >= MIN_STATED_SHARE * rows.length;
 }
 
+/** Spec terms that measure an amount of hardware or energy: their coefficients are bounded to >= 0. */
+export const AMOUNT_FEATURES: ReadonlySet<AdjustmentFeature> = new Set(['ln_ram', 'ln_storage', 'ln_cpus', 'ln_kwh']);
+
+/**
+ * Minimises sum |r - x beta| + sum lambda_j beta_j^2 by iteratively reweighted least squares, with the
+ * columns in `held` fixed at 0.
+ */
+function irls(X: { j: number; v: number }[][], residuals: number[], cols: Column[], held: ReadonlySet<number>): Float64Array {
+  const p = cols.length;
+  let beta: Float64Array = new Float64Array(p);
+  if (p === 0) return beta;
+  for (let it = 0; it < 15; it++) {
+    const A = new Float64Array(p * p);
+    const bvec = new Float64Array(p);
+    for (let j = 0; j < p; j++) A[j * p + j] = held.has(j) ? 1 : 2 * (cols[j] as Column).lambda;
+    for (let i = 0; i < X.length; i++) {
+      const xi = (X[i] as { j: number; v: number }[]).filter((a) => !held.has(a.j));
+      let fitted = 0;
+      for (const { j, v } of xi) fitted += v * (beta[j] as number);
+      const e = (residuals[i] as number) - fitted;
+      const w = 1 / Math.max(Math.abs(e), 0.02);
+      for (const a of xi) {
+        bvec[a.j] = (bvec[a.j] as number) + w * a.v * (residuals[i] as number);
+        for (const c of xi) A[a.j * p + c.j] = (A[a.j * p + c.j] as number) + w * a.v * c.v;
+      }
+    }
+    const next = solveSpd(A, bvec, p);
+    let delta = 0;
+    for (let j = 0; j < p; j++) delta = Math.max(delta, Math.abs((next[j] as number) - (beta[j] as number)));
+    beta = next;
+    if (delta < 1e-5) break;
+  }
+  return beta;
+}
+
 /** Fits the adjustment layer on rows with their residuals (same order). */
 export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOptions): CalibrationAdjustments {
   const G = opts.lambdas;
@@ -160,8 +195,6 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
     }
     for (const f of featureStats.get(g) ?? []) add(`f|${g}|${f.k}`, { lambda: L.features, kind: 'phi', group: g, feature: f.k, scale: f.sd });
   }
-  const p = cols.length;
-
   // sparse design rows
   const X: { j: number; v: number }[][] = rows.map((r) => {
     const g = r.fitGroup;
@@ -186,29 +219,15 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
     return out;
   });
 
-  let beta: Float64Array = new Float64Array(p);
-  if (p > 0) {
-    for (let it = 0; it < 15; it++) {
-      const A = new Float64Array(p * p);
-      const bvec = new Float64Array(p);
-      for (let j = 0; j < p; j++) A[j * p + j] = 2 * (cols[j] as Column).lambda;
-      for (let i = 0; i < rows.length; i++) {
-        const xi = X[i] as { j: number; v: number }[];
-        let fitted = 0;
-        for (const { j, v } of xi) fitted += v * (beta[j] as number);
-        const e = (residuals[i] as number) - fitted;
-        const w = 1 / Math.max(Math.abs(e), 0.02);
-        for (const a of xi) {
-          bvec[a.j] = (bvec[a.j] as number) + w * a.v * (residuals[i] as number);
-          for (const c of xi) A[a.j * p + c.j] = (A[a.j * p + c.j] as number) + w * a.v * c.v;
-        }
-      }
-      const next = solveSpd(A, bvec, p);
-      let delta = 0;
-      for (let j = 0; j < p; j++) delta = Math.max(delta, Math.abs((next[j] as number) - (beta[j] as number)));
-      beta = next;
-      if (delta < 1e-5) break;
-    }
+  // Terms of amounts (memory, storage, sockets, energy) are kept >= 0, so that more of a spec never
+  // lowers the footprint: a term fitted below 0 is held at 0 and the rest refitted (active set).
+  const held = new Set<number>();
+  let beta: Float64Array;
+  for (;;) {
+    beta = irls(X, residuals, cols, held);
+    const negative = [...cols.keys()].filter((j) => !held.has(j) && cols[j]!.kind === 'phi' && AMOUNT_FEATURES.has(cols[j]!.feature!) && (beta[j] as number) < 0);
+    if (negative.length === 0) break;
+    for (const j of negative) held.add(j);
   }
 
   const brandOffsets: Record<string, number> = {};
@@ -243,7 +262,7 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
     }
   });
   return {
-    method: 'ridge-penalised L1 (IRLS) log-linear model of ln(published embodied / component model): cross-group brand offsets alpha, group-brand offsets eta, group year slopes gamma, group-brand year slopes delta, standardised spec terms phi; lambdas by inner cross-validation on the training folds',
+    method: 'ridge-penalised L1 (IRLS) log-linear model of ln(published embodied / component model): cross-group brand offsets alpha, group-brand offsets eta, group year slopes gamma, group-brand year slopes delta, standardised spec terms phi (terms of amounts: memory, storage, sockets, kWh, >= 0); lambdas by inner cross-validation on the training folds',
     lambdas: { brand: G.brand, brand_group: G.brand_group, year: G.year, features: G.features, brand_year: G.brand_year },
     ...(G.groups && Object.keys(G.groups).length > 0 ? { group_lambdas: G.groups } : {}),
     brand_offsets: brandOffsets,

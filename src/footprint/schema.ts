@@ -36,7 +36,7 @@ export const FootprintProductRef = builder.objectRef<FootprintProduct>('Footprin
     name: t.exposeString('name'),
     category: t.exposeString('category'),
     weight_kg: t.exposeFloat('weight_kg', {
-      description: 'kg: the supplied or catalogue weight, else the engine\'s estimate (the category default, scaled with the screen area for products whose screen sets their size; docs/methodology.md section 2)',
+      description: 'kg: the supplied or catalogue weight, else the engine\'s estimate (the category default, scaled with the screen area for products whose screen sets their size, with a supplied battery\'s mass beyond the default one; docs/methodology.md section 2)',
     }),
   }),
 });

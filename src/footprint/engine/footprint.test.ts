@@ -3,6 +3,7 @@ import { CATEGORIES, calculateFootprint, ENGINE_PARAMETERS, ENGINE_VERSION, getC
 import type { CategoryDefinition, FootprintInput } from './index.ts';
 import { confidenceFor, uncertaintyPct } from './footprint.ts';
 import { groupFit } from './parameters.ts';
+import { specLimits } from './validate.ts';
 
 const laptop = getCategory('laptop')!;
 const input = (over: Partial<FootprintInput> = {}): FootprintInput => ({
@@ -32,17 +33,25 @@ describe('calculateFootprint', () => {
     }
   });
 
-  /** Footprints along one spec, with and without a brand, never lower production or the embodied footprint (raise it, when strict). */
-  const expectNonDecreasing = (category: CategoryDefinition, field: 'weight_kg' | 'screen_size_inch', values: number[], brands: (string | undefined)[], strict = false) => {
-    for (const brand of brands) {
+  type AmountField = 'weight_kg' | 'screen_size_inch' | 'processor_tdp_w' | 'ram_gb' | 'storage_gb' | 'battery_wh' | 'typical_consumption_kwh';
+  const contexts = (brands: (string | undefined)[], years: (number | undefined)[] = [undefined]) =>
+    brands.flatMap((brand) => years.map((release_year) => ({ ...(brand ? { brand } : {}), ...(release_year ? { release_year } : {}) })));
+
+  /**
+   * Footprints along one spec, each other spec left to the engine, in every context: production, the
+   * embodied footprint and the total never fall (the embodied footprint rises, when strict).
+   */
+  const expectNonDecreasing = (category: CategoryDefinition, field: AmountField, values: number[], inContexts: { brand?: string; release_year?: number }[], strict = false) => {
+    for (const context of inContexts) {
       const at = values.map((v) =>
-        calculateFootprint({ category, specs: { [field]: v }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', ...(brand ? { brand } : {}) }),
+        calculateFootprint({ category, specs: { [field]: v }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', ...context }),
       );
       for (let i = 1; i < at.length; i++) {
-        const where = `${category.id} ${brand ?? 'no brand'} ${field} ${values[i - 1]} -> ${values[i]}`;
+        const where = `${category.id} ${JSON.stringify(context)} ${field} ${values[i - 1]} -> ${values[i]}`;
         expect(at[i]!.breakdown.production_kg, where).toBeGreaterThanOrEqual(at[i - 1]!.breakdown.production_kg);
         if (strict) expect(at[i]!.embodied_kg, where).toBeGreaterThan(at[i - 1]!.embodied_kg!);
         else expect(at[i]!.embodied_kg, where).toBeGreaterThanOrEqual(at[i - 1]!.embodied_kg!);
+        expect(at[i]!.total_kg_co2e, where).toBeGreaterThanOrEqual(at[i - 1]!.total_kg_co2e);
       }
     }
   };
@@ -51,7 +60,7 @@ describe('calculateFootprint', () => {
     for (const category of CATEGORIES) {
       const weights = [0.25, 0.5, 1, 1.5, 2, 3].map((k) => k * category.defaults.weight_kg).filter((w) => w <= category.parameters.limits.max_weight_kg);
       // transport and end of life are per kg: the embodied footprint rises strictly
-      expectNonDecreasing(category, 'weight_kg', weights, [undefined, 'Dell', 'HP', 'Lenovo', 'Apple'], true);
+      expectNonDecreasing(category, 'weight_kg', weights, contexts([undefined, 'Dell', 'HP', 'Lenovo', 'Apple']), true);
     }
   });
 
@@ -59,11 +68,24 @@ describe('calculateFootprint', () => {
     for (const category of CATEGORIES.filter((c) => c.defaults.screen_size_inch > 0)) {
       const d = category.defaults.screen_size_inch;
       const screens = [0.5, 0.75, 1, 1.25, 1.5, 2].map((k) => Math.round(k * d * 10) / 10).filter((s) => s <= category.parameters.limits.max_screen_inch);
-      expectNonDecreasing(category, 'screen_size_inch', screens, [undefined, 'Dell', 'Lenovo']);
+      expectNonDecreasing(category, 'screen_size_inch', screens, contexts([undefined, 'Dell', 'Lenovo']));
     }
   });
 
-  it('an unstated weight follows the stated screen where the screen sets the size, and says so', () => {
+  it('more processor, memory, storage, battery or energy never lowers the footprint, in any category, brand and year', () => {
+    const fields = ['processor_tdp_w', 'ram_gb', 'storage_gb', 'battery_wh', 'typical_consumption_kwh'] as const;
+    for (const category of CATEGORIES) {
+      const limits = specLimits(category);
+      for (const field of fields) {
+        const base = field === 'typical_consumption_kwh' ? category.fallback_kwh_per_year : category.defaults[field];
+        if (!(base > 0)) continue;
+        const values = [0.25, 0.5, 1, 2, 4, 8].map((k) => k * base).filter((v) => v <= limits[field]);
+        expectNonDecreasing(category, field, values, contexts([undefined, 'Dell', 'HP', 'Lenovo', 'Apple'], [undefined, 2016, 2022]));
+      }
+    }
+  });
+
+  it('an unstated weight follows the stated screen where the screen sets the size, and a stated battery, and says so', () => {
     const monitor = getCategory('monitor')!;
     const at = (specs: FootprintInput['specs']) =>
       calculateFootprint({ category: monitor, specs, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', brand: 'Dell' });
@@ -79,6 +101,10 @@ describe('calculateFootprint', () => {
     const display = getCategory('interactive_display')!;
     const huge = calculateFootprint({ category: display, specs: { screen_size_inch: 110 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' });
     expect(huge.specs_used?.weight_kg).toBe(Math.min(display.parameters.limits.max_weight_kg, 45 * (110 / 65) ** 2));
+    // a stated battery brings its mass beyond the default one: 12 kg + (864 - 216) Wh / 35 Wh/kg (lead-acid)
+    const ups = calculateFootprint({ category: getCategory('ups')!, specs: { battery_wh: 864 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' });
+    expect(ups.specs_used?.weight_kg).toBeCloseTo(12 + 648 / 35, 2);
+    expect(ups.assumptions).toContain('weight_kg not supplied: 30.51, category default 12 kg with 18.51 kg for the 864 Wh battery instead of the default 216 Wh');
     // servers, desktops and phones keep their default weight whatever the screen
     const phone = getCategory('smartphone')!;
     expect(calculateFootprint({ category: phone, specs: { screen_size_inch: 6.9 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' }).specs_used?.weight_kg).toBe(phone.defaults.weight_kg);

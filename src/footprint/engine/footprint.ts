@@ -195,10 +195,14 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
   const d = category.defaults;
   for (const f of specs.defaulted) {
     if (f === 'typical_consumption_kwh') continue;
-    if (f === 'weight_kg' && specs.weight_from_screen) {
-      assumptions.push(
-        `weight_kg not supplied: ${round2(specs.weight_kg)}, category default ${d.weight_kg} kg at ${d.screen_size_inch} inch scaled to the ${specs.screen_size_inch}-inch screen (x (screen ratio)^${String(category.parameters.weight_screen_exponent)})`,
-      );
+    if (f === 'weight_kg' && (specs.weight_from_screen || specs.weight_battery_kg !== 0)) {
+      const screen = specs.weight_from_screen
+        ? ` at ${d.screen_size_inch} inch scaled to the ${specs.screen_size_inch}-inch screen (x (screen ratio)^${String(category.parameters.weight_screen_exponent)})`
+        : '';
+      const battery = specs.weight_battery_kg !== 0
+        ? `${screen ? ',' : ''} with ${round2(specs.weight_battery_kg)} kg for the ${specs.battery_wh} Wh battery instead of the default ${d.battery_wh} Wh`
+        : '';
+      assumptions.push(`weight_kg not supplied: ${round2(specs.weight_kg)}, category default ${d.weight_kg} kg${screen}${battery}`);
     } else if ((f === 'ram_gb' || f === 'storage_gb') && specs.typical_year !== null) {
       assumptions.push(`${f} not supplied: ${specs[f]}, typical configuration of ${category.id} devices of ${specs.typical_year} (median of the catalogue)`);
     } else {

@@ -2,6 +2,7 @@
  * Spec resolution: supplied specs over category defaults, and geometric helpers.
  */
 import { usableReleaseYear } from './brand.ts';
+import { BATTERY_WH_PER_KG } from './constants.ts';
 import type { CategoryDefinition, DeviceSpecs, ScreenType, StorageType, TypicalConfiguration } from './types.ts';
 import { SCREEN_TYPES, SPEC_FIELDS, STORAGE_TYPES } from './types.ts';
 
@@ -19,8 +20,10 @@ export interface ResolvedSpecs {
   defaulted: (keyof DeviceSpecs)[];
   /** release year of the category's typical configuration that filled ram_gb or storage_gb, else null */
   typical_year: number | null;
-  /** true when an unstated weight_kg was scaled from the category default with the stated screen (weightForScreen) */
+  /** true when an unstated weight_kg was scaled from the category default with the stated screen (unstatedWeight) */
   weight_from_screen: boolean;
+  /** kg an unstated weight_kg carries for a stated battery beyond the category's default one (unstatedWeight), else 0 */
+  weight_battery_kg: number;
 }
 
 const usable = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v) && v >= 0;
@@ -54,27 +57,35 @@ export function typicalConfiguration(category: CategoryDefinition, releaseYear?:
 
 /** Screen sizes are taken within this factor of the category's default screen when they scale its weight. */
 const SCREEN_RATIO_BOUNDS: [number, number] = [0.25, 4];
+/** An estimated weight stays within this factor of the category's default weight, below its heaviest real product. */
+const WEIGHT_RATIO_BOUNDS: [number, number] = [0.25, 16];
 
 /**
- * The weight of a product of the category with this screen whose weight is not known: the default
- * weight scaled by (screen / default screen)^weight_screen_exponent, at most the heaviest real
- * product; null for a category without the exponent (its weight is not set by its screen). Without
- * it a 34-inch monitor would weigh as much as a 24-inch one, and at a fixed weight a larger panel
- * leaves less housing, so a larger screen could lower the footprint.
+ * The weight the engine takes for a product whose weight is not known, from the screen size and
+ * battery stated (null where not stated):
+ * - where the screen sets the size (`weight_screen_exponent`), the default weight x (screen /
+ *   default screen)^exponent: a 34-inch monitor is heavier than a 24-inch one, and at a fixed weight
+ *   a larger panel would leave less housing, so a larger screen could lower the footprint;
+ * - plus the mass of the battery beyond the category's default one (less for a smaller one): the
+ *   default weight is that of a product with the default battery, and a UPS with four times the
+ *   lead-acid battery in the same weight came out lower.
+ * Bounded to 0.25..16 x the default weight and to the category's heaviest real product.
  */
-export function weightForScreen(category: CategoryDefinition, screenInch: number): number | null {
-  const exponent = category.parameters.weight_screen_exponent;
+export function unstatedWeight(category: CategoryDefinition, screenInch: number | null, batteryWh: number | null): { kg: number; from_screen: boolean; battery_kg: number } {
   const d = category.defaults;
-  if (exponent === undefined || !(d.screen_size_inch > 0) || !(screenInch > 0)) return null;
-  const ratio = Math.min(SCREEN_RATIO_BOUNDS[1], Math.max(SCREEN_RATIO_BOUNDS[0], screenInch / d.screen_size_inch));
-  return Math.min(category.parameters.limits.max_weight_kg, d.weight_kg * ratio ** exponent);
+  const exponent = category.parameters.weight_screen_exponent;
+  const fromScreen = exponent !== undefined && d.screen_size_inch > 0 && screenInch !== null && screenInch > 0;
+  const ratio = fromScreen ? Math.min(SCREEN_RATIO_BOUNDS[1], Math.max(SCREEN_RATIO_BOUNDS[0], screenInch / d.screen_size_inch)) : 1;
+  const battery_kg = batteryWh !== null ? (batteryWh - d.battery_wh) / BATTERY_WH_PER_KG[category.parameters.production.battery_chemistry] : 0;
+  const kg = d.weight_kg * ratio ** (exponent ?? 0) + battery_kg;
+  const bounded = Math.min(category.parameters.limits.max_weight_kg, d.weight_kg * WEIGHT_RATIO_BOUNDS[1], Math.max(d.weight_kg * WEIGHT_RATIO_BOUNDS[0], kg));
+  return { kg: bounded, from_screen: fromScreen, battery_kg };
 }
 
 /**
  * Merges specs over the category defaults; unstated memory and storage take the category's typical
  * configuration of the release year where it has one, and an unstated weight follows a stated screen
- * size where the category's weight is set by its screen (weightForScreen). Non-finite or negative
- * numbers count as missing.
+ * and battery (unstatedWeight). Non-finite or negative numbers count as missing.
  */
 export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, releaseYear?: number): ResolvedSpecs {
   const d = category.defaults;
@@ -92,21 +103,22 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
     return d[k];
   };
   const screen_size_inch = num('screen_size_inch');
-  const weightStated = specs.weight_kg !== undefined && usable(specs.weight_kg) && specs.weight_kg > 0;
-  const screenWeight = !weightStated && !defaulted.includes('screen_size_inch') ? weightForScreen(category, screen_size_inch) : null;
-  if (!weightStated) defaulted.unshift('weight_kg');
-  const weight = weightStated ? (specs.weight_kg as number) : (screenWeight ?? d.weight_kg);
   const screen_type = isScreenType(specs.screen_type) ? specs.screen_type : (defaulted.push('screen_type'), d.screen_type);
   const processor_tdp_w = num('processor_tdp_w');
   const ram_gb = num('ram_gb');
   const storage_gb = num('storage_gb');
   const storage_type = isStorageType(specs.storage_type) ? specs.storage_type : (defaulted.push('storage_type'), d.storage_type);
   const battery_wh = num('battery_wh');
+  const statedWeight = usable(specs.weight_kg) && specs.weight_kg > 0 ? specs.weight_kg : null;
+  const estimated = statedWeight === null
+    ? unstatedWeight(category, defaulted.includes('screen_size_inch') ? null : screen_size_inch, defaulted.includes('battery_wh') ? null : battery_wh)
+    : null;
+  if (estimated) defaulted.unshift('weight_kg');
   const typicalKwh = usable(specs.typical_consumption_kwh) ? specs.typical_consumption_kwh : null;
   if (typicalKwh === null) defaulted.push('typical_consumption_kwh');
   return {
-    weight_kg: weight, screen_size_inch, screen_type, processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh,
-    typical_consumption_kwh: typicalKwh, defaulted, typical_year: typicalYear, weight_from_screen: screenWeight !== null,
+    weight_kg: statedWeight ?? estimated!.kg, screen_size_inch, screen_type, processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh,
+    typical_consumption_kwh: typicalKwh, defaulted, typical_year: typicalYear, weight_from_screen: estimated?.from_screen ?? false, weight_battery_kg: estimated?.battery_kg ?? 0,
   };
 }
 
