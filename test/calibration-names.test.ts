@@ -50,12 +50,14 @@ if (!present) {
  * resolved 11.7 → 11.5 %, overall 15.7 → 15.2 %; cross-validated resolved 15.5 → 13.4 %, unresolved
  * 20.4 → 18.7 %, overall 18.2 → 16.7 %. Engine 4.5.0 (an unstated weight follows the screen, amount
  * terms >= 0): resolved 11.5 → 11.4 % (monitors 13.1 → 8.7 %), overall 15.2 %; cross-validated
- * resolved 13.4 → 13.3 %, unresolved 18.7 → 19.0 %, overall 16.7 %. The test keeps floors.
+ * resolved 13.4 → 13.3 %, unresolved 18.7 → 19.0 %, overall 16.7 %. Then screen sizes read from model
+ * numbers (docs/search.md): unresolved 17.7 → 16.1 %, overall 15.2 → 14.6 %; cross-validated unresolved
+ * 19.0 → 17.9 %, overall 16.7 → 16.2 %. The test keeps floors.
  */
 const MIN_RESOLVED_SHARE = 0.36;
 const MAX_RESOLVED_MEDIAN_APE = 12;
-const MAX_OVERALL_MEDIAN_APE = 16;
-const MAX_HELD_OUT_MEDIAN_APE = 17.5;
+const MAX_OVERALL_MEDIAN_APE = 15.5;
+const MAX_HELD_OUT_MEDIAN_APE = 17;
 /** Unresolved names dated by the catalogue's devices numbered like them (105 on 2026-11-27). */
 const MIN_DATED_NAMES = 90;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */
@@ -159,8 +161,10 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
     expect(median(apes(out))).toBeLessThanOrEqual(MAX_OVERALL_MEDIAN_APE);
     expect(apes(out, 'apeHeldOut').length).toBe(apes(out).length);
     expect(median(apes(out, 'apeHeldOut'))).toBeLessThanOrEqual(MAX_HELD_OUT_MEDIAN_APE);
-    // The year read from the model number earns its place on the names it dates, out of sample.
+    // The year read from the model number earns its place on the names it dates, out of sample
+    // (2026-11-28: 13.9 vs 18.3 % with engine 4.4.0's parameters; 15.1 vs 15.9 % once the model number
+    // also gives the screen size, which tells part of what the year told).
     expect(dated.length).toBeGreaterThanOrEqual(MIN_DATED_NAMES);
-    expect(median(apes(dated, 'apeHeldOut'))).toBeLessThan(median(apes(dated, 'apeHeldOutUndated')) - 1);
+    expect(median(apes(dated, 'apeHeldOut'))).toBeLessThan(median(apes(dated, 'apeHeldOutUndated')) - 0.5);
   }, 240_000);
 });

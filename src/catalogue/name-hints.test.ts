@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CatalogueEntry } from './catalogue-data.ts';
-import { builtInLineCategories, builtInReleaseYears, lineCategories, readNameHints, releaseYears } from './name-hints.ts';
+import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
+import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, lineCategories, readNameHints, releaseYears, screenReadings } from './name-hints.ts';
 
 const device = (brand: string, name: string, category: string): CatalogueEntry => ({ brand, mpn: name, name, category, release_year: 2022, aliases: [], specs: {}, source: {} });
 
@@ -143,5 +143,50 @@ describe('readNameHints: the release year of the catalogue devices numbered like
   it('dates from the built-in catalogue, and not without a brand', () => {
     expect(readNameHints('Latitude 5411', 'Dell', undefined, builtInReleaseYears()).release_year?.year).toBe(2020);
     expect(readNameHints('Latitude 5411', undefined, undefined, builtInReleaseYears()).release_year).toBeUndefined();
+  });
+});
+
+describe('screenReadings: the screen size a model number gives', () => {
+  const monitor = (brand: string, name: string, inch: number): CatalogueEntry => ({ ...device(brand, name, 'monitor'), specs: { screen_size_inch: inch } });
+  const dell = [monitor('Dell', 'P2219H', 21.5), monitor('Dell', 'P2419H', 23.8), monitor('Dell', 'P2422H', 23.8), monitor('Dell', 'P2720D', 27), monitor('Dell', 'P3222QE', 31.5)];
+
+  it("reads two digits of a brand's numbering where they are the screen size of its catalogue devices", () => {
+    const readings = screenReadings(dell);
+    expect([...readings.keys()]).toEqual(['dell|p|4|0']);
+    // the middle size of the devices with the same digits, else the digits
+    expect(readNameHints('P2425H', 'Dell', undefined, undefined, readings).screen_from_number).toEqual({
+      inch: 23.8,
+      basis: 'as for P2419H, P2422H (digits 1-2 give the screen size of 5 of the 5 devices of the built-in catalogue numbered so)',
+    });
+    expect(readNameHints('P3421W', 'Dell', undefined, undefined, readings).screen_from_number?.inch).toBe(34);
+    // another brand, another numbering, or a size written in the name: no reading
+    expect(readNameHints('P2425H', 'HP', undefined, undefined, readings).screen_from_number).toBeUndefined();
+    expect(readNameHints('U2724D', 'Dell', undefined, undefined, readings).screen_from_number).toBeUndefined();
+    expect(readNameHints('P2425H 23.8" Monitor', 'Dell', undefined, undefined, readings)).toMatchObject({ screen_size_inch: 23.8 });
+    expect(readNameHints('P2425H 23.8" Monitor', 'Dell', undefined, undefined, readings).screen_from_number).toBeUndefined();
+  });
+
+  it('needs 5 devices numbered so, 90 % of them with that screen size', () => {
+    expect(screenReadings(dell.slice(0, 4)).size).toBe(0);
+    expect(screenReadings([...dell, monitor('Dell', 'P1917S', 27)]).size).toBe(0);
+  });
+
+  it("on the built-in catalogue (10-fold: each tenth read with the others' numberings) reads the published screen size within an inch for 95 % of the names it reads", () => {
+    // measured 2026-11-28: leave-one-out 429 of 432 (the misses: ThinkPad P43s, P53, P73 read as 43, 53, 73 inches, beyond a laptop's limits)
+    const entries = loadCatalogue().filter((e) => typeof e.specs?.screen_size_inch === 'number');
+    let read = 0;
+    let right = 0;
+    for (let fold = 0; fold < 10; fold++) {
+      const others = screenReadings(entries.filter((_, j) => j % 10 !== fold));
+      for (const e of entries.filter((_, j) => j % 10 === fold)) {
+        const inch = readNameHints(e.name, e.brand, undefined, undefined, others).screen_from_number?.inch;
+        if (inch === undefined) continue;
+        read += 1;
+        if (Math.abs(inch - (e.specs!.screen_size_inch as number)) <= 1) right += 1;
+      }
+    }
+    expect(read).toBeGreaterThan(300);
+    expect(right / read).toBeGreaterThanOrEqual(0.95);
+    expect(builtInScreenReadings().size).toBeGreaterThan(10);
   });
 });

@@ -2,8 +2,9 @@
  * What a model name says about a device the catalogue does not know (issue 15.5, names as users
  * type them): the kind of device its words name ("AW9999H Monitor", "OptiPlex 3080 Tower",
  * "250 G99 Notebook PC"), or else the kind of the catalogue's devices of its product line, name
- * pattern or brand, a screen size written in it ("15.6-inch"), and the release year of the
- * catalogue's devices numbered like it ("Latitude 5411", "EliteBook 845 G6"). Used by the lookup
+ * pattern or brand, a screen size written in it ("15.6-inch") or given by its model number as by the
+ * catalogue's devices numbered alike ("P2799H": 27), and the release year of the catalogue's devices
+ * numbered like it ("Latitude 5411", "EliteBook 845 G6"). Used by the lookup
  * chain only when no catalogue device matched, and never over a category or screen size the caller gave.
  */
 import { getCategory } from '../footprint/engine/index.ts';
@@ -44,6 +45,8 @@ export interface NameHints {
   category?: { id: string; word: string; basis?: string };
   /** A screen size written in the name, inches. */
   screen_size_inch?: number;
+  /** A screen size its model number gives, by the catalogue's devices numbered alike (screenReadings), and which they are. */
+  screen_from_number?: { inch: number; basis: string };
   /** The release year of the catalogue's devices numbered like it (releaseYears), and which they are. */
   release_year?: { year: number; basis: string };
 }
@@ -52,9 +55,11 @@ export interface NameHints {
  * The kind and screen size a name states; with `lines` (lineCategories of the catalogue) and the
  * brand, also the category of the product line it names when its words name no kind ("Apple
  * iMac …" is an all-in-one, "Lenovo ThinkVision …" a monitor); with `years` (releaseYears of the
- * catalogue) and the brand, the release year of the catalogue's devices numbered like it.
+ * catalogue) and the brand, the release year of the catalogue's devices numbered like it; with
+ * `screens` (screenReadings of the catalogue) and no screen size written in it, the screen size its
+ * model number gives.
  */
-export function readNameHints(name: string, brand?: string, lines?: LineCategories, years?: ReleaseYears): NameHints {
+export function readNameHints(name: string, brand?: string, lines?: LineCategories, years?: ReleaseYears, screens?: ScreenReadings): NameHints {
   const text = fold(name).replace(/[\u2013\u2014]/g, '-');
   const hints: NameHints = {};
   for (const [pattern, id] of CATEGORY_WORDS) {
@@ -86,6 +91,10 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
   if (brand && years) {
     const dated = releaseYearOf(text, brand, years);
     if (dated) hints.release_year = dated;
+  }
+  if (brand && screens && hints.screen_size_inch === undefined) {
+    const read = screenSizeOf(text, brand, screens);
+    if (read) hints.screen_from_number = read;
   }
   return hints;
 }
@@ -319,4 +328,83 @@ let builtInYears: ReleaseYears | undefined;
 export function builtInReleaseYears(): ReleaseYears {
   builtInYears ??= releaseYears(loadCatalogue());
   return builtInYears;
+}
+
+/**
+ * Where two digits of a brand's model numbers give the screen size: per brand, the letters before
+ * the digits, their count and the place of the two digits ("dell|p|4|0": the "24" of Dell's
+ * "P2419H"), the catalogue's devices with a screen size numbered that way by the two digits' value.
+ * A numbering reads the screen size when MIN_READ_DEVICES or more devices are numbered so and the two
+ * digits are their screen size (within an inch) for MIN_READ_SHARE of them.
+ */
+export type ScreenReadings = ReadonlyMap<string, { share: number; devices: number; byValue: ReadonlyMap<number, readonly { name: string; inch: number }[]> }>;
+
+export const MIN_READ_DEVICES = 5;
+export const MIN_READ_SHARE = 0.9;
+
+/** The two-digit readings of a name's numbered words: numbering key and value ("p2419h" → dell|p|4|0 24, dell|p|4|1 41, …). */
+function twoDigitReadings(text: string, brand: string): { key: string; value: number; place: number }[] {
+  const out: { key: string; value: number; place: number }[] = [];
+  const key = canonicalBrand(brand);
+  for (const w of modelWords(text, brand)) {
+    const m = /^([a-z]*)(\d{2,})[a-z0-9]*$/.exec(w);
+    if (!m || CONFIG_WORD.test(w)) continue;
+    const digits = m[2]!;
+    for (let place = 0; place + 1 < digits.length; place++) {
+      out.push({ key: `${key}|${m[1]}|${digits.length}|${place}`, value: Number(digits.slice(place, place + 2)), place });
+    }
+  }
+  return out;
+}
+
+/** ScreenReadings of a catalogue's devices (only the built-in catalogue's are used: builtInScreenReadings). */
+export function screenReadings(entries: readonly CatalogueEntry[]): ScreenReadings {
+  const numbered = new Map<string, { name: string; inch: number; value: number }[]>();
+  for (const e of entries) {
+    const inch = e.specs?.screen_size_inch;
+    if (typeof inch !== 'number' || !(inch > 0)) continue;
+    const seen = new Set<string>();
+    for (const r of twoDigitReadings(fold(e.name), e.brand)) {
+      if (seen.has(r.key)) continue;
+      seen.add(r.key);
+      (numbered.get(r.key) ?? numbered.set(r.key, []).get(r.key)!).push({ name: e.name, inch, value: r.value });
+    }
+  }
+  const readings = new Map<string, { share: number; devices: number; byValue: Map<number, { name: string; inch: number }[]> }>();
+  for (const [key, devices] of numbered) {
+    const share = devices.filter((d) => Math.abs(d.value - d.inch) <= 1).length / devices.length;
+    if (devices.length < MIN_READ_DEVICES || share < MIN_READ_SHARE) continue;
+    const byValue = new Map<number, { name: string; inch: number }[]>();
+    for (const d of devices) (byValue.get(d.value) ?? byValue.set(d.value, []).get(d.value)!).push({ name: d.name, inch: d.inch });
+    readings.set(key, { share, devices: devices.length, byValue });
+  }
+  return readings;
+}
+
+/**
+ * The screen size a name's model number gives (ScreenReadings; the numbering with the most devices
+ * when several apply): the middle screen size of the catalogue's devices with the same two digits
+ * there ("P2799H" → Dell's P27xx monitors, 27), else the two digits themselves.
+ */
+function screenSizeOf(text: string, brand: string, readings: ScreenReadings): { inch: number; basis: string } | undefined {
+  const found = twoDigitReadings(text, brand)
+    .map((r) => ({ ...r, reading: readings.get(r.key) }))
+    .filter((r) => r.reading !== undefined)
+    .sort((a, b) => b.reading!.devices - a.reading!.devices)[0];
+  if (!found) return undefined;
+  const { reading, value, place } = found;
+  const same = reading!.byValue.get(value) ?? [];
+  const sizes = same.map((d) => d.inch).sort((a, b) => a - b);
+  const inch = sizes.length > 0 ? sizes[Math.floor((sizes.length - 1) / 2)]! : value;
+  const numbered = `digits ${place + 1}-${place + 2} give the screen size of ${Math.round(reading!.share * reading!.devices)} of the ${reading!.devices} devices of the built-in catalogue numbered so`;
+  const basis = same.length > 0 ? `as for ${same.slice(0, 3).map((d) => d.name).join(', ')}${same.length > 3 ? ', …' : ''} (${numbered})` : `(${numbered})`;
+  return { inch, basis };
+}
+
+let builtInScreens: ScreenReadings | undefined;
+
+/** screenReadings of the built-in catalogue, built on first use. */
+export function builtInScreenReadings(): ScreenReadings {
+  builtInScreens ??= screenReadings(loadCatalogue());
+  return builtInScreens;
 }

@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources } from '../catalogue/spec-provenance.ts';
-import { builtInLineCategories, builtInReleaseYears, readNameHints } from '../catalogue/name-hints.ts';
+import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, readNameHints } from '../catalogue/name-hints.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -107,7 +107,7 @@ export function resolveDevice(
   if (!mpn && !model) problems.push({ field: 'mpn', reason: 'either mpn or model is required' });
   const requested = query.category?.trim().toLowerCase();
   // A name the catalogue does not know may still say what the device is ("AW9999H Monitor", "15.6-inch").
-  const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears());
+  const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears(), builtInScreenReadings());
   const named = requested ? undefined : hints.category;
   // A recognised device has its catalogue category; otherwise the caller's, the one its name names, or laptop.
   const chosenId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? named?.id ?? DEFAULT_CATEGORY);
@@ -128,8 +128,8 @@ export function resolveDevice(
   if (problems.length) return { device: undefined, problems };
 
   const supplied = SPEC_FIELDS.filter((f) => specs[f] !== undefined).length;
-  // A screen size written in the name, for a category with a screen and within its limits.
-  const nameScreen = hints.screen_size_inch;
+  // A screen size written in the name or given by its model number, for a category with a screen and within its limits.
+  const nameScreen = hints.screen_size_inch ?? hints.screen_from_number?.inch;
   const screenFromName =
     nameScreen !== undefined && specs.screen_size_inch === undefined && category!.defaults.screen_size_inch > 0 && validateSpecs({ screen_size_inch: nameScreen }, category!).length === 0
       ? { screen_size_inch: nameScreen }
@@ -152,7 +152,11 @@ export function resolveDevice(
         ...(named && category!.id === named.id
           ? [named.basis ? `category ${named.id}: ${named.basis}` : `category ${named.id} named by the model name ('${named.word}')`]
           : []),
-        ...(screenFromName.screen_size_inch !== undefined ? [`screen_size_inch ${screenFromName.screen_size_inch} read from the model name`] : []),
+        ...(screenFromName.screen_size_inch !== undefined
+          ? [hints.screen_from_number
+              ? `screen_size_inch ${screenFromName.screen_size_inch} read from the model number ${hints.screen_from_number.basis}`
+              : `screen_size_inch ${screenFromName.screen_size_inch} read from the model name`]
+          : []),
         ...(hints.release_year ? [`release_year ${hints.release_year.year} read from the model number: that of ${hints.release_year.basis}`] : []),
       ];
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).

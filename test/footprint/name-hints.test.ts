@@ -42,6 +42,22 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
     expect(named.methodology.confidence).toBe(supplied.methodology.confidence);
   });
 
+  it("takes the screen size the model number gives, as for the brand's catalogue devices numbered alike, and its weight follows", async () => {
+    const named = await footprint({ brand: 'Dell', model: 'P2799H Monitor' });
+    const supplied = await footprint({ brand: 'Dell', model: 'P2799H', category: 'monitor', screen_size_inch: 27 });
+    expect(named.methodology.match.status).toBe('none');
+    expect(named.methodology.data_sources).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^screen_size_inch 27 read from the model number as for Dell P27\w+ Monitor, .*\(digits 1-2 give the screen size of (\d+) of the \1 devices of the built-in catalogue numbered so\)$/)]),
+    );
+    // as if supplied: 5 kg x (27 / 24)^2
+    expect(named.product.weight_kg).toBe(6.33);
+    expect(named.breakdown.production_kg).toBeCloseTo(supplied.breakdown.production_kg, 2);
+    // a size written in the name wins; a caller's size wins over both; a laptop takes no 43-inch screen from "P43s"
+    expect((await footprint({ brand: 'Dell', model: 'P2799H 24" Monitor' })).methodology.data_sources).toEqual(expect.arrayContaining(['screen_size_inch 24 read from the model name']));
+    expect((await footprint({ brand: 'Dell', model: 'P2799H Monitor', screen_size_inch: 25 })).methodology.data_sources.join(' | ')).not.toMatch(/screen_size_inch \d+ read/);
+    expect((await footprint({ brand: 'Lenovo', model: 'ThinkPad P49s' })).methodology.data_sources.join(' | ')).not.toMatch(/screen_size_inch/);
+  });
+
   it('takes the release year of the catalogue devices numbered like it, and says which they are', async () => {
     const named = await footprint({ brand: 'Dell', model: 'Latitude 5411' });
     expect(named.methodology.match.status).toBe('none');
