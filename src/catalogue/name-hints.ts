@@ -185,6 +185,15 @@ export function lineCategories(entries: readonly CatalogueEntry[]): LineCategori
   return lines;
 }
 
+/** Appends to the list under a key, starting it when missing. */
+const pushTo = <K, T>(map: Map<K, T[]>, key: K, value: T): void => void (map.get(key) ?? map.set(key, []).get(key)!).push(value);
+
+/** The middle of sorted values (the lower one of an even count). */
+const middle = (sorted: readonly number[]): number => sorted[Math.floor((sorted.length - 1) / 2)]!;
+
+/** Up to three device names, "…" when there are more. */
+const listed = (devices: readonly { name: string }[]) => devices.slice(0, 3).map((d) => d.name).join(', ') + (devices.length > 3 ? ', …' : '');
+
 let builtIn: LineCategories | undefined;
 
 /** lineCategories of the built-in catalogue, built on first use. */
@@ -266,22 +275,21 @@ export function releaseYears(entries: readonly CatalogueEntry[]): ReleaseYears {
   const byModel = new Map<string, Dated[]>();
   const byGeneration = new Map<string, Dated[]>();
   const undated = new Map<string, (Dated & { digits: string })[]>();
-  const push = <T>(map: Map<string, T[]>, key: string, value: T) => void (map.get(key) ?? map.set(key, []).get(key)!).push(value);
   for (const e of entries) {
     const number = modelNumber(fold(e.name), e.brand);
     if (!number || !e.release_year) continue;
     const brand = canonicalBrand(e.brand);
     const dated = { name: e.name, year: e.release_year };
-    push(byModel, `${brand}|${number.line}|${number.model}|${number.generation}`, dated);
-    if (number.generation) push(byGeneration, `${brand}|${number.line}|${number.shape}|${number.generation}`, dated);
-    else push(undated, `${brand}|${number.line}|${number.series}`, { ...dated, digits: number.digits });
+    pushTo(byModel, `${brand}|${number.line}|${number.model}|${number.generation}`, dated);
+    if (number.generation) pushTo(byGeneration, `${brand}|${number.line}|${number.shape}|${number.generation}`, dated);
+    else pushTo(undated, `${brand}|${number.line}|${number.series}`, { ...dated, digits: number.digits });
   }
   const byDigit = new Map<string, { place: number; share: number; devicesByDigit: Map<string, Dated[]> }>();
   for (const [key, devices] of undated) {
     if (devices.length < MIN_DATED_DEVICES) continue;
     for (let place = 0; place < devices[0]!.digits.length; place++) {
       const groups = new Map<string, Dated[]>();
-      for (const d of devices) push(groups, d.digits[place]!, d);
+      for (const d of devices) pushTo(groups, d.digits[place]!, d);
       if (groups.size < 2) continue;
       const share = [...groups.values()].reduce((n, g) => n + commonYear(g).count, 0) / devices.length;
       if (share >= MIN_DIGIT_SHARE && share > (byDigit.get(key)?.share ?? 0)) byDigit.set(key, { place, share, devicesByDigit: groups });
@@ -290,13 +298,11 @@ export function releaseYears(entries: readonly CatalogueEntry[]): ReleaseYears {
   return { byModel, byGeneration, byDigit };
 }
 
-const listed = (devices: readonly Dated[]) => devices.slice(0, 3).map((d) => d.name).join(', ') + (devices.length > 3 ? ', …' : '');
-
 /** The years of devices within a year of each other: their middle one; else none (the devices disagree). */
 function agreedYear(devices: readonly Dated[] | undefined): number | undefined {
   if (!devices?.length) return undefined;
   const sorted = devices.map((d) => d.year).sort((a, b) => a - b);
-  return sorted.at(-1)! - sorted[0]! <= 1 ? sorted[Math.floor((sorted.length - 1) / 2)] : undefined;
+  return sorted.at(-1)! - sorted[0]! <= 1 ? middle(sorted) : undefined;
 }
 
 /** The release year of the catalogue's devices numbered like `text` (ReleaseYears), and which they are. */
@@ -367,7 +373,7 @@ export function screenReadings(entries: readonly CatalogueEntry[]): ScreenReadin
     for (const r of twoDigitReadings(fold(e.name), e.brand)) {
       if (seen.has(r.key)) continue;
       seen.add(r.key);
-      (numbered.get(r.key) ?? numbered.set(r.key, []).get(r.key)!).push({ name: e.name, inch, value: r.value });
+      pushTo(numbered, r.key, { name: e.name, inch, value: r.value });
     }
   }
   const readings = new Map<string, { share: number; devices: number; byValue: Map<number, { name: string; inch: number }[]> }>();
@@ -375,7 +381,7 @@ export function screenReadings(entries: readonly CatalogueEntry[]): ScreenReadin
     const share = devices.filter((d) => Math.abs(d.value - d.inch) <= 1).length / devices.length;
     if (devices.length < MIN_READ_DEVICES || share < MIN_READ_SHARE) continue;
     const byValue = new Map<number, { name: string; inch: number }[]>();
-    for (const d of devices) (byValue.get(d.value) ?? byValue.set(d.value, []).get(d.value)!).push({ name: d.name, inch: d.inch });
+    for (const d of devices) pushTo(byValue, d.value, { name: d.name, inch: d.inch });
     readings.set(key, { share, devices: devices.length, byValue });
   }
   return readings;
@@ -394,10 +400,9 @@ function screenSizeOf(text: string, brand: string, readings: ScreenReadings): { 
   if (!found) return undefined;
   const { reading, value, place } = found;
   const same = reading!.byValue.get(value) ?? [];
-  const sizes = same.map((d) => d.inch).sort((a, b) => a - b);
-  const inch = sizes.length > 0 ? sizes[Math.floor((sizes.length - 1) / 2)]! : value;
+  const inch = same.length > 0 ? middle(same.map((d) => d.inch).sort((a, b) => a - b)) : value;
   const numbered = `digits ${place + 1}-${place + 2} give the screen size of ${Math.round(reading!.share * reading!.devices)} of the ${reading!.devices} devices of the built-in catalogue numbered so`;
-  const basis = same.length > 0 ? `as for ${same.slice(0, 3).map((d) => d.name).join(', ')}${same.length > 3 ? ', …' : ''} (${numbered})` : `(${numbered})`;
+  const basis = same.length > 0 ? `as for ${listed(same)} (${numbered})` : `(${numbered})`;
   return { inch, basis };
 }
 
