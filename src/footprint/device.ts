@@ -142,7 +142,7 @@ export function resolveDevice(
   const unresolved = (matchInfo.status === 'shared' || matchInfo.status === 'family') && matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
   const knownCount = Math.min(SPEC_FIELDS.filter((f) => known[f] !== undefined).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
   const releaseYear = match?.entry.release_year || hints.release_year?.year;
-  // The weight the engine takes: stated or catalogue, else its estimate (the default, scaled with the screen where that sets the size).
+  // The weight the engine takes: stated or catalogue, else its estimate from the default, the screen and the battery (unstatedWeight).
   const weight_kg = round2(resolveSpecs(category!, known, releaseYear).weight_kg);
   const pcf = match?.entry.pcf;
   const data_sources = match

@@ -79,7 +79,7 @@ export interface CategoryParameters {
   limits: { max_weight_kg: number; max_screen_inch: number };
   /**
    * For products whose size is set by their screen (notebooks, monitors, all-in-ones, tablets): an
-   * unstated weight is the default weight x (screen / default screen)^exponent (specs.ts weightForScreen).
+   * unstated weight is the default weight x (screen / default screen)^exponent (specs.ts unstatedWeight).
    */
   weight_screen_exponent?: number;
 }
