@@ -10,7 +10,7 @@
  * adjustment; for the brand terms this is the empirical-Bayes shrinkage of a brand level towards
  * the group's pooled level). The lambdas are chosen by inner cross-validation in model.ts.
  */
-import { adjustmentFor } from '../../src/footprint/engine/adjustment.ts';
+import { AMOUNT_FEATURES, adjustmentFor } from '../../src/footprint/engine/adjustment.ts';
 import type { AdjustmentFeature } from '../../src/footprint/engine/adjustment.ts';
 import type { CalibrationAdjustments, GroupAdjustment } from '../../src/footprint/engine/parameters.ts';
 import type { PreparedRow } from './model.ts';
@@ -106,9 +106,6 @@ function statedEnough(rows: PreparedRow[], feature: AdjustmentFeature): boolean 
   const spec = STATED_SPEC[feature];
   return spec === undefined || rows.filter((r) => r.row.specs[spec] !== undefined).length >= MIN_STATED_SHARE * rows.length;
 }
-
-/** Spec terms that measure an amount of hardware or energy: their coefficients are bounded to >= 0. */
-export const AMOUNT_FEATURES: ReadonlySet<AdjustmentFeature> = new Set(['ln_ram', 'ln_storage', 'ln_cpus', 'ln_kwh']);
 
 /**
  * Minimises sum |r - x beta| + sum lambda_j beta_j^2 by iteratively reweighted least squares, with the

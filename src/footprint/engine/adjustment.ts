@@ -24,6 +24,13 @@ import type { CategoryDefinition } from './types.ts';
 export const ADJUSTMENT_FEATURES = ['ln_ram', 'ln_storage', 'hdd', 'ln_cpus', 'ln_kwh', 'tower', 'blade'] as const;
 export type AdjustmentFeature = (typeof ADJUSTMENT_FEATURES)[number];
 
+/**
+ * Terms that measure an amount of hardware or energy: the fit bounds their coefficients to >= 0 and
+ * the engine applies no negative one, so more memory, storage, processor or energy never lowers a
+ * footprint (docs/methodology.md section 3.3).
+ */
+export const AMOUNT_FEATURES: ReadonlySet<AdjustmentFeature> = new Set(['ln_ram', 'ln_storage', 'ln_cpus', 'ln_kwh']);
+
 const lnp = (v: number): number => Math.log(Math.max(v, 0) + 1);
 
 /**
@@ -93,7 +100,8 @@ export function adjustmentFor(
     for (const [k, t] of Object.entries(g.features)) {
       const v = features[k as AdjustmentFeature];
       if (v === undefined) continue;
-      specLog += t.coefficient * (Math.min(t.range[1], Math.max(t.range[0], v)) - t.reference);
+      const coefficient = AMOUNT_FEATURES.has(k as AdjustmentFeature) ? Math.max(0, t.coefficient) : t.coefficient;
+      specLog += coefficient * (Math.min(t.range[1], Math.max(t.range[0], v)) - t.reference);
     }
   }
   const total = brandLog + yearLog + specLog;
