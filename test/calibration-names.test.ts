@@ -52,12 +52,14 @@ if (!present) {
  * terms >= 0): resolved 11.5 → 11.4 % (monitors 13.1 → 8.7 %), overall 15.2 %; cross-validated
  * resolved 13.4 → 13.3 %, unresolved 18.7 → 19.0 %, overall 16.7 %. Then screen sizes read from model
  * numbers (docs/search.md): unresolved 17.7 → 16.1 %, overall 15.2 → 14.6 %; cross-validated unresolved
- * 19.0 → 17.9 %, overall 16.7 → 16.2 %. The test keeps floors.
+ * 19.0 → 17.9 %, overall 16.7 → 16.2 %. Then memory and storage written in names ("iPhone 13 Pro 1TB"):
+ * resolved 11.4 → 10.9 %, overall 14.6 → 14.1 %; cross-validated resolved 13.3 → 13.0 %, overall 16.2 →
+ * 16.0 %. The test keeps floors.
  */
 const MIN_RESOLVED_SHARE = 0.36;
-const MAX_RESOLVED_MEDIAN_APE = 12;
-const MAX_OVERALL_MEDIAN_APE = 15.5;
-const MAX_HELD_OUT_MEDIAN_APE = 17;
+const MAX_RESOLVED_MEDIAN_APE = 11.5;
+const MAX_OVERALL_MEDIAN_APE = 15;
+const MAX_HELD_OUT_MEDIAN_APE = 16.5;
 /** Unresolved names dated by the catalogue's devices numbered like them (105 on 2026-11-27). */
 const MIN_DATED_NAMES = 90;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
-import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, lineCategories, readNameHints, releaseYears, screenReadings } from './name-hints.ts';
+import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, lineCategories, readCapacities, readNameHints, releaseYears, screenReadings } from './name-hints.ts';
 
 const device = (brand: string, name: string, category: string): CatalogueEntry => ({ brand, mpn: name, name, category, release_year: 2022, aliases: [], specs: {}, source: {} });
 
@@ -188,5 +188,47 @@ describe('screenReadings: the screen size a model number gives', () => {
     expect(read).toBeGreaterThan(300);
     expect(right / read).toBeGreaterThanOrEqual(0.95);
     expect(builtInScreenReadings().size).toBeGreaterThan(10);
+  });
+});
+
+describe('readCapacities: memory and storage a model name states', () => {
+  // the default memory of the category asked for: 16 GB for a laptop or mini PC, 6 GB for a phone
+  const read = (name: string, defaultRamGb = 16) => {
+    const { written: _, ...values } = readCapacities(name, defaultRamGb);
+    return values;
+  };
+
+  it('a capacity with a memory or storage word next to it, the word after it first', () => {
+    expect(read('Latitude 5440 256 GB SSD 16 GB RAM')).toEqual({ ram_gb: 16, storage_gb: 256, storage_type: 'ssd' });
+    expect(read('Mac Pro (3.5GHz 8-core CPU) with 32GB memory 256GB storage', 32)).toEqual({ ram_gb: 32, storage_gb: 256 });
+    expect(read('ThinkPad T14 16GB/512GB SSD')).toEqual({ storage_gb: 512, storage_type: 'ssd' });
+    expect(read('OptiPlex 7010 SSD 1TB DDR4 8GB')).toEqual({ ram_gb: 8, storage_gb: 1000, storage_type: 'ssd' });
+    expect(read('Pulsar 2 800GB SSD', 0)).toEqual({ storage_gb: 800, storage_type: 'ssd' });
+  });
+
+  it('a capacity without such a word is storage only when far above the memory the category usually has, in TB or decimals too', () => {
+    expect(read('iPhone 13 Pro 1TB', 6)).toEqual({ storage_gb: 1000 });
+    expect(read('iPhone SE - Gen 2 64GB', 6)).toEqual({ storage_gb: 64 });
+    expect(read('Galaxy S23 8GB 256GB', 6)).toEqual({ storage_gb: 256 });
+    expect(read('13-inch MacBook Air (M1 CPU) 256GB - 2020')).toEqual({ storage_gb: 256 });
+    expect(read('Mac Studio with Apple M1 Max 32GB memory and 512GB')).toEqual({ ram_gb: 32, storage_gb: 512 });
+    expect(read('Nytro 1551 XA1920ME10083 1.92 TB', 0)).toEqual({ storage_gb: 1920 });
+    // a laptop's 16 or 64 GB names its memory as often as its storage
+    expect(read('ThinkPad X1 Carbon Gen 11 16GB')).toEqual({});
+    expect(read('14-inch MacBook Pro with 64GB')).toEqual({});
+  });
+
+  it('reads no one value from two drives or two memory sizes, nor from other units or words', () => {
+    expect(read('Precision 3660 512GB SSD 2TB HDD')).toEqual({});
+    expect(read('Tower 16GB RAM 32GB RAM 1TB')).toEqual({ storage_gb: 1000 });
+    expect(read('Galaxy Watch 4 40mm', 1)).toEqual({});
+    expect(read('PowerEdge R740 2.4GHz', 128)).toEqual({});
+    expect(read('Model X12GB8', 6)).toEqual({});
+    expect(read('1TB constructor')).toEqual({ storage_gb: 1000 });
+  });
+
+  it('keeps the capacity as written, for the footprint to say where it came from', () => {
+    expect(readCapacities('iPhone 13 Pro 1 TB', 6).written).toEqual({ storage_gb: '1tb' });
+    expect(readCapacities('Latitude 5440 16GB RAM', 16).written).toEqual({ ram_gb: '16gb' });
   });
 });

@@ -6,8 +6,10 @@
  * catalogue's devices numbered alike ("P2799H": 27), and the release year of the catalogue's devices
  * numbered like it ("Latitude 5411", "EliteBook 845 G6"). Used by the lookup
  * chain only when no catalogue device matched, and never over a category or screen size the caller gave.
+ * The memory and storage a name states ("iPhone 13 Pro 1TB": readCapacities) apply to a catalogue
+ * device too: they name its configuration.
  */
-import { getCategory } from '../footprint/engine/index.ts';
+import { getCategory, type StorageType } from '../footprint/engine/index.ts';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
 import { analyse, canonicalBrand, CONFIG_WORD, fold, SCREEN_SIZE, words } from './search.ts';
 
@@ -412,4 +414,59 @@ let builtInScreens: ScreenReadings | undefined;
 export function builtInScreenReadings(): ScreenReadings {
   builtInScreens ??= screenReadings(loadCatalogue());
   return builtInScreens;
+}
+
+/**
+ * Memory and storage a model name states ("iPhone 13 Pro 1TB", "Mac Studio M1 Max 32GB memory and
+ * 512GB", "ThinkPad T14 16GB RAM 512GB SSD"). A capacity next to a memory word is memory, next to a
+ * storage word storage (of that type); a capacity without such a word is storage only when it is more
+ * than STORAGE_OVER_MEMORY times the category's default memory (a phone's "256GB", not a laptop's
+ * "16GB" or "64GB", which name its memory as often as its storage), the largest when several are.
+ * Two memory or two marked storage capacities (two drives) state no one value and are left out.
+ */
+export interface NamedCapacities {
+  ram_gb?: number;
+  storage_gb?: number;
+  storage_type?: StorageType;
+  /** The capacities as written ("1tb"), for data_sources. */
+  written: { ram_gb?: string; storage_gb?: string };
+}
+
+export const STORAGE_OVER_MEMORY = 4;
+
+const CAPACITY = /(?<![\w.,])(\d{1,5}(?:[.,]\d{1,2})?)\s*(gb|tb)\b/g;
+const MEMORY_WORD = /^(?:ram|memory|unified|(?:lp)?ddr\d*x?)$/;
+const STORAGE_WORDS: ReadonlyMap<string, StorageType | null> = new Map([['ssd', 'ssd'], ['hdd', 'hdd'], ['emmc', 'emmc'], ['nvme', 'nvme'], ['storage', null], ['flash', null]]);
+
+export function readCapacities(name: string, defaultRamGb: number): NamedCapacities {
+  const text = fold(name);
+  const isKind = (w: string) => MEMORY_WORD.test(w) || STORAGE_WORDS.has(w);
+  const found = [...text.matchAll(CAPACITY)].map((m) => ({
+    gb: Number(m[1]!.replace(',', '.')) * (m[2] === 'tb' ? 1000 : 1),
+    as: m[0].replace(/\s+/g, ''),
+    next: /^\s*([a-z0-9]+)/.exec(text.slice(m.index + m[0].length))?.[1] ?? '',
+    previous: /([a-z0-9]+)\s*$/.exec(text.slice(0, m.index))?.[1] ?? '',
+  }));
+  // A name writes its kind words after its capacities ("16GB RAM 512GB SSD") or before them ("SSD 1TB DDR4 8GB"), whichever it does more.
+  const before = found.filter((c) => isKind(c.previous)).length > found.filter((c) => isKind(c.next)).length;
+  const ram: { gb: number; as: string }[] = [];
+  const storage: { gb: number; as: string; type: StorageType | null; marked: boolean }[] = [];
+  for (const c of found) {
+    const word = before ? c.previous : c.next;
+    if (MEMORY_WORD.test(word)) ram.push(c);
+    else storage.push({ ...c, type: STORAGE_WORDS.get(word) ?? null, marked: STORAGE_WORDS.has(word) });
+  }
+  const out: NamedCapacities = { written: {} };
+  if (ram.length === 1) {
+    out.ram_gb = ram[0]!.gb;
+    out.written.ram_gb = ram[0]!.as;
+  }
+  const marked = storage.filter((c) => c.marked);
+  const chosen = marked.length > 0 ? (marked.length === 1 ? marked[0] : undefined) : storage.filter((c) => c.gb > STORAGE_OVER_MEMORY * defaultRamGb).sort((a, b) => b.gb - a.gb)[0];
+  if (chosen) {
+    out.storage_gb = chosen.gb;
+    out.written.storage_gb = chosen.as;
+    if (chosen.type) out.storage_type = chosen.type;
+  }
+  return out;
 }

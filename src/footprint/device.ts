@@ -3,7 +3,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources } from '../catalogue/spec-provenance.ts';
-import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, readNameHints } from '../catalogue/name-hints.ts';
+import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, readCapacities, readNameHints } from '../catalogue/name-hints.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -88,6 +88,24 @@ export function suppliedSpecs(query: DeviceQuery): DeviceSpecs {
   return Object.fromEntries(Object.entries(specs).filter(([, v]) => v !== undefined)) as DeviceSpecs;
 }
 
+/**
+ * Memory and storage a model name states (readCapacities), for fields the caller did not supply and
+ * the category has, within its limits; and a data_sources line for each.
+ */
+function capacitiesFromName(name: string, category: CategoryDefinition, specs: DeviceSpecs): { specs: DeviceSpecs; sources: string[] } {
+  const read = readCapacities(name, category.defaults.ram_gb);
+  const out: DeviceSpecs = {};
+  const sources: string[] = [];
+  for (const field of ['ram_gb', 'storage_gb'] as const) {
+    const value = read[field];
+    if (value === undefined || specs[field] !== undefined || !(category.defaults[field] > 0) || validateSpecs({ [field]: value }, category).length > 0) continue;
+    out[field] = value;
+    if (field === 'storage_gb' && read.storage_type && specs.storage_type === undefined) out.storage_type = read.storage_type;
+    sources.push(`${field} ${value} read from the model name ('${read.written[field]}')${out.storage_type && field === 'storage_gb' ? `, storage_type ${out.storage_type}` : ''}`);
+  }
+  return { specs: out, sources };
+}
+
 // Validation reports the caller's names (tdp) rather than the engine's (processor_tdp_w).
 const QUERY_NAME: Partial<Record<keyof DeviceSpecs, string>> = { processor_tdp_w: 'tdp' };
 
@@ -134,8 +152,13 @@ export function resolveDevice(
     nameScreen !== undefined && specs.screen_size_inch === undefined && category!.defaults.screen_size_inch > 0 && validateSpecs({ screen_size_inch: nameScreen }, category!).length === 0
       ? { screen_size_inch: nameScreen }
       : {};
+  // Memory and storage the name states ("iPhone 13 Pro 1TB"), for a device of the catalogue too: the configuration asked for.
+  const capacities = capacitiesFromName(model ?? mpn ?? '', category!, specs);
   // Supplied specs override catalogue values; category defaults fill the rest inside the engine.
-  const known: DeviceSpecs = { ...(match?.entry.specs as DeviceSpecs | undefined), ...screenFromName, ...specs };
+  const entrySpecs = match?.entry.specs as DeviceSpecs | undefined;
+  const known: DeviceSpecs = { ...entrySpecs, ...screenFromName, ...capacities.specs, ...specs };
+  // A published footprint describes the catalogue configuration: used only when neither the caller nor the name changed it.
+  const configured = supplied > 0 || Object.entries(capacities.specs).some(([f, v]) => entrySpecs?.[f as keyof DeviceSpecs] !== v);
   // A match without detail (a stored product) is one device.
   const matchInfo: DeviceMatch = match ? (match.match ?? exactMatch(match.entry, null)) : NO_MATCH;
   // Shared specs of several variants or family-level specs, and a field they differ in not supplied.
@@ -169,6 +192,7 @@ export function resolveDevice(
     const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && applies(f));
     if (empty.length) data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
   }
+  data_sources.push(...capacities.sources);
   if (integratedScreen) data_sources.push(`category desktop with screen_size_inch ${query.screen_size_inch}: estimated as ${INTEGRATED_SCREEN_CATEGORY} (screen built in)`);
   // Accepted, but beyond the range of real products of the category: said, not refused.
   for (const p of outsideRealRange(specs, category!)) data_sources.push(`check ${QUERY_NAME[p.field as keyof DeviceSpecs] ?? p.field}: ${p.reason}`);
@@ -176,14 +200,13 @@ export function resolveDevice(
     category: category!,
     specs: known,
     supplied_spec_count: knownCount,
-    // A published footprint describes the catalogue configuration: used only when no spec was changed.
-    published: pcf && supplied === 0 ? { total_kg: pcf.total_kg, lifetime_years: pcf.lifetime_years, use_location: pcf.use_location, source_url: pcf.source_url } : undefined,
+    published: pcf && !configured ? { total_kg: pcf.total_kg, lifetime_years: pcf.lifetime_years, use_location: pcf.use_location, source_url: pcf.source_url } : undefined,
     product: match
       ? { brand: match.entry.brand, mpn: match.entry.mpn || null, name: match.entry.name, category: category!.id, weight_kg }
       : { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg },
     product_id: match?.product_id ?? null,
     release_year: releaseYear,
-    data_sources: pcf && supplied === 0 ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`] : data_sources,
+    data_sources: pcf && !configured ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`] : data_sources,
     match: matchInfo,
   };
   return { device, problems: [] };

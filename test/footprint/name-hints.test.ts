@@ -75,6 +75,41 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
     expect(unnumbered.methodology.data_sources.join(' | ')).not.toMatch(/release_year/);
   });
 
+  it('takes the memory and storage the name states, for a device of the catalogue too, as if supplied', async () => {
+    const named = await footprint({ brand: 'Apple', model: 'iPhone 13 Pro 1TB' });
+    const supplied = await footprint({ brand: 'Apple', model: 'iPhone 13 Pro', storage_gb: 1000 });
+    const base = await footprint({ brand: 'Apple', model: 'iPhone 13 Pro' });
+    expect(named.methodology.match.status).toBe('exact');
+    expect(named.product.name).toBe('Apple iPhone 13 Pro');
+    expect(named.methodology.data_sources).toEqual(expect.arrayContaining(["storage_gb 1000 read from the model name ('1tb')"]));
+    expect(named.breakdown.production_kg).toBeCloseTo(supplied.breakdown.production_kg, 2);
+    // the catalogue's 128 GB base configuration is smaller
+    expect(named.breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg + 10);
+    const unknown = await footprint({ brand: 'Acme', model: 'Book 9 32GB RAM 2TB SSD Notebook' });
+    const unknownSupplied = await footprint({ brand: 'Acme', model: 'Book 9 Notebook', ram_gb: 32, storage_gb: 2000, storage_type: 'ssd' });
+    expect(unknown.methodology.data_sources).toEqual(expect.arrayContaining(["ram_gb 32 read from the model name ('32gb')", "storage_gb 2000 read from the model name ('2tb'), storage_type ssd"]));
+    expect(unknown.breakdown.production_kg).toBeCloseTo(unknownSupplied.breakdown.production_kg, 2);
+    expect(unknown.methodology.confidence).toBe(unknownSupplied.methodology.confidence);
+  });
+
+  it("uses a manufacturer's published footprint only for the configuration it describes", async () => {
+    const published = await footprint({ brand: 'Apple', model: 'iPhone 13 128GB' });
+    expect(published.methodology.confidence).toBe('manufacturer_verified');
+    const larger = await footprint({ brand: 'Apple', model: 'iPhone 13 512GB' });
+    expect(larger.methodology.confidence).not.toBe('manufacturer_verified');
+    expect(larger.methodology.data_sources).toEqual(expect.arrayContaining(["storage_gb 512 read from the model name ('512gb')"]));
+    expect(larger.methodology.data_sources.join(' | ')).not.toMatch(/manufacturer-published footprint/);
+  });
+
+  it("never takes a capacity over the caller's, nor one the category does not have or limits", async () => {
+    const caller = await footprint({ brand: 'Apple', model: 'iPhone 13 Pro 1TB', storage_gb: 256 });
+    expect(caller.methodology.data_sources.join(' | ')).not.toMatch(/storage_gb \d+ read/);
+    const monitor = await footprint({ brand: 'Dell', model: 'P2799H 512GB Monitor' });
+    expect(monitor.methodology.data_sources.join(' | ')).not.toMatch(/read from the model name \('512gb'\)/);
+    const tooBig = await footprint({ brand: 'Apple', model: 'iPhone 13 Pro 99999TB' });
+    expect(tooBig.methodology.data_sources.join(' | ')).not.toMatch(/storage_gb \d+ read/);
+  });
+
   it('never overrides what the caller supplied, and ignores a size outside the category', async () => {
     const b = await footprint({ brand: 'Dell', model: 'AW9999H 27-inch Monitor', category: 'laptop', screen_size_inch: 14 });
     expect(b.product.category).toBe('laptop');
