@@ -83,6 +83,10 @@ function main(): void {
   console.log(
     `embodied APE with the brand withheld (unknown brand, release year kept): median ${noBrand.p50.toFixed(1)}, p80 ${noBrand.p80.toFixed(1)}, p90 ${noBrand.p90.toFixed(1)}; brand and year withheld: median ${noContext.p50.toFixed(1)}, p80 ${noContext.p80.toFixed(1)}, p90 ${noContext.p90.toFixed(1)} (all rows)`,
   );
+  const noYear = stats(preds.filter((p) => p.brandKnown && p.prepared.row.release_year !== null).map((p) => p.embodiedApeNoYear).filter((v): v is number => v !== null));
+  console.log(
+    `embodied APE with the release year withheld (brand known, rows with a year; the group's reference year stands in): median ${noYear.p50.toFixed(1)}, p80 ${noYear.p80.toFixed(1)}, p90 ${noYear.p90.toFixed(1)} (n ${noYear.n})`,
+  );
   const coverage = crossValidatedCoverage(preds, inSample);
   console.log(
     `coverage of the embodied uncertainty_pct (held-out manufacturer values inside +/- the interval, uncertainty parameters from the other folds; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,

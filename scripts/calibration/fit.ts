@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { confidenceFor, residualFit, uncertaintyPct } from '../../src/footprint/engine/footprint.ts';
-import type { EngineParameters, GroupFit } from '../../src/footprint/engine/parameters.ts';
+import type { EngineParameters, GroupFit, ResidualPercentiles } from '../../src/footprint/engine/parameters.ts';
 import { groupFit } from '../../src/footprint/engine/parameters.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
 import {
@@ -29,69 +29,94 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
   // unknown brand: the same held-out rows predicted with the brand withheld (release year kept)
   const nb = stats(emb.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
   const pooledNoBrand = { p50: r1(nb.p50), p80: r1(nb.p80), p90: r1(nb.p90) };
+  // unknown year: the rows of brands the adjustment knows predicted with the release year withheld
+  const noYear = (ps: Prediction[]) => stats(ps.filter((p) => p.brandKnown).map((p) => p.embodiedApeNoYear).filter((v): v is number => v !== null));
+  // less known never narrows an interval: at least the percentiles with the year
+  const atLeast = (s: ReturnType<typeof stats>, floor: ResidualPercentiles): ResidualPercentiles => ({
+    p50: Math.max(r1(s.p50), floor.p50), p80: Math.max(r1(s.p80), floor.p80), p90: Math.max(r1(s.p90), floor.p90),
+  });
+  const pooledNoYear = atLeast(noYear(emb), pooled);
   const groups: Record<string, GroupFit> = {};
   for (const [g, fit] of Object.entries(params.groups)) {
     const inGroup = emb.filter((p) => p.prepared.fitGroup === g);
     const s = stats(inGroup.map((p) => p.embodiedApe as number));
     const u = stats(inGroup.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
+    const y = noYear(inGroup);
+    const withYear = s.n >= MIN_RESIDUAL_ROWS ? { p50: r1(s.p50), p80: r1(s.p80), p90: r1(s.p90) } : pooled;
     groups[g] = {
       ...fit,
-      residual_abs_pct: s.n >= MIN_RESIDUAL_ROWS ? { p50: r1(s.p50), p80: r1(s.p80), p90: r1(s.p90) } : pooled,
+      residual_abs_pct: withYear,
       residual_abs_pct_unknown_brand: u.n >= MIN_RESIDUAL_ROWS ? { p50: r1(u.p50), p80: r1(u.p80), p90: r1(u.p90) } : pooledNoBrand,
+      residual_abs_pct_unknown_year: y.n >= MIN_RESIDUAL_ROWS ? atLeast(y, withYear) : pooledNoYear,
     };
   }
   const withResiduals: EngineParameters = {
     ...params,
-    pooled: { ...params.pooled, residual_abs_pct: pooled, residual_abs_pct_unknown_brand: pooledNoBrand },
+    pooled: { ...params.pooled, residual_abs_pct: pooled, residual_abs_pct_unknown_brand: pooledNoBrand, residual_abs_pct_unknown_year: pooledNoYear },
     groups,
   };
   // confidence multipliers from (held-out APE / the row's residual p80) over the observations the
   // engine labels with each level (Prediction.intervals: the file's specs, weight and screen only,
-  // category defaults; plus the file's specs with the brand withheld, against the unknown-brand percentiles).
+  // category defaults; plus the file's specs with the brand withheld, against the unknown-brand
+  // percentiles, and with the release year withheld, against the unknown-year ones).
   const ratios = (level: EstimateLevel): number[] =>
     emb.flatMap((p) => {
-      const base = residualFitOf(withResiduals, p, p.brandKnown).residual_abs_pct.p80;
+      const base = residualFitOf(withResiduals, p, p.brandKnown, p.prepared.row.release_year !== null).residual_abs_pct.p80;
       const out = p.intervals.filter((o) => o.confidence === level).map((o) => o.ape / base);
-      if (p.embodiedApeNoBrand !== null && confidenceFor(p.prepared.row.supplied_spec_count, false) === level) {
-        out.push(p.embodiedApeNoBrand / residualFitOf(withResiduals, p, false).residual_abs_pct.p80);
+      if (confidenceFor(p.prepared.row.supplied_spec_count, false) === level) {
+        for (const o of extraObservations(withResiduals, p)) out.push(o.ape / o.fit.residual_abs_pct.p80);
       }
       return out;
     });
   return { ...withResiduals, confidence_multipliers: levelMultipliers(ratios, MIN_RESIDUAL_ROWS) };
 }
 
-/** The group fit whose residual percentiles the engine uses for this row (brand known or not). */
-function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: boolean): GroupFit {
+/** The group fit whose residual percentiles the engine uses for this row (brand and release year known or not). */
+function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: boolean, yearKnown: boolean): GroupFit {
   const g = p.prepared.fitGroup;
-  return residualFit(groupFit(params, g), params.adjustments?.groups[g] !== undefined, brandKnown);
+  return residualFit(groupFit(params, g), params.adjustments?.groups[g] !== undefined, brandKnown, yearKnown);
+}
+
+/**
+ * The file's specs with the brand withheld, and (for a brand the adjustment knows and a row with a
+ * year) with the release year withheld: held-out APE and the residual p80 the engine uses then.
+ */
+function extraObservations(params: EngineParameters, p: Prediction): { kind: 'unknown_brand' | 'unknown_year'; ape: number; fit: GroupFit }[] {
+  const out: { kind: 'unknown_brand' | 'unknown_year'; ape: number; fit: GroupFit }[] = [];
+  if (p.embodiedApeNoBrand !== null) out.push({ kind: 'unknown_brand', ape: p.embodiedApeNoBrand, fit: residualFitOf(params, p, false, true) });
+  if (p.brandKnown && p.prepared.row.release_year !== null && p.embodiedApeNoYear !== null) {
+    out.push({ kind: 'unknown_year', ape: p.embodiedApeNoYear, fit: residualFitOf(params, p, true, false) });
+  }
+  return out;
 }
 
 /**
  * Cross-validated coverage of the embodied uncertainty_pct: the observations of fold k (held-out
  * predictions, Prediction.intervals) against the uncertainty parameters (residual percentiles and
  * confidence multipliers) estimated from the other folds' held-out errors only. Per confidence
- * level, overall, and for the file's specs with the brand withheld ('unknown_brand').
+ * level, overall, and for the file's specs with the brand withheld ('unknown_brand') or the release
+ * year withheld ('unknown_year', rows with a year of brands the adjustment knows).
  */
-export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParameters): Record<EstimateLevel | 'all' | 'unknown_brand', Coverage> {
+export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParameters): Record<EstimateLevel | 'all' | 'unknown_brand' | 'unknown_year', Coverage> {
   const { count, of } = coverageCounter();
   const emb = preds.filter((p) => p.embodiedApe !== null);
   for (let k = 0; k < K_FOLDS; k++) {
     const params = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
     for (const p of emb.filter((q) => q.prepared.fold === k)) {
       for (const o of p.intervals) {
-        const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown), o.confidence, 1, 0, false);
+        const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown, p.prepared.row.release_year !== null), o.confidence, 1, 0, false);
         count(o.confidence, o.ape <= u);
         count('all', o.ape <= u);
       }
-      if (p.embodiedApeNoBrand !== null) {
-        const level = confidenceFor(p.prepared.row.supplied_spec_count, false);
-        count('unknown_brand', p.embodiedApeNoBrand <= uncertaintyPct(params, residualFitOf(params, p, false), level, 1, 0, false));
+      const level = confidenceFor(p.prepared.row.supplied_spec_count, false);
+      for (const o of extraObservations(params, p)) {
+        count(o.kind, o.ape <= uncertaintyPct(params, o.fit, level, 1, 0, false));
       }
     }
   }
   return {
     estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low'),
-    all: of('all'), unknown_brand: of('unknown_brand'),
+    all: of('all'), unknown_brand: of('unknown_brand'), unknown_year: of('unknown_year'),
   };
 }
 
@@ -127,7 +152,7 @@ const WIDENING_GRID = Array.from({ length: 41 }, (_, i) => Math.round((1 + i * 0
 function totalCovered(o: TotalObservation, params: EngineParameters, useUncertainty: EnergyUncertainty): boolean {
   const total = o.p.prepared.row.gwp_total;
   const usePct = useUncertaintyPct(useUncertainty, o.e.row.fitGroup, o.level);
-  const u = uncertaintyPct(params, residualFitOf(params, o.p, o.p.brandKnown), o.level, o.p.embodied, o.use, false, usePct);
+  const u = uncertaintyPct(params, residualFitOf(params, o.p, o.p.brandKnown, o.p.prepared.row.release_year !== null), o.level, o.p.embodied, o.use, false, usePct);
   return (Math.abs(o.p.embodied + o.use - total) / total) * 100 <= u;
 }
 
@@ -246,7 +271,7 @@ function main(): void {
         [...new Set(excluded.map((e) => e.reason))].map((reason) => [reason, excluded.filter((e) => e.reason === reason).length]),
       ),
       method: `per category (>= 3 rows publishing the share): air share and end-of-life factor = medians of published shares per kg; per fit group (>= ${MIN_GROUP_ROWS} rows, else pooled): block multipliers (structure, electronics, memory_storage, display) and elasticities (housing vs mass, display vs area, anchored at the group's median weight and screen size) minimise sum |ln(pred/embodied) - ln f| + ${LAMBDA_GROUP} x sum (ln m)^2 + ${LAMBDA_ELASTICITY} x sum (elasticity - 1)^2 (pooled fit: ${LAMBDA_POOLED} x sum (ln m)^2), i.e. an L1 fit in log space shrunk towards the literature priors; ln f = calibration adjustment (brand, release year, spec terms; see adjustments.method), backfitted ${ADJUST_DEFAULT.backfit} rounds`,
-      cross_validation: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS}; everything (component fit, adjustment layer and its lambdas by an inner cross-validation over the training folds) is fitted on the training folds only; residual_abs_pct are held-out absolute percentage errors of production + transport + end of life vs gwp_total x (1 - gwp_use_ratio) with brand and release year supplied, residual_abs_pct_unknown_brand the same rows with the brand withheld`,
+      cross_validation: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS}; everything (component fit, adjustment layer and its lambdas by an inner cross-validation over the training folds) is fitted on the training folds only; residual_abs_pct are held-out absolute percentage errors of production + transport + end of life vs gwp_total x (1 - gwp_use_ratio) with brand and release year supplied, residual_abs_pct_unknown_brand the same rows with the brand withheld, residual_abs_pct_unknown_year the rows of known brands with the release year withheld (never below residual_abs_pct)`,
       manufacturer_error_pct: 'median of published gwp_error_ratio > 0',
       use_phase_uncertainty_pct: 'measured: typical-consumption tolerance (assumption); profile: 80th percentile of |profile kWh - published yearly TEC| / TEC',
       embodied_use_error_correlation: `per confidence level of the specs without the yearly TEC: the effective correlation (-0.5..1, steps of 0.05) whose combined interval covers closest to ${COVERAGE_TARGET_PCT}% of the held-out totals (held-out embodied + held-out energy-model kWh at the sheet's use assumptions) of rows publishing a use share and a yearly TEC (0 below ${MIN_CORRELATION_ROWS} rows)`,

@@ -565,6 +565,8 @@ export interface Prediction {
   embodiedApeNoBrand: number | null;
   /** embodied APE with brand and release year withheld */
   embodiedApeNoContext: number | null;
+  /** embodied APE with the release year withheld, brand kept (unknown-year regime; the main APE when the row has no year) */
+  embodiedApeNoYear: number | null;
   /** true when the fitted adjustment knows the row's brand (in its group or across groups) */
   brandKnown: boolean;
   /**
@@ -635,6 +637,7 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
     embodiedApeDefaults,
     embodiedApeNoBrand: ape(embodiedWith(p, params, r.specs, r.release_year !== null ? { release_year: r.release_year } : {})),
     embodiedApeNoContext: ape(embodiedWith(p, params, r.specs, {})),
+    embodiedApeNoYear: ape(embodiedWith(p, params, r.specs, r.brand !== null ? { brand: r.brand } : {})),
     brandKnown: params.adjustments !== undefined && r.brand !== null &&
       (params.adjustments.brand_offsets[r.brand] !== undefined || params.adjustments.groups[p.fitGroup]?.brands[r.brand] !== undefined),
     intervals,

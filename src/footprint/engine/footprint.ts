@@ -99,14 +99,20 @@ export interface EmbodiedModel {
 }
 
 /**
- * The group fit whose residual percentiles apply: the unknown-brand ones when the group has a
- * calibration adjustment that does not know the brand (the interval then covers the pooled level).
+ * The group fit whose residual percentiles apply when the group has a calibration adjustment: the
+ * unknown-brand ones when it does not know the brand (the interval then covers the pooled level),
+ * the unknown-year ones when it knows the brand but no release year was given (the reference year
+ * stood in for the brand's year terms).
  */
-export function residualFit(groupFitValue: GroupFit, adjusted: boolean, brandKnown: boolean): GroupFit {
-  const unknownBrandResiduals = groupFitValue.residual_abs_pct_unknown_brand;
-  return adjusted && !brandKnown && unknownBrandResiduals
-    ? { ...groupFitValue, residual_abs_pct: unknownBrandResiduals }
-    : groupFitValue;
+export function residualFit(groupFitValue: GroupFit, adjusted: boolean, brandKnown: boolean, yearKnown = true): GroupFit {
+  const residuals = !adjusted
+    ? undefined
+    : !brandKnown
+      ? groupFitValue.residual_abs_pct_unknown_brand
+      : !yearKnown
+        ? groupFitValue.residual_abs_pct_unknown_year
+        : undefined;
+  return residuals ? { ...groupFitValue, residual_abs_pct: residuals } : groupFitValue;
 }
 
 /** Brand and release year of the device (optional inputs of the calibration adjustment). */
@@ -137,7 +143,7 @@ export function embodiedModel(
   const baseTransport = transportKg(specs.weight_kg, t.shipping_mass_factor, cf?.air_share ?? t.air_share, t.assembly_region, region ?? 'europe');
   const transport = { ...baseTransport, kg: baseTransport.kg * f };
   const eolFactor = endOfLifeFactor(category, cf?.eol_kg_per_kg ?? null);
-  const fit = residualFit(groupFitValue, adj.group !== null, adj.brand_known);
+  const fit = residualFit(groupFitValue, adj.group !== null, adj.brand_known, usableReleaseYear(context.release_year) !== null);
   return {
     specs, fit, adjustment: adj, components, production: sumComponents(components), transport,
     endOfLife: endOfLifeKg(specs.weight_kg, category, cf?.eol_kg_per_kg ?? null) * f, eolFactor, regionKnown: region !== null,

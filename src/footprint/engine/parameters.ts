@@ -35,6 +35,11 @@ export interface GroupFit {
    * with the brand withheld); absent in older parameter files
    */
   residual_abs_pct_unknown_brand?: ResidualPercentiles;
+  /**
+   * cross-validated error when the brand is known but the release year is not (predicted with the
+   * year withheld: the group's reference year stands in); absent in older parameter files
+   */
+  residual_abs_pct_unknown_year?: ResidualPercentiles;
 }
 
 /** Calibration adjustment of one fit group (section 3.3 of docs/methodology.md); ln scale. */
