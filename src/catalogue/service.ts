@@ -202,6 +202,8 @@ export class CatalogueService {
       release_year: 0,
       aliases: product.gtin ? [product.gtin] : [],
       specs: product.specs,
+      // The data sheet of this part number (one configuration): its memory and storage are the unit's, not a chosen typical one.
+      spec_sources: Object.fromEntries(Object.keys(product.specs).map((f) => [f, { basis: 'published' as const }])),
       source: { note: `Icecat product ${product.icecat_id}` },
     };
     return {

@@ -5,6 +5,7 @@
  * url, note) it takes from the entry-level `source` and the default basis of its key: the chosen typical configuration for RAM,
  * storage and processor TDP (a unit may differ), the model's published figure for everything else.
  */
+import { SPEC_FIELDS } from '../footprint/engine/types.ts';
 import type { CatalogueSpecs } from './catalogue-data.ts';
 
 /** Closed vocabulary of where a spec value comes from. */
@@ -54,7 +55,13 @@ export function describeSpecSources(
   used: (field: string) => boolean,
 ): string[] {
   const groups = new Map<string, string[]>();
-  for (const [field, s] of Object.entries(resolveSpecSources(entry.specs, entry.spec_sources, entry.source))) {
+  // In the order of the spec fields, whatever the order of the stored keys (jsonb reorders them).
+  const rank = (f: string) => {
+    const i = (SPEC_FIELDS as readonly string[]).indexOf(f);
+    return i < 0 ? SPEC_FIELDS.length : i;
+  };
+  const sources = Object.entries(resolveSpecSources(entry.specs, entry.spec_sources, entry.source)).sort(([a], [b]) => rank(a) - rank(b));
+  for (const [field, s] of sources) {
     if (!used(field)) continue;
     const origin = s.note ?? s.url;
     const k = `${s.basis}${origin ? ` (${origin})` : ''}`;

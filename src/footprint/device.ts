@@ -2,7 +2,7 @@ import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, outsideRealRange, 
 import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
-import { describeSpecSources } from '../catalogue/spec-provenance.ts';
+import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';
 import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, readCapacities, readNameHints } from '../catalogue/name-hints.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
@@ -163,7 +163,11 @@ export function resolveDevice(
   const matchInfo: DeviceMatch = match ? (match.match ?? exactMatch(match.entry, null)) : NO_MATCH;
   // Shared specs of several variants or family-level specs, and a field they differ in not supplied.
   const unresolved = (matchInfo.status === 'shared' || matchInfo.status === 'family') && matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
-  const knownCount = Math.min(SPEC_FIELDS.filter((f) => known[f] !== undefined).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
+  // Confidence counts what is known of the caller's unit: supplied, read from its name, or the model's published figure;
+  // a catalogue's chosen configuration (memory, storage, processor: "a unit may differ") fills the estimate but counts not.
+  const catalogueBasis = match ? resolveSpecSources(match.entry.specs, match.entry.spec_sources, match.entry.source) : {};
+  const ofUnit = (f: (typeof SPEC_FIELDS)[number]) => known[f] !== undefined && (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
+  const knownCount = Math.min(SPEC_FIELDS.filter(ofUnit).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
   const releaseYear = match?.entry.release_year || hints.release_year?.year;
   // The weight the engine takes: stated or catalogue, else its estimate from the default, the screen and the battery (unstatedWeight).
   const weight_kg = round2(resolveSpecs(category!, known, releaseYear).weight_kg);

@@ -22,7 +22,7 @@ export const ScreenType = builder.enumType('ScreenType', { values: SCREEN_TYPES 
 export const StorageType = builder.enumType('StorageType', { values: STORAGE_TYPES });
 const Confidence = builder.enumType('Confidence', {
   values: ['manufacturer_verified', 'estimated_high', 'estimated_medium', 'estimated_low'] as const,
-  description: 'manufacturer_verified: a published product footprint was used; estimated_*: parametric, by how many specs were known',
+  description: "manufacturer_verified: a published product footprint was used; estimated_*: parametric, by how many specs of the unit were known (supplied, stated in the model name, or the model's published figures; not a catalogue's typical configuration): high 5 or more, medium 2-4, low 0-1",
 });
 const Grade = builder.enumType('RefurbishmentGrade', {
   values: { A: { description: 'Like New' }, B: { description: 'Good' }, C: { description: 'Fair' } } as const,

@@ -193,6 +193,17 @@ describe('POST /v1/identify with the external catalogue (fake Icecat on 127.0.0.
     expect(icecat.requests()).toBe(before);
   });
 
+  it("a footprint of an Icecat part number counts its data sheet's memory and storage as the unit's", async () => {
+    const res = (await t.json(`/v1/footprint?${qs({ brand: 'HP', mpn: '3C6D4EA', country: 'DE' })}`)).body;
+    expect(res.methodology.data_sources[0]).toBe('external catalogue: Icecat product 85000001 (HP 3C6D4EA)');
+    expect(res.methodology.data_sources).toContain(
+      'catalogue weight_kg, screen_size_inch, screen_type, processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh, typical_consumption_kwh: published (Icecat product 85000001)',
+    );
+    // (the fields in their order, though the cached product's jsonb keeps them in another)
+    // one part number is one configuration: all nine fields describe the unit (a built-in device's typical configuration does not)
+    expect(res.methodology.confidence).toBe('estimated_high');
+  });
+
   it('caches a not-found answer too and answers 404', async () => {
     icecat.setMode('not_found');
     const res = await post(t, '/v1/identify', { manufacturer: 'Acme', model_string: 'NOPE-123' });
