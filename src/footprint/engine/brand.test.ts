@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { calculateFootprint, ENGINE_PARAMETERS, getCategory, normaliseBrand, usableReleaseYear } from './index.ts';
 import type { FootprintInput } from './index.ts';
 import { yearOfDate } from './brand.ts';
+import { groupFit } from './parameters.ts';
 
 describe('brand normalisation', () => {
   it('merges case, legal forms and aliases', () => {
@@ -66,6 +67,19 @@ describe('brand and release-year adjustment', () => {
     // beyond the fitted range the trend is held at the last fitted year (no per-year offset exists there)
     const last = calculateFootprint(input({ brand: 'Dell', release_year: range[1] + 1 }));
     expect(far.embodied_kg).toBe(last.embodied_kg);
+  });
+
+  it('the interval of a known brand without a release year is the one measured without it; an unknown brand keeps its own', () => {
+    const display = groupFit(ENGINE_PARAMETERS, 'display');
+    // no use phase (grid factor 0): uncertainty_pct is the embodied part, p80 x the level's multiplier
+    const embodiedPct = (over: Partial<FootprintInput>) => calculateFootprint(input({ ...over, grid_factor_kg_per_kwh: 0 })).uncertainty_pct;
+    expect(calculateFootprint(input()).confidence).toBe('estimated_medium');
+    const m = ENGINE_PARAMETERS.confidence_multipliers.estimated_medium;
+    expect(display.residual_abs_pct_unknown_year!.p80).toBeGreaterThan(display.residual_abs_pct.p80);
+    expect(embodiedPct({ brand: 'Dell', release_year: 2020 })).toBe(Math.round(display.residual_abs_pct.p80 * m));
+    expect(embodiedPct({ brand: 'Dell' })).toBe(Math.round(display.residual_abs_pct_unknown_year!.p80 * m));
+    expect(embodiedPct({ brand: 'Acme Displays Ltd' })).toBe(Math.round(display.residual_abs_pct_unknown_brand!.p80 * m));
+    expect(embodiedPct({ brand: 'Acme Displays Ltd', release_year: 2020 })).toBe(embodiedPct({ brand: 'Acme Displays Ltd' }));
   });
 
   it('groups without calibration data are not adjusted', () => {

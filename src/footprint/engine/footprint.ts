@@ -105,13 +105,8 @@ export interface EmbodiedModel {
  * stood in for the brand's year terms).
  */
 export function residualFit(groupFitValue: GroupFit, adjusted: boolean, brandKnown: boolean, yearKnown = true): GroupFit {
-  const residuals = !adjusted
-    ? undefined
-    : !brandKnown
-      ? groupFitValue.residual_abs_pct_unknown_brand
-      : !yearKnown
-        ? groupFitValue.residual_abs_pct_unknown_year
-        : undefined;
+  if (!adjusted) return groupFitValue;
+  const residuals = !brandKnown ? groupFitValue.residual_abs_pct_unknown_brand : !yearKnown ? groupFitValue.residual_abs_pct_unknown_year : undefined;
   return residuals ? { ...groupFitValue, residual_abs_pct: residuals } : groupFitValue;
 }
 
