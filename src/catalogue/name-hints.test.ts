@@ -48,9 +48,9 @@ describe('lineCategories: the category of a brand product line', () => {
       // two devices are not a line
       ...['Nuc 1', 'Nuc 2'].map((m) => device('Intel', m, 'mini_pc')),
     ]);
-    expect(lines.get('lenovo|thinkvision')).toBe('monitor');
+    expect(lines.get('lenovo|thinkvision')?.id).toBe('monitor');
     // 3 laptops and a convertible: one kind (calibration group notebook), its most common category
-    expect(lines.get('lenovo|thinkpad')).toBe('laptop');
+    expect(lines.get('lenovo|thinkpad')?.id).toBe('laptop');
     expect(lines.get('logitech|pro')).toBeUndefined();
     expect(lines.get('intel|nuc')).toBeUndefined();
   });
@@ -64,8 +64,24 @@ describe('lineCategories: the category of a brand product line', () => {
       device('Dell', 'PowerEdge MX760c', 'blade_server'),
     ]);
     expect(lines.get('dell|precision')).toBeUndefined(); // notebooks and desktops
-    expect(lines.get('dell|poweredge')).toBe('server');
+    expect(lines.get('dell|poweredge')?.id).toBe('server');
     expect(lines.get('dell|')).toBeUndefined(); // the brand: several kinds
+  });
+
+  it('a line of desk computers of several forms (tiny, tower, all-in-one) stands for a desktop, and says which forms', () => {
+    const lines = lineCategories([
+      ...['M90q Tiny', 'M70q Tiny', 'M75q Tiny'].map((m) => device('Lenovo', `ThinkCentre ${m}`, 'mini_pc')),
+      ...['M90s SFF', 'M70t Tower'].map((m) => device('Lenovo', `ThinkCentre ${m}`, 'desktop')),
+      device('Lenovo', 'ThinkCentre M90a AIO', 'all_in_one'),
+      ...['T14', 'T16', 'X13'].map((m) => device('Lenovo', `ThinkPad ${m}`, 'laptop')),
+      device('Lenovo', 'ThinkPad X1 Fold', 'convertible'),
+      ...['P16', 'P1'].map((m) => device('Lenovo', `ThinkPad ${m}`, 'mobile_workstation')),
+    ]);
+    expect(lines.get('lenovo|thinkcentre')).toEqual({ id: 'desktop', forms: ['mini_pc', 'desktop', 'all_in_one'] });
+    expect(lines.get('lenovo|thinkpad')).toEqual({ id: 'laptop' }); // one group: its most common category
+    expect(readNameHints('ThinkCentre M99z', 'Lenovo', lines).category).toEqual({
+      id: 'desktop', word: 'thinkcentre', basis: "the built-in catalogue's Lenovo thinkcentre devices are desk computers (mini_pc, desktop, all_in_one): estimated as a desktop",
+    });
   });
 
   it('a name without a line word: the kind of the brand names of its pattern, else of the brand', () => {
@@ -75,8 +91,8 @@ describe('lineCategories: the category of a brand product line', () => {
       ...['t640', 't740', 't540'].map((m) => device('HP', `HP ${m} Thin Client`, 'thin_client')),
       ...['B2236dw', 'C3224dw', 'MS431dn'].map((m) => device('Lexmark', `Lexmark ${m}`, 'printer')),
     ]);
-    expect(lines.get('hp|#a##a g')).toBe('monitor');
-    expect(lines.get('hp|#### g')).toBe('laptop'); // the pattern '### g' of 250 G9, 255 G9, 240 G8
+    expect(lines.get('hp|#a##a g')?.id).toBe('monitor');
+    expect(lines.get('hp|#### g')?.id).toBe('laptop'); // the pattern '### g' of 250 G9, 255 G9, 240 G8
     expect(readNameHints('245 G99', 'HP', lines).category?.id).toBe('laptop');
     expect(readNameHints('P22a G4', 'HP', lines).category).toEqual({
       id: 'monitor', word: 'a##a g', basis: "the built-in catalogue's HP devices named in the same pattern (a##a g) are of this kind",

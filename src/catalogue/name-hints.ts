@@ -77,17 +77,18 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
     const line = lineWord(text.replace(SCREEN_SIZE, ' '), brand);
     const key = canonicalBrand(brand);
     const catalogue = `the built-in catalogue's ${brand.trim()}`;
+    const ofKind = (kind: LineKind) => (kind.forms ? `are desk computers (${kind.forms.join(', ')}): estimated as a desktop` : 'are of this kind');
     if (line) {
-      const id = lines.get(`${key}|${line}`);
-      if (id) hints.category = { id, word: line, basis: `${catalogue} ${line} devices are of this kind` };
+      const kind = lines.get(`${key}|${line}`);
+      if (kind) hints.category = { id: kind.id, word: line, basis: `${catalogue} ${line} devices ${ofKind(kind)}` };
     } else {
       // A name without a line word is of the kind of the brand's names shaped like it (HP's "P24 G4",
       // "E27q G5": monitors), or of its brand's (Lexmark: printers).
       const shape = modelShape(text, brand);
       const byShape = shape !== undefined ? lines.get(`${key}|#${shape}`) : undefined;
       const byBrand = lines.get(`${key}|`);
-      if (byShape) hints.category = { id: byShape, word: shape!, basis: `${catalogue} devices named in the same pattern (${shape}) are of this kind` };
-      else if (byBrand) hints.category = { id: byBrand, word: fold(brand), basis: `${catalogue} devices are of this kind` };
+      if (byShape) hints.category = { id: byShape.id, word: shape!, basis: `${catalogue} devices named in the same pattern (${shape}) ${ofKind(byShape)}` };
+      else if (byBrand) hints.category = { id: byBrand.id, word: fold(brand), basis: `${catalogue} devices ${ofKind(byBrand)}` };
     }
   }
   if (brand && years) {
@@ -102,7 +103,13 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
 }
 
 /** brand|line word, brand|#name pattern (modelShape) and brand| → the category of (nearly) all the catalogue's devices of that line, pattern or brand (kindOf). */
-export type LineCategories = ReadonlyMap<string, string>;
+export type LineCategories = ReadonlyMap<string, LineKind>;
+
+/** The category a line stands for; `forms`: the categories of a line of desk computers of several forms, estimated as a desktop. */
+export interface LineKind {
+  id: string;
+  forms?: string[];
+}
 
 /** A line stands for a category when it has at least this many devices, and this share of them is of one kind. */
 export const MIN_LINE_DEVICES = 3;
@@ -139,18 +146,25 @@ function modelShape(text: string, brand: string): string | undefined {
 
 const fitGroupOf = (category: string): string => getCategory(category)?.parameters.fit_group ?? category;
 
+/** Computers that stay on a desk, whatever their form: a line of them mixed is estimated as a desktop. */
+const DESK_COMPUTERS: ReadonlySet<string> = new Set(['desktop', 'mini_pc', 'workstation', 'all_in_one', 'thin_client']);
+
 /**
  * The category a set of devices stands for: MIN_LINE_SHARE of them of one kind (one calibration
- * group: PowerEdge rack, tower and blade servers are servers), and then its most common category.
+ * group: PowerEdge rack, tower and blade servers are servers), and then its most common category;
+ * else, MIN_LINE_SHARE of them desk computers of several forms (ThinkCentre Tiny, SFF, Tower and
+ * all-in-ones), a desktop.
  */
-function kindOf(byCategory: ReadonlyMap<string, number>): string | undefined {
+function kindOf(byCategory: ReadonlyMap<string, number>): LineKind | undefined {
   const total = [...byCategory.values()].reduce((a, b) => a + b, 0);
   if (total < MIN_LINE_DEVICES) return undefined;
   const byGroup = new Map<string, number>();
   for (const [c, n] of byCategory) byGroup.set(fitGroupOf(c), (byGroup.get(fitGroupOf(c)) ?? 0) + n);
   const [group, n] = [...byGroup].sort((a, b) => b[1] - a[1])[0]!;
-  if (n / total < MIN_LINE_SHARE) return undefined;
-  return [...byCategory].filter(([c]) => fitGroupOf(c) === group).sort((a, b) => b[1] - a[1])[0]![0];
+  const byCount = [...byCategory].sort((a, b) => b[1] - a[1]);
+  if (n / total >= MIN_LINE_SHARE) return { id: byCount.find(([c]) => fitGroupOf(c) === group)![0] };
+  const desk = byCount.filter(([c]) => DESK_COMPUTERS.has(c));
+  return desk.reduce((a, [, k]) => a + k, 0) / total >= MIN_LINE_SHARE ? { id: 'desktop', forms: desk.map(([c]) => c) } : undefined;
 }
 
 /**
@@ -179,10 +193,10 @@ export function lineCategories(entries: readonly CatalogueEntry[]): LineCategori
     const line = lineWord(name, e.brand);
     if (line && brandsOfWord.get(line)!.size === 1) add(`${brand}|${line}`, e.category);
   }
-  const lines = new Map<string, string>();
+  const lines = new Map<string, LineKind>();
   for (const [key, byCategory] of counts) {
-    const id = kindOf(byCategory);
-    if (id) lines.set(key, id);
+    const kind = kindOf(byCategory);
+    if (kind) lines.set(key, kind);
   }
   return lines;
 }

@@ -31,6 +31,10 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
     const b = await footprint({ brand: 'Lenovo', model: 'ThinkVision T99i-10' });
     expect(b.product.category).toBe('monitor');
     expect(b.methodology.data_sources).toEqual(expect.arrayContaining(["category monitor: the built-in catalogue's Lenovo thinkvision devices are of this kind"]));
+    // a line of desk computers of several forms (Tiny, SFF, Tower, all-in-one) is a desktop, not the laptop default
+    const desk = await footprint({ brand: 'Lenovo', model: 'ThinkCentre M99z' });
+    expect(desk.product.category).toBe('desktop');
+    expect(desk.methodology.data_sources.join(' | ')).toMatch(/category desktop: the built-in catalogue's Lenovo thinkcentre devices are desk computers \([a-z_, ]+\): estimated as a desktop/);
   });
 
   it('takes a screen size written in the name, as if supplied', async () => {
