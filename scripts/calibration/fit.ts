@@ -21,20 +21,25 @@ export const PARAMETERS_PATH = resolve(REPO_ROOT, 'data/engine-parameters.json')
 export const MIN_RESIDUAL_ROWS = 8;
 
 const r1 = (v: number): number => Math.round(v * 10) / 10;
+/** Residual percentiles of error stats, to one decimal. */
+const percentiles = (s: ReturnType<typeof stats>): ResidualPercentiles => ({ p50: r1(s.p50), p80: r1(s.p80), p90: r1(s.p90) });
+/** Whether the engine knows the row's release year (the sheet's report date). */
+const yearKnown = (p: Prediction): boolean => p.prepared.row.release_year !== null;
 
 export function residualFields(preds: Prediction[], params: EngineParameters): EngineParameters {
   const emb = preds.filter((p) => p.embodiedApe !== null);
   const all = stats(emb.map((p) => p.embodiedApe as number));
-  const pooled = { p50: r1(all.p50), p80: r1(all.p80), p90: r1(all.p90) };
+  const pooled = percentiles(all);
   // unknown brand: the same held-out rows predicted with the brand withheld (release year kept)
   const nb = stats(emb.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
-  const pooledNoBrand = { p50: r1(nb.p50), p80: r1(nb.p80), p90: r1(nb.p90) };
+  const pooledNoBrand = percentiles(nb);
   // unknown year: the rows of brands the adjustment knows predicted with the release year withheld
   const noYear = (ps: Prediction[]) => stats(ps.filter((p) => p.brandKnown).map((p) => p.embodiedApeNoYear).filter((v): v is number => v !== null));
   // less known never narrows an interval: at least the percentiles with the year
-  const atLeast = (s: ReturnType<typeof stats>, floor: ResidualPercentiles): ResidualPercentiles => ({
-    p50: Math.max(r1(s.p50), floor.p50), p80: Math.max(r1(s.p80), floor.p80), p90: Math.max(r1(s.p90), floor.p90),
-  });
+  const atLeast = (s: ReturnType<typeof stats>, floor: ResidualPercentiles): ResidualPercentiles => {
+    const own = percentiles(s);
+    return { p50: Math.max(own.p50, floor.p50), p80: Math.max(own.p80, floor.p80), p90: Math.max(own.p90, floor.p90) };
+  };
   const pooledNoYear = atLeast(noYear(emb), pooled);
   const groups: Record<string, GroupFit> = {};
   for (const [g, fit] of Object.entries(params.groups)) {
@@ -42,11 +47,11 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
     const s = stats(inGroup.map((p) => p.embodiedApe as number));
     const u = stats(inGroup.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
     const y = noYear(inGroup);
-    const withYear = s.n >= MIN_RESIDUAL_ROWS ? { p50: r1(s.p50), p80: r1(s.p80), p90: r1(s.p90) } : pooled;
+    const withYear = s.n >= MIN_RESIDUAL_ROWS ? percentiles(s) : pooled;
     groups[g] = {
       ...fit,
       residual_abs_pct: withYear,
-      residual_abs_pct_unknown_brand: u.n >= MIN_RESIDUAL_ROWS ? { p50: r1(u.p50), p80: r1(u.p80), p90: r1(u.p90) } : pooledNoBrand,
+      residual_abs_pct_unknown_brand: u.n >= MIN_RESIDUAL_ROWS ? percentiles(u) : pooledNoBrand,
       residual_abs_pct_unknown_year: y.n >= MIN_RESIDUAL_ROWS ? atLeast(y, withYear) : pooledNoYear,
     };
   }
@@ -61,7 +66,7 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
   // percentiles, and with the release year withheld, against the unknown-year ones).
   const ratios = (level: EstimateLevel): number[] =>
     emb.flatMap((p) => {
-      const base = residualFitOf(withResiduals, p, p.brandKnown, p.prepared.row.release_year !== null).residual_abs_pct.p80;
+      const base = residualFitOf(withResiduals, p, p.brandKnown, yearKnown(p)).residual_abs_pct.p80;
       const out = p.intervals.filter((o) => o.confidence === level).map((o) => o.ape / base);
       if (confidenceFor(p.prepared.row.supplied_spec_count, false) === level) {
         for (const o of extraObservations(withResiduals, p)) out.push(o.ape / o.fit.residual_abs_pct.p80);
@@ -84,7 +89,7 @@ function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: bool
 function extraObservations(params: EngineParameters, p: Prediction): { kind: 'unknown_brand' | 'unknown_year'; ape: number; fit: GroupFit }[] {
   const out: { kind: 'unknown_brand' | 'unknown_year'; ape: number; fit: GroupFit }[] = [];
   if (p.embodiedApeNoBrand !== null) out.push({ kind: 'unknown_brand', ape: p.embodiedApeNoBrand, fit: residualFitOf(params, p, false, true) });
-  if (p.brandKnown && p.prepared.row.release_year !== null && p.embodiedApeNoYear !== null) {
+  if (p.brandKnown && yearKnown(p) && p.embodiedApeNoYear !== null) {
     out.push({ kind: 'unknown_year', ape: p.embodiedApeNoYear, fit: residualFitOf(params, p, true, false) });
   }
   return out;
@@ -104,7 +109,7 @@ export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParame
     const params = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
     for (const p of emb.filter((q) => q.prepared.fold === k)) {
       for (const o of p.intervals) {
-        const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown, p.prepared.row.release_year !== null), o.confidence, 1, 0, false);
+        const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown, yearKnown(p)), o.confidence, 1, 0, false);
         count(o.confidence, o.ape <= u);
         count('all', o.ape <= u);
       }
@@ -152,7 +157,7 @@ const WIDENING_GRID = Array.from({ length: 41 }, (_, i) => Math.round((1 + i * 0
 function totalCovered(o: TotalObservation, params: EngineParameters, useUncertainty: EnergyUncertainty): boolean {
   const total = o.p.prepared.row.gwp_total;
   const usePct = useUncertaintyPct(useUncertainty, o.e.row.fitGroup, o.level);
-  const u = uncertaintyPct(params, residualFitOf(params, o.p, o.p.brandKnown, o.p.prepared.row.release_year !== null), o.level, o.p.embodied, o.use, false, usePct);
+  const u = uncertaintyPct(params, residualFitOf(params, o.p, o.p.brandKnown, yearKnown(o.p)), o.level, o.p.embodied, o.use, false, usePct);
   return (Math.abs(o.p.embodied + o.use - total) / total) * 100 <= u;
 }
 
