@@ -13,6 +13,8 @@ export type { DeviceContext } from './footprint.ts';
 export { normaliseBrand, usableReleaseYear } from './brand.ts';
 export { adjustmentFor, adjustmentFeatures, ADJUSTMENT_FEATURES } from './adjustment.ts';
 export { calculateSavings, savingsModel, equivalents, reuseUsePhase } from './savings.ts';
+export { uncertaintyInterval, INTERVAL_METHOD } from './interval.ts';
+export type { UncertaintyInterval } from './interval.ts';
 export { roundTo, round1, round2, roundFootprint, roundSavings, roundRefurbishment } from './rounding.ts';
 export { calculateRefurbishment, refurbishmentModel, GRADE_PROFILES, swapProductionKg } from './refurbishment.ts';
 export { parseSwaps, SwapParseError, swapToken, SWAP_KINDS } from './swaps.ts';
