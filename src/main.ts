@@ -23,6 +23,12 @@ const [{ startServices, stopServices }, { startBackgroundWork }, { createApp }, 
   import('./validation/request-limits.ts'),
 ]);
 const services = await startServices(config, log, await database);
+if (!config.publicBaseUrl) {
+  log.warn(
+    { allowed_hosts: config.allowedHosts.map((h) => (h.port ? `${h.hostname}:${h.port}` : h.hostname)), other_hosts_link_to: config.listenOrigin },
+    "PUBLIC_BASE_URL is not set: links (verify_url and QR codes, downloads) name the request's host if allowed, else the listen address; set PUBLIC_BASE_URL to the address clients use",
+  );
+}
 const app = createApp(services);
 const server = createServer(app.handle);
 server.keepAliveTimeout = 65_000;

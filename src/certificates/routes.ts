@@ -58,7 +58,7 @@ export function createVerifyRouter(services: Services): Router {
     const status = verification.verdict === 'unknown' ? 404 : 200;
     // An unknown number is a 404 like any other, with the code every error body carries.
     if (wantsJson(request)) return Response.json(status === 404 ? { ...verification, code: 'CERTIFICATE_UNKNOWN' } : verification, { status });
-    const base = publicBase(request, services.config.publicBaseUrl);
+    const base = publicBase(request, services.config);
     const page = verificationPage(verification, { jwks: `${base}${JWKS_PATH}`, self: verifyUrl(base, verification.certificate_number) });
     return new Response(page, { status, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
   });
@@ -83,7 +83,7 @@ export function createCertificateDownloadRouter(services: Services): Router {
     if (id === null) throw invalidParameter('id', 'is required');
     checkText(id, 'id', { maxLength: TEXT_LIMITS.id });
     const certificate = await findCertificate(services.scopes.forCaller(caller), id);
-    const link = verifyUrl(publicBase(request, services.config.publicBaseUrl), certificate.certificate_number);
+    const link = verifyUrl(publicBase(request, services.config), certificate.certificate_number);
     const pdf = await renderCertificatePdf(certificateView(certificate, link));
     return new Response(new Uint8Array(pdf), {
       headers: {

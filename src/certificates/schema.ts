@@ -39,7 +39,7 @@ const RevokedCertificateRef = builder.objectRef<IssuedCertificate>('RevokedCerti
 function certificateContext(ctx: GraphQLContext) {
   const caller = requireOrgContext(ctx.caller);
   const request = (ctx as GraphQLContext & Partial<YogaInitialContext>).request!;
-  return { prisma: ctx.prisma, caller, keys: ctx.services.certificateKeys, base: publicBase(request, ctx.services.config.publicBaseUrl) };
+  return { prisma: ctx.prisma, caller, keys: ctx.services.certificateKeys, base: publicBase(request, ctx.services.config) };
 }
 
 builder.mutationFields((t) => ({

@@ -3,6 +3,7 @@ import type { KeyObject } from 'node:crypto';
 import * as z from 'zod';
 import { parseSigningKeys } from '../certificates/keys.ts';
 import { parseSecretsKey } from '../secrets/secret-box.ts';
+import { listenHosts, parseAllowedHosts, type AllowedHost } from '../rest/public-url.ts';
 
 // Configuration is read from the environment once, at start-up, and passed down from there.
 const port = z.coerce.number().int().min(0).max(65535);
@@ -37,6 +38,8 @@ const envSchema = z.object({
   REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits and : . - _ only').default('lcf:'),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   PUBLIC_BASE_URL: url(['http', 'https']).optional(),
+  // Hosts whose requests get links to themselves while PUBLIC_BASE_URL is unset; unset: the listen address (docs/certificates.md).
+  ALLOWED_HOSTS: parsedWith(parseAllowedHosts),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUSTED_PROXY: z
     .string()
@@ -95,6 +98,10 @@ export type Config = Readonly<{
   redis: Readonly<{ url: string; prefix: string }> | undefined;
   adminToken: string | undefined;
   publicBaseUrl: string | undefined;
+  /** ALLOWED_HOSTS, else the listen address and the loopback names at PORT: what links may point at without PUBLIC_BASE_URL. */
+  allowedHosts: readonly AllowedHost[];
+  /** http://<HOST, localhost for a wildcard>:<PORT>: links of a request to a host outside allowedHosts. */
+  listenOrigin: string;
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   trustedProxies: readonly string[];
   quotaLimits: Record<'day' | 'minute' | 'report', Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>>>;
@@ -128,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`invalid environment variable ${String(issue.path[0])}: ${issue.message}`);
   }
   const e = parsed.data;
+  const listen = listenHosts(e.HOST, e.PORT);
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
@@ -137,6 +145,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
     adminToken: e.ADMIN_TOKEN,
     publicBaseUrl: e.PUBLIC_BASE_URL,
+    allowedHosts: e.ALLOWED_HOSTS ?? listen.allowedHosts,
+    listenOrigin: listen.listenOrigin,
     logLevel: e.LOG_LEVEL,
     trustedProxies: e.TRUSTED_PROXY,
     quotaLimits: e.QUOTA_LIMITS,

@@ -70,7 +70,7 @@ export function createConsoleRouter(services: Services): Router {
     return html(keysPage(org, keys.map((k, i) => ({ ...k, used_today: usage[i]!.used, daily_limit: usage[i]!.limit })), newKey));
   }
 
-  const ownOrigin = (request: Request) => publicOrigin(request, services.config.publicBaseUrl);
+  const ownOrigin = (request: Request) => publicOrigin(request, services.config);
 
   /** Secure whenever the console is served over https: directly, behind a trusted proxy, or as PUBLIC_BASE_URL says. */
   const sessionCookie = (request: Request, value: string, maxAgeSeconds: number) =>

@@ -63,7 +63,7 @@ ${LINKS.map((l) => `<li><a href="${escapeHtml(links[l.rel])}">${l.title}</a>: ${
  */
 export function createExploreRouter(services: Services): Router {
   const landing = (request: Request) => {
-    const base = publicBase(request, services.config.publicBaseUrl);
+    const base = publicBase(request, services.config);
     const links = Object.fromEntries(LINKS.map((l) => [l.rel, `${base}${l.path}`]));
     const response = /text\/html/i.test(request.headers.get('accept') ?? '')
       ? html(landingPage(links), LANDING_POLICY)

@@ -17,7 +17,7 @@ export function createExportDownloadRouter(services: Services): Router {
     const state = currentRequest()!;
     const caller = requireOrgContext(state.caller ?? ({ kind: 'anonymous', ip: state.ip, plan: 'free' } satisfies Caller));
     const download = await exportDownload(
-      { prisma: services.scopes.forCaller(caller), caller, storage: services.exportStorage, base: publicBase(request, services.config.publicBaseUrl) },
+      { prisma: services.scopes.forCaller(caller), caller, storage: services.exportStorage, base: publicBase(request, services.config) },
       id!,
     );
     if (wantsJson(request)) return Response.json({ ...download, expires_at: download.expires_at.toISOString() });

@@ -55,7 +55,7 @@ function biCaller(): KeyCaller {
   return requireBiAccess(caller);
 }
 
-const serviceRoot = (services: Services, request: Request) => `${publicBase(request, services.config.publicBaseUrl)}${ODATA_BASE}`;
+const serviceRoot = (services: Services, request: Request) => `${publicBase(request, services.config)}${ODATA_BASE}`;
 
 const json = (body: unknown, headers: Record<string, string>) => new Response(JSON.stringify(body), { headers: { 'Content-Type': JSON_TYPE, ...headers } });
 

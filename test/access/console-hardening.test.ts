@@ -15,7 +15,7 @@ let key: string;
 let orgId: string;
 
 beforeAll(async () => {
-  t = await createTestApp({ TRUSTED_PROXY: '127.0.0.1' });
+  t = await createTestApp({ TRUSTED_PROXY: '127.0.0.1', ALLOWED_HOSTS: 'localhost,127.0.0.1,lcf.example.com' });
   const org = await t.createOrg('pro', 'Hardened Org');
   orgId = org.id;
   key = (await t.createKey(org.id)).key;

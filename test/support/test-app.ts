@@ -46,7 +46,10 @@ export async function createTestApp(
   const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-test-'));
   // With TEST_REDIS_URL the quota counters live in Redis, under a prefix of this app's own.
   const redis = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `lcf-test:${randomUUID()}:` } : {};
-  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', QUOTA_LIMITS: UNLIMITED, ...redis, ...env });
+  // In-process requests go to http://localhost and listen() serves 127.0.0.1 on a port of its own: both are
+  // this server's hosts, allowed in links (ALLOWED_HOSTS: '' restores the default, the listen address).
+  const ownHosts = { ALLOWED_HOSTS: 'localhost,127.0.0.1' };
+  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', QUOTA_LIMITS: UNLIMITED, ...ownHosts, ...redis, ...env });
   const db = options.database ?? (await openTestDatabase(options.wrapAdapter));
   const services = await startServices(config, createLogger(config.logLevel), db);
   const app = createApp(services);
