@@ -22,7 +22,17 @@ const [{ startServices, stopServices }, { startBackgroundWork }, { createApp }, 
   import('./app.ts'),
   import('./validation/request-limits.ts'),
 ]);
-const services = await startServices(config, log, await database);
+const services = await startServices(config, log, await database).catch((error: unknown) => {
+  // A key that does not open with this instance's configuration: said in one line, like a bad variable.
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(`lcf: ${error.message}`);
+  process.exit(1);
+});
+if (!config.secretsKey && config.databaseUrl) {
+  log.warn(
+    'SECRETS_KEY is not set: the secrets key sealing the certificate signing key and stored third-party keys is kept in the database, so a copy of the database opens them; set SECRETS_KEY on every instance',
+  );
+}
 if (!config.publicBaseUrl) {
   log.warn(
     { allowed_hosts: config.allowedHosts.map((h) => (h.port ? `${h.hostname}:${h.port}` : h.hostname)), other_hosts_link_to: config.listenOrigin },

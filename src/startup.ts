@@ -36,6 +36,8 @@ export async function startServices(config: Config, log: Logger, database?: Data
   const footprint = new FootprintService(reference, catalogue, calculations);
   // Created on first use of a test key, off the start-up path (the demo estate once per database, then copies).
   const sandboxes = new Sandboxes(db, { reference, footprint });
+  // Shared through the database by every instance on it, like the certificate keys it seals.
+  const secrets = await loadSecretBox(config.secretsKey, db.prisma, config.dataDir);
   return {
     config,
     db,
@@ -49,9 +51,9 @@ export async function startServices(config: Config, log: Logger, database?: Data
     catalogue,
     approvedOperations: loadApprovedOperations(),
     footprint,
-    certificateKeys: await loadCertificateKeys(config.certSigningKeys, config.dataDir),
+    certificateKeys: await loadCertificateKeys(config.certSigningKeys, db.prisma, secrets, config.dataDir),
     exportStorage: await createExportStorage(config),
-    secrets: await loadSecretBox(config.secretsKey, config.dataDir),
+    secrets,
     metrics: new Metrics({ db, calculations, log }),
   };
 }

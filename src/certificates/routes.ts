@@ -66,9 +66,10 @@ export function createVerifyRouter(services: Services): Router {
 
 /** GET /.well-known/jwks.json: every certificate public key, rotated-out ones included (RFC 7517 JWK set). */
 export function createWellKnownRouter(services: Services): Router {
-  return new Router(WELL_KNOWN_BASE).on('GET', '/jwks.json', () =>
-    Response.json(services.certificateKeys.jwks, { headers: { 'Cache-Control': 'public, max-age=300' } }),
-  );
+  return new Router(WELL_KNOWN_BASE).on('GET', '/jwks.json', async () => {
+    await services.certificateKeys.refresh();
+    return Response.json(services.certificateKeys.jwks, { headers: { 'Cache-Control': 'public, max-age=300' } });
+  });
 }
 
 /**

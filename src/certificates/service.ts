@@ -164,6 +164,7 @@ export async function verifyCertificate(prisma: PrismaClient, keys: CertificateK
   }
   const bytes = canonicalBytes(certificate.payload);
   const payload = certificate.payload as Partial<CertificatePayload> | null;
+  await keys.learn(certificate.key_id);
   const intact =
     keys.verify(bytes, certificate.signature, certificate.key_id) &&
     sha256Hex(bytes) === certificate.content_sha256 &&

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import * as z from 'zod';
+import { ConfigError } from './config-error.ts';
 import { parseSigningKeys } from '../certificates/keys.ts';
 import { parseSecretsKey } from '../secrets/secret-box.ts';
 import { listenHosts, parseAllowedHosts, type AllowedHost } from '../rest/public-url.ts';
@@ -121,9 +122,7 @@ export type Config = Readonly<{
   erasure: Readonly<{ timeoutMs: number; allowPrivateUrls: boolean }>;
 }>;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Validates the environment; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync, randomUUID, verify } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -247,9 +247,11 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     expect(await unknown.text()).toContain('data-verdict="unknown"');
   });
 
-  it('keeps the generated signing key in DATA_DIR with 0600 rights and publishes it as a JWK', async () => {
-    const file = await stat(path.join(t.dataDir, SIGNING_KEY_FILE));
-    expect(file.mode & 0o777).toBe(0o600);
+  it('keeps the generated signing key in the database, its private half sealed, and publishes it as a JWK', async () => {
+    const [row, ...others] = await t.app.services.db.prisma.certificateSigningKey.findMany();
+    expect(others).toEqual([]);
+    expect(row).toMatchObject({ kid: t.app.services.certificateKeys.signingKid, signs: true, private_key_sealed: expect.stringMatching(/^v1\./) });
+    await expect(stat(path.join(t.dataDir, SIGNING_KEY_FILE))).rejects.toThrow(/ENOENT/);
     const res = await t.json('/.well-known/jwks.json');
     expect(res.status).toBe(200);
     expect(res.body.keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: t.app.services.certificateKeys.signingKid, alg: 'EdDSA', use: 'sig' }]);
@@ -302,9 +304,10 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
 describe(`certificate key rotation on ${TEST_DATABASE_KIND}`, () => {
   it('signs with the first configured key, publishes every key, and still verifies certificates of a rotated-out key', async () => {
     const old = (await issue(t, keyA, await storedCalculation(t, keyA))).body;
-    const oldPem = await readFile(path.join(t.dataDir, SIGNING_KEY_FILE), 'utf8');
+    const [oldJwk] = (await t.json('/.well-known/jwks.json')).body.keys;
+    const oldPem = createPublicKey({ key: oldJwk, format: 'jwk' }).export({ type: 'spki', format: 'pem' }).toString();
     const newPem = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-    // A second instance over the same database, configured with the new key first and the old one kept.
+    // A second instance over the same database, configured with the new key first and the old one's public half kept.
     const rotated = await createTestApp({ CERT_SIGNING_KEY: `${newPem}${oldPem}` }, { database: t.app.services.db });
     try {
       const oldKid = t.app.services.certificateKeys.signingKid;
