@@ -32,11 +32,11 @@ export interface Services {
   /** The GraphQL query templates free and pro plans may run (templates/). */
   approvedOperations: ApprovedOperation[];
   footprint: FootprintService;
-  /** Ed25519 keys that sign and verify certificates (CERT_SIGNING_KEY, or generated into DATA_DIR). */
+  /** Ed25519 keys that sign and verify certificates (CERT_SIGNING_KEY, or kept in the database). */
   certificateKeys: CertificateKeys;
   /** Where export archives are kept: DATA_DIR/exports, or S3 when EXPORT_S3_BUCKET is set. */
   exportStorage: ExportStorage;
-  /** Encrypts third-party API keys at rest (SECRETS_KEY, or generated into DATA_DIR). */
+  /** Seals the certificate signing key and third-party API keys at rest (SECRETS_KEY, or kept in the database). */
   secrets: SecretBox;
   /** Prometheus metrics of this instance (GET /metrics). */
   metrics: Metrics;

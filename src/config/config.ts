@@ -80,7 +80,7 @@ const envSchema = z.object({
   EXPORT_S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
   // Webhook URLs resolving to loopback, private or link-local addresses are refused unless "true" (tests, private networks).
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
-  // 32 bytes (hex or base64) encrypting third-party API keys at rest; unset: generated into DATA_DIR (docs/erasure-sync.md).
+  // 32 bytes (hex or base64) sealing the certificate signing key and third-party API keys at rest; unset: kept in the database (docs/certificates.md).
   SECRETS_KEY: parsedWith(parseSecretsKey),
   // Erasure-console requests: per-attempt timeout (docs/erasure-sync.md).
   BLANCCO_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
@@ -108,7 +108,7 @@ export type Config = Readonly<{
   quotaLimits: Record<'day' | 'minute' | 'report', Partial<Record<'free' | 'pro' | 'business' | 'enterprise', number>>>;
   shutdownTimeoutMs: number;
   icecat: Readonly<{ baseUrl: string; username?: string; apiToken?: string; contentToken?: string; timeoutMs: number }> | undefined;
-  /** Certificate keys from CERT_SIGNING_KEY; unset: generated into the data directory (src/certificates/keys.ts). */
+  /** Certificate keys from CERT_SIGNING_KEY; unset: kept in the database (src/certificates/keys.ts). */
   certSigningKeys: readonly KeyObject[] | undefined;
   exports: Readonly<{
     worker: 'inline' | 'off';
@@ -117,7 +117,7 @@ export type Config = Readonly<{
     s3: Readonly<{ bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean }> | undefined;
   }>;
   webhooks: Readonly<{ allowPrivateUrls: boolean }>;
-  /** SECRETS_KEY; unset: generated into the data directory (src/secrets/secret-box.ts). */
+  /** SECRETS_KEY; unset: generated and kept in the database (src/secrets/secret-box.ts). */
   secretsKey: Buffer | undefined;
   erasure: Readonly<{ timeoutMs: number; allowPrivateUrls: boolean }>;
 }>;

@@ -3,8 +3,9 @@ import path from 'node:path';
 
 /**
  * A secret the server keeps in its data directory when configuration gives none (the admin token,
- * the certificate signing key): read from `dataDir/fileName`, or created there by `generate` on
- * first start with 0600 rights. Instances sharing the directory end up with the same secret.
+ * the export URL secret of filesystem storage, whose archives are in that directory too): read from
+ * `dataDir/fileName`, or created there by `generate` on first start with 0600 rights. Instances
+ * sharing the directory end up with the same secret.
  */
 export async function dataDirSecret(dataDir: string, fileName: string, generate: () => string): Promise<string> {
   const file = path.join(dataDir, fileName);
