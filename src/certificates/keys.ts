@@ -130,9 +130,9 @@ export async function loadCertificateKeys(
     (pem) => parseSigningKeys(pem)[0]!,
     () => undefined,
   );
-  const fileKid = fromFile && thumbprint(createPublicKey(fromFile));
-  const hasSigningKey = rows.some((row) => row.signs);
-  if ((fromFile && !rows.some((row) => row.kid === fileKid)) || !hasSigningKey) {
+  const fileKid = fromFile ? thumbprint(createPublicKey(fromFile)) : undefined;
+  const fileKeyUnknown = fileKid !== undefined && !rows.some((row) => row.kid === fileKid);
+  if (fileKeyUnknown || !rows.some((row) => row.signs)) {
     const candidate = fromFile ?? generateKeyPairSync('ed25519').privateKey;
     const kid = thumbprint(createPublicKey(candidate));
     const publicKey = pemOf(createPublicKey(candidate), 'spki');
