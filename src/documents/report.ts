@@ -124,8 +124,8 @@ async function phaseSection(pdf: PdfWriter, view: ReportView): Promise<void> {
   pdf.table(columns, rows);
 }
 
-/** How sure the figures are and what they rest on: the interval's method, the confidence mix, engine versions and grid factors. */
-function qualitySections(pdf: PdfWriter, view: ReportView): void {
+/** How sure the figures are: the interval's method, the confidence mix and the engine versions. */
+function confidenceSection(pdf: PdfWriter, view: ReportView): void {
   const w = pdf.width;
   const engines = view.engine_versions.map((e) => `${e.version} (${fmt.count(e.assets)} ${e.assets === 1 ? 'asset' : 'assets'})`).join(', ');
   tableSection(
@@ -147,7 +147,12 @@ function qualitySections(pdf: PdfWriter, view: ReportView): void {
     ]),
     `Intervals: ${view.uncertainty.method} Engine version${view.engine_versions.length === 1 ? '' : 's'} of the calculations: ${engines}.`,
   );
+}
+
+/** The grid factors the calculations used, with source, version, vintage and licence. */
+function sourcesSection(pdf: PdfWriter, view: ReportView): void {
   if (view.grid_factor_sources.length === 0) return;
+  const w = pdf.width;
   const cited = view.grid_factor_sources.reduce((n, s) => n + s.assets, 0);
   const valid = (s: ReportView['grid_factor_sources'][number]) => (s.valid_from.first === s.valid_from.last ? s.valid_from.first : `${s.valid_from.first} to ${s.valid_from.last}`);
   tableSection(
@@ -167,7 +172,7 @@ function qualitySections(pdf: PdfWriter, view: ReportView): void {
 
 async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> {
   await phaseSection(pdf, view);
-  qualitySections(pdf, view);
+  confidenceSection(pdf, view);
   const { buckets, granularity } = view.trend;
   if (buckets.some((b) => b.total_kg_co2e > 0)) {
     const periods = buckets.map((b) => ({ label: b.label, value: b.total_kg_co2e }));
@@ -194,7 +199,7 @@ async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> 
 
 async function hotspotSections(pdf: PdfWriter, view: ReportView): Promise<void> {
   await phaseSection(pdf, view);
-  qualitySections(pdf, view);
+  confidenceSection(pdf, view);
   const hotspots = view.hotspots;
   if (!hotspots) return;
   if (hotspots.categories.length > 0) await rankedSection(pdf, 'Hotspots by category', hotspots.categories, 'categories', 'Category', true, hotspots.categories_count);
@@ -274,6 +279,7 @@ export async function reportPdf(view: ReportView): Promise<Buffer> {
       { label: 'Calculations', value: fmt.count(view.calculation_count), unit: 'in the period' },
     ]);
     await (view.type === 'hotspot_analysis' ? hotspotSections(pdf, view) : summarySections(pdf, view));
+    sourcesSection(pdf, view);
   }
 
   // Targets are the organisation's commitments, shown with or without data in the period.
