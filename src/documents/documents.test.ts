@@ -101,7 +101,7 @@ describe('report PDF', () => {
       'Lifecycle emissions of the assets bought each month (kg CO₂e)',
       'Dec 2025',
       'Trend: the assets bought in an average month of Jul 2025',
-      'kg CO₂e · ~80 %: 130,862 to 269,096',
+      'Lifecycle emissions 184,312 kg CO₂e, ~80 % interval 130,862 to 269,096 kg CO₂e',
       'Estimated, low',
       '±45–110 %',
       'By category',

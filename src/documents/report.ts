@@ -33,11 +33,11 @@ function tableStart(pdf: PdfWriter, columns: Column[], rows: string[][], size = 
 }
 
 /** A heading, an optional introduction and a table, the heading never left alone at the foot of a page. */
-function tableSection(pdf: PdfWriter, heading: string, columns: Column[], rows: string[][], intro?: string): void {
+function tableSection(pdf: PdfWriter, heading: string, columns: Column[], rows: string[][], intro?: string, size = 8.5): void {
   const introStyle = { size: 8.5, color: COLORS.muted };
-  pdf.heading(heading, (intro ? pdf.heightOf(intro, pdf.width, introStyle) + 4 : 0) + tableStart(pdf, columns, rows));
+  pdf.heading(heading, (intro ? pdf.heightOf(intro, pdf.width, introStyle) + 4 : 0) + tableStart(pdf, columns, rows, size));
   if (intro) pdf.paragraph(intro, introStyle, 4);
-  pdf.table(columns, rows);
+  pdf.table(columns, rows, size);
 }
 
 /** "Top 10 of 37 models" when the list is cut, else "all 7 models". */
@@ -61,11 +61,14 @@ function breakdownTable(pdf: PdfWriter, what: string, rows: ReportBreakdownRow[]
   );
 }
 
-/** A heading kept on one page with its chart (a table under it breaks pages by itself). */
-async function chartSection(pdf: PdfWriter, heading: string, chart: Promise<Chart>): Promise<void> {
+const CAPTION = { size: 8.5 };
+
+/** A heading kept on one page with its chart and the caption under it (a table under it breaks pages by itself). */
+async function chartSection(pdf: PdfWriter, heading: string, chart: Promise<Chart>, caption?: string): Promise<void> {
   const drawn = await chart;
-  pdf.heading(heading, drawn.height);
+  pdf.heading(heading, drawn.height + 4 + (caption ? pdf.heightOf(caption, pdf.width, CAPTION) : 0));
   pdf.chart(drawn);
+  if (caption) pdf.paragraph(caption, CAPTION);
 }
 
 /**
@@ -159,14 +162,15 @@ function sourcesSection(pdf: PdfWriter, view: ReportView): void {
     pdf,
     `Grid factors used: ${fmt.count(view.grid_factor_sources.length)} ${view.grid_factor_sources.length === 1 ? 'source' : 'sources'}`,
     [
-      { header: 'Source', width: w * 0.4, wrap: true },
-      { header: 'Version', width: w * 0.24, wrap: true },
-      { header: 'Valid from', width: w * 0.14 },
-      { header: 'Licence', width: w * 0.12, wrap: true },
-      { header: 'Assets', width: w * 0.1, align: 'right' },
+      { header: 'Source', width: w * 0.42, wrap: true },
+      { header: 'Version', width: w * 0.2, wrap: true },
+      { header: 'Valid from', width: w * 0.11 },
+      { header: 'Licence', width: w * 0.19, wrap: true },
+      { header: 'Assets', width: w * 0.08, align: 'right' },
     ],
     view.grid_factor_sources.map((s) => [s.source, s.version, valid(s), s.licence ?? 'not stated', fmt.count(s.assets)]),
     `The use-phase grid factors recorded with the calculations of ${fmt.count(cited)} of the ${fmt.count(view.asset_count)} assets (calculation_factors), by source and version.`,
+    7.5,
   );
 }
 
@@ -176,11 +180,10 @@ async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> 
   const { buckets, granularity } = view.trend;
   if (buckets.some((b) => b.total_kg_co2e > 0)) {
     const periods = buckets.map((b) => ({ label: b.label, value: b.total_kg_co2e }));
-    await chartSection(pdf, `Lifecycle emissions of the assets bought each ${granularity} (kg CO₂e)`, periodChart(periods, pdf.width, 130));
-    pdf.paragraph(trendSentence(view.trend), { size: 8.5 });
+    await chartSection(pdf, `Lifecycle emissions of the assets bought each ${granularity} (kg CO₂e)`, periodChart(periods, pdf.width, 130), trendSentence(view.trend));
   } else if (buckets.length > 0) {
     pdf.heading('Purchases over the period', 20);
-    pdf.paragraph(trendSentence(view.trend), { size: 8.5 });
+    pdf.paragraph(trendSentence(view.trend), CAPTION);
   }
   if (view.by_category.length > 0) await rankedSection(pdf, 'By category', view.by_category, 'categories', 'Category', false);
   if (view.by_country.length > 0) await rankedSection(pdf, 'By country of use', view.by_country, 'countries', 'Country', false);
@@ -274,10 +277,16 @@ export async function reportPdf(view: ReportView): Promise<Buffer> {
     );
   } else {
     pdf.figures([
-      { label: 'Lifecycle emissions', value: fmt.kg(view.totals.total_kg_co2e), unit: `kg CO₂e · ~80 %: ${interval(view.uncertainty.total)}` },
+      { label: 'Lifecycle emissions', value: fmt.kg(view.totals.total_kg_co2e), unit: 'kg CO₂e' },
       { label: 'Assets', value: fmt.count(view.asset_count), unit: 'in the period' },
       { label: 'Calculations', value: fmt.count(view.calculation_count), unit: 'in the period' },
     ]);
+    pdf.paragraph(
+      `Lifecycle emissions ${fmt.kgCo2e(view.totals.total_kg_co2e)}, ~80 % interval ${interval(view.uncertainty.total)} kg CO₂e ` +
+        `(how it is formed: “Confidence and uncertainty” below).`,
+      { size: 9 },
+      4,
+    );
     await (view.type === 'hotspot_analysis' ? hotspotSections(pdf, view) : summarySections(pdf, view));
     sourcesSection(pdf, view);
   }

@@ -53,41 +53,31 @@ WITH status_since AS (
   SELECT a.brand, a.mpn, a.model, a.category, a.country, a.specs, a.product_id, a.status::text AS status, a.purchase_date,
     COALESCE(s.at, a.created_at) AS status_at,
     c.production_kg, c.transport_kg, c.use_phase_kg, c.end_of_life_kg, c.total_kg_co2e,
-    c.id AS calculation_id, c.confidence::text AS confidence, c.engine_version,
+    c.confidence::text AS confidence, c.engine_version, cf.factor_id::text AS grid_factor_id,
     CASE WHEN jsonb_typeof(c.result -> 'methodology' -> 'uncertainty_pct') = 'number'
       THEN (c.result -> 'methodology' ->> 'uncertainty_pct')::float8 END AS uncertainty_pct
   FROM assets a
   JOIN calculations c ON c.id = a.active_calculation_id AND c.org_id = $1::uuid
   LEFT JOIN status_since s ON s.asset_id = a.id
+  LEFT JOIN calculation_factors cf ON cf.calculation_id = c.id AND cf.org_id = $1::uuid AND cf.role = 'use_grid'
   WHERE a.org_id = $1::uuid
     AND (a.purchase_date IS NULL OR a.purchase_date <= $3::date)
     AND NOT (a.status IN ('recycled', 'disposed', 'resold') AND COALESCE(s.at, a.created_at) < ($2::date)::timestamp AT TIME ZONE 'UTC')
 )`;
 
 const GROUPS_SQL = `${INVENTORY}
-SELECT brand, mpn, model, category, country, specs, product_id::text AS product_id, status, confidence, engine_version, uncertainty_pct,
+SELECT brand, mpn, model, category, country, specs, product_id::text AS product_id, status, confidence, engine_version, uncertainty_pct, grid_factor_id,
   (status IN ('refurbished', 'resold') AND status_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
     AND status_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC') AS changed_in_period,
   count(*)::int AS assets, (count(*) FILTER (WHERE purchase_date IS NULL))::int AS undated,
   sum(production_kg)::float8 AS production_kg, sum(transport_kg)::float8 AS transport_kg, sum(use_phase_kg)::float8 AS use_phase_kg,
   sum(end_of_life_kg)::float8 AS end_of_life_kg, sum(total_kg_co2e)::float8 AS total_kg_co2e
 FROM inventory
-GROUP BY brand, mpn, model, category, country, specs, product_id, status, changed_in_period, confidence, engine_version, uncertainty_pct`;
+GROUP BY brand, mpn, model, category, country, specs, product_id, status, changed_in_period, confidence, engine_version, uncertainty_pct, grid_factor_id`;
 
 const trendSql = (granularity: TrendGranularity) => `${INVENTORY}
 SELECT ${BUCKET_SQL[granularity]} AS period, sum(total_kg_co2e)::float8 AS total_kg_co2e
 FROM inventory WHERE purchase_date >= $2::date GROUP BY 1`;
-
-// The grid factors the inventory's calculations used (calculation_factors), by source and version; a row with a
-// null source counts the assets whose calculation records none.
-const SOURCES_SQL = `${INVENTORY}
-SELECT ef.source, ef.source_version AS version, ef.source_license AS licence,
-  to_char(min(ef.valid_from), 'YYYY-MM-DD') AS first_valid_from, to_char(max(ef.valid_from), 'YYYY-MM-DD') AS last_valid_from,
-  count(DISTINCT ef.region_code)::int AS regions, count(DISTINCT i.calculation_id)::int AS assets
-FROM inventory i
-LEFT JOIN (calculation_factors cf JOIN emission_factors ef ON ef.id = cf.factor_id AND ef.type = 'GRID')
-  ON cf.calculation_id = i.calculation_id AND cf.org_id = $1::uuid
-GROUP BY ef.source, ef.source_version, ef.source_license`;
 
 const FACTS_SQL = `
 SELECT
@@ -110,20 +100,13 @@ interface InventoryGroup extends LifecyclePhases {
   confidence: ReportConfidenceRow['level'];
   engine_version: string;
   uncertainty_pct: number | null;
+  /** The use-phase grid factor recorded with the calculation (calculation_factors, role use_grid). */
+  grid_factor_id: string | null;
   assets: number;
   undated: number;
   total_kg_co2e: number;
 }
 
-interface SourceRow {
-  source: string | null;
-  version: string | null;
-  licence: string | null;
-  first_valid_from: string | null;
-  last_valid_from: string | null;
-  regions: number;
-  assets: number;
-}
 
 interface Facts {
   calculations: number;
@@ -217,10 +200,9 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
   const { prisma, orgId } = ctx;
   const { type, dateFrom, dateTo } = request;
   const granularity = granularityOf(dateFrom, dateTo);
-  const [groups, trend, sources, [facts], organization, targets] = await Promise.all([
+  const [groups, trend, [facts], organization, targets] = await Promise.all([
     prisma.$queryRawUnsafe<InventoryGroup[]>(GROUPS_SQL, orgId, dateFrom, dateTo),
     prisma.$queryRawUnsafe<{ period: string; total_kg_co2e: number }[]>(trendSql(granularity), orgId, dateFrom, dateTo),
-    prisma.$queryRawUnsafe<SourceRow[]>(SOURCES_SQL, orgId, dateFrom, dateTo),
     prisma.$queryRawUnsafe<Facts[]>(FACTS_SQL, orgId, dateFrom, dateTo),
     prisma.organization.findFirstOrThrow({ select: { name: true } }),
     type === 'sustainability_summary'
@@ -232,6 +214,13 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
     ? await prisma.product.findMany({ where: { id: { in: productIds } }, select: PRODUCT_SELECT })
     : [];
   const estimates = new Estimates(ctx.reference, new Map(products.map((p) => [p.id, p as ProductRow])));
+  const factorIds = [...new Set(groups.map((g) => g.grid_factor_id).filter((id): id is string => id !== null))];
+  const factors = factorIds.length
+    ? await prisma.emissionFactor.findMany({
+        where: { id: { in: factorIds } },
+        select: { id: true, region_code: true, source: true, source_version: true, source_license: true, valid_from: true },
+      })
+    : [];
 
   const totals = {
     production_kg: round2(sum(groups, (g) => g.production_kg)),
@@ -243,7 +232,6 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
   const total = sum(groups, (g) => g.total_kg_co2e);
   const assetCount = sum(groups, (g) => g.assets);
   const byPeriod = new Map(trend.map((b) => [b.period, b.total_kg_co2e]));
-  const cited = sources.filter((row) => row.source !== null);
   const regionName = (code: string) => ctx.reference.regions.get(code)?.name;
 
   const view: ReportView = {
@@ -258,17 +246,8 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
     totals,
     uncertainty: uncertaintyOf(groups),
     confidence_mix: confidenceMix(groups, assetCount),
-    grid_factor_sources: cited
-      .map((row) => ({
-        source: row.source!,
-        version: row.version ?? '',
-        licence: row.licence,
-        valid_from: { first: row.first_valid_from ?? '', last: row.last_valid_from ?? '' },
-        regions: row.regions,
-        assets: row.assets,
-      }))
-      .sort((a, b) => b.assets - a.assets || a.source.localeCompare(b.source) || a.version.localeCompare(b.version)),
-    assets_without_grid_factor: sum(sources.filter((row) => row.source === null), (row) => row.assets),
+    grid_factor_sources: factorSources(groups, factors),
+    assets_without_grid_factor: sum(groups.filter((g) => g.grid_factor_id === null), (g) => g.assets),
     engine_versions: engineVersions(groups),
     empty: assetCount === 0,
     by_category: breakdown(groups, (g) => g.category, categoryName, total),
@@ -339,6 +318,41 @@ function confidenceMix(groups: readonly InventoryGroup[], assetCount: number): R
       },
     ];
   });
+}
+
+interface FactorRow {
+  id: string;
+  region_code: string;
+  source: string;
+  source_version: string;
+  source_license: string | null;
+  valid_from: Date;
+}
+
+/** The grid factors behind the inventory by source, version and licence, with the vintages (valid_from) and regions used. */
+function factorSources(groups: readonly InventoryGroup[], factors: readonly FactorRow[]): ReportView['grid_factor_sources'] {
+  const byId = new Map(factors.map((f) => [f.id, f]));
+  const sources = new Map<string, { factor: FactorRow; assets: number; regions: Set<string>; valid: string[] }>();
+  for (const g of groups) {
+    const factor = g.grid_factor_id === null ? undefined : byId.get(g.grid_factor_id);
+    if (!factor) continue;
+    const key = JSON.stringify([factor.source, factor.source_version, factor.source_license]);
+    const source = sources.get(key) ?? { factor, assets: 0, regions: new Set<string>(), valid: [] };
+    source.assets += g.assets;
+    source.regions.add(factor.region_code);
+    source.valid.push(factor.valid_from.toISOString().slice(0, 10));
+    sources.set(key, source);
+  }
+  return [...sources.values()]
+    .map(({ factor, assets, regions, valid }) => ({
+      source: factor.source,
+      version: factor.source_version,
+      licence: factor.source_license,
+      valid_from: { first: valid.reduce((a, b) => (a < b ? a : b)), last: valid.reduce((a, b) => (a > b ? a : b)) },
+      regions: regions.size,
+      assets,
+    }))
+    .sort((a, b) => b.assets - a.assets || a.source.localeCompare(b.source) || a.version.localeCompare(b.version));
 }
 
 function engineVersions(groups: readonly InventoryGroup[]): ReportView['engine_versions'] {

@@ -352,7 +352,7 @@ describe(`every printed figure of a report is the data's, on ${TEST_DATABASE_KIN
     const share = (kg: number) => fmt.pct((kg / view.totals.total_kg_co2e) * 100);
     // The key figures stand side by side: label line, then the numbers, then the units.
     expect(text).toContain(`${fmt.kg(view.totals.total_kg_co2e)} ${fmt.count(view.asset_count)} ${fmt.count(view.calculation_count)}`);
-    expect(text).toContain(`kg CO₂e · ~80 %: ${range(view.uncertainty.total)}`);
+    expect(text).toContain(`Lifecycle emissions ${fmt.kgCo2e(view.totals.total_kg_co2e)}, ~80 % interval ${range(view.uncertainty.total)} kg CO₂e`);
     for (const [label, key] of PHASES) expect(text).toContain(`${label} ${fmt.kg(view.totals[key])} ${share(view.totals[key])} ${range(view.uncertainty.phases[key])}`);
     expect(text).toContain(`Total ${fmt.kg(view.totals.total_kg_co2e)} 100.0 % ${range(view.uncertainty.total)}`);
     const labels = { manufacturer_verified: 'Manufacturer-verified', estimated_high: 'Estimated, high', estimated_medium: 'Estimated, medium', estimated_low: 'Estimated, low' };
