@@ -63,7 +63,8 @@ export function boundReportView(view: ReportView): ReportView {
     by_category: fold(view.by_category, 'categories', notes),
     by_country: fold(view.by_country, 'countries', notes),
     trend: { ...view.trend, buckets: buckets.slice(-TREND_BUCKETS) },
-    grid_factor_sources: cap(view.grid_factor_sources, 'grid-factor sources', notes).map((s) => ({ ...s, source: cut(s.source), version: cut(s.version) })),
+    // Every source a figure rests on is listed: their number is bounded by the reference data's regions.
+    grid_factor_sources: view.grid_factor_sources.map((s) => ({ ...s, source: cut(s.source), version: cut(s.version), licence: s.licence && cut(s.licence) })),
     savings: view.savings && { ...view.savings, basis: cut(view.savings.basis) },
     sbti_targets: view.sbti_targets && cap(view.sbti_targets, 'targets', notes).map((t) => ({ ...t, name: cut(t.name), scope: cut(t.scope) })),
     hotspots,
