@@ -368,6 +368,15 @@ describe(`every printed figure of a report is the data's, on ${TEST_DATABASE_KIN
     for (const s of view.grid_factor_sources) {
       for (const cell of [s.source, s.version, s.licence!]) expect(packed).toContain(cell.replace(/\s/g, ''));
     }
+    // No page ends with a section heading: each is kept with what follows it.
+    const HEADING = /^(Emissions by lifecycle phase|Confidence and uncertainty|Lifecycle emissions of the assets bought|Purchases over the period|By category|By country of use|Avoided emissions|Grid factors used|Hotspots by|Actions and what they would save|Science Based Targets|Notes)/;
+    const pages = (await pdfTexts(await post(keys.audited, { type, ...PERIOD })))[0].split('\f').filter((page) => page.trim());
+    expect(pages.length).toBeGreaterThan(1);
+    for (const [i, page] of pages.entries()) {
+      const lines = page.split('\n').map((line) => line.trim()).filter(Boolean);
+      const lastBeforeFooter = lines.at(-2) ?? '';
+      expect(lastBeforeFooter, `page ${i + 1}`).not.toMatch(HEADING);
+    }
     if (type === 'hotspot_analysis') {
       const h = view.hotspots!;
       expect(text).toContain(`Hotspots by model: ${h.models.length < h.models_count ? `top ${h.models.length} of ${h.models_count}` : `all ${h.models_count}`} models`);
