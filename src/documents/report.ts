@@ -33,11 +33,11 @@ function tableStart(pdf: PdfWriter, columns: Column[], rows: string[][], size = 
 }
 
 /** A heading, an optional introduction and a table, the heading never left alone at the foot of a page. */
-function tableSection(pdf: PdfWriter, heading: string, columns: Column[], rows: string[][], intro?: string, size = 8.5): void {
+function tableSection(pdf: PdfWriter, heading: string, columns: Column[], rows: string[][], intro?: string): void {
   const introStyle = { size: 8.5, color: COLORS.muted };
-  pdf.heading(heading, (intro ? pdf.heightOf(intro, pdf.width, introStyle) + 4 : 0) + tableStart(pdf, columns, rows, size));
+  pdf.heading(heading, (intro ? pdf.heightOf(intro, pdf.width, introStyle) + 4 : 0) + tableStart(pdf, columns, rows));
   if (intro) pdf.paragraph(intro, introStyle, 4);
-  pdf.table(columns, rows, size);
+  pdf.table(columns, rows);
 }
 
 /** "Top 10 of 37 models" when the list is cut, else "all 7 models". */
@@ -152,27 +152,36 @@ function confidenceSection(pdf: PdfWriter, view: ReportView): void {
   );
 }
 
-/** The grid factors the calculations used, with source, version, vintage and licence. */
+/**
+ * The grid factors the calculations used, one entry each: source, version, vintage (valid_from),
+ * licence and assets. Entries, not a five-column table: the long source names wrap to two lines
+ * instead of five, which halves the pages and the drawing time for an estate in many countries.
+ */
 function sourcesSection(pdf: PdfWriter, view: ReportView): void {
-  if (view.grid_factor_sources.length === 0) return;
-  const w = pdf.width;
-  const cited = view.grid_factor_sources.reduce((n, s) => n + s.assets, 0);
-  const valid = (s: ReportView['grid_factor_sources'][number]) => (s.valid_from.first === s.valid_from.last ? s.valid_from.first : `${s.valid_from.first} to ${s.valid_from.last}`);
-  tableSection(
-    pdf,
-    `Grid factors used: ${fmt.count(view.grid_factor_sources.length)} ${view.grid_factor_sources.length === 1 ? 'source' : 'sources'}`,
-    [
-      { header: 'Source', width: w * 0.42, wrap: true },
-      { header: 'Version', width: w * 0.2, wrap: true },
-      { header: 'Valid from', width: w * 0.11 },
-      { header: 'Licence', width: w * 0.19, wrap: true },
-      { header: 'Assets', width: w * 0.08, align: 'right' },
-    ],
-    view.grid_factor_sources.map((s) => [s.source, s.version, valid(s), s.licence ?? 'not stated', fmt.count(s.assets)]),
-    `The use-phase grid factors recorded with the calculations of ${fmt.count(cited)} of the ${fmt.count(view.asset_count)} assets (calculation_factors), by source and version.`,
-    7.5,
+  const sources = view.grid_factor_sources;
+  if (sources.length === 0) return;
+  const cited = sources.reduce((n, s) => n + s.assets, 0);
+  const valid = (s: (typeof sources)[number]) => (s.valid_from.first === s.valid_from.last ? s.valid_from.first : `${s.valid_from.first} to ${s.valid_from.last}`);
+  const entries = sources.map(
+    (s) =>
+      `• ${s.source}. Version: ${s.version}; valid from ${valid(s)}; licence: ${s.licence ?? 'not stated'}; ` +
+      `${s.regions === 1 ? '' : `${fmt.count(s.regions)} regions, `}${fmt.count(s.assets)} ${s.assets === 1 ? 'asset' : 'assets'}.`,
   );
+  const intro = `The use-phase grid factors recorded with the calculations of ${fmt.count(cited)} of the ${fmt.count(view.asset_count)} assets (calculation_factors), by source, version and licence.`;
+  const introStyle = { size: 8.5, color: COLORS.muted };
+  pdf.heading(
+    `Grid factors used: ${fmt.count(sources.length)} ${sources.length === 1 ? 'source' : 'sources'}`,
+    pdf.heightOf(intro, pdf.width, introStyle) + 4 + pdf.heightOf(entries[0]!, pdf.width, SOURCE_STYLE),
+  );
+  pdf.paragraph(intro, introStyle, 4);
+  for (const entry of entries) {
+    // An entry is not split over two pages.
+    pdf.ensure(pdf.heightOf(entry, pdf.width, SOURCE_STYLE));
+    pdf.paragraph(entry, SOURCE_STYLE, 2);
+  }
 }
+
+const SOURCE_STYLE = { size: 7.5 };
 
 async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> {
   await phaseSection(pdf, view);
