@@ -6,6 +6,7 @@ import type { Services } from '../services.ts';
 import { authenticate, type Caller } from './caller.ts';
 import { rateLimitHeaders, type QuotaSubject } from './quota/index.ts';
 import { odataAuthorization } from '../odata/basic-auth.ts';
+import { REPORT_PATH } from '../reports/paths.ts';
 
 /** Routes of the product API that are authenticated and counted: everything under /v1 but its documentation. */
 export function isMetered(pathname: string): boolean {
@@ -15,6 +16,30 @@ export function isMetered(pathname: string): boolean {
 // Usage is the key's organisation's, also for test keys (whose data is their sandbox's).
 export const subjectOf = (caller: Caller): QuotaSubject =>
   caller.kind === 'key' ? { kind: 'key', keyId: caller.keyId, orgId: caller.keyOrgId, plan: caller.plan } : { kind: 'anonymous', ip: caller.ip };
+
+/**
+ * Routes that count the request themselves once they have accepted it (countRequest), so that a
+ * refused one (403, 400) costs nothing: a report is the one request whose refusal users must not pay for.
+ */
+const COUNTED_BY_ROUTE = new Set([REPORT_PATH]);
+
+/** Counts the request against the caller's daily and per-minute budget; 429 when one is used up. */
+export async function countRequest(services: Services, caller: Caller): Promise<void> {
+  const state = currentRequest()!;
+  const decision = await services.quota.check(subjectOf(caller));
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
+  if (!decision.allowed) {
+    services.metrics.quotaRefused(decision.plan, decision.exceeded ?? 'day');
+    const window = decision.exceeded === 'minute' ? 'per-minute' : 'daily';
+    const limit = decision.exceeded === 'minute' ? decision.minute.limit : decision.limit;
+    throw new RateLimitError(
+      decision.exceeded === 'minute' ? 'RATE_LIMITED_MINUTE' : 'RATE_LIMITED_DAY',
+      `The ${window} limit of ${limit} requests of the ${decision.plan} plan is used up; retry after ${decision.retryAfterSeconds} s.`,
+      decision.retryAfterSeconds ?? 1,
+      {},
+    );
+  }
+}
 
 /**
  * Authentication and quotas for REST and GraphQL alike, before either runs: who is calling
@@ -33,19 +58,7 @@ export function useAccessControl(services: Services, graphqlEndpoint: string): P
         if (url.pathname === graphqlEndpoint && caller.kind === 'anonymous') {
           throw unauthorized('MISSING_API_KEY', 'GraphQL needs an API key: Authorization: Bearer svc_…');
         }
-        const decision = await services.quota.check(subjectOf(caller));
-        for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
-        if (!decision.allowed) {
-          services.metrics.quotaRefused(decision.plan, decision.exceeded ?? 'day');
-          const window = decision.exceeded === 'minute' ? 'per-minute' : 'daily';
-          const limit = decision.exceeded === 'minute' ? decision.minute.limit : decision.limit;
-          throw new RateLimitError(
-            decision.exceeded === 'minute' ? 'RATE_LIMITED_MINUTE' : 'RATE_LIMITED_DAY',
-            `The ${window} limit of ${limit} requests of the ${decision.plan} plan is used up; retry after ${decision.retryAfterSeconds} s.`,
-            decision.retryAfterSeconds ?? 1,
-            {},
-          );
-        }
+        if (!COUNTED_BY_ROUTE.has(url.pathname.replace(/\/$/, ''))) await countRequest(services, caller);
         state.caller = caller;
       } catch (error) {
         endResponse(errorResponse([error], { graphql: url.pathname === graphqlEndpoint }));

@@ -110,31 +110,27 @@ export function barChart(rows: BarDatum[], width: number, barStep = 18): Promise
   });
 }
 
-export interface MonthDatum {
-  month: string;
+export interface PeriodDatum {
+  /** The column's label under the axis, e.g. "Jan 25", "Q1 2025", "2025". */
+  label: string;
   value: number;
 }
 
-/** Monthly totals as columns with a value axis; month labels as "Jan 25". */
-export function monthChart(months: MonthDatum[], width: number, height: number): Promise<Chart> {
-  const names = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-  const values = months.map((m) => {
-    const [year, month] = m.month.split('-');
-    return { ...m, label: `${names[Number(month) - 1] ?? month} ${year?.slice(2)}` };
-  });
+/** Totals per month, quarter or year as columns with a value axis, in the given order. */
+export function periodChart(periods: PeriodDatum[], width: number, height: number): Promise<Chart> {
   return render({
     width,
     height,
     padding: { left: 0, right: 2, top: 4, bottom: 0 },
     autosize: { type: 'fit', contains: 'padding' },
-    data: { values },
+    data: { values: periods },
     mark: { type: 'bar', color: COLORS.accent, width: { band: 0.7 } },
     encoding: {
       x: {
         field: 'label',
         type: 'ordinal',
         sort: null,
-        axis: { labelAngle: months.length > 12 ? -60 : 0, labelOverlap: 'parity', ticks: false, domainColor: COLORS.muted },
+        axis: { labelAngle: periods.length > 12 ? -60 : 0, labelOverlap: 'parity', ticks: false, domainColor: COLORS.muted },
       },
       y: {
         field: 'value',

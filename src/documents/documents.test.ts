@@ -99,8 +99,11 @@ describe('report PDF', () => {
       '184,312',
       '131,403 kg · 71.3 %',
       'Lifecycle emissions of the assets bought each month (kg CO₂e)',
-      'Dec 25',
-      'Trend: the assets bought in an average month of July 2025',
+      'Dec 2025',
+      'Trend: the assets bought in an average month of Jul 2025',
+      'Lifecycle emissions 184,312 kg CO₂e, ~80 % interval 130,862 to 269,096 kg CO₂e',
+      'Estimated, low',
+      '±45–110 %',
       'By category',
       'Docking station',
       'By country of use',
@@ -118,7 +121,7 @@ describe('report PDF', () => {
     const words = await text(await renderReportPdf(hotspotView));
     for (const expected of [
       'HOTSPOT ANALYSIS',
-      'Hotspots by model',
+      'Hotspots by model: top 7 of 37 models',
       'Dell Latitude 5440',
       'Mainboard and integrated circuits',
       'Extend the life of 120 laptops by one year',

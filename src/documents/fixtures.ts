@@ -50,6 +50,8 @@ function rows(labels: string[], total: number, assets: number): ReportBreakdownR
 
 const TOTAL = 184_312.4;
 
+const interval = (value: number, low: number, high: number) => ({ low_kg: Math.round(value * low * 100) / 100, high_kg: Math.round(value * high * 100) / 100 });
+
 const base: Omit<ReportView, 'type'> = {
   organization_name: 'Müller GmbH',
   date_from: '2025-01-01',
@@ -60,13 +62,61 @@ const base: Omit<ReportView, 'type'> = {
   asset_count: 612,
   calculation_count: 1_904,
   totals: { production_kg: 131_402.7, transport_kg: 6_211.3, use_phase_kg: 44_987.1, end_of_life_kg: 1_711.3, total_kg_co2e: TOTAL },
+  uncertainty: {
+    method: 'Each asset’s ~80 % interval from the uncertainty_pct of its active calculation, summed bound by bound (errors taken as fully correlated). Never below zero.',
+    total: interval(TOTAL, 0.71, 1.46),
+    phases: {
+      production_kg: interval(131_402.7, 0.7, 1.48),
+      transport_kg: interval(6_211.3, 0.7, 1.48),
+      use_phase_kg: interval(44_987.1, 0.74, 1.4),
+      end_of_life_kg: interval(1_711.3, 0.7, 1.48),
+    },
+    assets_without_uncertainty: 0,
+  },
+  confidence_mix: [
+    { level: 'manufacturer_verified', assets: 96, share_pct: 15.7, total_kg_co2e: 24_310.2, uncertainty_pct: { min: 21, max: 24 } },
+    { level: 'estimated_medium', assets: 402, share_pct: 65.7, total_kg_co2e: 121_877.5, uncertainty_pct: { min: 18, max: 52 } },
+    { level: 'estimated_low', assets: 114, share_pct: 18.6, total_kg_co2e: 38_124.7, uncertainty_pct: { min: 45, max: 110 } },
+  ],
+  grid_factor_sources: [
+    ['DE (Germany)', 402],
+    ['AT (Austria)', 88],
+    ['CH (Switzerland)', 51],
+    ['PL (Poland)', 40],
+    ['FR (France)', 17],
+  ]
+    .map(([zone, assets]) => ({
+      source: `Electricity Maps carbon intensity, lifecycle, zone ${zone}; via @tgwf/co2 0.16.8`,
+      version: '2024 yearly average (electricityMaps.yearly2024)',
+      licence: 'ODbL-1.0',
+      valid_from: { first: '2024-01-01', last: '2024-01-01' },
+      regions: 1,
+      assets: assets as number,
+    }))
+    .concat({
+      source: 'Ember Yearly Electricity Data, emissions intensity (lifecycle CO2e), CN; via @tgwf/co2 0.16.8',
+      version: 'latest available year, not shipped by the package (averageIntensity export)',
+      licence: 'CC-BY-SA-4.0',
+      valid_from: { first: '2023-01-01', last: '2023-01-01' },
+      regions: 1,
+      assets: 14,
+    }),
+  assets_without_grid_factor: 0,
+  engine_versions: [
+    { version: '4.6.0', assets: 580 },
+    { version: '4.5.0', assets: 32 },
+  ],
   empty: false,
   by_category: rows(CATEGORIES, TOTAL, 612),
   by_country: rows(['Germany (DE)', 'Austria (AT)', 'Switzerland (CH)', 'Poland (PL)', 'China (CN) 北京办公室', 'France (FR)'], TOTAL, 612),
-  by_month: Array.from({ length: 12 }, (_, i) => ({
-    month: `2025-${String(i + 1).padStart(2, '0')}`,
-    total_kg_co2e: Math.round((17_800 - i * 420 + (i % 3) * 900) * 10) / 10,
-  })),
+  trend: {
+    granularity: 'month',
+    buckets: Array.from({ length: 12 }, (_, i) => ({
+      period: `2025-${String(i + 1).padStart(2, '0')}`,
+      label: `${['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][i]} 2025`,
+      total_kg_co2e: Math.round((17_800 - i * 420 + (i % 3) * 900) * 10) / 10,
+    })),
+  },
   notes: ['Use-phase emissions assume the grid intensity of each asset’s country of use in the calculation year.'],
   sandbox: false,
 };
@@ -90,6 +140,8 @@ export const hotspotView: ReportView = {
   type: 'hotspot_analysis',
   hotspots: {
     categories: base.by_category.slice(0, 6),
+    categories_count: 10,
+    models_count: 37,
     models: rows(
       ['Dell Latitude 5440', 'HP EliteBook 840 G10', 'Lenovo ThinkPad T14 Gen 4', 'Dell OptiPlex 7010', 'Apple MacBook Pro 14 (M3)', 'Dell P2423D', 'Samsung Galaxy S23'],
       TOTAL * 0.7,
@@ -121,23 +173,30 @@ export const emptyReportView: ReportView = {
   empty: true,
   by_category: [],
   by_country: [],
-  by_month: [],
+  trend: { granularity: 'month', buckets: [] },
+  confidence_mix: [],
+  grid_factor_sources: [],
+  engine_versions: [],
   notes: [],
 };
 
-/** The largest report the spec allows for: every one of the 48 categories, 200 countries, 60 months. */
+/** A large report: every one of the 48 categories, 200 countries, eight years by quarter. */
 export function largeReportView(): ReportView {
   const categories = Array.from({ length: 48 }, (_, i) => `${CATEGORIES[i % CATEGORIES.length]} class ${Math.floor(i / CATEGORIES.length) + 1}`);
   const countries = Array.from({ length: 200 }, (_, i) => `Country ${String(i + 1).padStart(3, '0')}`);
   return {
     ...summaryView,
-    date_from: '2021-01-01',
-    period_semantics: summaryView.period_semantics.replace('1 January 2025', '1 January 2021'),
+    date_from: '2018-01-01',
+    period_semantics: summaryView.period_semantics.replace('1 January 2025', '1 January 2018'),
     by_category: rows(categories, TOTAL, 6120),
     by_country: rows(countries, TOTAL, 6120),
-    by_month: Array.from({ length: 60 }, (_, i) => ({
-      month: `${2021 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`,
-      total_kg_co2e: 2500 + ((i * 37) % 11) * 120,
-    })),
+    trend: {
+      granularity: 'quarter',
+      buckets: Array.from({ length: 32 }, (_, i) => ({
+        period: `${2018 + Math.floor(i / 4)}-Q${(i % 4) + 1}`,
+        label: `Q${(i % 4) + 1} ${2018 + Math.floor(i / 4)}`,
+        total_kg_co2e: 7500 + ((i * 37) % 11) * 360,
+      })),
+    },
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { certificateView, largeReportView, summaryView } from './fixtures.ts';
-import { boundCertificateView, boundReportView, LIST_ROWS, MONTHS, TABLE_ROWS, TEXT_CHARS } from './limits.ts';
+import { boundCertificateView, boundReportView, LIST_ROWS, TABLE_ROWS, TEXT_CHARS, TREND_BUCKETS } from './limits.ts';
 
 const sum = (rows: { total_kg_co2e: number }[]) => rows.reduce((a, r) => a + r.total_kg_co2e, 0);
 
@@ -20,11 +20,14 @@ describe('document bounds', () => {
     expect(bounded.by_category.map((r) => r.label)).toEqual(summaryView.by_category.map((r) => r.label));
   });
 
-  it('keeps the latest months and says so', () => {
-    const months = Array.from({ length: MONTHS + 5 }, (_, i) => ({ month: `${2000 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`, total_kg_co2e: i }));
-    const bounded = boundReportView({ ...summaryView, by_month: [...months].reverse() });
-    expect(bounded.by_month).toEqual(months.slice(5));
-    expect(bounded.notes).toContain(`The trend chart shows the last ${MONTHS} of ${MONTHS + 5} months.`);
+  it('keeps the latest trend columns and says so', () => {
+    const months = Array.from({ length: TREND_BUCKETS + 5 }, (_, i) => {
+      const period = `${2000 + Math.floor(i / 12)}-${String((i % 12) + 1).padStart(2, '0')}`;
+      return { period, label: period, total_kg_co2e: i };
+    });
+    const bounded = boundReportView({ ...summaryView, trend: { granularity: 'month', buckets: [...months].reverse() } });
+    expect(bounded.trend.buckets).toEqual(months.slice(5));
+    expect(bounded.notes).toContain(`The trend chart shows the last ${TREND_BUCKETS} of ${TREND_BUCKETS + 5} months.`);
   });
 
   it('cuts overlong text and folds extra data sources into one row', () => {

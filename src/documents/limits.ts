@@ -9,8 +9,8 @@ import type { CertificateView, ReportBreakdownRow, ReportView } from './views.ts
 export const CHART_ROWS = 12;
 /** Rows in one table: beyond, the largest TABLE_ROWS - 1 rows are listed and the rest summed in one row. */
 export const TABLE_ROWS = 60;
-/** Months in the trend chart (reports cover at most 5 years); beyond, the latest are kept. */
-export const MONTHS = 120;
+/** Columns in the trend chart (a report has at most 111: months up to 2 years, quarters up to 8, then years); beyond, the latest are kept. */
+export const TREND_BUCKETS = 120;
 /** Actions, components, targets, data sources and notes: more is not a document, it is an export. */
 export const LIST_ROWS = 50;
 /** Characters of any one text: longer text is cut with an ellipsis (the layouts shorten further to fit). */
@@ -47,9 +47,10 @@ function cap<T>(list: T[], what: string, notes: string[]): T[] {
 
 export function boundReportView(view: ReportView): ReportView {
   const notes: string[] = [];
-  const byMonth = [...view.by_month].sort((a, b) => a.month.localeCompare(b.month));
-  if (byMonth.length > MONTHS) notes.push(`The trend chart shows the last ${MONTHS} of ${byMonth.length} months.`);
+  const buckets = [...view.trend.buckets].sort((a, b) => a.period.localeCompare(b.period));
+  if (buckets.length > TREND_BUCKETS) notes.push(`The trend chart shows the last ${TREND_BUCKETS} of ${buckets.length} ${view.trend.granularity}s.`);
   const hotspots = view.hotspots && {
+    ...view.hotspots,
     categories: fold(view.hotspots.categories, 'hotspot categories', notes),
     models: fold(view.hotspots.models, 'hotspot models', notes),
     components: cap(view.hotspots.components, 'components', notes).map((c) => ({ ...c, component: cut(c.component) })),
@@ -61,7 +62,9 @@ export function boundReportView(view: ReportView): ReportView {
     period_semantics: cut(view.period_semantics),
     by_category: fold(view.by_category, 'categories', notes),
     by_country: fold(view.by_country, 'countries', notes),
-    by_month: byMonth.slice(-MONTHS),
+    trend: { ...view.trend, buckets: buckets.slice(-TREND_BUCKETS) },
+    // Every source a figure rests on is listed: their number is bounded by the reference data's regions.
+    grid_factor_sources: view.grid_factor_sources.map((s) => ({ ...s, source: cut(s.source), version: cut(s.version), licence: s.licence && cut(s.licence) })),
     savings: view.savings && { ...view.savings, basis: cut(view.savings.basis) },
     sbti_targets: view.sbti_targets && cap(view.sbti_targets, 'targets', notes).map((t) => ({ ...t, name: cut(t.name), scope: cut(t.scope) })),
     hotspots,

@@ -185,7 +185,8 @@ export class PdfWriter {
 
   /** A section heading kept together with at least `keep` points of what follows. */
   heading(text: string, keep = 80): void {
-    this.ensure(24 + keep);
+    // The heading takes 28 points (6 above it, 18 for the line, 4 under the rule): all of them plus `keep` must fit.
+    this.ensure(28 + keep);
     if (this.y > this.top) this.y += 6;
     this.line(text, this.left, this.y, this.width, { size: 12, bold: true, color: COLORS.accent });
     this.y += 18;

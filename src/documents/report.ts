@@ -1,9 +1,9 @@
-import { barChart, monthChart, type BarDatum, type Chart } from './charts.ts';
+import { barChart, periodChart, type BarDatum, type Chart } from './charts.ts';
 import * as fmt from './format.ts';
 import { CHART_ROWS } from './limits.ts';
 import { COLORS, PdfWriter, type Column } from './pdf.ts';
-import { phaseChart } from './phases.ts';
-import type { ReportBreakdownRow, ReportView } from './views.ts';
+import { PHASES, phaseChart } from './phases.ts';
+import type { ReportBreakdownRow, ReportConfidenceRow, ReportInterval, ReportView } from './views.ts';
 
 const SANDBOX_REPORT = 'TEST — sandbox data, not a real report';
 const NO_DATA = 'No data for this period';
@@ -14,6 +14,34 @@ const TITLES: Record<ReportView['type'], string> = {
 };
 
 const BAR_STEP = 16;
+
+const CONFIDENCE_LABELS: Record<ReportConfidenceRow['level'], string> = {
+  manufacturer_verified: 'Manufacturer-verified',
+  estimated_high: 'Estimated, high',
+  estimated_medium: 'Estimated, medium',
+  estimated_low: 'Estimated, low',
+};
+
+const interval = (i: ReportInterval) => `${fmt.kg(i.low_kg)} to ${fmt.kg(i.high_kg)}`;
+
+/** Header and the first rows of a table (wrapped cells included): what its heading is kept with. */
+function tableStart(pdf: PdfWriter, columns: Column[], rows: string[][], size = 8.5): number {
+  const step = pdf.lineHeight({ size });
+  const rowHeight = (row: string[]) =>
+    Math.max(...columns.map((column, i) => (column.wrap ? pdf.wrap(row[i] ?? '', column.width - 8, { size }).length : 1))) * step + 4;
+  return step + 2 + rows.slice(0, 3).reduce((height, row) => height + rowHeight(row), 0);
+}
+
+/** A heading, an optional introduction and a table, the heading never left alone at the foot of a page. */
+function tableSection(pdf: PdfWriter, heading: string, columns: Column[], rows: string[][], intro?: string): void {
+  const introStyle = { size: 8.5, color: COLORS.muted };
+  pdf.heading(heading, (intro ? pdf.heightOf(intro, pdf.width, introStyle) + 4 : 0) + tableStart(pdf, columns, rows));
+  if (intro) pdf.paragraph(intro, introStyle, 4);
+  pdf.table(columns, rows);
+}
+
+/** "Top 10 of 37 models" when the list is cut, else "all 7 models". */
+const shownOf = (shown: number, count: number, what: string) => (shown < count ? `top ${shown} of ${fmt.count(count)} ${what}` : `all ${fmt.count(count)} ${what}`);
 
 const bars = (rows: ReportBreakdownRow[]): BarDatum[] =>
   rows.map((r) => ({ label: r.label, value: r.total_kg_co2e, text: `${fmt.kg(r.total_kg_co2e)} kg · ${fmt.pct(r.share_pct)}` }));
@@ -33,11 +61,14 @@ function breakdownTable(pdf: PdfWriter, what: string, rows: ReportBreakdownRow[]
   );
 }
 
-/** A heading kept on one page with its chart (a table under it breaks pages by itself). */
-async function chartSection(pdf: PdfWriter, heading: string, chart: Promise<Chart>): Promise<void> {
+const CAPTION = { size: 8.5 };
+
+/** A heading kept on one page with its chart and the caption under it (a table under it breaks pages by itself). */
+async function chartSection(pdf: PdfWriter, heading: string, chart: Promise<Chart>, caption?: string): Promise<void> {
   const drawn = await chart;
-  pdf.heading(heading, drawn.height);
+  pdf.heading(heading, drawn.height + 4 + (caption ? pdf.heightOf(caption, pdf.width, CAPTION) : 0));
   pdf.chart(drawn);
+  if (caption) pdf.paragraph(caption, CAPTION);
 }
 
 /**
@@ -45,39 +76,123 @@ async function chartSection(pdf: PdfWriter, heading: string, chart: Promise<Char
  * The chart has up to CHART_ROWS bars, fewer (not under 6) when that keeps it on the page in progress
  * instead of leaving a third of the page empty: the table lists every row anyway.
  */
-async function rankedSection(pdf: PdfWriter, heading: string, rows: ReportBreakdownRow[], what: string, column: string, ranked: boolean): Promise<void> {
+async function rankedSection(pdf: PdfWriter, heading: string, rows: ReportBreakdownRow[], what: string, column: string, ranked: boolean, count = rows.length): Promise<void> {
   const fit = Math.floor((pdf.bottom - pdf.y - 60) / BAR_STEP);
   const wanted = Math.min(rows.length, CHART_ROWS);
   const shown = fit >= 6 && fit < wanted ? fit : wanted;
-  await chartSection(pdf, heading, barChart(bars(rows.slice(0, shown)), pdf.width, BAR_STEP));
+  await chartSection(pdf, `${heading}: ${shownOf(rows.length, count, what)}`, barChart(bars(rows.slice(0, shown)), pdf.width, BAR_STEP));
   if (rows.length > shown) {
     pdf.paragraph(`The chart shows the ${shown} largest ${what}; the table below has the rest.`, { size: 8, color: COLORS.muted });
   }
   breakdownTable(pdf, column, rows, ranked);
 }
 
-/** Average of the second half of the months against the first half: a trend that one odd month cannot swing. */
-function trendSentence(months: ReportView['by_month']): string {
-  if (months.length < 2) return 'One month of data: not enough for a trend.';
-  const half = Math.floor(months.length / 2);
-  const first = months.slice(0, half);
-  const second = months.slice(months.length - half);
-  const mean = (list: typeof months) => list.reduce((a, m) => a + m.total_kg_co2e, 0) / list.length;
-  const span = (list: typeof months) =>
-    list.length === 1 ? fmt.month(list[0]!.month) : `${fmt.month(list[0]!.month)} to ${fmt.month(list[list.length - 1]!.month)}`;
+/** Average of the second half of the buckets against the first half: a trend that one odd month cannot swing. */
+function trendSentence(trend: ReportView['trend']): string {
+  const { buckets, granularity: unit } = trend;
+  const span = (list: typeof buckets) => (list.length === 1 ? list[0]!.label : `${list[0]!.label} to ${list[list.length - 1]!.label}`);
+  if (buckets.every((b) => b.total_kg_co2e === 0)) {
+    return `Trend: none of the assets in the inventory was bought in the period (${span(buckets)}), so there is no trend of purchases to show.`;
+  }
+  if (buckets.length < 2) return `One ${unit} of purchases: not enough for a trend.`;
+  const half = Math.floor(buckets.length / 2);
+  const first = buckets.slice(0, half);
+  const second = buckets.slice(buckets.length - half);
+  const mean = (list: typeof buckets) => list.reduce((a, b) => a + b.total_kg_co2e, 0) / list.length;
   const [a, b] = [mean(first), mean(second)];
-  if (a === 0) return `Trend: the assets bought in an average month of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives; none were bought in ${span(first)}.`;
+  if (a === 0) return `Trend: the assets bought in an average ${unit} of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives; none were bought in ${span(first)}.`;
+  if (b === 0) return `Trend: none of the assets was bought in ${span(second)}; those bought in an average ${unit} of ${span(first)} carry ${fmt.kg(a)} kg CO₂e over their lives.`;
   const change = ((b - a) / a) * 100;
   const direction = Math.abs(change) < 0.05 ? 'the same as' : change < 0 ? `${fmt.pct(-change)} lower than` : `${fmt.pct(change)} higher than`;
-  return `Trend: the assets bought in an average month of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives, ${direction} those of ${span(first)} (${fmt.kg(a)} kg CO₂e).`;
+  return `Trend: the assets bought in an average ${unit} of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives, ${direction} those of ${span(first)} (${fmt.kg(a)} kg CO₂e).`;
 }
 
+/** The phases chart, then each phase and the total with its share and interval. */
+async function phaseSection(pdf: PdfWriter, view: ReportView): Promise<void> {
+  const { totals, uncertainty } = view;
+  await chartSection(pdf, 'Emissions by lifecycle phase (kg CO₂e and share)', phaseChart(totals, totals.total_kg_co2e, pdf.width));
+  const w = pdf.width;
+  const share = (kg: number) => fmt.pct(totals.total_kg_co2e > 0 ? (kg / totals.total_kg_co2e) * 100 : 0);
+  const rows = [
+    ...PHASES.map(({ key, label }) => [label, fmt.kg(totals[key]), share(totals[key]), interval(uncertainty.phases[key])]),
+    ['Total', fmt.kg(totals.total_kg_co2e), share(totals.total_kg_co2e), interval(uncertainty.total)],
+  ];
+  const columns: Column[] = [
+    { header: 'Phase', width: w * 0.3 },
+    { header: 'kg CO₂e', width: w * 0.2, align: 'right' },
+    { header: 'Share', width: w * 0.14, align: 'right' },
+    { header: '~80 % interval, kg CO₂e', width: w * 0.36, align: 'right' },
+  ];
+  pdf.ensure(tableStart(pdf, columns, rows));
+  pdf.table(columns, rows);
+}
+
+/** How sure the figures are: the interval's method, the confidence mix and the engine versions. */
+function confidenceSection(pdf: PdfWriter, view: ReportView): void {
+  const w = pdf.width;
+  const engines = view.engine_versions.map((e) => `${e.version} (${fmt.count(e.assets)} ${e.assets === 1 ? 'asset' : 'assets'})`).join(', ');
+  tableSection(
+    pdf,
+    'Confidence and uncertainty',
+    [
+      { header: 'Confidence of the calculation', width: w * 0.3 },
+      { header: 'Assets', width: w * 0.13, align: 'right' },
+      { header: 'Share of assets', width: w * 0.17, align: 'right' },
+      { header: 'kg CO₂e', width: w * 0.18, align: 'right' },
+      { header: 'Stated uncertainty', width: w * 0.22, align: 'right' },
+    ],
+    view.confidence_mix.map((c) => [
+      CONFIDENCE_LABELS[c.level],
+      fmt.count(c.assets),
+      fmt.pct(c.share_pct),
+      fmt.kg(c.total_kg_co2e),
+      c.uncertainty_pct === null ? 'not stated' : c.uncertainty_pct.min === c.uncertainty_pct.max ? `±${c.uncertainty_pct.min} %` : `±${c.uncertainty_pct.min}–${c.uncertainty_pct.max} %`,
+    ]),
+    `Intervals: ${view.uncertainty.method} Engine version${view.engine_versions.length === 1 ? '' : 's'} of the calculations: ${engines}.`,
+  );
+}
+
+/**
+ * The grid factors the calculations used, one entry each: source, version, vintage (valid_from),
+ * licence and assets. Entries, not a five-column table: the long source names wrap to two lines
+ * instead of five, which halves the pages and the drawing time for an estate in many countries.
+ */
+function sourcesSection(pdf: PdfWriter, view: ReportView): void {
+  const sources = view.grid_factor_sources;
+  if (sources.length === 0) return;
+  const cited = sources.reduce((n, s) => n + s.assets, 0);
+  const valid = (s: (typeof sources)[number]) => (s.valid_from.first === s.valid_from.last ? s.valid_from.first : `${s.valid_from.first} to ${s.valid_from.last}`);
+  const entries = sources.map(
+    (s) =>
+      `• ${s.source}. Version: ${s.version}; valid from ${valid(s)}; licence: ${s.licence ?? 'not stated'}; ` +
+      `${s.regions === 1 ? '' : `${fmt.count(s.regions)} regions, `}${fmt.count(s.assets)} ${s.assets === 1 ? 'asset' : 'assets'}.`,
+  );
+  const intro = `The use-phase grid factors recorded with the calculations of ${fmt.count(cited)} of the ${fmt.count(view.asset_count)} assets (calculation_factors), by source, version and licence.`;
+  const introStyle = { size: 8.5, color: COLORS.muted };
+  pdf.heading(
+    `Grid factors used: ${fmt.count(sources.length)} ${sources.length === 1 ? 'source' : 'sources'}`,
+    pdf.heightOf(intro, pdf.width, introStyle) + 4 + pdf.heightOf(entries[0]!, pdf.width, SOURCE_STYLE),
+  );
+  pdf.paragraph(intro, introStyle, 4);
+  for (const entry of entries) {
+    // An entry is not split over two pages.
+    pdf.ensure(pdf.heightOf(entry, pdf.width, SOURCE_STYLE));
+    pdf.paragraph(entry, SOURCE_STYLE, 2);
+  }
+}
+
+const SOURCE_STYLE = { size: 7.5 };
+
 async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> {
-  await chartSection(pdf, 'Emissions by lifecycle phase (kg CO₂e and share)', phaseChart(view.totals, view.totals.total_kg_co2e, pdf.width));
-  if (view.by_month.length > 0) {
-    const months = view.by_month.map((m) => ({ month: m.month, value: m.total_kg_co2e }));
-    await chartSection(pdf, 'Lifecycle emissions of the assets bought each month (kg CO₂e)', monthChart(months, pdf.width, 130));
-    pdf.paragraph(trendSentence(view.by_month), { size: 8.5 });
+  await phaseSection(pdf, view);
+  confidenceSection(pdf, view);
+  const { buckets, granularity } = view.trend;
+  if (buckets.some((b) => b.total_kg_co2e > 0)) {
+    const periods = buckets.map((b) => ({ label: b.label, value: b.total_kg_co2e }));
+    await chartSection(pdf, `Lifecycle emissions of the assets bought each ${granularity} (kg CO₂e)`, periodChart(periods, pdf.width, 130), trendSentence(view.trend));
+  } else if (buckets.length > 0) {
+    pdf.heading('Purchases over the period', 20);
+    pdf.paragraph(trendSentence(view.trend), CAPTION);
   }
   if (view.by_category.length > 0) await rankedSection(pdf, 'By category', view.by_category, 'categories', 'Category', false);
   if (view.by_country.length > 0) await rankedSection(pdf, 'By country of use', view.by_country, 'countries', 'Country', false);
@@ -95,25 +210,28 @@ async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> 
 }
 
 async function hotspotSections(pdf: PdfWriter, view: ReportView): Promise<void> {
-  await chartSection(pdf, 'Emissions by lifecycle phase (kg CO₂e and share)', phaseChart(view.totals, view.totals.total_kg_co2e, pdf.width));
+  await phaseSection(pdf, view);
+  confidenceSection(pdf, view);
   const hotspots = view.hotspots;
   if (!hotspots) return;
-  if (hotspots.categories.length > 0) await rankedSection(pdf, 'Hotspots by category', hotspots.categories, 'categories', 'Category', true);
-  if (hotspots.models.length > 0) await rankedSection(pdf, 'Hotspots by model', hotspots.models, 'models', 'Model', true);
+  if (hotspots.categories.length > 0) await rankedSection(pdf, 'Hotspots by category', hotspots.categories, 'categories', 'Category', true, hotspots.categories_count);
+  if (hotspots.models.length > 0) await rankedSection(pdf, 'Hotspots by model', hotspots.models, 'models', 'Model', true, hotspots.models_count);
   if (hotspots.components.length > 0) {
     const components = [...hotspots.components].sort((a, b) => b.kg_co2e - a.kg_co2e).slice(0, CHART_ROWS);
     const rows = components.map((c) => ({ label: c.component, value: c.kg_co2e, text: `${fmt.kg(c.kg_co2e)} kg · ${fmt.pct(c.share_pct)}` }));
     await chartSection(pdf, 'Hotspots by component (kg CO₂e and share)', barChart(rows, pdf.width, BAR_STEP));
   }
 
-  pdf.heading('Actions and what they would save', 60);
   if (hotspots.actions.length === 0) {
+    pdf.heading('Actions and what they would save', 20);
     pdf.paragraph('No action to suggest from this period’s data.', { size: 9 });
     return;
   }
   const actions = [...hotspots.actions].sort((a, b) => b.saving_kg_co2e - a.saving_kg_co2e);
   const w = pdf.width;
-  pdf.table(
+  tableSection(
+    pdf,
+    'Actions and what they would save',
     [
       { header: 'Action', width: w * 0.38, wrap: true },
       { header: 'Saving, kg CO₂e', width: w * 0.18, align: 'right' },
@@ -172,13 +290,21 @@ export async function reportPdf(view: ReportView): Promise<Buffer> {
       { label: 'Assets', value: fmt.count(view.asset_count), unit: 'in the period' },
       { label: 'Calculations', value: fmt.count(view.calculation_count), unit: 'in the period' },
     ]);
+    pdf.paragraph(
+      `Lifecycle emissions ${fmt.kgCo2e(view.totals.total_kg_co2e)}, ~80 % interval ${interval(view.uncertainty.total)} kg CO₂e ` +
+        `(how it is formed: “Confidence and uncertainty” below).`,
+      { size: 9 },
+      4,
+    );
     await (view.type === 'hotspot_analysis' ? hotspotSections(pdf, view) : summarySections(pdf, view));
+    sourcesSection(pdf, view);
   }
 
   // Targets are the organisation's commitments, shown with or without data in the period.
   if (view.sbti_targets && view.sbti_targets.length > 0) {
-    pdf.heading('Science Based Targets (SBTi)', 60);
-    pdf.table(
+    tableSection(
+      pdf,
+      'Science Based Targets (SBTi)',
       [
         { header: 'Target', width: width * 0.3, wrap: true },
         { header: 'Scope', width: width * 0.3, wrap: true },
@@ -191,7 +317,7 @@ export async function reportPdf(view: ReportView): Promise<Buffer> {
   }
 
   if (view.notes.length > 0) {
-    pdf.heading('Notes', 40);
+    pdf.heading('Notes', pdf.heightOf(`• ${view.notes[0]}`, pdf.width, { size: 8.5 }));
     for (const note of view.notes) pdf.paragraph(`• ${note}`, { size: 8.5 }, 3);
   }
 

@@ -44,6 +44,43 @@ export interface ReportAction {
   basis: string;
 }
 
+/** An ~80 % interval, kg CO2e. */
+export interface ReportInterval {
+  low_kg: number;
+  high_kg: number;
+}
+
+/** How sure the report's totals are: the assets' own intervals, combined as `method` says. */
+export interface ReportUncertainty {
+  /** The sentence printed on the report: how each asset's interval is formed and how they are summed. */
+  method: string;
+  total: ReportInterval;
+  phases: Record<keyof LifecyclePhases, ReportInterval>;
+  /** Assets whose calculation states no uncertainty: counted at their value in both bounds (the notes say so). */
+  assets_without_uncertainty: number;
+}
+
+/** Assets per confidence level of their active calculation. */
+export interface ReportConfidenceRow {
+  level: 'manufacturer_verified' | 'estimated_high' | 'estimated_medium' | 'estimated_low';
+  assets: number;
+  share_pct: number;
+  total_kg_co2e: number;
+  /** The smallest and largest uncertainty_pct stated by these assets' calculations; null when none states one. */
+  uncertainty_pct: { min: number; max: number } | null;
+}
+
+/** A grid-factor source used by the calculations behind the report, with its vintage. */
+export interface ReportFactorSource {
+  source: string;
+  version: string;
+  licence: string | null;
+  /** valid_from of the factors used, first and last (YYYY-MM-DD). */
+  valid_from: { first: string; last: string };
+  regions: number;
+  assets: number;
+}
+
 /** Shared by both report types; `sections` holds what differs. */
 export interface ReportView {
   type: 'sustainability_summary' | 'hotspot_analysis';
@@ -56,19 +93,28 @@ export interface ReportView {
   asset_count: number;
   calculation_count: number;
   totals: LifecyclePhases & { total_kg_co2e: number };
+  uncertainty: ReportUncertainty;
+  confidence_mix: ReportConfidenceRow[];
+  grid_factor_sources: ReportFactorSource[];
+  /** Inventory assets whose calculation records no grid factor (calculation_factors). */
+  assets_without_grid_factor: number;
+  /** Engine versions of the inventory's calculations, most assets first. */
+  engine_versions: { version: string; assets: number }[];
   /** True when the period has no data: the report says so instead of showing empty charts. */
   empty: boolean;
   by_category: ReportBreakdownRow[];
   by_country: ReportBreakdownRow[];
-  /** Lifecycle totals of the assets bought in each month (YYYY-MM), for the trend chart. */
-  by_month: { month: string; total_kg_co2e: number }[];
+  /** Lifecycle totals of the assets bought in each month, quarter or year of the period (src/reports/trend.ts). */
+  trend: { granularity: 'month' | 'quarter' | 'year'; buckets: { period: string; label: string; total_kg_co2e: number }[] };
   /** Summary: avoided emissions from reuse and refurbishment in the period. */
   savings?: { reuse_kg_co2e: number; refurbishment_kg_co2e: number; basis: string };
   sbti_targets?: { name: string; base_year: number; target_year: number; reduction_pct: number; scope: string }[];
-  /** Hotspots: ranked contributors and what actions would save. */
+  /** Hotspots: ranked contributors (the top rows of `*_count`) and what actions would save. */
   hotspots?: {
     categories: ReportBreakdownRow[];
+    categories_count: number;
     models: ReportBreakdownRow[];
+    models_count: number;
     components: { component: string; kg_co2e: number; share_pct: number }[];
     actions: ReportAction[];
   };

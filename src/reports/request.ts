@@ -5,12 +5,11 @@ import { text } from '../validation/text.ts';
 export const REPORT_TYPES = ['sustainability_summary', 'hotspot_analysis'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
 
-/** The longest period a report may cover, in years (bounds the work and the trend chart: 60 months). */
-export const MAX_PERIOD_YEARS = 5;
-/** Without dateFrom, the period is the year before dateTo. */
+/** Without dateFrom, the period is the year before dateTo (never before EARLIEST_DATE). */
 export const DEFAULT_PERIOD_YEARS = 1;
-/** The earliest date accepted: older inventories do not exist, and it keeps dates inside every database's range. */
+/** The dates a report may name: older inventories do not exist, and the range keeps dates inside every database's range. */
 export const EARLIEST_DATE = '1990-01-01';
+export const LATEST_DATE = '2100-12-31';
 
 export interface ReportRequest {
   type: ReportType;
@@ -38,26 +37,27 @@ function addYears(day: string, years: number): string {
   return isoDay(target);
 }
 
-/** A real calendar date written YYYY-MM-DD (2026-02-30 is not), from EARLIEST_DATE on; else 400 naming the field. */
+/** A real calendar date written YYYY-MM-DD (2026-02-30 is not) from EARLIEST_DATE to LATEST_DATE; else 400 naming the field. */
 function parseDay(value: string, field: string): string {
+  if (value === '') throw invalidParameter(field, 'must not be empty: give a date written YYYY-MM-DD, or leave the field out');
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw invalidParameter(field, `must be a date written YYYY-MM-DD, got '${value}'`);
   const date = new Date(`${value}T00:00:00Z`);
   if (Number.isNaN(date.getTime()) || isoDay(date) !== value) throw invalidParameter(field, `'${value}' is not a calendar date`);
-  if (value < EARLIEST_DATE) throw invalidParameter(field, `must be on or after ${EARLIEST_DATE}, got '${value}'`);
+  if (value < EARLIEST_DATE || value > LATEST_DATE) throw invalidParameter(field, `must be from ${EARLIEST_DATE} to ${LATEST_DATE}, got '${value}'`);
   return value;
 }
 
 /**
- * The period of a report: dateTo defaults to today (UTC), dateFrom to one year before dateTo.
- * dateFrom must not be after dateTo, and the period spans at most MAX_PERIOD_YEARS.
+ * The period of a report: dateTo defaults to today (UTC), dateFrom to one year before dateTo (not
+ * before EARLIEST_DATE). Any length is accepted; dateFrom must not be after dateTo nor after today
+ * (a period wholly in the future has no data to report).
  */
 export function reportRequest(body: z.infer<typeof reportBody>, now: Date = new Date()): ReportRequest {
-  const dateTo = body.dateTo ? parseDay(body.dateTo, 'dateTo') : isoDay(now);
-  const dateFrom = body.dateFrom ? parseDay(body.dateFrom, 'dateFrom') : addYears(dateTo, -DEFAULT_PERIOD_YEARS);
+  const today = isoDay(now);
+  const dateTo = body.dateTo != null ? parseDay(body.dateTo, 'dateTo') : today;
+  const defaultFrom = addYears(dateTo, -DEFAULT_PERIOD_YEARS);
+  const dateFrom = body.dateFrom != null ? parseDay(body.dateFrom, 'dateFrom') : defaultFrom < EARLIEST_DATE ? EARLIEST_DATE : defaultFrom;
   if (dateFrom > dateTo) throw invalidParameter('dateFrom', `must be on or before dateTo (${dateTo}), got '${dateFrom}'`);
-  const earliest = addYears(dateTo, -MAX_PERIOD_YEARS);
-  if (dateFrom < earliest) {
-    throw invalidParameter('dateFrom', `a report covers at most ${MAX_PERIOD_YEARS} years: for dateTo ${dateTo}, dateFrom must be on or after ${earliest}, got '${dateFrom}'`);
-  }
+  if (dateFrom > today) throw invalidParameter('dateFrom', `the period ${dateFrom} to ${dateTo} lies wholly in the future (today is ${today}): dateFrom must be on or before today`);
   return { type: body.type, dateFrom, dateTo };
 }

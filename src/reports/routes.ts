@@ -5,14 +5,15 @@ import type { Caller } from '../auth/caller.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { readJsonBody } from '../rest/json-body.ts';
-import { REST_BASE } from '../rest/rest-plugin.ts';
+import { countRequest } from '../auth/access-plugin.ts';
 import { Router } from '../rest/router.ts';
 import { renderReportPdf } from '../documents/index.ts';
 import type { Services } from '../services.ts';
-import { MAX_PERIOD_YEARS, REPORT_TYPES, reportBody, reportRequest } from './request.ts';
+import { EARLIEST_DATE, LATEST_DATE, REPORT_TYPES, reportBody, reportRequest } from './request.ts';
+import { REPORT_PATH } from './paths.ts';
 import { assembleReportView } from './view.ts';
 
-export const REPORT_PATH = `${REST_BASE}/report`;
+export { REPORT_PATH };
 export const REPORT_AUDIT_EVENT = 'report.created';
 
 /** POST /v1/report answers a PDF; SOFA answers JSON only, so the route is hand-written (mounted after access control). */
@@ -30,6 +31,8 @@ async function createReport(services: Services, request: Request): Promise<Respo
   // Test keys without organisation context read the shared demo sandbox read-only; a report is recorded, so it needs an organisation.
   if (caller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'Reports need an API key with organisation context');
   const report = reportRequest(await readJsonBody(request, reportBody, { optional: true }));
+  // Counted only now (access control leaves this route to count itself): a refused report costs no request of the day.
+  await countRequest(services, caller);
 
   // The allowance is the key's organisation's, like the request quota (test keys included).
   const allowance = await services.quota.reserveReport(caller.keyOrgId, caller.plan);
@@ -89,7 +92,8 @@ export const REPORT_OPENAPI_PATHS = {
       summary: 'Sustainability summary or hotspot analysis of the organisation, as a PDF',
       description:
         'Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). ' +
-        `Dates are UTC days, both included: dateTo defaults to today, dateFrom to one year before dateTo; at most ${MAX_PERIOD_YEARS} years. ` +
+        `Dates are UTC days, both included, from ${EARLIEST_DATE} to ${LATEST_DATE}: dateTo defaults to today, dateFrom to one year before dateTo; ` +
+        'any length; a period wholly in the future is refused. A refused request (400, 403) counts against neither the monthly report limit nor the daily quota. ' +
         'Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining). Period semantics: docs/reports.md.',
       security: [{ bearer: [] }],
       requestBody: {

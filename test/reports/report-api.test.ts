@@ -11,11 +11,13 @@ import { seedDemo } from '../../src/assets/seed-demo.ts';
 import { sandboxOrgId } from '../../src/sandbox/sandbox.ts';
 import { assembleReportView } from '../../src/reports/view.ts';
 import * as fmt from '../../src/documents/format.ts';
+import { uncertaintyInterval } from '../../src/footprint/engine/interval.ts';
 
 /** POST /v1/report over HTTP (in process): access rules, validation, the PDF, its records and the monthly limit. */
 let t: TestApp;
 let workDir: string;
 const keys: Record<string, string> = {};
+const keyIds: Record<string, string> = {};
 const orgs: Record<string, string> = {};
 const REPORT_LIMIT = 3;
 
@@ -26,20 +28,29 @@ const post = (key: string | undefined, body: unknown) =>
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
 
-async function pdfText(response: Response): Promise<string> {
+/** The PDF's text in its layout, and in reading order without layout (a wrapped table cell's words in sequence). */
+async function pdfTexts(response: Response): Promise<[string, string]> {
   const file = path.join(workDir, `${Math.random().toString(36).slice(2)}.pdf`);
   await writeFile(file, Buffer.from(await response.arrayBuffer()));
-  return (await promisify(execFile)('pdftotext', ['-layout', file, '-'])).stdout;
+  const text = async (args: string[]) => (await promisify(execFile)('pdftotext', [...args, file, '-'])).stdout;
+  return [await text(['-layout']), await text([])];
 }
+
+const pdfText = async (response: Response) => (await pdfTexts(response))[0];
+
+/** The text with every run of white space as one space: table rows read as "Production 131,403 71.3 % …". */
+const flat = (text: string) => text.replace(/\s+/g, ' ');
 
 const today = () => new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
   workDir = await mkdtemp(path.join(tmpdir(), 'lcf-report-api-'));
-  t = await createTestApp({ QUOTA_LIMITS: `${UNLIMITED},report.pro=${REPORT_LIMIT}` });
+  t = await createTestApp({ QUOTA_LIMITS: `${UNLIMITED},report.pro=${REPORT_LIMIT},report.business=1000` });
   const org = async (name: string, plan: string, label: string, options: Parameters<TestApp['createKey']>[1] = {}) => {
     orgs[label] ??= (await t.createOrg(plan, name)).id;
-    keys[label] = (await t.createKey(orgs[label]!, options)).key;
+    const created = await t.createKey(orgs[label]!, options);
+    keys[label] = created.key;
+    keyIds[label] = created.id;
   };
   await org('Free Ltd', 'free', 'free');
   await org('Müller Reporting GmbH', 'pro', 'pro');
@@ -49,7 +60,10 @@ beforeAll(async () => {
   await org('Empty Ltd', 'pro', 'empty');
   await org('Busy Ltd', 'pro', 'busy');
   await org('Big Corp', 'enterprise', 'enterprise');
+  await org('Careful Ltd', 'pro', 'refused');
+  await org('Audited Estates plc', 'business', 'audited');
   await seedDemo(t.app.services.db.prisma, orgs.pro!, 60, undefined, { seed: 5, services: t.app.services });
+  await seedDemo(t.app.services.db.prisma, orgs.audited!, 80, undefined, { seed: 11, services: t.app.services });
 }, 180_000);
 afterAll(async () => {
   await t?.close();
@@ -80,8 +94,13 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     [{ type: 'hotspot_analysis', dateTo: '2025/01/31' }, 'dateTo', "dateTo: must be a date written YYYY-MM-DD, got '2025/01/31'"],
     [{ type: 'hotspot_analysis', dateTo: '31-01-2025' }, 'dateTo', "dateTo: must be a date written YYYY-MM-DD, got '31-01-2025'"],
     [{ type: 'hotspot_analysis', dateFrom: '2025-06-01', dateTo: '2025-05-31' }, 'dateFrom', "dateFrom: must be on or before dateTo (2025-05-31), got '2025-06-01'"],
-    [{ type: 'hotspot_analysis', dateFrom: '2020-05-30', dateTo: '2025-05-31' }, 'dateFrom', 'dateFrom: a report covers at most 5 years: for dateTo 2025-05-31, dateFrom must be on or after 2020-05-31'],
-    [{ type: 'hotspot_analysis', dateFrom: '1989-12-31', dateTo: '1990-06-30' }, 'dateFrom', "dateFrom: must be on or after 1990-01-01, got '1989-12-31'"],
+    [{ type: 'hotspot_analysis', dateFrom: '1989-12-31', dateTo: '1990-06-30' }, 'dateFrom', "dateFrom: must be from 1990-01-01 to 2100-12-31, got '1989-12-31'"],
+    [{ type: 'hotspot_analysis', dateFrom: '2025-01-01', dateTo: '2101-01-01' }, 'dateTo', "dateTo: must be from 1990-01-01 to 2100-12-31, got '2101-01-01'"],
+    [{ type: 'hotspot_analysis', dateTo: '' }, 'dateTo', 'dateTo: must not be empty'],
+    [{ type: 'hotspot_analysis', dateFrom: '' }, 'dateFrom', 'dateFrom: must not be empty'],
+    [{ type: 'hotspot_analysis', dateFrom: '2025-13-01' }, 'dateFrom', "dateFrom: '2025-13-01' is not a calendar date"],
+    [{ type: 'hotspot_analysis', dateFrom: ' 2025-01-1' }, 'dateFrom', "dateFrom: must be a date written YYYY-MM-DD, got ' 2025-01-1'"],
+    [{ type: 'hotspot_analysis', dateFrom: '2100-01-01', dateTo: '2100-12-31' }, 'dateFrom', 'dateFrom: the period 2100-01-01 to 2100-12-31 lies wholly in the future'],
     [{ type: 'hotspot_analysis', dateFrom: 20250101 }, 'dateFrom', 'dateFrom: '],
     [{ type: 'hotspot_analysis', dateTo: '2025-01-01'.repeat(1_000) }, 'dateTo', 'dateTo: must be at most 10 characters, got 10000'],
     [{ type: 'hotspot_analysis', dateTo: '2025-01-0\u0000' }, 'dateTo', 'dateTo: must not contain control characters'],
@@ -212,5 +231,159 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429']));
     expect(operation.requestBody.content['application/json'].schema.properties.type.enum).toEqual(['sustainability_summary', 'hotspot_analysis']);
     expect(operation.responses['200'].content).toHaveProperty('application/pdf');
+  });
+});
+
+describe(`report periods and what a refusal costs on ${TEST_DATABASE_KIND}`, () => {
+  /** The organisation's reports left this month and requests counted today, without using either. */
+  async function usage(label: string) {
+    const reservation = await t.app.services.quota.reserveReport(orgs[label]!, 'pro');
+    await reservation.release();
+    const [today] = await t.app.services.quota.usageToday([{ keyId: keyIds[label]!, orgId: orgs[label]!, plan: 'pro' }]);
+    return { reportsLeft: reservation.remaining + 1, requestsToday: today!.used };
+  }
+
+  it('refuses future, empty, malformed and out-of-range periods with a 400 naming the field, fast, and charges nothing', async () => {
+    const before = await usage('refused');
+    const refusals: [unknown, string][] = [
+      [{ type: 'sustainability_summary', dateFrom: '2099-01-01', dateTo: '2099-12-31' }, 'dateFrom'],
+      [{ type: 'sustainability_summary', dateTo: '' }, 'dateTo'],
+      [{ type: 'sustainability_summary', dateFrom: '2025-1-1' }, 'dateFrom'],
+      [{ type: 'sustainability_summary', dateFrom: '1985-01-01' }, 'dateFrom'],
+      [{ type: 'hotspot_analysis', dateFrom: '2020-01-01', dateTo: '9999-12-31' }, 'dateTo'],
+    ];
+    for (const [body, field] of refusals) {
+      const started = performance.now();
+      const res = await post(keys.refused, body);
+      expect(performance.now() - started).toBeLessThan(1_000);
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'INVALID_PARAMETER', error: `Invalid parameter '${field}'` });
+    }
+    expect(await usage('refused')).toEqual(before);
+    // A report it delivers costs one report of the month and one request of the day.
+    expect((await post(keys.refused, { type: 'sustainability_summary' })).status).toBe(200);
+    expect(await usage('refused')).toEqual({ reportsLeft: before.reportsLeft - 1, requestsToday: before.requestsToday + 1 });
+  });
+
+  it('accepts 2020-01-01 to today (by quarter) and 1990-01-01 to today (by year)', async () => {
+    const quarters = await post(keys.audited, { type: 'sustainability_summary', dateFrom: '2020-01-01', dateTo: today() });
+    expect(quarters.status).toBe(200);
+    expect(flat(await pdfText(quarters))).toContain('Lifecycle emissions of the assets bought each quarter');
+    const years = await post(keys.audited, { type: 'sustainability_summary', dateFrom: '1990-01-01', dateTo: today() });
+    expect(years.status).toBe(200);
+    const text = flat(await pdfText(years));
+    expect(text).toContain('Lifecycle emissions of the assets bought each year');
+    expect(text).toMatch(/Trend: the assets bought in an average year of \d{4} to \d{4} carry/);
+  });
+
+  it('writes a true trend sentence for a period without purchases', async () => {
+    // The demo assets were bought up to yesterday: from the day after the last purchase to today, none was.
+    const { prisma } = t.app.services.db;
+    const last = await prisma.asset.findFirstOrThrow({ where: { org_id: orgs.audited!, purchase_date: { not: null } }, orderBy: { purchase_date: 'desc' } });
+    const after = new Date(last.purchase_date!.getTime() + 86_400_000).toISOString().slice(0, 10);
+    const res = await post(keys.audited, { type: 'sustainability_summary', dateFrom: after, dateTo: today() });
+    expect(res.status).toBe(200);
+    expect(flat(await pdfText(res))).toContain('Trend: none of the assets in the inventory was bought in the period');
+  });
+});
+
+describe(`every printed figure of a report is the data's, on ${TEST_DATABASE_KIND}`, () => {
+  const PERIOD = { dateFrom: '1990-01-01', dateTo: today() };
+  const PHASES = [
+    ['Production', 'production_kg'],
+    ['Transport', 'transport_kg'],
+    ['Use', 'use_phase_kg'],
+    ['End of life', 'end_of_life_kg'],
+  ] as const;
+
+  /** The organisation's inventory over PERIOD read straight from the database: every asset with its active calculation. */
+  async function inventory() {
+    const assets = await t.app.services.db.prisma.asset.findMany({
+      where: { org_id: orgs.audited!, active_calculation_id: { not: null } },
+      include: { active_calculation: { include: { factors: { include: { factor: true } } } } },
+    });
+    return assets.map((a) => {
+      const calc = a.active_calculation!;
+      const u = (calc.result as { methodology?: { uncertainty_pct?: number } }).methodology?.uncertainty_pct;
+      return { calc, u: typeof u === 'number' ? u : null };
+    });
+  }
+
+  it.each(['sustainability_summary', 'hotspot_analysis'] as const)('%s: totals, phases, intervals, confidence mix, engine versions and grid factors', async (type) => {
+    const res = await post(keys.audited, { type, ...PERIOD });
+    expect(res.status).toBe(200);
+    const [text, plain] = (await pdfTexts(res)).map(flat) as [string, string];
+    const view = await assembleReportView(
+      { prisma: t.app.services.scopes.for(orgs.audited!), orgId: orgs.audited!, reference: t.app.services.reference, sandbox: false },
+      { type, ...PERIOD },
+    );
+
+    // The view against the database.
+    const rows = await inventory();
+    expect(view.asset_count).toBe(rows.length);
+    const sumOf = (value: (r: (typeof rows)[number]) => number) => rows.reduce((t, r) => t + value(r), 0);
+    const bound = (value: (r: (typeof rows)[number]) => number, side: 'low_kg' | 'high_kg') => sumOf((r) => (r.u === null ? value(r) : uncertaintyInterval(value(r), r.u)[side]));
+    expect(view.totals.total_kg_co2e).toBeCloseTo(sumOf((r) => r.calc.total_kg_co2e), 1);
+    expect(view.uncertainty.total.low_kg).toBeCloseTo(bound((r) => r.calc.total_kg_co2e, 'low_kg'), 0);
+    expect(view.uncertainty.total.high_kg).toBeCloseTo(bound((r) => r.calc.total_kg_co2e, 'high_kg'), 0);
+    for (const [, key] of PHASES) {
+      expect(view.totals[key]).toBeCloseTo(sumOf((r) => r.calc[key]), 1);
+      expect(view.uncertainty.phases[key].low_kg).toBeCloseTo(bound((r) => r.calc[key], 'low_kg'), 0);
+      expect(view.uncertainty.phases[key].high_kg).toBeCloseTo(bound((r) => r.calc[key], 'high_kg'), 0);
+    }
+    // The demo estate has category-default estimates: a wide interval, still above zero.
+    expect(rows.some((r) => (r.u ?? 0) >= 45)).toBe(true);
+    expect(view.uncertainty.total.low_kg).toBeGreaterThan(0);
+    for (const c of view.confidence_mix) {
+      const members = rows.filter((r) => r.calc.confidence === c.level);
+      expect(c.assets).toBe(members.length);
+      expect(c.share_pct).toBeCloseTo((members.length / rows.length) * 100, 1);
+      expect(c.uncertainty_pct).toEqual({ min: Math.min(...members.map((r) => r.u!)), max: Math.max(...members.map((r) => r.u!)) });
+    }
+    expect(view.confidence_mix.reduce((n, c) => n + c.assets, 0)).toBe(rows.length);
+    const factors = new Map<string, number>();
+    for (const r of rows) for (const f of r.calc.factors) factors.set(`${f.factor.source}|${f.factor.source_version}`, (factors.get(`${f.factor.source}|${f.factor.source_version}`) ?? 0) + 1);
+    expect(new Map(view.grid_factor_sources.map((s) => [`${s.source}|${s.version}`, s.assets]))).toEqual(factors);
+    const engines = new Set(rows.map((r) => r.calc.engine_version));
+    expect(view.engine_versions.map((e) => e.version).sort()).toEqual([...engines].sort());
+
+    // The page against the view.
+    const range = (i: { low_kg: number; high_kg: number }) => `${fmt.kg(i.low_kg)} to ${fmt.kg(i.high_kg)}`;
+    const share = (kg: number) => fmt.pct((kg / view.totals.total_kg_co2e) * 100);
+    // The key figures stand side by side: label line, then the numbers, then the units.
+    expect(text).toContain(`${fmt.kg(view.totals.total_kg_co2e)} ${fmt.count(view.asset_count)} ${fmt.count(view.calculation_count)}`);
+    expect(text).toContain(`Lifecycle emissions ${fmt.kgCo2e(view.totals.total_kg_co2e)}, ~80 % interval ${range(view.uncertainty.total)} kg CO₂e`);
+    for (const [label, key] of PHASES) expect(text).toContain(`${label} ${fmt.kg(view.totals[key])} ${share(view.totals[key])} ${range(view.uncertainty.phases[key])}`);
+    expect(text).toContain(`Total ${fmt.kg(view.totals.total_kg_co2e)} 100.0 % ${range(view.uncertainty.total)}`);
+    const labels = { manufacturer_verified: 'Manufacturer-verified', estimated_high: 'Estimated, high', estimated_medium: 'Estimated, medium', estimated_low: 'Estimated, low' };
+    for (const c of view.confidence_mix) {
+      const u = c.uncertainty_pct!.min === c.uncertainty_pct!.max ? `±${c.uncertainty_pct!.min} %` : `±${c.uncertainty_pct!.min}–${c.uncertainty_pct!.max} %`;
+      expect(text).toContain(`${labels[c.level]} ${fmt.count(c.assets)} ${fmt.pct(c.share_pct)} ${fmt.kg(c.total_kg_co2e)} ${u}`);
+    }
+    for (const e of view.engine_versions) expect(text).toContain(`${e.version} (${fmt.count(e.assets)} assets)`);
+    expect(text).toContain(`Grid factors used: ${view.grid_factor_sources.length} sources`);
+    // Cells wrap in the table: the text without layout reads each cell's words in order.
+    // Wrapped cells (CJK text breaks between any two characters) are compared without white space.
+    const packed = plain.replace(/\s/g, '');
+    for (const s of view.grid_factor_sources) {
+      for (const cell of [s.source, s.version, s.licence!]) expect(packed).toContain(cell.replace(/\s/g, ''));
+    }
+    // No page ends with a section heading: each is kept with what follows it.
+    const HEADING = /^(Emissions by lifecycle phase|Confidence and uncertainty|Lifecycle emissions of the assets bought|Purchases over the period|By category|By country of use|Avoided emissions|Grid factors used|Hotspots by|Actions and what they would save|Science Based Targets|Notes)/;
+    const pages = (await pdfTexts(await post(keys.audited, { type, ...PERIOD })))[0].split('\f').filter((page) => page.trim());
+    expect(pages.length).toBeGreaterThan(1);
+    for (const [i, page] of pages.entries()) {
+      const lines = page.split('\n').map((line) => line.trim()).filter(Boolean);
+      const lastBeforeFooter = lines.at(-2) ?? '';
+      expect(lastBeforeFooter, `page ${i + 1}`).not.toMatch(HEADING);
+    }
+    if (type === 'hotspot_analysis') {
+      const h = view.hotspots!;
+      expect(text).toContain(`Hotspots by model: ${h.models.length < h.models_count ? `top ${h.models.length} of ${h.models_count}` : `all ${h.models_count}`} models`);
+      expect(text).toContain(`Hotspots by category: ${h.categories.length < h.categories_count ? `top ${h.categories.length} of ${h.categories_count}` : `all ${h.categories_count}`} categories`);
+      expect(h.models_count).toBeGreaterThan(h.models.length);
+    } else {
+      expect(text).toContain(`By category: all ${view.by_category.length} categories`);
+    }
   });
 });

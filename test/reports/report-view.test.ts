@@ -9,6 +9,7 @@ import type { Services } from '../../src/services.ts';
 import type { Caller } from '../../src/auth/caller.ts';
 import type { ReportView } from '../../src/documents/views.ts';
 import { assembleReportView, periodSemantics } from '../../src/reports/view.ts';
+import { INTERVAL_METHOD, uncertaintyInterval } from '../../src/footprint/engine/interval.ts';
 import type { ReportRequest } from '../../src/reports/request.ts';
 import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
 
@@ -37,12 +38,14 @@ interface Seeded {
   calculated_at: string;
   /** When the status was last changed (asset_events); none: since the asset's creation (now). */
   status_changed_at?: string;
+  /** An older record: no methodology in its result, no factor in calculation_factors. */
+  bare?: boolean;
 }
 
 // Period 2025: A1, A2, A3, A4, A7 are in the inventory; A5 left before it, A6 was bought after it.
 const ASSETS: Seeded[] = [
   { serial: 'A1', device: LAPTOP, country: 'DE', status: 'in_use', purchase_date: '2025-03-10', calculated_at: '2025-03-10T09:00:00Z' },
-  { serial: 'A2', device: LAPTOP, country: 'SE', status: 'in_use', purchase_date: '2024-06-01', calculated_at: '2024-06-01T09:00:00Z' },
+  { serial: 'A2', device: LAPTOP, country: 'SE', status: 'in_use', purchase_date: '2024-06-01', calculated_at: '2024-06-01T09:00:00Z', bare: true },
   { serial: 'A3', device: MONITOR, country: 'DE', status: 'resold', purchase_date: '2022-01-01', calculated_at: '2022-01-01T09:00:00Z', status_changed_at: '2025-05-05T10:00:00Z' },
   { serial: 'A4', device: LAPTOP, country: 'DE', status: 'refurbished', purchase_date: null, calculated_at: '2025-07-01T09:00:00Z', status_changed_at: '2025-07-01T10:00:00Z' },
   { serial: 'A5', device: LAPTOP, country: 'DE', status: 'recycled', purchase_date: '2020-01-01', calculated_at: '2020-01-01T09:00:00Z', status_changed_at: '2024-12-31T23:59:59Z' },
@@ -59,9 +62,11 @@ async function seed(a: Seeded, org = orgId): Promise<void> {
   const calc = await prisma.calculation.create({
     data: {
       org_id: org, kind: 'footprint', engine_version: f.methodology.engine_version, country: f.country, category: a.device.category,
-      confidence: f.methodology.confidence, total_kg_co2e: f.total_kg_co2e, ...f.breakdown, inputs: {}, result: {}, created_at: new Date(a.calculated_at),
+      confidence: f.methodology.confidence, total_kg_co2e: f.total_kg_co2e, ...f.breakdown, inputs: {},
+      result: a.bare ? {} : JSON.parse(JSON.stringify(f)), created_at: new Date(a.calculated_at),
     },
   });
+  if (!a.bare) await prisma.calculationFactor.create({ data: { calculation_id: calc.id, factor_id: services.reference.gridFactor(a.country)!.id, role: 'use_grid', org_id: org } });
   const asset = await prisma.asset.create({
     data: {
       org_id: org, ...a.device, serial_number: a.serial, status: a.status, country: a.country, active_calculation_id: calc.id,
@@ -131,10 +136,82 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
     // Largest first.
     expect(v.by_category.map((r) => r.total_kg_co2e)).toEqual([...v.by_category.map((r) => r.total_kg_co2e)].sort((a, b) => b - a));
     // Every month of the period, the purchases of each (A1 in March, A7 on the last day of December).
-    expect(v.by_month.map((m) => m.month)).toEqual(Array.from({ length: 12 }, (_, i) => `2025-${String(i + 1).padStart(2, '0')}`));
-    expect(v.by_month[2]!.total_kg_co2e).toBeCloseTo(totalOf('A1'), 2);
-    expect(v.by_month[11]!.total_kg_co2e).toBeCloseTo(totalOf('A7'), 2);
-    expect(v.by_month.filter((m) => m.total_kg_co2e > 0)).toHaveLength(2);
+    const months = v.trend.buckets;
+    expect(v.trend.granularity).toBe('month');
+    expect(months.map((m) => m.period)).toEqual(Array.from({ length: 12 }, (_, i) => `2025-${String(i + 1).padStart(2, '0')}`));
+    expect(months.map((m) => m.label).slice(0, 3)).toEqual(['Jan 2025', 'Feb 2025', 'Mar 2025']);
+    expect(months[2]!.total_kg_co2e).toBeCloseTo(totalOf('A1'), 2);
+    expect(months[11]!.total_kg_co2e).toBeCloseTo(totalOf('A7'), 2);
+    expect(months.filter((m) => m.total_kg_co2e > 0)).toHaveLength(2);
+  });
+
+  it('aggregates the trend by quarter up to eight years and by year beyond, one bucket per quarter or year', async () => {
+    const quarters = await view({ dateFrom: '2020-01-01', dateTo: '2025-12-31' });
+    expect(quarters.trend.granularity).toBe('quarter');
+    expect(quarters.trend.buckets).toHaveLength(24);
+    expect(quarters.trend.buckets[0]).toMatchObject({ period: '2020-Q1', label: 'Q1 2020' });
+    const bucket = (v: ReportView, period: string) => v.trend.buckets.find((b) => b.period === period)!.total_kg_co2e;
+    expect(bucket(quarters, '2025-Q1')).toBeCloseTo(totalOf('A1'), 2);
+    expect(bucket(quarters, '2024-Q2')).toBeCloseTo(totalOf('A2'), 2);
+    expect(bucket(quarters, '2022-Q1')).toBeCloseTo(totalOf('A3'), 2);
+    // 1990 to 2026: years; A5 (bought 2020, recycled 2024) is in this inventory.
+    const years = await view({ dateFrom: '1990-01-01', dateTo: '2026-06-30' });
+    expect(years.trend.granularity).toBe('year');
+    expect(years.trend.buckets.map((b) => b.period)).toEqual(Array.from({ length: 37 }, (_, i) => String(1990 + i)));
+    expect(bucket(years, '2025')).toBeCloseTo(totalOf('A1', 'A7'), 2);
+    expect(bucket(years, '2020')).toBeCloseTo(totalOf('A5'), 2);
+    expect(bucket(years, '2026')).toBeCloseTo(totalOf('A6'), 2);
+    expect(years.asset_count).toBe(7);
+    // Two years exactly is still by month.
+    expect((await view({ dateFrom: '2024-01-01', dateTo: '2025-12-31' })).trend.buckets).toHaveLength(24);
+  });
+
+  it('states the interval of the totals and of each phase: the assets\' intervals summed bound by bound, never below zero', async () => {
+    const v = await view();
+    const inventory = ['A1', 'A2', 'A3', 'A4', 'A7'];
+    const sumOf = (value: (serial: string) => number, u: (serial: string) => number | null, bound: 'low_kg' | 'high_kg') =>
+      inventory.reduce((t, s) => t + (u(s) === null ? value(s) : uncertaintyInterval(value(s), u(s)!)[bound]), 0);
+    const stated = (s: string) => (s === 'A2' ? null : stored.get(s)!.methodology.uncertainty_pct);
+    const total = (s: string) => stored.get(s)!.total_kg_co2e;
+    expect(v.uncertainty.total.low_kg).toBeCloseTo(sumOf(total, stated, 'low_kg'), 1);
+    expect(v.uncertainty.total.high_kg).toBeCloseTo(sumOf(total, stated, 'high_kg'), 1);
+    expect(v.uncertainty.total.low_kg).toBeLessThan(v.totals.total_kg_co2e);
+    expect(v.uncertainty.total.high_kg).toBeGreaterThan(v.totals.total_kg_co2e);
+    for (const phase of ['production_kg', 'transport_kg', 'use_phase_kg', 'end_of_life_kg'] as const) {
+      const value = (s: string) => stored.get(s)!.breakdown[phase];
+      expect(v.uncertainty.phases[phase].low_kg, phase).toBeCloseTo(sumOf(value, stated, 'low_kg'), 1);
+      expect(v.uncertainty.phases[phase].high_kg, phase).toBeCloseTo(sumOf(value, stated, 'high_kg'), 1);
+      expect(v.uncertainty.phases[phase].low_kg, phase).toBeGreaterThanOrEqual(0);
+    }
+    expect(v.uncertainty.method).toContain(INTERVAL_METHOD);
+    // A2's older record states no uncertainty: at its value in both bounds, and the notes say so.
+    expect(v.uncertainty.assets_without_uncertainty).toBe(1);
+    expect(v.notes).toContain("The calculation of 1 asset states no uncertainty: its figures count at their value in both bounds of the intervals.");
+  });
+
+  it('gives the confidence mix, the engine versions and the grid factors behind the figures', async () => {
+    const v = await view();
+    const inventory = ['A1', 'A2', 'A3', 'A4', 'A7'];
+    const levels = new Map<string, string[]>();
+    for (const s of inventory) levels.set(stored.get(s)!.methodology.confidence, [...(levels.get(stored.get(s)!.methodology.confidence) ?? []), s]);
+    expect(v.confidence_mix.map((c) => [c.level, c.assets])).toEqual([...levels].map(([level, serials]) => [level, serials.length]));
+    for (const c of v.confidence_mix) {
+      expect(c.share_pct).toBeCloseTo((c.assets / 5) * 100, 1);
+      expect(c.total_kg_co2e).toBeCloseTo(totalOf(...levels.get(c.level)!), 2);
+    }
+    expect(v.confidence_mix.reduce((t, c) => t + c.share_pct, 0)).toBeCloseTo(100, 0);
+    expect(v.engine_versions).toEqual([{ version: stored.get('A1')!.methodology.engine_version, assets: 5 }]);
+    // A1, A3, A4 in DE and A7 in FR record their grid factor; A2's older record none.
+    const factor = (code: string) => services.reference.gridFactor(code)!;
+    expect(v.grid_factor_sources.map((s) => [s.source, s.version, s.valid_from.first, s.assets]).sort()).toEqual(
+      [
+        [factor('DE').source, factor('DE').source_version, factor('DE').valid_from.toISOString().slice(0, 10), 3],
+        [factor('FR').source, factor('FR').source_version, factor('FR').valid_from.toISOString().slice(0, 10), 1],
+      ].sort(),
+    );
+    expect(v.grid_factor_sources.every((s) => s.licence !== null && s.regions === 1)).toBe(true);
+    expect(v.assets_without_grid_factor).toBe(1);
+    expect(v.notes).toContain('The calculation of 1 asset states no grid factor (an older record): the grid factors listed are those of the other assets.');
   });
 
   it('counts savings of the assets resold or refurbished in the period, as the savings and refurbishment endpoints compute them', async () => {
@@ -191,7 +268,7 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
   it('is an honest empty report for an organisation without assets, and for a period before its first purchase', async () => {
     const none = await view({}, emptyOrgId);
     expect(none).toMatchObject({ empty: true, asset_count: 0, totals: { total_kg_co2e: 0 }, by_category: [], by_country: [] });
-    expect(none.by_month).toHaveLength(12);
+    expect(none.trend.buckets).toHaveLength(12);
     expect(none.notes[0]).toMatch(/has no assets yet/);
     const before = await view({ dateFrom: '2023-01-01', dateTo: '2024-02-28', type: 'hotspot_analysis' }, laterOrgId);
     expect(before).toMatchObject({ empty: true, asset_count: 0 });
