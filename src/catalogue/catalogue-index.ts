@@ -24,7 +24,7 @@
 import MiniSearch, { type Query, type SearchResult } from 'minisearch';
 import type { CatalogueEntry } from './catalogue-data.ts';
 import { analyse, compact, fold, hasDigit, isNumber, numberOf, terms } from './text.ts';
-import { brandMatches, canonicalBrand } from './brands.ts';
+import { brandMatches, canonicalBrand, latinBrand } from './brands.ts';
 import { entryNumbers } from './model-numbers.ts';
 
 /** Apple part number: 5-character stem, region code, "/A" ("MLY33LL/A", "MLY33B/A", "MME73AM/A"). */
@@ -270,7 +270,7 @@ export class CatalogueIndex {
     const key = compact(partNumber);
     if (key.length < 2) return undefined;
     let found = this.byCode.get(key) ?? [];
-    if (brand && compact(brand)) found = found.filter((e) => brandMatches(e.brand, brand));
+    if (brand) found = found.filter((e) => brandMatches(e.brand, brand));
     if (found.length <= 1) return found[0];
     // Several devices: an mpn beats an alias; still several (different brands) → ambiguous.
     const byMpn = found.filter((e) => compact(e.mpn) === key);
@@ -285,7 +285,7 @@ export class CatalogueIndex {
       found = found.filter((e) => brandMatches(e.brand, brand));
       if (found.length === 0) {
         // "Dell Latitude 5440" with brand=Dell: drop the brand from the front of the model.
-        const b = compact(brand);
+        const b = compact(latinBrand(brand));
         const canon = canonicalBrand(brand);
         for (const prefix of [b, canon]) {
           if (prefix && key.startsWith(prefix) && key.length > prefix.length) {

@@ -92,6 +92,10 @@ const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
     annual_kwh: t.exposeFloat('annual_kwh'),
     grid_factor_kg_per_kwh: t.exposeFloat('grid_factor_kg_per_kwh'),
     match: t.expose('match', { type: DeviceMatchRef, description: 'How the device was identified: one catalogue device, a variant of several, the specs several variants share, or none' }),
+    warnings: t.exposeStringList('warnings', {
+      description:
+        "What the caller should know about how the request was read; today a conflict between the category given and the identified device's: a more specific category of the same kind (laptop → convertible) uses the device, another kind (laptop → smartphone) does not use it and estimates the category given (docs/catalogue.md). Empty when nothing conflicts",
+    }),
   }),
 });
 
