@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { brandMatches, canonicalBrand, latinBrand, unmatchableBrand } from './brands.ts';
+import { brandMatches, canonicalBrand, latinBrand, successorBrands, unmatchableBrand } from './brands.ts';
 
 describe('brands', () => {
   it("reads a brand written in the company's own name in another script as the catalogue's brand", () => {
@@ -37,5 +37,12 @@ describe('brands', () => {
     expect(unmatchableBrand('Dell')).toBeUndefined();
     expect(unmatchableBrand('戴尔')).toBeUndefined();
     expect(unmatchableBrand('Palo Alto')).toBeUndefined();
+  });
+
+  it("lets HP's server lines match HPE's devices, and nothing else of another brand", () => {
+    expect(successorBrands('HP', 'ProLiant DL380 Gen10 server4')).toEqual(['HPE']);
+    expect(successorBrands('Hewlett-Packard', 'Synergy 480 Gen10')).toEqual(['HPE']);
+    expect(successorBrands('HP', 'EliteBook 840 G9')).toEqual([]);
+    expect(successorBrands('Dell', 'ProLiant DL380')).toEqual([]);
   });
 });

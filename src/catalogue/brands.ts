@@ -119,17 +119,33 @@ export function brandMatches(entryBrand: string, given: string): boolean {
   return (ew.startsWith(`${gw} `) || gw.startsWith(`${ew} `)) && gw.length >= 2;
 }
 
+/**
+ * Brands that sell a product line under the caller's brand's name today: HP's server lines
+ * (ProLiant, Synergy, Apollo, Edgeline) are Hewlett Packard Enterprise's since HP split in 2015,
+ * and their sheets and asset lists still say HP. A name of such a line may match the successor's device.
+ */
+export function successorBrands(brand: string, model: string): string[] {
+  return canonicalBrand(brand) === 'hp' && /\b(?:proliant|synergy|apollo|edgeline)\b/.test(fold(model)) ? ['HPE'] : [];
+}
+
 let catalogueBrands: readonly string[] | undefined;
+/** unmatchableBrand's answers by brand: every footprint without a catalogue match asks. */
+const unmatchable = new Map<string, string | undefined>();
 
 /**
  * Why a brand can match no device of the built-in catalogue, or undefined when some device has
  * it: a brand with no letters the text analysis keeps and no alias, or a brand no device has.
  */
 export function unmatchableBrand(brand: string): string | undefined {
-  if (!compact(latinBrand(brand))) {
-    return `brand '${brand.trim()}' has no Latin letters or digits and is not in the brand alias table (docs/catalogue.md): no catalogue device is used, since one of another brand could be`;
-  }
+  const given = brand.trim();
+  if (unmatchable.has(given)) return unmatchable.get(given);
   catalogueBrands ??= [...new Set(loadCatalogue().map((e) => e.brand))];
-  if (catalogueBrands.some((b) => brandMatches(b, brand))) return undefined;
-  return `brand '${brand.trim()}' is not a brand of the built-in catalogue: no catalogue device is used, since a device of another brand never is`;
+  const why = !compact(latinBrand(given))
+    ? `brand '${given}' has no Latin letters or digits and is not in the brand alias table (docs/catalogue.md): no catalogue device is used, since one of another brand could be`
+    : catalogueBrands.some((b) => brandMatches(b, given))
+      ? undefined
+      : `brand '${given}' is not a brand of the built-in catalogue: no catalogue device is used, since a device of another brand never is`;
+  if (unmatchable.size >= 10_000) unmatchable.clear();
+  unmatchable.set(given, why);
+  return why;
 }

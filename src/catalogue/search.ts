@@ -17,7 +17,7 @@
 export type { CatalogueEntry, CatalogueSpecs } from './catalogue-data.ts';
 export { loadCatalogue } from './catalogue-data.ts';
 export { analyse, compact, CONFIG_WORD, fold, letterDigitParts, terms, words } from './text.ts';
-export { brandMatches, canonicalBrand, latinBrand, unmatchableBrand } from './brands.ts';
+export { brandMatches, canonicalBrand, latinBrand, successorBrands, unmatchableBrand } from './brands.ts';
 export { modelNumbers, numbersAgree, numbersExplained } from './model-numbers.ts';
 export { CatalogueIndex, codeStems, fuzziness, type SearchHit, type SearchPage } from './catalogue-index.ts';
 export { areVariants, distinguishingWords, matchModel, MAX_VARIANTS, MIN_MARGIN, modelMatchDetail, type ModelMatchDetail } from './matching.ts';

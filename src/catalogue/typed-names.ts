@@ -3,7 +3,7 @@
  * marketing and descriptive words, and what a reading dropped that a device must agree with.
  */
 import type { CatalogueEntry } from './catalogue-data.ts';
-import { canonicalBrand } from './brands.ts';
+import { successorBrands } from './brands.ts';
 import { compact, fold } from './text.ts';
 
 /** A normalised reading of a typed name, and what the normalisation dropped that the device must agree with. */
@@ -96,7 +96,7 @@ export function typedNameReadings(model: string, brand?: string): TypedNameReadi
     }
     GEN_N.lastIndex = 0;
   }
-  const brands = [brand, ...(brand && canonicalBrand(brand) === 'hp' && /\b(?:proliant|synergy|apollo|edgeline)\b/.test(t) ? ['HPE'] : [])];
+  const brands = [brand, ...(brand ? successorBrands(brand, t) : [])];
   const seen = new Set([`${brand ?? ''}|${compact(model)}`]);
   const out: TypedNameReading[] = [];
   for (const b of brands) {
