@@ -4,7 +4,7 @@
  * then the names of a sheet covering several. Every step is narrowed to the caller's brand.
  */
 import type { CatalogueEntry } from './catalogue-data.ts';
-import { analyse, compact, CONFIG_WORD, hasDigit, isYear, letterDigitParts, NOISE_WORDS, PROCESSOR_WORDS, terms, wordForm, words } from './text.ts';
+import { analyse, compact, CONFIG_WORD, hasDigit, isYear, letterDigitParts, NOISE_WORDS, PROCESSOR_WORDS, terms, unreadableWords, wordForm, words } from './text.ts';
 import type { CatalogueIndex } from './catalogue-index.ts';
 import { numbersAgree } from './model-numbers.ts';
 import { MIN_MARGIN, modelMatchDetail } from './matching.ts';
@@ -34,6 +34,8 @@ export type ModelResolution = (
  * device agrees with what the reading dropped (a typed screen size, "Monitor"/"Display").
  */
 export function resolveModel(index: CatalogueIndex, model: string, brand?: string): ModelResolution | undefined {
+  // Every word of a name must agree with the device; words the analysis cannot read cannot ("מחשב נייד דגם 14 פרו" is no iPhone 14).
+  if (unreadableWords(model).length) return undefined;
   const asWritten = resolveAsWritten(index, model, brand);
   if (asWritten) return asWritten;
   const read = resolveReadings(index, model, brand);

@@ -16,7 +16,7 @@
  */
 export type { CatalogueEntry, CatalogueSpecs } from './catalogue-data.ts';
 export { loadCatalogue } from './catalogue-data.ts';
-export { analyse, compact, CONFIG_WORD, fold, letterDigitParts, terms, words } from './text.ts';
+export { analyse, compact, CONFIG_WORD, fold, letterDigitParts, terms, unreadableWords, words } from './text.ts';
 export { brandMatches, canonicalBrand, latinBrand, successorBrands, unmatchableBrand } from './brands.ts';
 export { modelNumbers, numbersAgree, numbersExplained } from './model-numbers.ts';
 export { CatalogueIndex, codeStems, fuzziness, type SearchHit, type SearchPage } from './catalogue-index.ts';

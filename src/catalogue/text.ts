@@ -15,6 +15,14 @@ export function compact(text: string): string {
   return fold(text).replace(/[^a-z0-9+]+/g, '');
 }
 
+/**
+ * Words with letters of a script other than Latin ("מחשב", "ノート"): the analysis drops them, so
+ * nothing can check that a device matches them.
+ */
+export function unreadableWords(text: string): string[] {
+  return text.split(/\s+/).filter((w) => /(?=\p{L})\P{Script=Latin}/u.test(w));
+}
+
 /** Folded words: runs of letters/digits, with a trailing `+` kept ("ds920+", "s24+"). */
 export function words(text: string): string[] {
   return fold(text).match(/[a-z0-9]+\+*/g) ?? [];

@@ -4,6 +4,7 @@ import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';
 import { unmatchableBrand } from '../catalogue/brands.ts';
+import { unreadableWords } from '../catalogue/text.ts';
 import { categoryConflict } from './category-conflict.ts';
 import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, readCapacities, readNameHints } from '../catalogue/name-hints.ts';
 
@@ -131,6 +132,7 @@ export function resolveDevice(
   // The caller's category against the identified device's: categoryConflict decides and says which was used.
   const conflict = requested && found && getCategory(requested) ? categoryConflict(requested, found) : undefined;
   const match = conflict?.use === 'requested' ? undefined : found;
+  const unreadable = match ? [] : unreadableWords(model ?? '');
   // A name the catalogue does not know may still say what the device is ("AW9999H Monitor", "15.6-inch").
   const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears(), builtInScreenReadings());
   const named = requested ? undefined : hints.category;
@@ -193,6 +195,7 @@ export function resolveDevice(
           : []),
         ...(hints.release_year ? [`release_year ${hints.release_year.year} read from the model number: that of ${hints.release_year.basis}`] : []),
         ...(brand ? [unmatchableBrand(brand)].filter((why) => why !== undefined) : []),
+        ...(unreadable.length ? [`model name words in a script the catalogue's names are not written in (${unreadable.join(' ')}): no catalogue device is used, since none can be checked against them`] : []),
       ];
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
   if (match?.entry.mpn) {

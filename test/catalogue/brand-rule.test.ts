@@ -46,6 +46,14 @@ describe(`brands and categories in identification on ${TEST_DATABASE_KIND}`, () 
     expect(latinModel.product.name).toBe('iPhone 14');
     expect(latinModel.methodology.match.status).toBe('none');
 
+    // nor does a known brand make a name of unreadable words its device: "laptop model 14 pro" is no iPhone 14
+    const unreadableModel = await footprint({ brand: 'Apple', model: 'מחשב נייד דגם 14 פרו', country: 'DE' });
+    expect(unreadableModel.product).toMatchObject({ brand: 'Apple', mpn: null, name: 'מחשב נייד דגם 14 פרו' });
+    expect(unreadableModel.methodology.match.status).toBe('none');
+    expect(unreadableModel.methodology.data_sources).toContain(
+      "model name words in a script the catalogue's names are not written in (מחשב נייד דגם פרו): no catalogue device is used, since none can be checked against them",
+    );
+
     const unknown = await footprint({ brand: 'Zorblax', model: 'iPhone 14', country: 'DE' });
     expect(unknown.product).toMatchObject({ brand: 'Zorblax', name: 'iPhone 14' });
     expect(unknown.methodology.match.status).toBe('none');
