@@ -37,14 +37,14 @@ const BRAND_SYNONYMS: ReadonlyMap<string, string> = new Map(Object.entries({
 
 /**
  * Brand names written in other scripts → the brand's Latin name. Only names the companies
- * themselves use in those scripts: their registered company names and the names on their own
- * regional websites (e.g. 东芝/東芝 株式会社東芝 toshiba.co.jp; レノボ レノボ・ジャパン lenovo.com/jp;
- * 联想 联想集团 lenovo.com.cn; 戴尔 dell.com.cn; 惠普 hp.com/cn; 华为 huawei.com/cn; 小米 mi.com;
- * 삼성 삼성전자 samsung.com/sec; 애플 apple.com/kr; アップル Apple Japan (apple.com/jp); 苹果
- * apple.com.cn; 富士通 fujitsu.com/jp; 华硕 asus.com.cn; 宏碁 acer.com/cn; ソニー sony.co.jp; キヤノン
- * canon.jp; エプソン epson.jp; ブラザー brother.co.jp; 京セラ kyocera.co.jp; 엘지 LG전자 lge.co.kr).
- * Keys are folded as callers' brands are (brandAliasKey), so a katakana ボ and its decomposed
- * form are one key.
+ * themselves use in those scripts, as in their registered company names: 株式会社東芝, 东芝(中国)有限公司;
+ * レノボ・ジャパン合同会社, 联想集团有限公司, 聯想 (Taiwan); 戴尔(中国)有限公司, 台灣戴爾, デル・テクノロジーズ株式会社;
+ * 中国惠普有限公司; 华为技术有限公司, 華為 (Taiwan); 小米集团; 三星电子, 삼성전자; 애플코리아 유한회사,
+ * アップルジャパン (Apple Japan's former name), 苹果电脑贸易(上海)有限公司, 蘋果 (Taiwan); 富士通株式会社;
+ * 华硕电脑 / 華碩電腦股份有限公司; 宏碁股份有限公司; ソニー株式会社, 索尼(中国)有限公司; キヤノン株式会社,
+ * 佳能(中国)有限公司; セイコーエプソン株式会社, 爱普生(中国)有限公司; ブラザー工業株式会社; 京セラ株式会社;
+ * 엘지전자 주식회사. Keys are folded as callers' brands are (brandAliasKey), so a katakana ボ and its
+ * decomposed form are one key.
  */
 const SCRIPT_ALIASES: Readonly<Record<string, string>> = {
   東芝: 'Toshiba',
