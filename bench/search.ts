@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { loadCatalogue, type CatalogueEntry } from '../src/catalogue/catalogue-data.ts';
-import { CatalogueIndex, resolveModel } from '../src/catalogue/search.ts';
+import { CatalogueIndex, matchModel, resolveModel } from '../src/catalogue/search.ts';
 
 export interface QualityQuery {
   q: string;
@@ -140,7 +140,7 @@ async function main(): Promise<void> {
   const tuneQ = held.length ? await quality(queries.filter((x) => !x.note?.startsWith('[holdout]')), rank) : undefined;
   const lat = await latency(queries, (text) => index.search(text));
   const brandOf = new Map(queries.map((x) => [x.q, x.brand]));
-  const matchLat = await latency(queries, (text) => index.matchModel(text, brandOf.get(text)), 5);
+  const matchLat = await latency(queries, (text) => matchModel(index, text, brandOf.get(text)), 5);
   const close = closeness(entries, rank);
   // Names the catalogue does not know, as a footprint by name sees them: every reading is tried before
   // the answer is "none" (the slowest path of resolveModel).
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   const brandOfUnknown = new Map(unknown.map((x) => [x.q, x.brand]));
   const unknownLat = await latency(unknown, (text) => resolveModel(index, text, brandOfUnknown.get(text)), 3);
   const matched = queries.filter((x) => {
-    const hit = index.matchModel(x.q, x.brand);
+    const hit = matchModel(index, x.q, x.brand);
     return hit && sameDevice(hit.entry, x);
   }).length;
   console.log(`catalogue: ${entries.length} devices; ${queries.length} queries (test/catalogue/search-queries.json)`);

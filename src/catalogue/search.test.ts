@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
-import { brandMatches, CatalogueIndex, compact, fold, fuzziness, modelMatchDetail, processorHint, resolveModel, terms, type ModelResolution } from './search.ts';
+import { brandMatches, CatalogueIndex, compact, fold, fuzziness, matchModel, modelMatchDetail, processorHint, resolveModel, terms, type ModelResolution } from './search.ts';
 
 const entry = (brand: string, mpn: string, name: string, aliases: string[] = [], category = 'laptop'): CatalogueEntry => ({
   brand,
@@ -188,59 +188,59 @@ describe('CatalogueIndex.findByPartNumber', () => {
 
 describe('CatalogueIndex.matchModel', () => {
   it('matches an exact model name with confidence 1', () => {
-    expect(index.matchModel('Latitude 5440', 'Dell')).toEqual({ entry: FIXTURE[0], score: 1 });
-    expect(index.matchModel('Dell Latitude 5440', 'Dell')?.entry.mpn).toBe('LAT5440');
-    expect(index.matchModel('latitude 5440')?.entry.mpn).toBe('LAT5440');
-    expect(index.matchModel('5', 'Fairphone')?.entry.mpn).toBe('FP5');
+    expect(matchModel(index, 'Latitude 5440', 'Dell')).toEqual({ entry: FIXTURE[0], score: 1 });
+    expect(matchModel(index, 'Dell Latitude 5440', 'Dell')?.entry.mpn).toBe('LAT5440');
+    expect(matchModel(index, 'latitude 5440')?.entry.mpn).toBe('LAT5440');
+    expect(matchModel(index, '5', 'Fairphone')?.entry.mpn).toBe('FP5');
   });
 
   it('matches a misspelt model', () => {
-    expect(index.matchModel('Lattitude 5440', 'Dell')?.entry.mpn).toBe('LAT5440');
-    expect(index.matchModel('Thinkpad X1 Crabon Gen 11', 'Lenovo')?.entry.mpn).toBe('21HM');
-    expect(index.matchModel('iphone 15 pro', 'Apple')?.entry.mpn).toBe('iPhone16,1');
-    expect(index.matchModel('iPhone 15 Pro Max')?.entry.mpn).toBe('iPhone16,2');
-    expect(index.matchModel('Nintendo Switch Lite')?.entry.mpn).toBe('HDH-001');
+    expect(matchModel(index, 'Lattitude 5440', 'Dell')?.entry.mpn).toBe('LAT5440');
+    expect(matchModel(index, 'Thinkpad X1 Crabon Gen 11', 'Lenovo')?.entry.mpn).toBe('21HM');
+    expect(matchModel(index, 'iphone 15 pro', 'Apple')?.entry.mpn).toBe('iPhone16,1');
+    expect(matchModel(index, 'iPhone 15 Pro Max')?.entry.mpn).toBe('iPhone16,2');
+    expect(matchModel(index, 'Nintendo Switch Lite')?.entry.mpn).toBe('HDH-001');
   });
 
   it('ignores configuration words', () => {
-    expect(index.matchModel('Latitude 5440 i5 16GB 512GB SSD', 'Dell')?.entry.mpn).toBe('LAT5440');
+    expect(matchModel(index, 'Latitude 5440 i5 16GB 512GB SSD', 'Dell')?.entry.mpn).toBe('LAT5440');
   });
 
   it('prefers the device the string names entirely (5430, not 5430 Rugged)', () => {
-    expect(index.matchModel('Latitude 5430', 'Dell')?.entry.mpn).toBe('LAT5430');
-    expect(index.matchModel('Latitude 5430 Rugged', 'Dell')?.entry.mpn).toBe('LAT5430R');
+    expect(matchModel(index, 'Latitude 5430', 'Dell')?.entry.mpn).toBe('LAT5430');
+    expect(matchModel(index, 'Latitude 5430 Rugged', 'Dell')?.entry.mpn).toBe('LAT5430R');
   });
 
   it('matches part numbers, with regional or configuration suffixes too', () => {
-    expect(index.matchModel('SM-S911B')?.entry.mpn).toBe('SM-S911B');
-    expect(index.matchModel('21HD0015GE', 'Lenovo')?.entry.mpn).toBe('21HD');
-    expect(index.matchModel('20XWCTO1WW', 'Lenovo')).toBeUndefined(); // machine type not in the fixture
-    expect(index.matchModel('MLY33B/A', 'Apple')?.entry.mpn).toBe('MLY33LL/A');
-    expect(index.matchModel('W1A53A#B19', 'HP')?.entry.mpn).toBe('W1A53A');
+    expect(matchModel(index, 'SM-S911B')?.entry.mpn).toBe('SM-S911B');
+    expect(matchModel(index, '21HD0015GE', 'Lenovo')?.entry.mpn).toBe('21HD');
+    expect(matchModel(index, '20XWCTO1WW', 'Lenovo')).toBeUndefined(); // machine type not in the fixture
+    expect(matchModel(index, 'MLY33B/A', 'Apple')?.entry.mpn).toBe('MLY33LL/A');
+    expect(matchModel(index, 'W1A53A#B19', 'HP')?.entry.mpn).toBe('W1A53A');
   });
 
   it('does not match unknown models', () => {
-    expect(index.matchModel('Latitude 9999', 'Dell')).toBeUndefined();
-    expect(index.matchModel('Latitude 9999')).toBeUndefined();
-    expect(index.matchModel('Lattitude 5441', 'Dell')).toBeUndefined();
-    expect(index.matchModel('ThinkPad X1 Carbon Gen 12', 'Lenovo')).toBeUndefined();
-    expect(index.matchModel('iPhone 16 Pro', 'Apple')).toBeUndefined();
-    expect(index.matchModel('Galaxy S23 Ultra', 'Samsung')).toBeUndefined();
-    expect(index.matchModel('EliteBook 845 G10', 'HP')).toBeUndefined();
-    expect(index.matchModel('Switch Pro', 'Nintendo')).toBeUndefined();
-    expect(index.matchModel('Acme Gizmo 3000')).toBeUndefined();
+    expect(matchModel(index, 'Latitude 9999', 'Dell')).toBeUndefined();
+    expect(matchModel(index, 'Latitude 9999')).toBeUndefined();
+    expect(matchModel(index, 'Lattitude 5441', 'Dell')).toBeUndefined();
+    expect(matchModel(index, 'ThinkPad X1 Carbon Gen 12', 'Lenovo')).toBeUndefined();
+    expect(matchModel(index, 'iPhone 16 Pro', 'Apple')).toBeUndefined();
+    expect(matchModel(index, 'Galaxy S23 Ultra', 'Samsung')).toBeUndefined();
+    expect(matchModel(index, 'EliteBook 845 G10', 'HP')).toBeUndefined();
+    expect(matchModel(index, 'Switch Pro', 'Nintendo')).toBeUndefined();
+    expect(matchModel(index, 'Acme Gizmo 3000')).toBeUndefined();
   });
 
   it('does not match when the brand disagrees', () => {
-    expect(index.matchModel('Latitude 5440', 'HP')).toBeUndefined();
-    expect(index.matchModel('Lattitude 5440', 'Lenovo')).toBeUndefined();
+    expect(matchModel(index, 'Latitude 5440', 'HP')).toBeUndefined();
+    expect(matchModel(index, 'Lattitude 5440', 'Lenovo')).toBeUndefined();
   });
 
   it('does not pick one of several equally good devices, nor a product line', () => {
-    expect(index.matchModel('ThinkPad T14 Gen 4', 'Lenovo')).toBeUndefined(); // Intel or AMD
-    expect(index.matchModel('MacBook Air', 'Apple')).toBeUndefined();
-    expect(index.matchModel('ThinkPad', 'Lenovo')).toBeUndefined();
-    expect(index.matchModel('EliteBook 840', 'HP')).toBeUndefined();
+    expect(matchModel(index, 'ThinkPad T14 Gen 4', 'Lenovo')).toBeUndefined(); // Intel or AMD
+    expect(matchModel(index, 'MacBook Air', 'Apple')).toBeUndefined();
+    expect(matchModel(index, 'ThinkPad', 'Lenovo')).toBeUndefined();
+    expect(matchModel(index, 'EliteBook 840', 'HP')).toBeUndefined();
     expect(modelMatchDetail(index, 'ThinkPad T14 Gen 4', 'Lenovo').margin).toBeLessThan(0.2);
   });
 });
@@ -259,12 +259,12 @@ describe('on the built-in catalogue (data/catalogue)', () => {
   });
 
   it('matches Latitude 5440 as typed and misspelt, and not Latitude 9999', () => {
-    expect(real.matchModel('Latitude 5440', 'Dell')?.entry.mpn).toBe('LAT5440');
-    expect(real.matchModel('Lattitude 5440', 'Dell')?.entry.mpn).toBe('LAT5440');
-    expect(real.matchModel('Latitude 9999', 'Dell')).toBeUndefined();
-    expect(real.matchModel('Latitude 9999')).toBeUndefined();
-    expect(real.matchModel('ThinkPad T14 Gen 9', 'Lenovo')).toBeUndefined();
-    expect(real.matchModel('iPhone 25 Pro', 'Apple')).toBeUndefined();
+    expect(matchModel(real, 'Latitude 5440', 'Dell')?.entry.mpn).toBe('LAT5440');
+    expect(matchModel(real, 'Lattitude 5440', 'Dell')?.entry.mpn).toBe('LAT5440');
+    expect(matchModel(real, 'Latitude 9999', 'Dell')).toBeUndefined();
+    expect(matchModel(real, 'Latitude 9999')).toBeUndefined();
+    expect(matchModel(real, 'ThinkPad T14 Gen 9', 'Lenovo')).toBeUndefined();
+    expect(matchModel(real, 'iPhone 25 Pro', 'Apple')).toBeUndefined();
   });
 
   it('finds a part number regardless of separators', () => {
@@ -340,7 +340,7 @@ describe('variants of one model (resolveModel)', () => {
     let variants = 0;
     for (const e of loadCatalogue().slice(0, 400)) {
       const model = e.name.replace(new RegExp(`^${e.brand}\\s+`, 'i'), '');
-      const m = real.matchModel(model, e.brand);
+      const m = matchModel(real, model, e.brand);
       const r = resolveModel(real, model, e.brand);
       if (m) expect(r?.kind === 'device' ? r.entry : undefined, model).toBe(m.entry);
       if (r?.kind === 'variants') variants++;

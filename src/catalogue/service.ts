@@ -1,6 +1,6 @@
 import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
-import { CatalogueIndex, loadCatalogue, resolveModel, type CatalogueEntry, type CatalogueSpecs, type ModelResolution } from './search.ts';
+import { brandMatches, CatalogueIndex, successorBrands, loadCatalogue, resolveModel, type CatalogueEntry, type CatalogueSpecs, type ModelResolution } from './search.ts';
 import { IcecatClient, IcecatUnavailableError, looksLikeGtin, type IcecatConfig, type IcecatProduct } from './icecat/index.ts';
 
 /** A catalogue device as methodology.match names it. */
@@ -110,7 +110,7 @@ export class CatalogueService {
       resolution = this.resolveBuiltIn(brand, mpn, model);
       this.builtInMatches.set(key, resolution);
     }
-    return resolution && this.matchOf(resolution, specs);
+    return resolution && ofBrand(this.matchOf(resolution, specs), brand, model ?? mpn ?? '');
   }
 
   private resolveBuiltIn(brand: string | undefined, mpn: string | null, model: string | null): BuiltInResolution | undefined {
@@ -206,14 +206,14 @@ export class CatalogueService {
       spec_sources: Object.fromEntries(Object.keys(product.specs).map((f) => [f, { basis: 'published' as const }])),
       source: { note: `Icecat product ${product.icecat_id}` },
     };
-    return {
+    return ofBrand({
       entry,
       product_id: null,
       source: `external catalogue: Icecat product ${product.icecat_id} (${product.brand} ${product.mpn})`,
       icecat_id: product.icecat_id,
       icecat_category: product.icecat_category,
       match: exactMatch(entry, 'external catalogue'),
-    };
+    }, brand, code);
   }
 
   private builtIn(entry: CatalogueEntry, how: string, match: DeviceMatch): CatalogueMatch {
@@ -224,6 +224,18 @@ export class CatalogueService {
       match,
     };
   }
+}
+
+/**
+ * The match when every device it stands for is of the caller's brand (brandMatches) or of the
+ * brand that sells the named line today (successorBrands: HP ProLiant under HPE), else none:
+ * whatever found it (part number, GTIN, name), identification never answers another brand's device.
+ */
+function ofBrand(match: CatalogueMatch, brand: string | undefined, name: string): CatalogueMatch | undefined {
+  if (brand === undefined) return match;
+  const given = [brand, ...successorBrands(brand, name)];
+  const brands = [match.entry.brand, ...(match.match?.candidates ?? []).map((d) => d.brand)];
+  return brands.every((b) => given.some((g) => brandMatches(b, g))) ? match : undefined;
 }
 
 /** methodology.match of a device recognised exactly (`basis`: what recognised it, null when not known). */

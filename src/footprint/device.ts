@@ -3,6 +3,9 @@ import { ApiError } from '../errors/api-error.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';
+import { unmatchableBrand } from '../catalogue/brands.ts';
+import { unreadableWords } from '../catalogue/text.ts';
+import { categoryConflict } from './category-conflict.ts';
 import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, readCapacities, readNameHints } from '../catalogue/name-hints.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
@@ -41,6 +44,8 @@ export interface ResolvedDevice {
   data_sources: string[];
   /** How the device was identified (methodology.match). */
   match: DeviceMatch;
+  /** What the caller should know about how the request was read (methodology.warnings): a category conflict. */
+  warnings: string[];
 }
 
 /**
@@ -115,7 +120,7 @@ const QUERY_NAME: Partial<Record<keyof DeviceSpecs, string>> = { processor_tdp_w
  */
 export function resolveDevice(
   query: DeviceQuery,
-  match?: CatalogueMatch,
+  found?: CatalogueMatch,
 ): { device: ResolvedDevice; problems: [] } | { device: undefined; problems: FieldProblem[] } {
   const problems: FieldProblem[] = [];
   const brand = query.brand?.trim();
@@ -124,6 +129,10 @@ export function resolveDevice(
   const model = query.model?.trim() || null;
   if (!mpn && !model) problems.push({ field: 'mpn', reason: 'either mpn or model is required' });
   const requested = query.category?.trim().toLowerCase();
+  // The caller's category against the identified device's: categoryConflict decides and says which was used.
+  const conflict = requested && found && getCategory(requested) ? categoryConflict(requested, found) : undefined;
+  const match = conflict?.use === 'requested' ? undefined : found;
+  const unreadable = match ? [] : unreadableWords(model ?? '');
   // A name the catalogue does not know may still say what the device is ("AW9999H Monitor", "15.6-inch").
   const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears(), builtInScreenReadings());
   const named = requested ? undefined : hints.category;
@@ -185,6 +194,8 @@ export function resolveDevice(
               : `screen_size_inch ${screenFromName.screen_size_inch} read from the model name`]
           : []),
         ...(hints.release_year ? [`release_year ${hints.release_year.year} read from the model number: that of ${hints.release_year.basis}`] : []),
+        ...(brand ? [unmatchableBrand(brand)].filter((why) => why !== undefined) : []),
+        ...(unreadable.length ? [`model name words in a script the catalogue's names are not written in (${unreadable.join(' ')}): no catalogue device is used, since none can be checked against them`] : []),
       ];
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
   if (match?.entry.mpn) {
@@ -212,6 +223,7 @@ export function resolveDevice(
     release_year: releaseYear,
     data_sources: pcf && !configured ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`] : data_sources,
     match: matchInfo,
+    warnings: conflict ? [conflict.warning] : [],
   };
   return { device, problems: [] };
 }

@@ -92,6 +92,10 @@ const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
     annual_kwh: t.exposeFloat('annual_kwh'),
     grid_factor_kg_per_kwh: t.exposeFloat('grid_factor_kg_per_kwh'),
     match: t.expose('match', { type: DeviceMatchRef, description: 'How the device was identified: one catalogue device, a variant of several, the specs several variants share, or none' }),
+    warnings: t.exposeStringList('warnings', {
+      description:
+        "What the caller should know about how the request was read; today a conflict between the category given and the identified device's: a more specific category of the same kind (laptop → convertible) uses the device, another kind (laptop → smartphone) does not use it and estimates the category given (docs/catalogue.md). Empty when nothing conflicts",
+    }),
   }),
 });
 
@@ -126,7 +130,11 @@ const deviceArgs = builder.args((t) => ({
       'Model name, alternative to mpn. A name that fits several variants of one model (ThinkPad T14 Gen 3: Intel, AMD) is resolved by a processor in it (i5-1245U, Ryzen 5 PRO 6650U), else by the supplied specs, else to the specs the variants share; a model without its generation (ThinkPad E14) resolves to family-level specs; methodology.match says which',
     ...maxChars(TEXT_LIMITS.model),
   }),
-  category: t.string({ description: 'Device category (default: the catalogue device\'s, else the kind the model name names, e.g. "… Monitor", else laptop); see /reference/categories', ...maxChars(TEXT_LIMITS.category) }),
+  category: t.string({
+    description:
+      'Device category (default: the catalogue device\'s, else the kind the model name names, e.g. "… Monitor", else laptop); see /reference/categories. Against an identified device of another category: a more specific one of the same kind (laptop → convertible) uses the device, another kind (laptop → smartphone) keeps this category without the device; methodology.warnings says which',
+    ...maxChars(TEXT_LIMITS.category),
+  }),
   weight_kg: t.float({ description: "kg. Refused (400) from 3x the heaviest real products of the category (methodology 11.1); between those, accepted with a 'check weight_kg' note in methodology.data_sources", ...POSITIVE }),
   tdp: t.float({ description: 'Processor TDP, watts', ...NON_NEGATIVE }),
   ram_gb: t.float({ description: 'GB', ...NON_NEGATIVE }),

@@ -33,6 +33,7 @@ export interface Methodology {
   annual_kwh: number;
   grid_factor_kg_per_kwh: number;
   match: DeviceMatch;
+  warnings: string[];
 }
 
 export interface FootprintResponse {
@@ -261,5 +262,6 @@ function methodology(device: ResolvedDevice, region: RegionFactor, result: Footp
     annual_kwh: result.annual_kwh,
     grid_factor_kg_per_kwh: region.factor.value,
     match: device.match,
+    warnings: device.warnings,
   };
 }

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CatalogueIndex, loadCatalogue, type CatalogueEntry } from '../../src/catalogue/search.ts';
+import { CatalogueIndex, loadCatalogue, matchModel, type CatalogueEntry } from '../../src/catalogue/search.ts';
 import { brandName, parseReport, type ParsedReport } from '../../src/erasure/blancco-report.ts';
 import { getCategory, validateSpecs } from '../../src/footprint/engine/index.ts';
 import {
@@ -21,7 +21,7 @@ const matches = new Map<string, CatalogueEntry | undefined>();
 /** What the lookup chain's built-in step finds for the parsed brand and model (memoised like CatalogueService). */
 function catalogueMatch(brand: string, model: string): CatalogueEntry | undefined {
   const key = `${brand}\u0000${model}`;
-  if (!matches.has(key)) matches.set(key, index.matchModel(model, brand)?.entry);
+  if (!matches.has(key)) matches.set(key, matchModel(index, model, brand)?.entry);
   return matches.get(key);
 }
 
