@@ -7,9 +7,14 @@ export const certificateView: CertificateView = {
   issued_at: '2025-03-14T09:30:00.000Z',
   organization_name: 'Müller GmbH',
   product: { brand: 'Dell', name: 'Latitude 5440', mpn: 'N015L544014EMEA_VP', category: 'Laptop' },
-  country: 'Germany (DE)',
-  phases: { production_kg: 214.6, transport_kg: 12.3, use_phase_kg: 58.9, end_of_life_kg: 2.1 },
-  total_kg_co2e: 287.9,
+  country: 'DE',
+  statement: {
+    kind: 'footprint',
+    phases: { production_kg: 214.6, transport_kg: 12.3, use_phase_kg: 58.9, end_of_life_kg: 2.1 },
+    total_kg_co2e: 287.9,
+    interval: { low_kg: 250.35, high_kg: 331.09 },
+    lifetime_years: 4,
+  },
   methodology: { standard: 'ISO 14067:2018, GHG Protocol Product Standard', engine_version: 'lcf-engine 3.4.1', confidence: 'high', uncertainty_pct: 15 },
   data_sources: [
     { label: 'Embodied emissions (production)', source: 'Dell Product Carbon Footprint, Latitude 5440', version: '2023-06', valid_from: '2023-06-01' },
@@ -17,10 +22,11 @@ export const certificateView: CertificateView = {
     { label: 'Freight, Asia to Europe', source: 'GLEC Framework v3 default factors', version: '3.0', valid_from: '2023-01-01' },
     { label: 'End-of-life treatment', source: 'ecoinvent 3.10, WEEE recycling (cut-off)', version: '3.10', valid_from: null },
   ],
-  verify_url: 'https://carbon.example.com/v1/certificate/verify?number=LCF-7K2M9QX4TB',
+  verify_url: 'https://carbon.example.com/verify/LCF-7K2M9QX4TB',
   key_id: 'cert-2025-01-Qm9X2kLp',
   signature_fingerprint: '3f9a1c7be24d08f56a1e93c2d7b40f8e5c61a2d9e0b7f34c8a59d1e26b3c7f0a',
   sandbox: false,
+  revoked_at: null,
 };
 
 /** A Chinese organisation, a sandbox certificate. */
@@ -28,10 +34,94 @@ export const sandboxCertificateView: CertificateView = {
   ...certificateView,
   certificate_number: 'TST-Q8W3E5R7T9',
   organization_name: '北京绿色科技有限公司 (Beijing Green Tech)',
-  country: 'China (CN)',
-  phases: { production_kg: 214.6, transport_kg: 6.8, use_phase_kg: 96.4, end_of_life_kg: 2.1 },
-  total_kg_co2e: 319.9,
+  country: 'CN',
+  statement: {
+    kind: 'footprint',
+    phases: { production_kg: 214.6, transport_kg: 6.8, use_phase_kg: 96.4, end_of_life_kg: 2.1 },
+    total_kg_co2e: 319.9,
+    interval: { low_kg: 278.17, high_kg: 367.89 },
+    lifetime_years: 4,
+  },
   sandbox: true,
+};
+
+const GRID_FR = { label: 'Grid factor, country of use (FR): 0.044 kg CO2e/kWh', source: 'Electricity Maps carbon intensity, lifecycle, zone FR (France); via @tgwf/co2 0.19.0', version: '2025 yearly average', valid_from: '2025-01-01' };
+const EQUIVALENTS = [
+  { label: 'Driving equivalent: 0.17 kg CO2e/km', source: 'UK DESNZ greenhouse gas conversion factors, average car, unknown fuel (0.168, rounded)', version: '2023', valid_from: null },
+  { label: 'Tree equivalent: 21.77 kg CO2e/year', source: 'Arbor Day Foundation: 48 lb CO2 a mature tree absorbs in a year', version: null, valid_from: null },
+];
+
+/** Keeping a laptop two more years in France instead of buying a new one. */
+export const savingsCertificateView: CertificateView = {
+  ...certificateView,
+  certificate_number: 'LCF-S4V1NG5X2A',
+  product: { brand: 'Lenovo', name: 'ThinkPad T14 Gen 4', mpn: null, category: 'laptop' },
+  country: 'FR',
+  statement: {
+    kind: 'savings',
+    remaining_life_years: 2,
+    avoided_co2_kg: 179.49,
+    avoided_production_kg: 170.2,
+    avoided_transport_kg: 9.9,
+    additional_use_phase_kg: 0.61,
+    km_driving_avoided: 1056,
+    trees_year_equivalent: 8.2,
+  },
+  data_sources: [{ label: 'Product data', source: 'built-in catalogue: Lenovo ThinkPad T14 Gen 4 (by model name)', version: null, valid_from: null }, GRID_FR, ...EQUIVALENTS],
+};
+
+/** A grade-B refurbishment with two swaps, reused in Texas. */
+export const refurbishmentCertificateView: CertificateView = {
+  ...savingsCertificateView,
+  certificate_number: 'LCF-R3FURB15HD',
+  statement: {
+    kind: 'refurbishment',
+    grade: 'B',
+    grade_label: 'Good',
+    reuse_country: 'US-TX',
+    reuse_grid_factor_kg_per_kwh: 0.396,
+    remaining_life_years: 2,
+    gross_avoided_kg: 180.1,
+    overhead_kg: 6.42,
+    swaps: [
+      { token: 'battery:56', production_kg: 4.48 },
+      { token: 'storage:512:nvme', production_kg: 6.1 },
+    ],
+    swaps_total_kg: 10.58,
+    additional_use_phase_kg: 5.47,
+    net_savings_kg: 157.63,
+    net_savings_pct: 87.52,
+    break_even_years: 59.6,
+    km_driving_avoided: 927,
+    trees_year_equivalent: 7.2,
+  },
+  data_sources: [
+    savingsCertificateView.data_sources[0]!,
+    { ...GRID_FR, label: 'Grid factor, country of reuse (US-TX): 0.396 kg CO2e/kWh', source: 'Electricity Maps carbon intensity, lifecycle, zone US-TEX-ERCO; via @tgwf/co2 0.19.0' },
+    ...EQUIVALENTS,
+  ],
+};
+
+export const revokedCertificateView: CertificateView = { ...certificateView, revoked_at: '2025-06-02T11:04:00.000Z' };
+
+/** The largest usual certificate: a 200-character product name and six data sources, which still fit one page. */
+export const longNameCertificateView: CertificateView = {
+  ...certificateView,
+  product: {
+    ...certificateView.product,
+    name: 'Latitude 5440 Business Notebook, 14 inch FHD+ anti-glare IPS display, Intel Core i7-1365U vPro, 32 GB DDR5 memory, 1 TB PCIe NVMe SSD, Intel Iris Xe graphics, Wi-Fi 6E, 4-cell 54 Wh battery, EMEA grey',
+  },
+  data_sources: [
+    ...certificateView.data_sources,
+    { label: 'Memory and storage', source: 'Manufacturer specification sheet, Latitude 5440, configured memory and storage capacities', version: '2023-06', valid_from: '2023-06-01' },
+    { label: 'Battery', source: 'Battery cell manufacturing, lithium-ion, per Wh of capacity, literature average', version: '2022', valid_from: null },
+  ],
+};
+
+/** More data sources than one page holds: they continue on page 2. */
+export const manySourcesCertificateView: CertificateView = {
+  ...longNameCertificateView,
+  data_sources: Array.from({ length: 16 }, (_, i) => ({ ...certificateView.data_sources[i % 4]!, label: `${certificateView.data_sources[i % 4]!.label} (${i + 1})` })),
 };
 
 const CATEGORIES = ['Laptop', 'Desktop', 'Monitor', 'Smartphone', 'Server', 'Tablet', 'Printer', 'Network switch', 'Docking station', 'Thin client'];
