@@ -9,13 +9,15 @@ import type { CertificateDataSource, CertificateFacts, CertificateStatement, Foo
 export type Row = [label: string, value: string];
 
 const number = new Intl.NumberFormat('en-GB', { maximumFractionDigits: 2 });
+/** Grid factors, kg CO2e/kWh: three significant digits (0.433, 0.0312). */
+const gridFactor = new Intl.NumberFormat('en-GB', { maximumSignificantDigits: 3 }).format;
 const years = (value: number) => `${number.format(value)} ${value === 1 ? 'year' : 'years'}`;
 const kg = (value: number) => `${fmt.kg(value)} kg CO₂e`;
 
 export const CERTIFICATE_TITLES: Record<CertificateStatement['kind'], string> = {
   footprint: 'Lifecycle carbon footprint of one product',
-  savings: 'Emissions avoided by keeping a device in use instead of buying a new one',
-  refurbishment: 'Emissions avoided by a refurbished device instead of a new one',
+  savings: 'Emissions avoided by keeping a device in use',
+  refurbishment: 'Emissions avoided by refurbishing instead of buying new',
 };
 
 /** The one figure a certificate is about, for the box at the top (its row in statementRows has the same label). */
@@ -42,7 +44,7 @@ export function subjectRows(facts: CertificateFacts): Row[] {
   ];
   if (statement.kind === 'refurbishment') {
     rows.push(['Grade', `${statement.grade} (${statement.grade_label})`]);
-    rows.push(['Country of reuse', `${statement.reuse_country}, grid ${number.format(statement.reuse_grid_factor_kg_per_kwh)} kg CO₂e/kWh`]);
+    rows.push(['Country of reuse', `${statement.reuse_country}, grid ${gridFactor(statement.reuse_grid_factor_kg_per_kwh)} kg CO₂e/kWh`]);
     rows.push(['New device delivered to', facts.country]);
   } else {
     rows.push(['Country of use', facts.country]);
@@ -51,15 +53,15 @@ export function subjectRows(facts: CertificateFacts): Row[] {
   return rows;
 }
 
-const equivalentRows = (s: { km_driving_avoided: number; trees_year_equivalent: number }): Row[] => [
-  ['Equivalent to', `${fmt.count(s.km_driving_avoided)} km driven by an average car`],
-  ['or', `${fmt.kg(s.trees_year_equivalent)} tree-years of CO₂ uptake`],
+const equivalentRow = (s: { km_driving_avoided: number; trees_year_equivalent: number }): Row => [
+  'Equivalent to',
+  `${fmt.count(s.km_driving_avoided)} km by an average car, or ${fmt.kg(s.trees_year_equivalent)} tree-years of CO₂ uptake`,
 ];
 
 function breakEven(value: number | null): string {
-  if (value === null) return 'never: the refurbished device uses no more electricity than a new one';
-  if (value === 0) return 'none: the refurbishment emits more than the new device it replaces';
-  return `after ${years(value)} of use the extra electricity has used up the savings`;
+  if (value === null) return 'never: it uses no more electricity than a new one';
+  if (value === 0) return 'none: refurbishing emits more than it avoids';
+  return `after ${years(value)} of use`;
 }
 
 /** The figures of the statement, in the order they add up. */
@@ -80,21 +82,21 @@ export function statementRows(statement: CertificateStatement): Row[] {
         ['Transport of a new device, avoided', kg(statement.avoided_transport_kg)],
         ['Extra electricity of the older device', `− ${kg(statement.additional_use_phase_kg)}`],
         ['Avoided emissions', kg(statement.avoided_co2_kg)],
-        ...equivalentRows(statement),
+        equivalentRow(statement),
       ];
     case 'refurbishment':
       return [
         ['Further use', years(statement.remaining_life_years)],
         ['New device’s production and transport, avoided', kg(statement.gross_avoided_kg)],
-        ['Refurbishment (cleaning, testing, parts, packaging, logistics)', `− ${kg(statement.overhead_kg)}`],
+        ['Refurbishing work, parts and logistics', `− ${kg(statement.overhead_kg)}`],
         [
           'Replaced components',
           statement.swaps.length ? `− ${kg(statement.swaps_total_kg)}: ${statement.swaps.map((s) => `${s.token} ${fmt.kg(s.production_kg)} kg`).join(', ')}` : 'none',
         ],
         ['Extra electricity in the country of reuse', `− ${kg(statement.additional_use_phase_kg)}`],
         ['Net savings', `${kg(statement.net_savings_kg)} (${fmt.pct(statement.net_savings_pct)})`],
-        ['Break-even', breakEven(statement.break_even_years)],
-        ...equivalentRows(statement),
+        ['Break-even (extra electricity = savings)', breakEven(statement.break_even_years)],
+        equivalentRow(statement),
       ];
   }
 }

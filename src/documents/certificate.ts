@@ -6,12 +6,13 @@ import { phaseChart } from './phases.ts';
 import type { CertificateView } from './views.ts';
 
 const SANDBOX_CERTIFICATE = 'TEST — sandbox data, not a valid certificate';
-const QR_SIZE = 80;
+const QR_SIZE = 70;
+const VERIFY_LABELS = 80;
 const HEADING_HEIGHT = 28;
-const TABLE_SIZE = 8;
+const TABLE_SIZE = 7;
 /** Width of the label column of a savings or refurbishment statement: its labels are sentences. */
-const STATEMENT_LABELS = 250;
-/** Product names up to this many characters print large; longer ones smaller, so 200 characters take four lines. */
+const STATEMENT_LABELS = 220;
+/** Product names up to this many characters print large; longer ones smaller, so 200 characters take three lines. */
 const SHORT_TITLE = 60;
 
 /** Height of PdfWriter.keyValues for these rows, measured before drawing so a section is placed whole. */
@@ -49,19 +50,15 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
     );
   }
 
-  // Header: what this is on the left, which certificate on the right.
+  // Header: what this is and which certificate on one line each side, then the product across the page.
   const top = pdf.y;
-  const idWidth = 165;
+  const idWidth = 200;
   pdf.line('CO₂ IMPACT CERTIFICATE', left, top, width - idWidth, { size: 9, bold: true, color: COLORS.accent });
+  pdf.textAt(CERTIFICATE_TITLES[statement.kind], left, top + 13, width - idWidth - 10, { size: 9.5, color: COLORS.muted, maxLines: 1 });
+  pdf.line(`Certificate ${view.certificate_number}`, left + width - idWidth, top - 1, idWidth, { size: 11, bold: true, align: 'right' });
+  pdf.line(`Issued ${fmt.dateTime(view.issued_at)}`, left + width - idWidth, top + 14, idWidth, { size: 8.5, color: COLORS.muted, align: 'right' });
   const titleStyle = product.length > SHORT_TITLE ? { size: 13, bold: true, leading: 1.2, maxLines: 6 } : { size: 19, bold: true, leading: 1.2, maxLines: 3 };
-  const titleHeight = pdf.textAt(product, left, top + 15, width - idWidth - 10, titleStyle);
-  const subtitleHeight = pdf.textAt(CERTIFICATE_TITLES[statement.kind], left, top + 19 + titleHeight, width - idWidth - 10, { size: 9.5, color: COLORS.muted });
-  const idX = left + width - idWidth;
-  pdf.line('Certificate number', idX, top, idWidth, { size: 8, color: COLORS.muted, align: 'right' });
-  pdf.line(view.certificate_number, idX, top + 11, idWidth, { size: 11, bold: true, align: 'right' });
-  pdf.line('Issued', idX, top + 30, idWidth, { size: 8, color: COLORS.muted, align: 'right' });
-  pdf.line(fmt.dateTime(view.issued_at), idX, top + 41, idWidth, { size: 9, align: 'right' });
-  pdf.y = Math.max(top + 60, top + 22 + titleHeight + subtitleHeight);
+  pdf.y = top + 32 + pdf.textAt(product, left, top + 32, width, titleStyle) + 6;
   pdf.rule(COLORS.muted, 0.8);
   pdf.space(12);
 
@@ -100,18 +97,19 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
 
   if (statement.kind === 'footprint') {
     const title = 'Lifecycle phases (kg CO₂e and share of the total)';
-    const chart = await phaseChart(statement.phases, statement.total_kg_co2e, width);
+    const chart = await phaseChart(statement.phases, statement.total_kg_co2e, width, 15);
     const chartHeight = chart.height * Math.min(1, width / chart.width) + 4;
     place(title, HEADING_HEIGHT + chartHeight);
     pdf.heading(title, chartHeight);
     pdf.chart(chart);
   } else {
     const title = statement.kind === 'savings' ? 'Avoided emissions' : 'Refurbished instead of new';
-    const rows = statementRows(statement);
-    const height = keyValuesHeight(pdf, rows, width, STATEMENT_LABELS, 9);
+    // The headline figure is in the box above.
+    const rows = statementRows(statement).filter(([label]) => label !== figure.label);
+    const height = keyValuesHeight(pdf, rows, width, STATEMENT_LABELS, 8.5);
     place(title, HEADING_HEIGHT + height);
     pdf.heading(title, height);
-    pdf.keyValues(rows, left, width, STATEMENT_LABELS);
+    pdf.keyValues(rows, left, width, STATEMENT_LABELS, 8.5);
   }
 
   const methodology = methodologyRows(view);
@@ -126,9 +124,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   pdf.doc.switchToPage(0);
   pdf.y = reserveTop;
   verification.draw(
-    continuedFrom === undefined
-      ? 'The signed facts are the ones on this page.'
-      : `The signed facts fill ${pages} pages: this one and, from “${continuedFrom}” on, page${pages > 2 ? `s 2 to ${pages}` : ' 2'}.`,
+    continuedFrom === undefined ? 'The signed facts are the ones on this page.' : `The signed facts fill pages 1 to ${pages}; “${continuedFrom}” continues on page 2.`,
   );
 
   return pdf.finish({
@@ -137,11 +133,28 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   });
 }
 
+/** One table row a source; consecutive undated sources with the same label (the product data lines) share a row, a bullet each. */
+function sourceRows(view: CertificateView): string[][] {
+  const groups: { label: string; sources: string[]; version: string | null; valid_from: string | null }[] = [];
+  for (const s of view.data_sources) {
+    const previous = groups.at(-1);
+    const undated = s.version === null && s.valid_from === null;
+    if (undated && previous?.label === s.label && previous.version === null && previous.valid_from === null) previous.sources.push(s.source);
+    else groups.push({ ...s, sources: [s.source] });
+  }
+  return groups.map((g) => [
+    g.label,
+    g.sources.length > 1 ? g.sources.map((source) => `• ${source}`).join('\n') : g.sources[0]!,
+    g.version ?? '—',
+    g.valid_from ? fmt.date(g.valid_from) : '—',
+  ]);
+}
+
 const SOURCE_COLUMNS = (width: number): Column[] => [
-  { header: 'Used for', width: width * 0.3, wrap: true },
-  { header: 'Source', width: width * 0.43, wrap: true },
-  { header: 'Version', width: width * 0.14, wrap: true },
-  { header: 'Valid from', width: width * 0.13 },
+  { header: 'Used for', width: width * 0.2, wrap: true },
+  { header: 'Source', width: width * 0.5, wrap: true },
+  { header: 'Version', width: width * 0.18, wrap: true },
+  { header: 'Valid from', width: width * 0.12 },
 ];
 
 /** The data sources table: the rows that fit above the verification block on page 1, the rest on page 2 under a repeated heading. */
@@ -153,7 +166,7 @@ function dataSources(pdf: PdfWriter, view: CertificateView, reserveTop: number, 
     return;
   }
   const columns = SOURCE_COLUMNS(pdf.width);
-  const rows = view.data_sources.map((s) => [s.label, s.source, s.version ?? '—', s.valid_from ? fmt.date(s.valid_from) : '—']);
+  const rows = sourceRows(view);
   const step = pdf.lineHeight({ size: TABLE_SIZE });
   const heights = rows.map((row) => Math.max(...columns.map((c, i) => (c.wrap ? pdf.wrap(row[i]!, c.width - 8, { size: TABLE_SIZE }).length : 1))) * step + 4);
   const tableTop = HEADING_HEIGHT + step + 2;
@@ -161,11 +174,11 @@ function dataSources(pdf: PdfWriter, view: CertificateView, reserveTop: number, 
   let fitting = rows.length;
   if (firstPage) {
     let y = pdf.y + tableTop;
-    fitting = heights.findIndex((h) => (y += h) > reserveTop - 6);
+    fitting = heights.findIndex((h) => (y += h) > reserveTop);
     if (fitting === -1) fitting = rows.length;
   }
-  // A heading never stands above fewer than three of its rows (or all of them, when there are fewer).
-  if (fitting < Math.min(3, rows.length)) {
+  // A heading never stands alone at the foot of page 1.
+  if (fitting === 0) {
     continued(title);
     pdf.newPage();
     fitting = rows.length;
@@ -179,7 +192,7 @@ function dataSources(pdf: PdfWriter, view: CertificateView, reserveTop: number, 
   pdf.table(columns, rows.slice(fitting), TABLE_SIZE);
 }
 
-const SCAN = 'Scan the code or open the address to check this certificate against the issuer’s signature and see whether it is still valid.';
+const SCAN = 'Scan the code or open the address to check the issuer’s signature and whether this certificate is still valid.';
 
 /** The QR code of verify_url, the key id and the fingerprint: measured now, drawn last (with the sentence saying where the signed facts are). */
 async function verificationBlock(pdf: PdfWriter, view: CertificateView) {
@@ -189,12 +202,12 @@ async function verificationBlock(pdf: PdfWriter, view: CertificateView) {
   const rows: Row[] = [
     ['Verify at', view.verify_url],
     ['Signing key id', view.key_id],
-    ['Signature fingerprint (SHA-256)', fmt.fingerprint(view.signature_fingerprint)],
+    ['Fingerprint (SHA-256)', fmt.fingerprint(view.signature_fingerprint)],
   ];
   const note = { size: 8, color: COLORS.muted };
   // The longest sentence it can end with: a document of many pages whose data sources continue.
-  const longest = `${SCAN} The signed facts fill 9 pages: this one and, from “Data sources (continued)” on, pages 2 to 9.`;
-  const textHeight = keyValuesHeight(pdf, rows, textWidth, 100, 8.5) + 4 + pdf.heightOf(longest, textWidth, note);
+  const longest = `${SCAN} The signed facts fill pages 1 to 9; “Data sources (continued)” continues on page 2.`;
+  const textHeight = keyValuesHeight(pdf, rows, textWidth, VERIFY_LABELS, 8) + 4 + pdf.heightOf(longest, textWidth, note);
   return {
     height: HEADING_HEIGHT + Math.max(QR_SIZE, textHeight) + 4,
     draw(where: string) {
@@ -203,7 +216,7 @@ async function verificationBlock(pdf: PdfWriter, view: CertificateView) {
       pdf.svg(qr, pdf.left, qrTop, QR_SIZE, QR_SIZE);
       pdf.doc.link(pdf.left, qrTop, QR_SIZE, QR_SIZE, view.verify_url);
       pdf.y = qrTop;
-      pdf.keyValues(rows, textX, textWidth, 100, 8.5);
+      pdf.keyValues(rows, textX, textWidth, VERIFY_LABELS, 8);
       pdf.y += 4;
       pdf.textAt(`${SCAN} ${where}`, textX, pdf.y, textWidth, note);
     },

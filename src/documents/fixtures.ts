@@ -1,3 +1,4 @@
+import { uncertaintyInterval } from '../footprint/engine/interval.ts';
 import type { CertificateView, ReportBreakdownRow, ReportView } from './views.ts';
 
 /** Realistic views for tests, the bench and looking at the pages (`tsx src/documents/preview.ts`). */
@@ -7,12 +8,12 @@ export const certificateView: CertificateView = {
   issued_at: '2025-03-14T09:30:00.000Z',
   organization_name: 'Müller GmbH',
   product: { brand: 'Dell', name: 'Latitude 5440', mpn: 'N015L544014EMEA_VP', category: 'Laptop' },
-  country: 'DE',
+  country: 'Germany (DE)',
   statement: {
     kind: 'footprint',
     phases: { production_kg: 214.6, transport_kg: 12.3, use_phase_kg: 58.9, end_of_life_kg: 2.1 },
     total_kg_co2e: 287.9,
-    interval: { low_kg: 250.35, high_kg: 331.09 },
+    interval: uncertaintyInterval(287.9, 15),
     lifetime_years: 4,
   },
   methodology: { standard: 'ISO 14067:2018, GHG Protocol Product Standard', engine_version: 'lcf-engine 3.4.1', confidence: 'high', uncertainty_pct: 15 },
@@ -22,7 +23,7 @@ export const certificateView: CertificateView = {
     { label: 'Freight, Asia to Europe', source: 'GLEC Framework v3 default factors', version: '3.0', valid_from: '2023-01-01' },
     { label: 'End-of-life treatment', source: 'ecoinvent 3.10, WEEE recycling (cut-off)', version: '3.10', valid_from: null },
   ],
-  verify_url: 'https://carbon.example.com/verify/LCF-7K2M9QX4TB',
+  verify_url: 'https://carbon.example.com/v1/certificate/verify?number=LCF-7K2M9QX4TB',
   key_id: 'cert-2025-01-Qm9X2kLp',
   signature_fingerprint: '3f9a1c7be24d08f56a1e93c2d7b40f8e5c61a2d9e0b7f34c8a59d1e26b3c7f0a',
   sandbox: false,
@@ -34,12 +35,12 @@ export const sandboxCertificateView: CertificateView = {
   ...certificateView,
   certificate_number: 'TST-Q8W3E5R7T9',
   organization_name: '北京绿色科技有限公司 (Beijing Green Tech)',
-  country: 'CN',
+  country: 'China (CN)',
   statement: {
     kind: 'footprint',
     phases: { production_kg: 214.6, transport_kg: 6.8, use_phase_kg: 96.4, end_of_life_kg: 2.1 },
     total_kg_co2e: 319.9,
-    interval: { low_kg: 278.17, high_kg: 367.89 },
+    interval: uncertaintyInterval(319.9, 15),
     lifetime_years: 4,
   },
   sandbox: true,
@@ -104,17 +105,30 @@ export const refurbishmentCertificateView: CertificateView = {
 
 export const revokedCertificateView: CertificateView = { ...certificateView, revoked_at: '2025-06-02T11:04:00.000Z' };
 
-/** The largest usual certificate: a 200-character product name and six data sources, which still fit one page. */
+/** The product data lines the engine writes for a catalogue device (src/footprint/device.ts), as long as they get. */
+const CATALOGUE_SOURCES = [
+  'built-in catalogue: Dell Latitude 5440 (by model name)',
+  'catalogue weight_kg, screen_size_inch, screen_type, battery_wh: published (Dell Latitude 5440 Setup and Specifications guide / spec sheet (dell.com support manuals); typical configuration)',
+  'catalogue processor_tdp_w, ram_gb, storage_gb, storage_type: configuration (Dell Latitude 5440 Setup and Specifications guide / spec sheet (dell.com support manuals); typical configuration)',
+  'not published for this model, estimated by the engine (category laptop): typical_consumption_kwh',
+  'manufacturer-published footprint: https://www.delltechnologies.com/asset/en-us/products/laptops/technical-support/latitude-5440-pcf-datasheet.pdf',
+].map((source) => ({ label: 'Product data', source, version: null, valid_from: null }));
+
+/** The largest usual certificate: a 200-character product name and six long data sources, which still fit one page. */
 export const longNameCertificateView: CertificateView = {
   ...certificateView,
   product: {
     ...certificateView.product,
-    name: 'Latitude 5440 Business Notebook, 14 inch FHD+ anti-glare IPS display, Intel Core i7-1365U vPro, 32 GB DDR5 memory, 1 TB PCIe NVMe SSD, Intel Iris Xe graphics, Wi-Fi 6E, 4-cell 54 Wh battery, EMEA grey',
+    name: 'Latitude 5440 Business Notebook, 14 inch FHD+ anti-glare IPS display, Intel Core i7-1365U vPro, 32 GB DDR5 memory, 1 TB PCIe NVMe SSD, Intel Iris Xe graphics, Wi-Fi 6E, 4-cell 54 Wh battery, grey',
   },
   data_sources: [
-    ...certificateView.data_sources,
-    { label: 'Memory and storage', source: 'Manufacturer specification sheet, Latitude 5440, configured memory and storage capacities', version: '2023-06', valid_from: '2023-06-01' },
-    { label: 'Battery', source: 'Battery cell manufacturing, lithium-ion, per Wh of capacity, literature average', version: '2022', valid_from: null },
+    ...CATALOGUE_SOURCES,
+    {
+      label: 'Grid factor, country of use (DE): 0.342 kg CO2e/kWh',
+      source: 'Electricity Maps carbon intensity, lifecycle, zone DE (Germany); via @tgwf/co2 0.19.0',
+      version: '2025 yearly average (electricityMaps.yearly2025)',
+      valid_from: '2025-01-01',
+    },
   ],
 };
 
