@@ -15,7 +15,7 @@ h1{font-size:1.35rem;margin-bottom:.2rem}h2{font-size:1.05rem;margin-top:1.6rem}
 .valid{background:#e7f5ec;border-color:#2e7d4f}.altered{background:#fdeaea;border-color:#b3261e}.revoked{background:#fff4e0;border-color:#b36b00}
 .unknown{background:#eef0f2;border-color:#5f6b76}.sandbox{background:#fff8d6;border:1px dashed #8a6d00;padding:.6rem 1rem}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.35rem .5rem;border-bottom:1px solid #d5e0da}
-th{width:38%;font-weight:600}code{word-break:break-all;font-size:.85rem}.muted{color:#5f6b76;font-size:.9rem}
+th{width:38%;font-weight:600}code{word-break:break-all;font-size:.85rem}ul{margin:0;padding-left:1.1rem}li{margin-bottom:.3rem}.muted{color:#5f6b76;font-size:.9rem}
 `;
 
 /** Nothing but the page's own style sheet (by hash): no script, no form, no framing. */
@@ -53,7 +53,7 @@ ${row('Organisation', escape(facts.organization_name))}
 ${subjectRows(facts).map(([label, value]) => row(label, escape(value))).join('\n')}
 ${statementRows(facts.statement).map(([label, value]) => (label === total ? row(label, `<strong>${escape(value)}</strong>`, ' id="total"') : row(label, escape(value)))).join('\n')}
 ${methodologyRows(facts).map(([label, value]) => row(label, escape(value))).join('\n')}
-${row('Data sources', facts.data_sources.map((s) => escape(sourceLine(s))).join('<br>') || 'No external data source: built-in defaults of the methodology.')}
+${row('Data sources', facts.data_sources.length ? `<ul>${facts.data_sources.map((s) => `<li>${escape(sourceLine(s))}</li>`).join('')}</ul>` : 'No external data source: built-in defaults of the methodology.')}
 ${row('Issued', escape(fmt.dateTime(facts.issued_at)))}
 </tbody></table>`;
 }
