@@ -145,7 +145,7 @@ export function isIntact(keys: CertificateKeys, certificate: CertificateRow): bo
 }
 
 /** 409 for a certificate whose stored facts fail their signature: it is never served as a document. */
-export const certificateAltered = (certificate: { certificate_number: string }, link: string) =>
+const certificateAltered = (certificate: { certificate_number: string }, link: string) =>
   new ApiError(
     409,
     'CERTIFICATE_ALTERED',

@@ -6,6 +6,8 @@ import { phaseChart } from './phases.ts';
 import type { CertificateView } from './views.ts';
 
 const SANDBOX_CERTIFICATE = 'TEST — sandbox data, not a valid certificate';
+/** The longest section title, so the longest sentence about where the signed facts are is measured. */
+const PHASES_TITLE = 'Lifecycle phases (kg CO₂e and share of the total)';
 const QR_SIZE = 70;
 const VERIFY_LABELS = 80;
 const HEADING_HEIGHT = 28;
@@ -96,7 +98,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   };
 
   if (statement.kind === 'footprint') {
-    const title = 'Lifecycle phases (kg CO₂e and share of the total)';
+    const title = PHASES_TITLE;
     const chart = await phaseChart(statement.phases, statement.total_kg_co2e, width, 15);
     const chartHeight = chart.height * Math.min(1, width / chart.width) + 4;
     place(title, HEADING_HEIGHT + chartHeight);
@@ -186,7 +188,7 @@ function dataSources(pdf: PdfWriter, view: CertificateView, reserveTop: number, 
   pdf.heading(title, 20);
   pdf.table(columns, rows.slice(0, fitting), TABLE_SIZE);
   if (fitting === rows.length) return;
-  continued(`${title} (continued)`);
+  continued(title);
   pdf.newPage();
   pdf.heading(`${title} (continued)`, 20);
   pdf.table(columns, rows.slice(fitting), TABLE_SIZE);
@@ -205,8 +207,8 @@ async function verificationBlock(pdf: PdfWriter, view: CertificateView) {
     ['Fingerprint (SHA-256)', fmt.fingerprint(view.signature_fingerprint)],
   ];
   const note = { size: 8, color: COLORS.muted };
-  // The longest sentence it can end with: a document of many pages whose data sources continue.
-  const longest = `${SCAN} The signed facts fill pages 1 to 9; “Data sources (continued)” continues on page 2.`;
+  // The longest sentence it can end with.
+  const longest = `${SCAN} The signed facts fill pages 1 to 9; “${PHASES_TITLE}” continues on page 2.`;
   const textHeight = keyValuesHeight(pdf, rows, textWidth, VERIFY_LABELS, 8) + 4 + pdf.heightOf(longest, textWidth, note);
   return {
     height: HEADING_HEIGHT + Math.max(QR_SIZE, textHeight) + 4,

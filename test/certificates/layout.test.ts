@@ -41,7 +41,7 @@ describe('certificate layout', () => {
     expect(await pageCount(pdf)).toBe(2);
     const [first, second] = [await pdfText(pdf, 1), await pdfText(pdf, 2)];
     expect(first).toContain('Verification');
-    expect(first).toContain('The signed facts fill pages 1 to 2; “Data sources (continued)” continues on page 2.');
+    expect(first).toContain('The signed facts fill pages 1 to 2; “Data sources” continues on page 2.');
     expect(first).not.toContain(ONE_PAGE);
     expect(await qrCodes(pdf, 1)).toEqual([manySourcesCertificateView.verify_url]);
     expect(await qrCodes(pdf, 2)).toEqual([]);
