@@ -8,8 +8,10 @@ import type { CertificateView } from './views.ts';
 const SANDBOX_CERTIFICATE = 'TEST — sandbox data, not a valid certificate';
 /** The longest section title, so the longest sentence about where the signed facts are is measured. */
 const PHASES_TITLE = 'Lifecycle phases (kg CO₂e and share of the total)';
+/** The QR code, points (about 25 mm: scans from a printout). */
 const QR_SIZE = 70;
 const VERIFY_LABELS = 80;
+/** What PdfWriter.heading takes: 6 points above, 18 for the line, 4 below. */
 const HEADING_HEIGHT = 28;
 const TABLE_SIZE = 7;
 /** Width of the label column of a savings or refurbishment statement: its labels are sentences. */
