@@ -1,6 +1,8 @@
 import * as fmt from '../documents/format.ts';
+import { CERTIFICATE_TITLES, headline, methodologyRows, revokedNotice, sourceLine, statementRows, subjectRows } from '../documents/certificate-facts.ts';
+import type { CertificateFacts } from '../documents/views.ts';
 import { escapeHtml as escape, pagePolicy } from '../rest/html.ts';
-import type { CertificatePayload } from './payload.ts';
+import { certificateFacts } from './payload.ts';
 import type { Verdict, Verification } from './service.ts';
 
 // The public verification page behind verify_url: server-rendered, no script, readable from a phone
@@ -13,7 +15,7 @@ h1{font-size:1.35rem;margin-bottom:.2rem}h2{font-size:1.05rem;margin-top:1.6rem}
 .valid{background:#e7f5ec;border-color:#2e7d4f}.altered{background:#fdeaea;border-color:#b3261e}.revoked{background:#fff4e0;border-color:#b36b00}
 .unknown{background:#eef0f2;border-color:#5f6b76}.sandbox{background:#fff8d6;border:1px dashed #8a6d00;padding:.6rem 1rem}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.35rem .5rem;border-bottom:1px solid #d5e0da}
-th{width:38%;font-weight:600}td.num{font-variant-numeric:tabular-nums}code{word-break:break-all;font-size:.85rem}.muted{color:#5f6b76;font-size:.9rem}
+th{width:38%;font-weight:600}code{word-break:break-all;font-size:.85rem}ul{margin:0;padding-left:1.1rem}li{margin-bottom:.3rem}.muted{color:#5f6b76;font-size:.9rem}
 `;
 
 /** Nothing but the page's own style sheet (by hash): no script, no form, no framing. */
@@ -30,7 +32,7 @@ const VERDICTS: Record<Verdict, { title: string; explain: (v: Verification) => s
   },
   revoked: {
     title: 'Revoked',
-    explain: (v) => `The issuing organisation revoked this certificate on ${fmt.dateTime(v.revoked_at!)}. The facts below were signed at issue but are no longer vouched for.`,
+    explain: (v) => revokedNotice(v.revoked_at!).body,
   },
   unknown: {
     title: 'Unknown',
@@ -38,42 +40,32 @@ const VERDICTS: Record<Verdict, { title: string; explain: (v: Verification) => s
   },
 };
 
-type Facts = Partial<CertificatePayload>;
-
-// The payload is shown as stored; for an altered certificate it may be anything, so every fact is read defensively.
-const kg = (value: unknown) => (typeof value === 'number' ? `${escape(fmt.kg(value))} kg CO₂e` : escape(value));
-// Catalogue names already start with the brand ("Dell Latitude 5400"); estimates carry the model only.
-const productName = (brand: unknown, name: unknown) =>
-  typeof name === 'string' && typeof brand === 'string' && name.toLowerCase().startsWith(brand.toLowerCase()) ? name : `${brand ?? ''} ${name ?? ''}`;
 /** As the PDF prints it (src/documents/certificate.ts groupFingerprint): upper-case groups of four, comparable by eye. */
 const grouped = (hex: string | null) => (hex?.toUpperCase().match(/.{1,4}/g) ?? []).join(' ');
-const row = (label: string, value: string, className = '') => `<tr><th scope="row">${label}</th><td${className ? ` class="${className}"` : ''}>${value}</td></tr>`;
+const row = (label: string, value: string, attributes = '') => `<tr${attributes}><th scope="row">${escape(label)}</th><td>${value}</td></tr>`;
 
-function factsTable(facts: Facts): string {
-  const product = facts.product;
-  const methodology = facts.methodology;
-  const sources = Array.isArray(facts.data_sources) ? facts.data_sources : [];
+/** The facts as the PDF states them (the same sentences, src/documents/certificate-facts.ts), one table. */
+function factsTable(facts: CertificateFacts): string {
+  const total = headline(facts.statement).label;
   return `<table id="facts"><tbody>
+${row('Certificate of', escape(CERTIFICATE_TITLES[facts.statement.kind]))}
 ${row('Organisation', escape(facts.organization_name))}
-${row('Product', `${escape(productName(product?.brand, product?.name))}${product?.mpn ? ` <span class="muted">(MPN ${escape(product.mpn)})</span>` : ''}`)}
-${row('Category', escape(product?.category))}
-${row('Country of use', escape(facts.country))}
-${row('Production', kg(facts.phases?.production_kg), 'num')}
-${row('Transport', kg(facts.phases?.transport_kg), 'num')}
-${row('Use', kg(facts.phases?.use_phase_kg), 'num')}
-${row('End of life', kg(facts.phases?.end_of_life_kg), 'num')}
-<tr id="total"><th scope="row">Total (lifecycle)</th><td class="num"><strong>${kg(facts.total_kg_co2e)}</strong></td></tr>
-${row('Method', escape(methodology?.standard))}
-${row('Engine version', escape(methodology?.engine_version))}
-${row('Confidence', `${escape(methodology?.confidence)}, uncertainty ±${escape(methodology?.uncertainty_pct)} %`)}
-${row('Data sources', sources.map((s) => `${escape(s?.label)}: ${escape(s?.source)}${s?.version ? ` ${escape(s.version)}` : ''}${s?.valid_from ? `, valid from ${escape(s.valid_from)}` : ''}`).join('<br>'))}
-${row('Issued', escape(typeof facts.issued_at === 'string' ? fmt.dateTime(facts.issued_at) : facts.issued_at))}
+${subjectRows(facts).map(([label, value]) => row(label, escape(value))).join('\n')}
+${statementRows(facts.statement).map(([label, value]) => (label === total ? row(label, `<strong>${escape(value)}</strong>`, ' id="total"') : row(label, escape(value)))).join('\n')}
+${methodologyRows(facts).map(([label, value]) => row(label, escape(value))).join('\n')}
+${row('Data sources', facts.data_sources.length ? `<ul>${facts.data_sources.map((s) => `<li>${escape(sourceLine(s))}</li>`).join('')}</ul>` : 'No external data source: built-in defaults of the methodology.')}
+${row('Issued', escape(fmt.dateTime(facts.issued_at)))}
 </tbody></table>`;
+}
+
+/** An altered payload may be anything: shown as stored when it is not shaped like a certificate's facts. */
+function storedFacts(payload: unknown): string {
+  const facts = certificateFacts(payload);
+  return facts ? factsTable(facts) : `<pre id="facts"><code>${escape(JSON.stringify(payload, null, 2))}</code></pre>`;
 }
 
 export function verificationPage(v: Verification, links: { jwks: string; self: string }): string {
   const verdict = VERDICTS[v.verdict];
-  const facts = (typeof v.payload === 'object' && v.payload !== null ? v.payload : {}) as Facts;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <meta name="robots" content="noindex"><title>${escape(`${verdict.title}: certificate ${v.certificate_number}`)}</title><style>${STYLE}</style></head>
@@ -83,7 +75,7 @@ export function verificationPage(v: Verification, links: { jwks: string; self: s
 <div id="verdict" class="verdict ${v.verdict}" data-verdict="${v.verdict}" role="status"><strong>${verdict.title}</strong>${escape(verdict.explain(v))}</div>
 ${v.sandbox ? '<p id="sandbox" class="sandbox"><strong>Sandbox certificate.</strong> Issued with a test API key over sandbox data: it certifies no real device.</p>' : ''}
 ${v.verdict === 'unknown' ? '' : `<h2>Facts${v.verdict === 'altered' ? ' as held now (not as signed)' : ' as signed'}</h2>
-${factsTable(facts)}
+${storedFacts(v.payload)}
 <h2>Signature</h2>
 <table><tbody>
 ${row('Algorithm', `Ed25519 (${escape(v.algorithm)}) over the RFC 8785 canonical JSON of the facts`)}

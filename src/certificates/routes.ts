@@ -8,7 +8,7 @@ import { checkText, TEXT_LIMITS } from '../validation/text.ts';
 import { renderCertificatePdf } from '../documents/index.ts';
 import type { Services } from '../services.ts';
 import { VERIFY_CONTENT_SECURITY_POLICY, verificationPage } from './page.ts';
-import { CERTIFICATE_PATH, VERIFY_BASE, certificateView, findCertificate, verifyCertificate, verifyUrl } from './service.ts';
+import { CERTIFICATE_PATH, VERIFY_BASE, certificateDocument, findCertificate, verifyCertificate, verifyUrl } from './service.ts';
 
 export const WELL_KNOWN_BASE = '/.well-known';
 export const JWKS_PATH = `${WELL_KNOWN_BASE}/jwks.json`;
@@ -73,7 +73,8 @@ export function createWellKnownRouter(services: Services): Router {
 }
 
 /**
- * GET /v1/certificate?id=: the certificate PDF, for the owning organisation (404 otherwise). Mounted after
+ * GET /v1/certificate?id=: the certificate PDF, for the owning organisation (404 otherwise); a revoked one
+ * says so on every page, an altered one is refused (409 CERTIFICATE_ALTERED). Mounted after
  * access control (key, quota) for GET only: POST /v1/certificate is the SOFA mutation. Hand-written because
  * the body is a binary PDF, which SOFA cannot answer.
  */
@@ -83,9 +84,10 @@ export function createCertificateDownloadRouter(services: Services): Router {
     const id = new URL(request.url).searchParams.get('id');
     if (id === null) throw invalidParameter('id', 'is required');
     checkText(id, 'id', { maxLength: TEXT_LIMITS.id });
-    const certificate = await findCertificate(services.scopes.forCaller(caller), id);
+    const prisma = services.scopes.forCaller(caller);
+    const certificate = await findCertificate(prisma, id);
     const link = verifyUrl(publicBase(request, services.config), certificate.certificate_number);
-    const pdf = await renderCertificatePdf(certificateView(certificate, link));
+    const pdf = await renderCertificatePdf(await certificateDocument({ prisma, caller, keys: services.certificateKeys }, certificate, link));
     return new Response(new Uint8Array(pdf), {
       headers: {
         'Content-Type': 'application/pdf',

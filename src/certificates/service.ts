@@ -1,13 +1,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import { isUniqueViolation, type Prisma, type PrismaClient } from '../db/database.ts';
-import { notFound } from '../errors/api-error.ts';
+import { ApiError, notFound } from '../errors/api-error.ts';
 import type { KeyCaller } from '../auth/caller.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { checkUuid } from '../validation/text.ts';
 import { REST_BASE } from '../rest/rest-plugin.ts';
 import type { CertificateView } from '../documents/views.ts';
 import { SIGNATURE_ALGORITHM, type CertificateKeys } from './keys.ts';
-import { canonicalBytes, certificatePayload, sha256Hex, type CertificatePayload } from './payload.ts';
+import { canonicalBytes, certificateFacts, certificatePayload, sha256Hex } from './payload.ts';
 
 export const CERTIFICATE_PREFIX = 'LCF-';
 const NUMBER_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
@@ -16,7 +16,7 @@ export const CERTIFICATE_NUMBER = new RegExp(`^${CERTIFICATE_PREFIX}[A-Z0-9]{${N
 /** Draws before giving up: with 36^10 numbers, even one collision is unlikely for billions of certificates. */
 const NUMBER_ATTEMPTS = 5;
 
-export const AUDIT_EVENTS = { issued: 'certificate.issued', revoked: 'certificate.revoked' } as const;
+export const AUDIT_EVENTS = { issued: 'certificate.issued', revoked: 'certificate.revoked', altered: 'certificate.altered_refused' } as const;
 
 /** `LCF-` and 10 characters of A-Z0-9, each drawn from the CSPRNG without modulo bias (crypto.randomInt). */
 export function newCertificateNumber(): string {
@@ -131,10 +131,47 @@ export function certificateLinks(base: string, certificate: { id: string; certif
   return { download_url: `${base}${CERTIFICATE_PATH}?id=${certificate.id}`, verify_url: verifyUrl(base, certificate.certificate_number) };
 }
 
-/** What the PDF shows: the signed payload as stored, and how to check it. */
-export function certificateView(certificate: CertificateRow, verifyUrl: string): CertificateView {
-  const { format: _format, calculation_id: _calculation, ...facts } = certificate.payload as unknown as CertificatePayload;
-  return { ...facts, verify_url: verifyUrl, key_id: certificate.key_id, signature_fingerprint: signatureFingerprint(certificate.signature) };
+/**
+ * Whether the stored certificate is still what was signed: its payload matches its signature under
+ * the key it names, its content hash, and its own number (a payload moved from another row is not).
+ */
+export async function isIntact(keys: CertificateKeys, certificate: CertificateRow): Promise<boolean> {
+  // A key another instance created after this one started is read from the database first.
+  await keys.learn(certificate.key_id);
+  const bytes = canonicalBytes(certificate.payload);
+  return (
+    keys.verify(bytes, certificate.signature, certificate.key_id) &&
+    sha256Hex(bytes) === certificate.content_sha256 &&
+    (certificate.payload as { certificate_number?: unknown } | null)?.certificate_number === certificate.certificate_number
+  );
+}
+
+/** 409 for a certificate whose stored facts fail their signature: it is never served as a document. */
+const certificateAltered = (certificate: { certificate_number: string }, link: string) =>
+  new ApiError(
+    409,
+    'CERTIFICATE_ALTERED',
+    'Certificate altered',
+    `id: the stored facts of certificate ${certificate.certificate_number} no longer match their signature; do not rely on them (verification at ${link} says altered)`,
+  );
+
+/**
+ * What the PDF shows of an intact certificate: its signed facts, its state and how to check them.
+ * Throws 409 CERTIFICATE_ALTERED (and writes an audit row) when the stored certificate fails its signature.
+ */
+export async function certificateDocument(ctx: CertificateContext, certificate: CertificateRow, link: string): Promise<CertificateView> {
+  const facts = (await isIntact(ctx.keys, certificate)) ? certificateFacts(certificate.payload) : null;
+  if (!facts) {
+    await ctx.prisma.auditLog.create({ data: certificateAudit(ctx.caller, AUDIT_EVENTS.altered, certificate) });
+    throw certificateAltered(certificate, link);
+  }
+  return {
+    ...facts,
+    verify_url: link,
+    key_id: certificate.key_id,
+    signature_fingerprint: signatureFingerprint(certificate.signature),
+    revoked_at: certificate.revoked_at?.toISOString() ?? null,
+  };
 }
 
 export type Verdict = 'valid' | 'altered' | 'revoked' | 'unknown';
@@ -162,13 +199,7 @@ export async function verifyCertificate(prisma: PrismaClient, keys: CertificateK
   if (!certificate) {
     return { verdict: 'unknown', certificate_number: number, payload: null, signature: null, key_id: null, algorithm: SIGNATURE_ALGORITHM, signature_fingerprint: null, revoked_at: null, sandbox: false };
   }
-  const bytes = canonicalBytes(certificate.payload);
-  const payload = certificate.payload as Partial<CertificatePayload> | null;
-  await keys.learn(certificate.key_id);
-  const intact =
-    keys.verify(bytes, certificate.signature, certificate.key_id) &&
-    sha256Hex(bytes) === certificate.content_sha256 &&
-    payload?.certificate_number === certificate.certificate_number;
+  const intact = await isIntact(keys, certificate);
   return {
     verdict: !intact ? 'altered' : certificate.revoked_at ? 'revoked' : 'valid',
     certificate_number: certificate.certificate_number,
@@ -178,6 +209,6 @@ export async function verifyCertificate(prisma: PrismaClient, keys: CertificateK
     algorithm: SIGNATURE_ALGORITHM,
     signature_fingerprint: signatureFingerprint(certificate.signature),
     revoked_at: certificate.revoked_at?.toISOString() ?? null,
-    sandbox: payload?.sandbox === true,
+    sandbox: (certificate.payload as { sandbox?: unknown } | null)?.sandbox === true,
   };
 }

@@ -1,3 +1,4 @@
+import { uncertaintyInterval } from '../footprint/engine/interval.ts';
 import type { CertificateView, ReportBreakdownRow, ReportView } from './views.ts';
 
 /** Realistic views for tests, the bench and looking at the pages (`tsx src/documents/preview.ts`). */
@@ -8,8 +9,13 @@ export const certificateView: CertificateView = {
   organization_name: 'Müller GmbH',
   product: { brand: 'Dell', name: 'Latitude 5440', mpn: 'N015L544014EMEA_VP', category: 'Laptop' },
   country: 'Germany (DE)',
-  phases: { production_kg: 214.6, transport_kg: 12.3, use_phase_kg: 58.9, end_of_life_kg: 2.1 },
-  total_kg_co2e: 287.9,
+  statement: {
+    kind: 'footprint',
+    phases: { production_kg: 214.6, transport_kg: 12.3, use_phase_kg: 58.9, end_of_life_kg: 2.1 },
+    total_kg_co2e: 287.9,
+    interval: uncertaintyInterval(287.9, 15),
+    lifetime_years: 4,
+  },
   methodology: { standard: 'ISO 14067:2018, GHG Protocol Product Standard', engine_version: 'lcf-engine 3.4.1', confidence: 'high', uncertainty_pct: 15 },
   data_sources: [
     { label: 'Embodied emissions (production)', source: 'Dell Product Carbon Footprint, Latitude 5440', version: '2023-06', valid_from: '2023-06-01' },
@@ -21,6 +27,7 @@ export const certificateView: CertificateView = {
   key_id: 'cert-2025-01-Qm9X2kLp',
   signature_fingerprint: '3f9a1c7be24d08f56a1e93c2d7b40f8e5c61a2d9e0b7f34c8a59d1e26b3c7f0a',
   sandbox: false,
+  revoked_at: null,
 };
 
 /** A Chinese organisation, a sandbox certificate. */
@@ -29,9 +36,106 @@ export const sandboxCertificateView: CertificateView = {
   certificate_number: 'TST-Q8W3E5R7T9',
   organization_name: '北京绿色科技有限公司 (Beijing Green Tech)',
   country: 'China (CN)',
-  phases: { production_kg: 214.6, transport_kg: 6.8, use_phase_kg: 96.4, end_of_life_kg: 2.1 },
-  total_kg_co2e: 319.9,
+  statement: {
+    kind: 'footprint',
+    phases: { production_kg: 214.6, transport_kg: 6.8, use_phase_kg: 96.4, end_of_life_kg: 2.1 },
+    total_kg_co2e: 319.9,
+    interval: uncertaintyInterval(319.9, 15),
+    lifetime_years: 4,
+  },
   sandbox: true,
+};
+
+const GRID_FR = { label: 'Grid factor, country of use (FR): 0.044 kg CO2e/kWh', source: 'Electricity Maps carbon intensity, lifecycle, zone FR (France); via @tgwf/co2 0.19.0', version: '2025 yearly average', valid_from: '2025-01-01' };
+const EQUIVALENTS = [
+  { label: 'Driving equivalent: 0.17 kg CO2e/km', source: 'UK DESNZ greenhouse gas conversion factors, average car, unknown fuel (0.168, rounded)', version: '2023', valid_from: null },
+  { label: 'Tree equivalent: 21.77 kg CO2e/year', source: 'Arbor Day Foundation: 48 lb CO2 a mature tree absorbs in a year', version: null, valid_from: null },
+];
+
+/** Keeping a laptop two more years in France instead of buying a new one. */
+export const savingsCertificateView: CertificateView = {
+  ...certificateView,
+  certificate_number: 'LCF-S4V1NG5X2A',
+  product: { brand: 'Lenovo', name: 'ThinkPad T14 Gen 4', mpn: null, category: 'laptop' },
+  country: 'FR',
+  statement: {
+    kind: 'savings',
+    remaining_life_years: 2,
+    avoided_co2_kg: 179.49,
+    avoided_production_kg: 170.2,
+    avoided_transport_kg: 9.9,
+    additional_use_phase_kg: 0.61,
+    km_driving_avoided: 1056,
+    trees_year_equivalent: 8.2,
+  },
+  data_sources: [{ label: 'Product data', source: 'built-in catalogue: Lenovo ThinkPad T14 Gen 4 (by model name)', version: null, valid_from: null }, GRID_FR, ...EQUIVALENTS],
+};
+
+/** A grade-B refurbishment with two swaps, reused in Texas. */
+export const refurbishmentCertificateView: CertificateView = {
+  ...savingsCertificateView,
+  certificate_number: 'LCF-R3FURB15HD',
+  statement: {
+    kind: 'refurbishment',
+    grade: 'B',
+    grade_label: 'Good',
+    reuse_country: 'US-TX',
+    reuse_grid_factor_kg_per_kwh: 0.396,
+    remaining_life_years: 2,
+    gross_avoided_kg: 180.1,
+    overhead_kg: 6.42,
+    swaps: [
+      { token: 'battery:56', production_kg: 4.48 },
+      { token: 'storage:512:nvme', production_kg: 6.1 },
+    ],
+    swaps_total_kg: 10.58,
+    additional_use_phase_kg: 5.47,
+    net_savings_kg: 157.63,
+    net_savings_pct: 87.52,
+    break_even_years: 59.6,
+    km_driving_avoided: 927,
+    trees_year_equivalent: 7.2,
+  },
+  data_sources: [
+    savingsCertificateView.data_sources[0]!,
+    { ...GRID_FR, label: 'Grid factor, country of reuse (US-TX): 0.396 kg CO2e/kWh', source: 'Electricity Maps carbon intensity, lifecycle, zone US-TEX-ERCO; via @tgwf/co2 0.19.0' },
+    ...EQUIVALENTS,
+  ],
+};
+
+export const revokedCertificateView: CertificateView = { ...certificateView, revoked_at: '2025-06-02T11:04:00.000Z' };
+
+/** The product data lines the engine writes for a catalogue device (src/footprint/device.ts), as long as they get. */
+const CATALOGUE_SOURCES = [
+  'built-in catalogue: Dell Latitude 5440 (by model name)',
+  'catalogue weight_kg, screen_size_inch, screen_type, battery_wh: published (Dell Latitude 5440 Setup and Specifications guide / spec sheet (dell.com support manuals); typical configuration)',
+  'catalogue processor_tdp_w, ram_gb, storage_gb, storage_type: configuration (Dell Latitude 5440 Setup and Specifications guide / spec sheet (dell.com support manuals); typical configuration)',
+  'not published for this model, estimated by the engine (category laptop): typical_consumption_kwh',
+  'manufacturer-published footprint: https://www.delltechnologies.com/asset/en-us/products/laptops/technical-support/latitude-5440-pcf-datasheet.pdf',
+].map((source) => ({ label: 'Product data', source, version: null, valid_from: null }));
+
+/** The largest usual certificate: a 200-character product name and six long data sources, which still fit one page. */
+export const longNameCertificateView: CertificateView = {
+  ...certificateView,
+  product: {
+    ...certificateView.product,
+    name: 'Latitude 5440 Business Notebook, 14 inch FHD+ anti-glare IPS display, Intel Core i7-1365U vPro, 32 GB DDR5 memory, 1 TB PCIe NVMe SSD, Intel Iris Xe graphics, Wi-Fi 6E, 4-cell 54 Wh battery, grey',
+  },
+  data_sources: [
+    ...CATALOGUE_SOURCES,
+    {
+      label: 'Grid factor, country of use (DE): 0.342 kg CO2e/kWh',
+      source: 'Electricity Maps carbon intensity, lifecycle, zone DE (Germany); via @tgwf/co2 0.19.0',
+      version: '2025 yearly average (electricityMaps.yearly2025)',
+      valid_from: '2025-01-01',
+    },
+  ],
+};
+
+/** More data sources than one page holds: they continue on page 2. */
+export const manySourcesCertificateView: CertificateView = {
+  ...longNameCertificateView,
+  data_sources: Array.from({ length: 16 }, (_, i) => ({ ...certificateView.data_sources[i % 4]!, label: `${certificateView.data_sources[i % 4]!.label} (${i + 1})` })),
 };
 
 const CATEGORIES = ['Laptop', 'Desktop', 'Monitor', 'Smartphone', 'Server', 'Tablet', 'Printer', 'Network switch', 'Docking station', 'Thin client'];

@@ -10,8 +10,8 @@ export const PHASES: { key: keyof LifecyclePhases; label: string; color: string 
   { key: 'end_of_life_kg', label: 'End of life', color: '#7d8f69' },
 ];
 
-/** Bars for the four phases, each labelled "215.0 kg · 74.8 %". */
-export function phaseChart(phases: LifecyclePhases, total: number, width: number): Promise<Chart> {
+/** Bars for the four phases, each labelled "215.0 kg · 74.8 %"; `barStep` points a bar (a certificate packs them closer). */
+export function phaseChart(phases: LifecyclePhases, total: number, width: number, barStep = 19): Promise<Chart> {
   return barChart(
     PHASES.map(({ key, label, color }) => ({
       label,
@@ -20,6 +20,6 @@ export function phaseChart(phases: LifecyclePhases, total: number, width: number
       color,
     })),
     width,
-    19,
+    barStep,
   );
 }

@@ -4,7 +4,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { certificateView, emptyReportView, hotspotView, largeReportView, sandboxCertificateView, summaryView } from './fixtures.ts';
+import {
+  certificateView, emptyReportView, hotspotView, largeReportView, longNameCertificateView, manySourcesCertificateView, refurbishmentCertificateView,
+  revokedCertificateView, sandboxCertificateView, savingsCertificateView, summaryView,
+} from './fixtures.ts';
 import { closeDocumentRenderer, RENDER_THREADS, renderCertificatePdf, renderReportPdf } from './index.ts';
 
 const out = process.argv[2] ?? path.join(os.tmpdir(), 'lcf-documents');
@@ -13,6 +16,11 @@ const runs = Number(process.argv[3] ?? 15);
 const documents: [string, () => Promise<Buffer>][] = [
   ['certificate', () => renderCertificatePdf(certificateView)],
   ['certificate-sandbox-cjk', () => renderCertificatePdf(sandboxCertificateView)],
+  ['certificate-savings', () => renderCertificatePdf(savingsCertificateView)],
+  ['certificate-refurbishment', () => renderCertificatePdf(refurbishmentCertificateView)],
+  ['certificate-revoked', () => renderCertificatePdf(revokedCertificateView)],
+  ['certificate-200-char-name-6-sources', () => renderCertificatePdf(longNameCertificateView)],
+  ['certificate-16-sources', () => renderCertificatePdf(manySourcesCertificateView)],
   ['summary', () => renderReportPdf(summaryView)],
   ['hotspots', () => renderReportPdf(hotspotView)],
   ['empty', () => renderReportPdf(emptyReportView)],

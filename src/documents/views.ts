@@ -10,25 +10,83 @@ export interface LifecyclePhases {
   end_of_life_kg: number;
 }
 
-/** The signed facts of a certificate (its canonical payload) and how to check them. */
+/** What a footprint certificate states: the lifecycle of one product. */
+export interface FootprintStatement {
+  kind: 'footprint';
+  phases: LifecyclePhases;
+  total_kg_co2e: number;
+  /** uncertaintyInterval() of the total (src/footprint/engine/interval.ts). */
+  interval: { low_kg: number; high_kg: number };
+  /** Years of use the use phase covers; null on certificates issued before it was stated. */
+  lifetime_years: number | null;
+}
+
+/** What a savings certificate states: the emissions avoided by keeping a device instead of buying a new one. */
+export interface SavingsStatement {
+  kind: 'savings';
+  remaining_life_years: number;
+  avoided_co2_kg: number;
+  avoided_production_kg: number;
+  avoided_transport_kg: number;
+  additional_use_phase_kg: number;
+  km_driving_avoided: number;
+  trees_year_equivalent: number;
+}
+
+/** What a refurbishment certificate states: a refurbished device against buying a new one, used in the reuse country. */
+export interface RefurbishmentStatement {
+  kind: 'refurbishment';
+  grade: string;
+  grade_label: string;
+  reuse_country: string;
+  reuse_grid_factor_kg_per_kwh: number;
+  remaining_life_years: number;
+  gross_avoided_kg: number;
+  overhead_kg: number;
+  swaps: { token: string; production_kg: number }[];
+  swaps_total_kg: number;
+  additional_use_phase_kg: number;
+  net_savings_kg: number;
+  net_savings_pct: number;
+  /** Years until the extra electricity has used up the savings; null: never. */
+  break_even_years: number | null;
+  km_driving_avoided: number;
+  trees_year_equivalent: number;
+}
+
+export type CertificateStatement = FootprintStatement | SavingsStatement | RefurbishmentStatement;
+
+export interface CertificateDataSource {
+  label: string;
+  source: string;
+  version: string | null;
+  valid_from: string | null;
+}
+
+/** The signed facts of a certificate (from its canonical payload), its state and how to check it. */
 export interface CertificateView {
   certificate_number: string;
   issued_at: string;
   organization_name: string;
   product: { brand: string; name: string; mpn: string | null; category: string };
+  /** The calculation's country of use. */
   country: string;
-  phases: LifecyclePhases;
-  total_kg_co2e: number;
+  statement: CertificateStatement;
   methodology: { standard: string; engine_version: string; confidence: string; uncertainty_pct: number };
-  /** Each emission factor or data source used, with its vintage. */
-  data_sources: { label: string; source: string; version: string | null; valid_from: string | null }[];
+  /** Each emission factor or data source a printed figure used, with its vintage. */
+  data_sources: CertificateDataSource[];
   verify_url: string;
   key_id: string;
   /** Hex SHA-256 of the signature, shown as 4-character groups. */
   signature_fingerprint: string;
   /** Certificates issued with a svc_test_ key say so on the page. */
   sandbox: boolean;
+  /** When the organisation revoked it (every page says so); null while in force. */
+  revoked_at: string | null;
 }
+
+/** What a certificate states, as signed: the view without how to check it and without its state. */
+export type CertificateFacts = Omit<CertificateView, 'verify_url' | 'key_id' | 'signature_fingerprint' | 'revoked_at'>;
 
 export interface ReportBreakdownRow {
   label: string;

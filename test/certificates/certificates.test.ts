@@ -50,15 +50,19 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     expect(row).toMatchObject({ org_id: orgA.id, calculation_id: calculationId, certificate_number, key_id: t.app.services.certificateKeys.signingKid });
     const calc = await t.app.services.db.prisma.calculation.findUniqueOrThrow({ where: { id: calculationId } });
     expect(row.payload).toMatchObject({
-      format: 'lcf-certificate/1',
+      format: 'lcf-certificate/2',
       certificate_number,
       issued_at,
       calculation_id: calculationId,
       organization_name: 'Müller GmbH',
       product: { brand: 'Dell', category: 'laptop' },
       country: 'DE',
-      phases: { production_kg: calc.production_kg, transport_kg: calc.transport_kg, use_phase_kg: calc.use_phase_kg, end_of_life_kg: calc.end_of_life_kg },
-      total_kg_co2e: calc.total_kg_co2e,
+      statement: {
+        kind: 'footprint',
+        phases: { production_kg: calc.production_kg, transport_kg: calc.transport_kg, use_phase_kg: calc.use_phase_kg, end_of_life_kg: calc.end_of_life_kg },
+        total_kg_co2e: calc.total_kg_co2e,
+        lifetime_years: (calc.result as any).methodology.lifetime_years,
+      },
       methodology: { engine_version: calc.engine_version, confidence: calc.confidence },
       sandbox: false,
     });
@@ -267,10 +271,10 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
       await writeFile(file, Buffer.from(await res.arrayBuffer()));
       const { stdout } = await promisify(execFile)('pdftotext', ['-layout', file, '-']);
       const { payload } = await t.app.services.db.prisma.certificate.findUniqueOrThrow({ where: { id: cert.id } });
-      const facts = payload as { product: { name: string }; total_kg_co2e: number };
+      const facts = payload as { product: { name: string }; statement: { total_kg_co2e: number } };
       expect(stdout).toContain(cert.certificate_number);
       expect(stdout).toContain(facts.product.name);
-      expect(stdout).toContain(fmt.kg(facts.total_kg_co2e));
+      expect(stdout).toContain(fmt.kg(facts.statement.total_kg_co2e));
       expect(stdout).toContain('Müller GmbH');
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -20,10 +20,10 @@ export function revoke(t: TestApp, key: string, id: unknown) {
   return t.json('/v1/certificate/revoke', { method: 'POST', headers: bearer(key), body: JSON.stringify({ id }) });
 }
 
-/** A stored fact changed behind the service's back: the total of the signed payload. */
+/** A stored fact changed behind the service's back: the total of a footprint certificate's signed payload. */
 export async function alterStoredTotal(t: TestApp, certificateId: string): Promise<void> {
   await t.app.services.db.prisma.$executeRawUnsafe(
-    `UPDATE certificates SET payload = jsonb_set(payload, '{total_kg_co2e}', to_jsonb((payload->>'total_kg_co2e')::float8 / 2)) WHERE id = $1::uuid`,
+    `UPDATE certificates SET payload = jsonb_set(payload, '{statement,total_kg_co2e}', to_jsonb((payload#>>'{statement,total_kg_co2e}')::float8 / 2)) WHERE id = $1::uuid`,
     certificateId,
   );
 }
