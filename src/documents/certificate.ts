@@ -29,7 +29,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   const idWidth = 165;
   pdf.line('CO₂ IMPACT CERTIFICATE', left, top, width - idWidth, { size: 9, bold: true, color: COLORS.accent });
   const product = fmt.productName(view.product.brand, view.product.name);
-  const titleHeight = pdf.textAt(product, left, top + 15, width - idWidth - 10, { size: 19, bold: true, leading: 1.2, maxLines: 3 });
+  const titleHeight = pdf.title(product, left, top + 15, width - idWidth - 10, { size: 19, bold: true, leading: 1.2, maxLines: 3 });
   pdf.line('Lifecycle carbon footprint of one product', left, top + 19 + titleHeight, width - idWidth, { size: 9.5, color: COLORS.muted });
   const idX = left + width - idWidth;
   pdf.line('Certificate number', idX, top, idWidth, { size: 8, color: COLORS.muted, align: 'right' });
@@ -64,7 +64,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   const low = view.total_kg_co2e * (1 - view.methodology.uncertainty_pct / 100);
   const high = view.total_kg_co2e * (1 + view.methodology.uncertainty_pct / 100);
   const boxHeight = Math.max(factsBottom - factsTop, 98);
-  pdf.doc.rect(boxX, factsTop, totalWidth, boxHeight).fill(COLORS.faint);
+  pdf.decoration(() => pdf.doc.rect(boxX, factsTop, totalWidth, boxHeight).fill(COLORS.faint));
   pdf.line('Lifecycle total', boxX + 12, factsTop + 10, totalWidth - 24, { size: 8.5, color: COLORS.muted });
   pdf.line(fmt.kg(view.total_kg_co2e), boxX + 12, factsTop + 24, totalWidth - 24, { size: 26, bold: true, color: COLORS.accent, leading: 1.1 });
   pdf.line('kg CO₂e', boxX + 12, factsTop + 55, totalWidth - 24, { size: 10, bold: true });
@@ -75,7 +75,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   pdf.y = factsTop + boxHeight + 4;
 
   pdf.heading('Lifecycle phases (kg CO₂e and share of the total)', 90);
-  pdf.chart(await phaseChart(view.phases, view.total_kg_co2e, width));
+  pdf.chart(await phaseChart(view.phases, view.total_kg_co2e, width), 'Lifecycle phases of the product, kg CO₂e and share of the total');
 
   pdf.heading('Methodology', 70);
   pdf.keyValues([
@@ -102,8 +102,9 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   const qrSize = 90;
   const qrTop = pdf.y + 2;
   const qr = await QRCode.toString(view.verify_url, { type: 'svg', errorCorrectionLevel: 'M', margin: 0 });
-  pdf.svg(qr, left, qrTop, qrSize, qrSize);
-  pdf.doc.link(left, qrTop, qrSize, qrSize, view.verify_url);
+  pdf.link(view.verify_url, left, qrTop, qrSize, qrSize, () =>
+    pdf.svg(qr, left, qrTop, qrSize, qrSize, `QR code of the address that verifies this certificate: ${view.verify_url}`),
+  );
   const textX = left + qrSize + 18;
   pdf.y = qrTop;
   pdf.keyValues(
