@@ -266,6 +266,11 @@ export class PdfWriter {
     this.element('P', () => {
       this.doc.fillColor(style.color ?? COLORS.ink);
       for (const run of runs) {
+        // Spaces between runs are left as gaps: poppler would attach a drawn one to the right-to-left word next to it.
+        if (!run.text.trim()) {
+          cx += run.width;
+          continue;
+        }
         const draw = () =>
           this.doc
             .font(this.font(run.font))
