@@ -8,7 +8,7 @@ import * as fontkit from 'fontkit';
 /**
  * The embedded fonts, all Noto (SIL OFL 1.1), in fallback order: a character is drawn in the first
  * face that has it. pdfkit embeds only the glyphs a document uses. The fontsource packages are split in
- * unicode-range files (Korean in 120, emoji in 12): only the files covering a document's characters
+ * unicode-range files (Korean in 125, emoji in 12): only the files covering a document's characters
  * are read, each parsed once per worker thread (a fresh parse of the 10 MB Chinese file costs ~150 ms).
  * WOFF, not WOFF2: fontkit cannot subset WOFF2's transformed glyph tables (the glyphs come out empty).
  */
@@ -27,7 +27,9 @@ interface Family {
   foreignSpaces?: boolean;
 }
 
-const fontsourceFile = (pkg: string) => (weight: number, subset: string) => `files/${pkg.split('/')[1]}-${subset.replace(/^\[(\d+)\]$/, '$1')}-${weight}-normal.woff`;
+/** A fontsource subset's name in file names: `arabic`, or `12` for `[12]`. */
+const subsetId = (subset: string) => subset.replace(/^\[(\d+)\]$/, '$1');
+const fontsourceFile = (pkg: string) => (weight: number, subset: string) => `files/${pkg.split('/')[1]}-${subsetId(subset)}-${weight}-normal.woff`;
 
 const FAMILIES: readonly Family[] = [
   {
@@ -80,7 +82,7 @@ const filePath = (pkg: string, file: string): string =>
 interface Face {
   family: Family;
   subset: string;
-  /** Sorted, inclusive code point ranges; absent: ask the font. */
+  /** Inclusive code point ranges; absent: ask the font. */
   ranges?: [number, number][];
 }
 
@@ -94,8 +96,7 @@ function parseRanges(css: string): [number, number][] {
     .map((range) => {
       const [from, to] = range.trim().replace(/^U\+/i, '').split('-');
       return [parseInt(from!, 16), parseInt(to ?? from!, 16)] as [number, number];
-    })
-    .sort((a, b) => a[0] - b[0]);
+    });
 }
 
 let faceList: Face[] | undefined;
@@ -114,7 +115,7 @@ const covers = (ranges: [number, number][], cp: number): boolean => ranges.some(
 
 /** The name a font is registered under in a document: `korean-12-bold`, `latin`. */
 const faceName = (face: Face, bold: boolean): string =>
-  [face.family.name, face.family.subsets === 'all' ? face.subset.replace(/^\[(\d+)\]$/, '$1') : '', bold && face.family.weights.includes(700) ? 'bold' : '']
+  [face.family.name, face.family.subsets === 'all' ? subsetId(face.subset) : '', bold && face.family.weights.includes(700) ? 'bold' : '']
     .filter(Boolean)
     .join('-');
 

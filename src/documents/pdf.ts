@@ -130,15 +130,17 @@ export class PdfWriter {
     if (this.marked) return draw();
     const element = this.doc.struct(type, options as { alt?: string });
     this.parent.add(element);
-    element.add(() => {
-      this.marked = true;
-      try {
-        draw();
-      } finally {
-        this.marked = false;
-      }
-    });
+    element.add(() => this.drawMarked(draw));
     element.end();
+  }
+
+  private drawMarked(draw: () => void): void {
+    this.marked = true;
+    try {
+      draw();
+    } finally {
+      this.marked = false;
+    }
   }
 
   /** A structure element whose children are elements (Table, TR, Link). */
@@ -159,11 +161,9 @@ export class PdfWriter {
   decoration(draw: () => void, type: 'Layout' | 'Pagination' = 'Layout'): void {
     if (this.marked) return draw();
     this.doc.markContent('Artifact', { type });
-    this.marked = true;
     try {
-      draw();
+      this.drawMarked(draw);
     } finally {
-      this.marked = false;
       this.doc.endMarkedContent();
     }
   }
