@@ -4,7 +4,7 @@
 // hashes (dist/reference-data.json, src/reference/load.ts).
 // Types are checked by `npm run typecheck`, not here: emitting alone takes half the time.
 import { spawnSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -79,6 +79,15 @@ const bundle = await esbuild.build({
 for (const file of bundle.outputFiles) {
   const text = file.path.endsWith('.js') ? file.text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : file.text;
   await writeFile(file.path, text);
+}
+
+// The font files the PDF documents read (src/documents/fonts.ts) and their licences, copied out of the
+// font packages: those are devDependencies holding every weight, the built service reads dist/fonts/.
+const { packageFile, shippedFontFiles } = await import('../dist/documents/fonts.js');
+for (const { package: pkg, file } of shippedFontFiles()) {
+  const target = path.join(DIST, 'fonts', pkg, file);
+  await mkdir(path.dirname(target), { recursive: true });
+  await copyFile(packageFile(pkg, file), target);
 }
 
 const { PGLITE_SEED_DIR, writePGliteSeed } = await import('../dist/db/prepare.js');

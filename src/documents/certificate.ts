@@ -62,7 +62,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   pdf.line(`Certificate ${view.certificate_number}`, left + width - idWidth, top - 1, idWidth, { size: 11, bold: true, align: 'right' });
   pdf.line(`Issued ${fmt.dateTime(view.issued_at)}`, left + width - idWidth, top + 14, idWidth, { size: 8.5, color: COLORS.muted, align: 'right' });
   const titleStyle = product.length > SHORT_TITLE ? { size: 13, bold: true, leading: 1.2, maxLines: 6 } : { size: 19, bold: true, leading: 1.2, maxLines: 3 };
-  pdf.y = top + 32 + pdf.textAt(product, left, top + 32, width, titleStyle) + 6;
+  pdf.y = top + 32 + pdf.title(product, left, top + 32, width, titleStyle) + 6;
   pdf.rule(COLORS.muted, 0.8);
   pdf.space(12);
 
@@ -81,7 +81,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   const boxX = left + width - boxWidth;
   const inner = boxWidth - 24;
   const boxHeight = Math.max(factsBottom - factsTop, 98);
-  pdf.doc.rect(boxX, factsTop, boxWidth, boxHeight).fill(COLORS.faint);
+  pdf.decoration(() => pdf.doc.rect(boxX, factsTop, boxWidth, boxHeight).fill(COLORS.faint));
   pdf.line(figure.label, boxX + 12, factsTop + 10, inner, { size: 8.5, color: COLORS.muted });
   pdf.line(fmt.kg(figure.kg), boxX + 12, factsTop + 24, inner, { size: 26, bold: true, color: COLORS.accent, leading: 1.1 });
   pdf.line('kg CO₂e', boxX + 12, factsTop + 55, inner, { size: 10, bold: true });
@@ -105,7 +105,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
     const chartHeight = chart.height * Math.min(1, width / chart.width) + 4;
     place(title, HEADING_HEIGHT + chartHeight);
     pdf.heading(title, chartHeight);
-    pdf.chart(chart);
+    pdf.chart(chart, 'Lifecycle phases of the product, kg CO₂e and share of the total');
   } else {
     const title = statement.kind === 'savings' ? 'Avoided emissions' : 'Refurbished instead of new';
     // The headline figure is in the box above.
@@ -217,8 +217,9 @@ async function verificationBlock(pdf: PdfWriter, view: CertificateView) {
     draw(where: string) {
       pdf.heading('Verification', 0);
       const qrTop = pdf.y + 2;
-      pdf.svg(qr, pdf.left, qrTop, QR_SIZE, QR_SIZE);
-      pdf.doc.link(pdf.left, qrTop, QR_SIZE, QR_SIZE, view.verify_url);
+      pdf.link(view.verify_url, pdf.left, qrTop, QR_SIZE, QR_SIZE, () =>
+        pdf.svg(qr, pdf.left, qrTop, QR_SIZE, QR_SIZE, `QR code of the address that verifies this certificate: ${view.verify_url}`),
+      );
       pdf.y = qrTop;
       pdf.keyValues(rows, textX, textWidth, VERIFY_LABELS, 8);
       pdf.y += 4;

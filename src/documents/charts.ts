@@ -1,18 +1,35 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { fitText, needsFallback, textWidth } from './fonts.ts';
+import { visualRuns } from './bidi.ts';
+import { fitText, textRuns, textWidth } from './fonts.ts';
+import * as fmt from './format.ts';
 import { COLORS } from './pdf.ts';
 
 /**
  * Charts as vector SVG: Vega-Lite specs compiled and rendered headless (renderer 'none', toSVG),
- * then placed in the PDF by svg-to-pdfkit. Text stays text in the embedded fonts: the SVG names
- * the font families 'latin' and 'cjk', which the PDF toolkit maps to its registered fonts.
+ * then placed in the PDF by svg-to-pdfkit. Text stays text in the embedded fonts: Latin text in the
+ * SVG (font family 'latin'), other scripts drawn by the PDF toolkit over it (liftLabels).
  * One SVG unit is one PDF point.
  */
 export interface Chart {
   svg: string;
   width: number;
   height: number;
+  /** The plotted figures as text ("Production 214.6 kg · 74.5 %; ..."), for the chart's alternative text. */
+  figures: string;
+  /** Texts the PDF toolkit draws over the SVG (see liftLabels), in SVG units. */
+  labels: ChartLabel[];
+}
+
+export interface ChartLabel {
+  text: string;
+  /** The anchor point on the baseline. */
+  x: number;
+  y: number;
+  anchor: 'start' | 'middle' | 'end';
+  size: number;
+  bold: boolean;
+  color: string;
 }
 
 export interface BarDatum {
@@ -47,22 +64,56 @@ const baseConfig = {
   },
 };
 
-/** Axis/text font per label: the CJK font only for labels the Latin font cannot show. */
-function fontRule(labels: string[]) {
-  const fallback = labels.filter(needsFallback);
-  return {
-    param: { name: 'fallback', value: fallback },
-    axisLabelFont: { condition: { test: 'indexof(fallback, datum.value) >= 0', value: 'cjk' }, value: 'latin' },
-  };
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
+const decode = (text: string) => text.replace(/&(amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity] ?? entity);
+
+const TRANSLATE = /^\s*translate\(([-\d.e]+),\s*([-\d.e]+)\)\s*$/;
+
+/**
+ * Takes out of the SVG the texts that need more than Noto Sans (another script, right to left): svg-to-
+ * pdfkit draws a text in one font, shapes it word by word and leaves out mark offsets (the dots of
+ * Arabic letters). The PDF toolkit draws them as its own lines instead, at the same place. Only texts
+ * under plain translations are taken (rotated month labels are Latin).
+ */
+function liftLabels(svg: string): { svg: string; labels: ChartLabel[] } {
+  const labels: ChartLabel[] = [];
+  // Each open <g>: its translation, or null when it transforms otherwise.
+  const groups: ([number, number] | null)[] = [];
+  const kept = svg.replace(/<g\b([^>]*?)(\/?)>|<\/g>|<text\b([^>]*)>([^<]*)<\/text>/g, (tag, gAttributes?: string, selfClosing?: string, attributes?: string, content?: string) => {
+    if (tag === '</g>') {
+      groups.pop();
+      return tag;
+    }
+    if (gAttributes !== undefined) {
+      if (selfClosing) return tag;
+      const transform = /\stransform="([^"]*)"/.exec(gAttributes)?.[1];
+      const translate = transform === undefined ? ['0', '0'] : TRANSLATE.exec(transform)?.slice(1);
+      groups.push(translate ? [Number(translate[0]), Number(translate[1])] : null);
+      return tag;
+    }
+    const text = decode(content ?? '');
+    const at = TRANSLATE.exec(/\stransform="([^"]*)"/.exec(attributes ?? '')?.[1] ?? '');
+    const size = Number(/font-size="([\d.]+)/.exec(attributes ?? '')?.[1] ?? 11);
+    const bold = /font-weight="(bold|[6-9]00)"/.test(attributes ?? '');
+    const runs = textRuns(text, bold);
+    const latinOnly = runs.every((run) => run.font.startsWith('latin')) && !visualRuns(text, size, bold).some((run) => run.whole);
+    if (latinOnly || !at || groups.includes(null)) return tag;
+    let [x, y] = [Number(at[1]), Number(at[2])];
+    for (const group of groups) [x, y] = [x + group![0], y + group![1]];
+    const anchor = /text-anchor="(start|middle|end)"/.exec(attributes ?? '')?.[1] as ChartLabel['anchor'] | undefined;
+    labels.push({ text, x, y, size, bold, anchor: anchor ?? 'start', color: /\sfill="(#[0-9a-f]+)"/i.exec(attributes ?? '')?.[1] ?? COLORS.ink });
+    return '';
+  });
+  return { svg: kept, labels };
 }
 
-async function render(spec: TopLevelSpec): Promise<Chart> {
+async function render(spec: TopLevelSpec, figures: string): Promise<Chart> {
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: 'none' });
   try {
     const svg = await view.toSVG();
     const size = /^<svg[^>]*?\swidth="([\d.]+)"\s+height="([\d.]+)"/.exec(svg);
     if (!size) throw new Error('vega produced an SVG without a size');
-    return { svg, width: Number(size[1]), height: Number(size[2]) };
+    return { ...liftLabels(svg), width: Number(size[1]), height: Number(size[2]), figures };
   } finally {
     view.finalize();
   }
@@ -81,12 +132,11 @@ export function barChart(rows: BarDatum[], width: number, barStep = 18): Promise
   const max = Math.max(...rows.map((r) => r.value), 0);
   // Leave room right of the longest bar for its number.
   const domainMax = max > 0 ? (max * plotWidth) / Math.max(plotWidth - textRoom, plotWidth * 0.4) : 1;
-  const fonts = fontRule(rows.map((r) => r.label));
   const y = {
     field: 'label',
     type: 'nominal' as const,
     sort: null,
-    axis: { ticks: false, domain: false, labelPadding: 6, labelLimit: 0, labelFont: fonts.axisLabelFont },
+    axis: { ticks: false, domain: false, labelPadding: 6, labelLimit: 0 },
   };
   const x = { field: 'value', type: 'quantitative' as const, scale: { domain: [0, domainMax], nice: false }, axis: null };
   return render({
@@ -94,7 +144,6 @@ export function barChart(rows: BarDatum[], width: number, barStep = 18): Promise
     height: { step: barStep },
     padding: { left: 0, right: 0, top: 2, bottom: 2 },
     autosize: { type: 'pad' },
-    params: [fonts.param],
     data: { values: rows.map((r, i) => ({ ...r, key: i, color: r.color ?? COLORS.accent })) },
     layer: [
       {
@@ -107,7 +156,7 @@ export function barChart(rows: BarDatum[], width: number, barStep = 18): Promise
       },
     ],
     config: baseConfig,
-  });
+  }, rows.map((r) => `${r.label} ${r.text}`).join('; '));
 }
 
 export interface PeriodDatum {
@@ -139,5 +188,5 @@ export function periodChart(periods: PeriodDatum[], width: number, height: numbe
       },
     },
     config: baseConfig,
-  });
+  }, periods.map((m) => `${m.label} ${fmt.kg(m.value)} kg`).join('; '));
 }

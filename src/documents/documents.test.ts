@@ -4,22 +4,57 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { threadId } from 'node:worker_threads';
+import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateView, emptyReportView, hotspotView, largeReportView, sandboxCertificateView, summaryView } from './fixtures.ts';
+import * as fmt from './format.ts';
 import { closeDocumentRenderer, MAX_WAITING_RENDERS, renderCertificatePdf, renderInWorker, renderReportPdf } from './index.ts';
 
 // poppler-utils (pdftotext, pdfinfo, pdffonts) reads the PDFs as any reader's software would.
 const run = promisify(execFile);
 let dir: string;
 
-async function poppler(tool: 'pdftotext' | 'pdfinfo' | 'pdffonts', pdf: Buffer): Promise<string> {
+async function poppler(tool: 'pdftotext' | 'pdfinfo' | 'pdffonts', pdf: Buffer, options: string[] = []): Promise<string> {
   const file = path.join(dir, `${Math.random().toString(36).slice(2)}.pdf`);
   await writeFile(file, pdf);
-  const args = tool === 'pdftotext' ? ['-enc', 'UTF-8', file, '-'] : [file];
+  const args = tool === 'pdftotext' ? ['-enc', 'UTF-8', file, '-'] : [...options, file];
   return (await run(tool, args)).stdout;
 }
 const text = (pdf: Buffer) => poppler('pdftotext', pdf);
 const pages = async (pdf: Buffer) => Number(/^Pages:\s+(\d+)/m.exec(await poppler('pdfinfo', pdf))?.[1]);
+// pdftotext wraps right-to-left text in embedding controls (U+202B … U+202C): invisible, left out here.
+const plain = async (pdf: Buffer) => (await text(pdf)).replace(/[\u202a-\u202e\u2066-\u2069]/g, '');
+
+/** Glyph ids the page content draws: 0 is .notdef, the empty box of a character the font lacks. */
+function drawnGlyphs(pdf: Buffer): string[] {
+  const glyphs: string[] = [];
+  const source = pdf.toString('latin1');
+  for (const match of source.matchAll(/stream\r?\n/g)) {
+    const start = match.index + match[0].length;
+    let content: string;
+    try {
+      content = zlib.inflateSync(pdf.subarray(start, source.indexOf('endstream', start))).toString('latin1');
+    } catch {
+      continue;
+    }
+    // Page content: text objects show hex strings of 2-byte glyph ids (Identity-H).
+    for (const block of content.match(/\bBT\b[\s\S]*?\bET\b/g) ?? []) {
+      for (const [, hex] of block.matchAll(/<([0-9a-f]+)>/g)) glyphs.push(...(hex!.match(/.{4}/g) ?? []));
+    }
+  }
+  return glyphs;
+}
+
+/** The /Alt texts of the structure elements (pdfkit writes them as escaped literal strings, UTF-16BE when not ASCII). */
+function altTexts(pdf: Buffer): string[] {
+  return [...pdf.toString('latin1').matchAll(/\/Alt \(((?:\\.|[^\\)])*)\)/g)].map(([, literal]) => {
+    const bytes = Buffer.from(
+      literal!.replace(/\\([nrtbf()\\])/g, (_, c: string) => ({ n: '\n', r: '\r', t: '\t', b: '\b', f: '\f' })[c] ?? c),
+      'latin1',
+    );
+    return bytes[0] === 0xfe && bytes[1] === 0xff ? bytes.subarray(2).swap16().toString('utf16le') : bytes.toString('latin1');
+  });
+}
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'documents-'));
@@ -161,6 +196,119 @@ describe('report PDF', () => {
   it('marks a sandbox report as test data', async () => {
     const words = await text(await renderReportPdf({ ...hotspotView, sandbox: true }));
     expect(words).toContain('TEST — sandbox data, not a real report');
+  });
+});
+
+describe('names in any script', () => {
+  // Each name as a customer writes it, the font that draws it, and what pdftotext gives back. A line
+  // mixing directions comes out in pieces: poppler orders the pieces of a line left to right, each in
+  // logical order, and moves the space next to a right-to-left piece to its other side. So names
+  // with a number or a Latin word in right-to-left text are checked piece by piece.
+  const cases = [
+    { script: 'Arabic', organization: 'شركة الفطيم للتجارة', brand: 'الفطيم', name: 'حاسوب محمول 14 برو', font: 'NotoSansArabic', pieces: ['شركة الفطيم للتجارة', 'الفطيم حاسوب محمول', '14', 'برو'] },
+    { script: 'Hebrew', organization: 'שרת ישראלי בע״מ', brand: 'שרת', name: 'מחשב נייד דגם 14 פרו', font: 'NotoSansHebrew', pieces: ['שרת ישראלי בע״מ', 'שרת מחשב נייד דגם', '14', 'פרו'] },
+    { script: 'Korean', organization: '삼성전자 주식회사', brand: '삼성', name: '갤럭시 북4 프로', font: 'NotoSansKR', pieces: ['삼성전자 주식회사', '삼성 갤럭시 북4 프로'] },
+    { script: 'Chinese', organization: '联想（北京）有限公司', brand: '联想', name: '小新 Pro 14', font: 'NotoSansSC', pieces: ['联想（北京）有限公司', '联想 小新 Pro 14'] },
+    { script: 'emoji', organization: 'Green IT 🌱♻ GmbH', brand: 'Eco', name: 'Laptop 💻 14', font: 'NotoEmoji', pieces: ['Green IT 🌱♻ GmbH', 'Eco Laptop 💻 14'] },
+    {
+      script: 'Latin and Arabic',
+      organization: 'Al-Futtaim شركة الفطيم Trading',
+      brand: 'Dell',
+      name: 'Latitude 5440 حاسوب',
+      font: 'NotoSansArabic',
+      pieces: ['Al-Futtaim', 'شركة الفطيم', 'Trading', 'Dell Latitude 5440', 'حاسوب'],
+    },
+  ];
+
+  for (const { script, organization, brand, name, font, pieces } of cases) {
+    it(`${script}: the names are text in ${font}, extracted as written, with no glyph missing`, async () => {
+      const pdf = await renderCertificatePdf({ ...certificateView, organization_name: organization, product: { ...certificateView.product, brand, name } });
+      const words = await plain(pdf);
+      for (const piece of pieces) expect(words).toContain(piece);
+      expect(await poppler('pdffonts', pdf)).toMatch(new RegExp(`\\+${font}-(Regular|Bold)\\s+CID TrueType\\s+Identity-H\\s+yes yes yes`));
+      const glyphs = drawnGlyphs(pdf);
+      expect(glyphs.length).toBeGreaterThan(500);
+      expect(glyphs).not.toContain('0000');
+      expect(await pages(pdf)).toBe(1);
+    });
+  }
+
+  it('a report draws and extracts names in other scripts in its title, tables and charts', async () => {
+    const byCategory = summaryView.by_category.map((row, i) => ({ ...row, label: ['شركة الفطيم', 'מחשב נייד', '삼성 노트북'][i] ?? row.label }));
+    const pdf = await renderReportPdf({ ...summaryView, organization_name: 'שרת ישראלי בע״מ', by_category: byCategory });
+    const words = await plain(pdf);
+    for (const name of ['שרת ישראלי בע״מ', 'شركة الفطيم', 'מחשב נייד', '삼성 노트북']) expect(words).toContain(name);
+    // Chart labels and table cells: each category twice.
+    expect(words.split('삼성 노트북').length - 1).toBe(2);
+    expect(drawnGlyphs(pdf)).not.toContain('0000');
+  });
+
+  it('a script no embedded font has shows replacement marks and still extracts as written', async () => {
+    const pdf = await renderCertificatePdf({ ...certificateView, organization_name: 'บริษัท ไทย จำกัด' });
+    expect(await plain(pdf)).toContain('บริษัท ไทย จำกัด');
+    expect(drawnGlyphs(pdf)).not.toContain('0000');
+  });
+});
+
+describe('tagged PDF', () => {
+  const structure = async (pdf: Buffer) => poppler('pdfinfo', pdf, ['-struct-text']);
+  /** Element types in document order, from pdfinfo's indented tree. */
+  const elements = (tree: string) => [...tree.matchAll(/^\s*([A-Z][A-Za-z0-9]*)\b(?: \((?:block|inline)\)|:)?$/gm)].map(([, type]) => type!);
+
+  it('a certificate: tagged, in English, headings, tables, figures with the charted figures as alternative text, the QR code a link', async () => {
+    const pdf = await renderCertificatePdf(certificateView);
+    const info = await poppler('pdfinfo', pdf);
+    expect(info).toMatch(/^Tagged:\s+yes$/m);
+    expect(pdf.toString('latin1')).toMatch(/\/Lang \(en\)/);
+    const tree = await structure(pdf);
+    const types = elements(tree);
+    expect(types[0]).toBe('Document');
+    expect(types.filter((t) => t === 'H1')).toHaveLength(1);
+    expect(types.filter((t) => t === 'H2')).toHaveLength(4);
+    expect(types.filter((t) => t === 'Figure')).toHaveLength(2);
+    expect(types).toContain('Link');
+    // Headings in reading order, the title first.
+    const order = ['Dell Latitude 5440', 'Lifecycle phases', 'Methodology', 'Data sources', 'Verification'].map((h) => tree.indexOf(h));
+    expect(order.every((at, i) => at >= 0 && (i === 0 || at > order[i - 1]!))).toBe(true);
+    // The data source table: a header row of TH, one row of TD per source.
+    expect(tree).toMatch(/TH\n\s+"Used for"/);
+    expect(tree).toMatch(/TD\n\s+"GLEC Framework v3 default factors"/);
+    // Page furniture is not content: the footer is an artifact.
+    expect(tree).not.toContain('Page 1 of 1');
+    expect(await text(pdf)).toContain('Page 1 of 1');
+    const alts = altTexts(pdf);
+    expect(alts).toContain(
+      'Lifecycle phases of the product, kg CO₂e and share of the total: Production 214.6 kg · 74.5 %; Transport 12.3 kg · 4.3 %; Use 58.9 kg · 20.5 %; End of life 2.1 kg · 0.7 %.',
+    );
+    expect(alts).toContain(`QR code of the address that verifies this certificate: ${certificateView.verify_url}`);
+  });
+
+  it('a report: tagged, its sections in reading order in the structure and in the extracted text', async () => {
+    const pdf = await renderReportPdf(summaryView);
+    expect(await poppler('pdfinfo', pdf)).toMatch(/^Tagged:\s+yes$/m);
+    const sections = [
+      'SUSTAINABILITY SUMMARY',
+      'What this report covers',
+      'Lifecycle emissions',
+      'Emissions by lifecycle phase',
+      'bought each month',
+      'Trend:',
+      'By category',
+      'By country of use',
+      'Avoided emissions',
+      'Notes',
+    ];
+    for (const read of [await structure(pdf), await text(pdf)]) {
+      const at = sections.map((s) => read.indexOf(s));
+      expect(at.every((position, i) => position >= 0 && (i === 0 || position > at[i - 1]!))).toBe(true);
+    }
+    const types = elements(await structure(pdf));
+    expect(types.filter((t) => t === 'Figure').length).toBe(4);
+    expect(types.filter((t) => t === 'Table').length).toBeGreaterThanOrEqual(3);
+    const months = altTexts(pdf).find((alt) => alt.startsWith('Lifecycle emissions of the assets bought each month'));
+    const [first, last] = [summaryView.trend.buckets[0]!, summaryView.trend.buckets.at(-1)!];
+    expect(months).toContain(`${first.label} ${fmt.kg(first.total_kg_co2e)} kg;`);
+    expect(months).toMatch(new RegExp(`${last.label} ${fmt.kg(last.total_kg_co2e)} kg\\.$`));
   });
 });
 

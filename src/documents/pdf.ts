@@ -1,12 +1,20 @@
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
+import { visualRuns } from './bidi.ts';
 import type { Chart } from './charts.ts';
-import { fitText, registerFonts, textRuns, textWidth } from './fonts.ts';
+import { fitText, registerFont, textWidth } from './fonts.ts';
 
 /**
- * The PDF toolkit both layouts use: an A4 page with a cursor, text with per-run font fallback and
- * its own line breaking (so heights are known before drawing), tables that continue on the next page
- * under a repeated header, vector charts, and a footer written on every page at the end.
+ * The PDF toolkit both layouts use: an A4 page with a cursor, text with per-run font fallback, right-
+ * to-left runs in visual order and its own line breaking (so heights are known before drawing), tables
+ * that continue on the next page under a repeated header, vector charts, and a footer written on every
+ * page at the end.
+ *
+ * Documents are tagged PDFs: every method puts what it draws in a structure element (heading H1/H2,
+ * paragraph P, Table/TR/TH/TD, Figure with alternative text, Link) in drawing order, which is the
+ * reading order, or marks it as an artifact (rules, boxes, the footer, the watermark). Text drawn with
+ * `line` or `textAt` outside another element is a paragraph of its own; anything drawn on `doc`
+ * directly belongs in `decoration`.
  */
 const A4 = { width: 595.28, height: 841.89 };
 const MARGIN = 48;
@@ -61,6 +69,12 @@ export class PdfWriter {
   /** The cursor: where the next block starts. */
   y = MARGIN;
   private readonly bytes: Promise<Buffer>;
+  private readonly registered = new Set<string>();
+  private readonly root: PDFKit.PDFStructureElement;
+  /** Where new structure elements go. */
+  private parent: PDFKit.PDFStructureElement;
+  /** Inside marked content (an element's content or an artifact): what is drawn belongs to it. */
+  private marked = false;
 
   constructor(meta: DocumentMeta) {
     const created = new Date(meta.createdAt);
@@ -69,7 +83,10 @@ export class PdfWriter {
       size: 'A4',
       margin: 0,
       bufferPages: true,
-      lang: 'en-GB',
+      // Tagged (structure tree, MarkInfo) needs PDF 1.4 at least; pdfkit writes 1.3 by default.
+      pdfVersion: '1.7',
+      tagged: true,
+      lang: 'en',
       displayTitle: true,
       // pdfkit derives the file /ID from the info dictionary: fixed info, fixed bytes.
       info: {
@@ -88,7 +105,9 @@ export class PdfWriter {
       this.doc.on('end', () => resolve(Buffer.concat(chunks)));
       this.doc.on('error', reject);
     });
-    registerFonts(this.doc);
+    this.root = this.doc.struct('Document');
+    this.doc.addStructure(this.root);
+    this.parent = this.root;
   }
 
   get right(): number {
@@ -100,9 +119,95 @@ export class PdfWriter {
     if (this.y + height > this.bottom && this.y > this.top) this.newPage();
   }
 
+  /** A new page; marked content open at the break (a paragraph running on) continues on it. */
   newPage(): void {
-    this.doc.addPage({ size: 'A4', margin: 0 });
+    this.doc.continueOnNewPage({ size: 'A4', margin: 0 });
     this.y = this.top;
+  }
+
+  /** Draws the content of one structure element (P, H1, TD, Figure...) under the current parent. */
+  element(type: string, draw: () => void, options: { alt?: string; bbox?: number[] } = {}): void {
+    if (this.marked) return draw();
+    const element = this.doc.struct(type, options as { alt?: string });
+    this.parent.add(element);
+    element.add(() => this.drawMarked(draw));
+    element.end();
+  }
+
+  private drawMarked(draw: () => void): void {
+    this.marked = true;
+    try {
+      draw();
+    } finally {
+      this.marked = false;
+    }
+  }
+
+  /** A structure element whose children are elements (Table, TR, Link). */
+  group(type: string, build: () => void): void {
+    const element = this.doc.struct(type);
+    this.parent.add(element);
+    const outer = this.parent;
+    this.parent = element;
+    try {
+      build();
+    } finally {
+      this.parent = outer;
+      element.end();
+    }
+  }
+
+  /** Drawing that is not content (rules, boxes, page furniture): an artifact that assistive technology skips. */
+  decoration(draw: () => void, type: 'Layout' | 'Pagination' = 'Layout'): void {
+    if (this.marked) return draw();
+    this.doc.markContent('Artifact', { type });
+    try {
+      this.drawMarked(draw);
+    } finally {
+      this.doc.endMarkedContent();
+    }
+  }
+
+  /** A link over a box: a Link element holding what `draw` draws there and the link annotation. */
+  link(url: string, x: number, top: number, width: number, height: number, draw: () => void): void {
+    this.group('Link', () => {
+      draw();
+      this.doc.link(x, top, width, height, url, { structParent: this.parent } as PDFKit.Mixins.AnnotationOption);
+    });
+  }
+
+  /**
+   * Draws text in a Span whose ActualText is `actual`. pdfkit draws text as `q cm BT … ET Q`; poppler
+   * places an ActualText span where its end (EMC) is in the coordinates current there, so the span
+   * opens and closes inside the q … Q, in the glyphs' coordinates.
+   */
+  private withActualText(actual: string, draw: () => void): void {
+    const doc = this.doc;
+    const { save, restore } = doc;
+    let depth = 0;
+    doc.save = () => {
+      save.call(doc);
+      if (depth++ === 0) doc.markContent('Span', { actual });
+      return doc;
+    };
+    doc.restore = () => {
+      if (--depth === 0) doc.endMarkedContent();
+      return restore.call(doc);
+    };
+    try {
+      draw();
+    } finally {
+      doc.save = save;
+      doc.restore = restore;
+    }
+  }
+
+  private font(name: string): string {
+    if (!this.registered.has(name)) {
+      registerFont(this.doc, name);
+      this.registered.add(name);
+    }
+    return name;
   }
 
   space(height: number): void {
@@ -145,117 +250,161 @@ export class PdfWriter {
     return this.wrap(text, width, style).length * this.lineHeight(style);
   }
 
-  /** Draws one line with its top at `top`, each run in the font that has its glyphs. */
+  /**
+   * Draws one line with its top at `top`, each run in the font that has its glyphs, right-to-left runs
+   * in visual order. A run drawn as U+FFFD (no font has its characters) carries the original as its
+   * actual text, so copying and extraction give the original.
+   */
   line(text: string, x: number, top: number, width: number, style: TextStyle = {}): void {
     const size = style.size ?? 10;
     const fitted = fitText(text, width, size, style.bold);
-    const used = textWidth(fitted, size, style.bold);
+    const runs = visualRuns(fitted, size, style.bold);
+    const used = runs.reduce((sum, run) => sum + run.width, 0);
     let cx = style.align === 'right' ? x + width - used : style.align === 'center' ? x + (width - used) / 2 : x;
     // A shared baseline: each font's own ascender would put Latin and CJK runs at different heights.
     const baseline = top + size * (0.95 + ((style.leading ?? 1.35) - 1.35) / 2);
-    this.doc.fillColor(style.color ?? COLORS.ink);
-    for (const run of textRuns(fitted, style.bold)) {
-      this.doc.font(run.font).fontSize(size).text(run.text, cx, baseline, { lineBreak: false, baseline: 'alphabetic' });
-      cx += textWidth(run.text, size, style.bold);
-    }
+    this.element('P', () => {
+      this.doc.fillColor(style.color ?? COLORS.ink);
+      for (const run of runs) {
+        // Spaces between runs are left as gaps: poppler would attach a drawn one to the right-to-left word next to it.
+        if (!run.text.trim()) {
+          cx += run.width;
+          continue;
+        }
+        const draw = () =>
+          this.doc
+            .font(this.font(run.font))
+            .fontSize(size)
+            .text(run.text, cx, baseline, { lineBreak: false, baseline: 'alphabetic', features: run.whole ? [] : undefined });
+        if (run.actual === undefined) draw();
+        else this.withActualText(run.actual, draw);
+        cx += run.width;
+      }
+    });
   }
 
-  /** Draws wrapped text in a box and returns its height; does not move the cursor. */
-  textAt(text: string, x: number, top: number, width: number, style: TextStyle = {}): number {
+  /** Draws wrapped text in a box as one paragraph and returns its height; does not move the cursor. */
+  textAt(text: string, x: number, top: number, width: number, style: TextStyle = {}, type = 'P'): number {
     let lines = this.wrap(text, width, style);
     if (style.maxLines && lines.length > style.maxLines) {
       const last = fitText(lines.slice(style.maxLines - 1).join(' '), width, style.size ?? 10, style.bold);
       lines = [...lines.slice(0, style.maxLines - 1), last];
     }
     const step = this.lineHeight(style);
-    lines.forEach((line, i) => this.line(line, x, top + i * step, width, style));
+    this.element(type, () => lines.forEach((line, i) => this.line(line, x, top + i * step, width, style)));
     return lines.length * step;
   }
 
-  /** Wrapped text at the cursor, across the full width; moves the cursor below it. */
+  /** The document's title (H1): wrapped text in a box, like `textAt`. */
+  title(text: string, x: number, top: number, width: number, style: TextStyle = {}): number {
+    return this.textAt(text, x, top, width, style, 'H1');
+  }
+
+  /** Wrapped text at the cursor, across the full width, as one paragraph; moves the cursor below it. */
   paragraph(text: string, style: TextStyle = {}, after = 6): void {
     const step = this.lineHeight(style);
-    for (const line of this.wrap(text, this.width, style)) {
-      this.ensure(step);
-      this.line(line, this.left, this.y, this.width, style);
-      this.y += step;
-    }
+    this.element('P', () => {
+      for (const line of this.wrap(text, this.width, style)) {
+        this.ensure(step);
+        this.line(line, this.left, this.y, this.width, style);
+        this.y += step;
+      }
+    });
     this.y += after;
   }
 
-  /** A section heading kept together with at least `keep` points of what follows. */
+  /** A section heading (H2) kept together with at least `keep` points of what follows. */
   heading(text: string, keep = 80): void {
     // The heading takes 28 points (6 above it, 18 for the line, 4 under the rule): all of them plus `keep` must fit.
     this.ensure(28 + keep);
     if (this.y > this.top) this.y += 6;
-    this.line(text, this.left, this.y, this.width, { size: 12, bold: true, color: COLORS.accent });
+    this.element('H2', () => this.line(text, this.left, this.y, this.width, { size: 12, bold: true, color: COLORS.accent }));
     this.y += 18;
-    this.doc.moveTo(this.left, this.y - 3).lineTo(this.right, this.y - 3).lineWidth(0.6).strokeColor(COLORS.rule).stroke();
+    this.decoration(() => this.doc.moveTo(this.left, this.y - 3).lineTo(this.right, this.y - 3).lineWidth(0.6).strokeColor(COLORS.rule).stroke());
     this.y += 4;
   }
 
-  /** Label and value pairs in two columns; both wrap. */
+  /** Label and value pairs in two columns (a table whose row headers are the labels); both wrap. */
   keyValues(rows: [string, string][], x = this.left, width = this.width, labelWidth = 130, size = 9): void {
-    for (const [label, value] of rows) {
-      const labelStyle = { size, color: COLORS.muted };
-      const height = Math.max(this.heightOf(value, width - labelWidth, { size }), this.heightOf(label, labelWidth - 8, labelStyle));
-      this.ensure(height);
-      this.textAt(label, x, this.y, labelWidth - 8, labelStyle);
-      this.textAt(value, x + labelWidth, this.y, width - labelWidth, { size });
-      this.y += height + 2;
-    }
+    this.group('Table', () => {
+      for (const [label, value] of rows) {
+        const labelStyle = { size, color: COLORS.muted };
+        const height = Math.max(this.heightOf(value, width - labelWidth, { size }), this.heightOf(label, labelWidth - 8, labelStyle));
+        this.ensure(height);
+        this.group('TR', () => {
+          this.textAt(label, x, this.y, labelWidth - 8, labelStyle, 'TH');
+          this.textAt(value, x + labelWidth, this.y, width - labelWidth, { size }, 'TD');
+        });
+        this.y += height + 2;
+      }
+    });
   }
 
-  /** A table whose header repeats on every page it runs onto. */
+  /** A table whose header repeats on every page it runs onto (the repeats are artifacts). */
   table(columns: Column[], rows: string[][], size = 8.5): void {
     const pad = 4;
     const step = this.lineHeight({ size });
     const header = () => {
       let x = this.left;
       for (const column of columns) {
-        this.line(column.header, x + pad, this.y, column.width - 2 * pad, { size, bold: true, color: COLORS.muted, align: column.align });
+        const cellX = x;
+        this.element('TH', () =>
+          this.line(column.header, cellX + pad, this.y, column.width - 2 * pad, { size, bold: true, color: COLORS.muted, align: column.align }),
+        );
         x += column.width;
       }
       this.y += step + 2;
       this.rule(COLORS.muted, 0.6);
     };
-    // The header starts a page rather than stand above fewer than three of its rows.
-    this.ensure(step + 2 + Math.min(rows.length, 3) * (step + 4));
-    header();
-    for (const row of rows) {
-      const cells = columns.map((column, i) => {
-        const text = row[i] ?? '';
-        return column.wrap ? this.wrap(text, column.width - 2 * pad, { size }) : [text];
-      });
-      const height = Math.max(...cells.map((lines) => lines.length)) * step + 4;
-      if (this.y + height > this.bottom) {
-        this.newPage();
-        header();
+    this.group('Table', () => {
+      // The header starts a page rather than stand above fewer than three of its rows.
+      this.ensure(step + 2 + Math.min(rows.length, 3) * (step + 4));
+      this.group('TR', header);
+      for (const row of rows) {
+        const cells = columns.map((column, i) => {
+          const text = row[i] ?? '';
+          return column.wrap ? this.wrap(text, column.width - 2 * pad, { size }) : [text];
+        });
+        const height = Math.max(...cells.map((lines) => lines.length)) * step + 4;
+        if (this.y + height > this.bottom) {
+          this.newPage();
+          this.decoration(header, 'Pagination');
+        }
+        this.group('TR', () => {
+          let x = this.left;
+          columns.forEach((column, i) => {
+            const cellX = x;
+            this.element('TD', () =>
+              (cells[i] ?? []).forEach((line, n) =>
+                this.line(line, cellX + pad, this.y + 2 + n * step, column.width - 2 * pad, { size, align: column.align }),
+              ),
+            );
+            x += column.width;
+          });
+        });
+        this.y += height;
+        this.rule(COLORS.rule, 0.4);
       }
-      let x = this.left;
-      columns.forEach((column, i) => {
-        (cells[i] ?? []).forEach((line, n) =>
-          this.line(line, x + pad, this.y + 2 + n * step, column.width - 2 * pad, { size, align: column.align }),
-        );
-        x += column.width;
-      });
-      this.y += height;
-      this.rule(COLORS.rule, 0.4);
-    }
+    });
     this.y += 6;
   }
 
   rule(color = COLORS.rule, lineWidth = 0.5): void {
-    this.doc.moveTo(this.left, this.y).lineTo(this.right, this.y).lineWidth(lineWidth).strokeColor(color).stroke();
+    this.decoration(() => this.doc.moveTo(this.left, this.y).lineTo(this.right, this.y).lineWidth(lineWidth).strokeColor(color).stroke());
   }
 
-  /** Places an SVG (a chart, a QR code) as vectors; text in it uses the embedded fonts. */
-  svg(svg: string, x: number, top: number, width: number, height: number): void {
+  /** Places an SVG (a QR code) as vectors, a Figure with its alternative text. */
+  svg(svg: string, x: number, top: number, width: number, height: number, alt: string): void {
+    this.element('Figure', () => this.drawSvg(svg, x, top, width, height), { alt, bbox: [x, top, x + width, top + height] });
+  }
+
+  private drawSvg(svg: string, x: number, top: number, width: number, height: number): void {
     SVGtoPDF(this.doc as never, svg, x, top, {
       width,
       height,
       assumePt: true,
-      fontCallback: (family, bold) => `${family.includes('cjk') ? 'cjk' : 'latin'}${bold ? '-bold' : ''}`,
+      // Text left in a chart's SVG is Latin (charts.ts).
+      fontCallback: (_family, bold) => this.font(bold ? 'latin-bold' : 'latin'),
       // Our SVGs are generated by pinned libraries: anything svg-to-pdfkit cannot draw is a bug to see.
       warningCallback: (warning) => {
         throw new Error(`SVG not drawable: ${warning}`);
@@ -263,15 +412,32 @@ export class PdfWriter {
     });
   }
 
-  /** A chart at the cursor, scaled down if it is wider than the page. */
-  chart(chart: Chart): void {
+  /**
+   * A chart at the cursor, scaled down if it is wider than the page. Its alternative text is `alt`
+   * (what the chart shows) followed by the figures it plots.
+   */
+  chart(chart: Chart, alt: string): void {
     const scale = Math.min(1, this.width / chart.width);
     this.ensure(chart.height * scale);
-    this.svg(chart.svg, this.left, this.y, chart.width * scale, chart.height * scale);
+    const [x, top] = [this.left, this.y];
+    this.element(
+      'Figure',
+      () => {
+        this.drawSvg(chart.svg, x, top, chart.width * scale, chart.height * scale);
+        for (const label of chart.labels) {
+          const size = label.size * scale;
+          const width = textWidth(label.text, size, label.bold) + 1;
+          const left = x + label.x * scale - (label.anchor === 'end' ? width : label.anchor === 'middle' ? width / 2 : 0);
+          // line() puts the baseline 0.95 em below the top it is given.
+          this.line(label.text, left, top + label.y * scale - 0.95 * size, width, { size, bold: label.bold, color: label.color, align: label.anchor === 'end' ? 'right' : 'left' });
+        }
+      },
+      { alt: `${alt}: ${chart.figures}.`, bbox: [x, top, x + chart.width * scale, top + chart.height * scale] },
+    );
     this.y += chart.height * scale + 4;
   }
 
-  /** Key figures side by side: a label, a large number, a unit. */
+  /** Key figures side by side, each a paragraph: a label, a large number, a unit. */
   figures(items: { label: string; value: string; unit: string }[]): void {
     const gap = 10;
     const width = (this.width - gap * (items.length - 1)) / items.length;
@@ -279,10 +445,12 @@ export class PdfWriter {
     this.ensure(height);
     items.forEach((item, i) => {
       const x = this.left + i * (width + gap);
-      this.doc.rect(x, this.y, width, height).fill(COLORS.faint);
-      this.line(item.label, x + 10, this.y + 8, width - 20, { size: 8, color: COLORS.muted });
-      this.line(item.value, x + 10, this.y + 21, width - 20, { size: 17, bold: true, color: COLORS.accent, leading: 1.1 });
-      this.line(item.unit, x + 10, this.y + 43, width - 20, { size: 8, color: COLORS.muted });
+      this.decoration(() => this.doc.rect(x, this.y, width, height).fill(COLORS.faint));
+      this.element('P', () => {
+        this.line(item.label, x + 10, this.y + 8, width - 20, { size: 8, color: COLORS.muted });
+        this.line(item.value, x + 10, this.y + 21, width - 20, { size: 17, bold: true, color: COLORS.accent, leading: 1.1 });
+        this.line(item.unit, x + 10, this.y + 43, width - 20, { size: 8, color: COLORS.muted });
+      });
     });
     this.y += height + 8;
   }
@@ -295,24 +463,29 @@ export class PdfWriter {
     const bodyStyle = { size: 8.5, color: COLORS.ink };
     const height = this.heightOf(title, inner, titleStyle) + this.heightOf(body, inner, bodyStyle) + 2 * pad;
     this.ensure(height);
-    this.doc.rect(this.left, this.y, this.width, height).fill(fill);
-    this.doc.rect(this.left, this.y, this.width, height).lineWidth(1).strokeColor(color).stroke();
+    this.decoration(() => {
+      this.doc.rect(this.left, this.y, this.width, height).fill(fill);
+      this.doc.rect(this.left, this.y, this.width, height).lineWidth(1).strokeColor(color).stroke();
+    });
     const titleHeight = this.textAt(title, this.left + pad, this.y + pad, inner, titleStyle);
     this.textAt(body, this.left + pad, this.y + pad + titleHeight, inner, bodyStyle);
     this.y += height + 10;
   }
 
-  /** Writes footer (and watermark) on every page, then ends the document. */
+  /** Writes footer (and watermark) on every page as artifacts, then ends the document. */
   finish(footer: { left: string; watermark?: string }): Promise<Buffer> {
     const range = this.doc.bufferedPageRange();
     for (let i = range.start; i < range.start + range.count; i++) {
       this.doc.switchToPage(i);
-      if (footer.watermark) this.watermark(footer.watermark);
-      const top = A4.height - MARGIN - 8;
-      this.doc.moveTo(this.left, top - 6).lineTo(this.right, top - 6).lineWidth(0.4).strokeColor(COLORS.rule).stroke();
-      this.line(footer.left, this.left, top, this.width - 80, { size: 7.5, color: COLORS.muted });
-      this.line(`Page ${i + 1} of ${range.count}`, this.right - 80, top, 80, { size: 7.5, color: COLORS.muted, align: 'right' });
+      this.decoration(() => {
+        if (footer.watermark) this.watermark(footer.watermark);
+        const top = A4.height - MARGIN - 8;
+        this.doc.moveTo(this.left, top - 6).lineTo(this.right, top - 6).lineWidth(0.4).strokeColor(COLORS.rule).stroke();
+        this.line(footer.left, this.left, top, this.width - 80, { size: 7.5, color: COLORS.muted });
+        this.line(`Page ${i + 1} of ${range.count}`, this.right - 80, top, 80, { size: 7.5, color: COLORS.muted, align: 'right' });
+      }, 'Pagination');
     }
+    this.root.end();
     this.doc.end();
     return this.bytes;
   }

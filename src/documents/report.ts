@@ -67,7 +67,7 @@ const CAPTION = { size: 8.5 };
 async function chartSection(pdf: PdfWriter, heading: string, chart: Promise<Chart>, caption?: string): Promise<void> {
   const drawn = await chart;
   pdf.heading(heading, drawn.height + 4 + (caption ? pdf.heightOf(caption, pdf.width, CAPTION) : 0));
-  pdf.chart(drawn);
+  pdf.chart(drawn, heading);
   if (caption) pdf.paragraph(caption, CAPTION);
 }
 
@@ -265,7 +265,7 @@ export async function reportPdf(view: ReportView): Promise<Buffer> {
   const top = pdf.y;
   const dateWidth = 150;
   pdf.line(title.toUpperCase(), left, top, width - dateWidth, { size: 9, bold: true, color: COLORS.accent });
-  const nameHeight = pdf.textAt(view.organization_name, left, top + 15, width - dateWidth - 10, { size: 19, bold: true, leading: 1.2, maxLines: 3 });
+  const nameHeight = pdf.title(view.organization_name, left, top + 15, width - dateWidth - 10, { size: 19, bold: true, leading: 1.2, maxLines: 3 });
   pdf.line(period, left, top + 19 + nameHeight, width - dateWidth, { size: 10.5 });
   pdf.line('Generated', left + width - dateWidth, top, dateWidth, { size: 8, color: COLORS.muted, align: 'right' });
   pdf.line(fmt.dateTime(view.generated_at), left + width - dateWidth, top + 11, dateWidth, { size: 9, align: 'right' });
