@@ -63,7 +63,7 @@ const MAX_OVERALL_MEDIAN_APE = 15;
 const MAX_HELD_OUT_MEDIAN_APE = 16.5;
 /** Unresolved names dated by the catalogue's devices numbered like them (105 on 2026-11-27). */
 const MIN_DATED_NAMES = 90;
-/** Share of names whose held-out error is inside the embodied uncertainty_pct the footprint states. */
+/** Share of names whose manufacturer value is inside the stated embodied interval (2026-11-29, engine 4.7.0: 76.7 %). */
 const MIN_NAME_COVERAGE_PCT = 74;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */
 const MIN_FAMILIES = 3;
@@ -189,7 +189,9 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
     // (2026-11-28: 13.9 vs 18.3 % with engine 4.4.0's parameters; 15.1 vs 15.9 % once the model number
     // also gives the screen size, which tells part of what the year told).
     // The intervals a caller asking by name sees (2026-11-28: 70.5 % before confidence counted only what is known of
-    // the unit and the interval widened without a release year; 76.7 % after, unresolved names 80.3 %).
+    // the unit and the interval widened without a release year; 76.7 % after, unresolved names 80.3 %). Engine 4.7.0
+    // measures the interval stated, value / (1 + u) to value x (1 + u): 72.4 % with the 4.6.0 multipliers, 76.7 % (unresolved
+    // 79.1 %) once they are refitted on it.
     expect(coverage(out).pct).toBeGreaterThanOrEqual(MIN_NAME_COVERAGE_PCT);
     expect(Math.abs(coverage(none).pct - 80)).toBeLessThanOrEqual(5);
     expect(dated.length).toBeGreaterThanOrEqual(MIN_DATED_NAMES);
