@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { K_FOLDS, defaultParameters, fitParameters, prepare } from '../scripts/calibration/model.ts';
-import type { EngineParameters } from '../src/footprint/engine/index.ts';
+import { insideInterval, type EngineParameters } from '../src/footprint/engine/index.ts';
 import type { PrismaClient } from '../src/db/database.ts';
 import { CatalogueService } from '../src/catalogue/service.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
@@ -63,7 +63,7 @@ const MAX_OVERALL_MEDIAN_APE = 15;
 const MAX_HELD_OUT_MEDIAN_APE = 16.5;
 /** Unresolved names dated by the catalogue's devices numbered like them (105 on 2026-11-27). */
 const MIN_DATED_NAMES = 90;
-/** Share of names whose held-out error is inside the embodied uncertainty_pct the footprint states. */
+/** Share of names whose manufacturer value is inside the stated embodied interval (2026-11-29, engine 4.7.0: 76.7 %). */
 const MIN_NAME_COVERAGE_PCT = 74;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */
 const MIN_FAMILIES = 3;
@@ -96,6 +96,8 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
       status: string;
       ape: number | null;
       apeHeldOut: number | null;
+      /** The held-out embodied estimate and the manufacturer's value it is judged against. */
+      heldOut: { estimate: number; published: number } | null;
       apeWithCategory: number | null;
       /** Held out, for a name dated by its model number, with that year withheld (else null). */
       apeHeldOutUndated: number | null;
@@ -126,10 +128,12 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
       const stated = asked ? footprintModelOf(asked, 'WORLD', 0) : null;
       const dated = !match && resolveDevice({ brand, model: name }).device?.release_year !== undefined;
       const fold = foldOf.get(row.index);
+      const heldOutEstimate = fold !== undefined ? embodiedOf(undefined, heldOut[fold]) : null;
       out.push({
         status,
         ape: ape(embodiedOf()),
-        apeHeldOut: fold !== undefined ? ape(embodiedOf(undefined, heldOut[fold])) : null,
+        apeHeldOut: ape(heldOutEstimate),
+        heldOut: heldOutEstimate !== null && row.embodied !== null ? { estimate: heldOutEstimate, published: row.embodied } : null,
         apeHeldOutUndated: dated && fold !== undefined ? ape(embodiedOf(undefined, heldOut[fold], true)) : null,
         apeWithCategory: ape(embodiedOf(match ? undefined : row.category_id)),
         uncertainty: stated ? { pct: stated.uncertainty_pct, confidence: stated.confidence } : null,
@@ -146,10 +150,12 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
     const dated = out.filter((r) => r.apeHeldOutUndated !== null && r.apeHeldOut !== null);
     const byStatus = ['exact', 'variant', 'shared', 'family', 'none'].map((s) => `${s} ${out.filter((r) => r.status === s).length}`).join(', ');
     const subs = [...new Set(out.map((r) => r.sub))].sort();
-    // Coverage of the interval a caller sees: held-out error inside the stated embodied uncertainty_pct.
+    // Coverage of the interval a caller sees: the manufacturer's value inside the interval the stated
+    // embodied uncertainty_pct gives the held-out estimate (estimate / (1 + u) to estimate x (1 + u)).
     const coverage = (rs: Row[]) => {
-      const seen = rs.filter((r) => r.uncertainty !== null && r.apeHeldOut !== null);
-      return { n: seen.length, pct: (100 * seen.filter((r) => r.apeHeldOut! <= r.uncertainty!.pct).length) / Math.max(seen.length, 1) };
+      const seen = rs.filter((r) => r.uncertainty !== null && r.heldOut !== null);
+      const inside = seen.filter((r) => insideInterval(r.heldOut!.estimate, r.heldOut!.published, r.uncertainty!.pct));
+      return { n: seen.length, pct: (100 * inside.length) / Math.max(seen.length, 1) };
     };
     const levels = ['estimated_high', 'estimated_medium', 'estimated_low'].map((c) => [c, coverage(out.filter((r) => r.uncertainty?.confidence === c))] as const);
     const lines = [
@@ -157,7 +163,7 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
       `  median embodied APE: resolved ${f1(median(apes(resolved)))}% (n=${apes(resolved).length}), unresolved ${f1(median(apes(none)))}% (n=${apes(none).length}), ` +
         `overall ${f1(median(apes(out)))}%; with the sheet's category on unresolved names: unresolved ${f1(median(apes(none, 'apeWithCategory')))}%, overall ${f1(median(apes(out, 'apeWithCategory')))}%`,
       `  ${K_FOLDS}-fold cross-validated (parameters fitted without the row's PCF document): resolved ${f1(median(apes(resolved, 'apeHeldOut')))}%, unresolved ${f1(median(apes(none, 'apeHeldOut')))}%, overall ${f1(median(apes(out, 'apeHeldOut')))}%`,
-      `  coverage of the stated embodied uncertainty_pct (held-out error inside it; target 80 %): all ${f1(coverage(out).pct)}% (n ${coverage(out).n}), resolved ${f1(coverage(resolved).pct)}%, unresolved ${f1(coverage(none).pct)}%; ` +
+      `  coverage of the stated embodied interval (manufacturer value inside the held-out estimate's interval; target 80 %): all ${f1(coverage(out).pct)}% (n ${coverage(out).n}), resolved ${f1(coverage(resolved).pct)}%, unresolved ${f1(coverage(none).pct)}%; ` +
         levels.map(([c, v]) => `${c} ${f1(v.pct)}% (n ${v.n})`).join(', '),
       `  unresolved names dated by the catalogue's devices numbered like them: ${dated.length}; cross-validated median APE ${f1(median(apes(dated, 'apeHeldOut')))}% (${f1(median(apes(dated, 'apeHeldOutUndated')))}% with that year withheld)`,
       ...subs.map((s) => {
@@ -183,7 +189,9 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
     // (2026-11-28: 13.9 vs 18.3 % with engine 4.4.0's parameters; 15.1 vs 15.9 % once the model number
     // also gives the screen size, which tells part of what the year told).
     // The intervals a caller asking by name sees (2026-11-28: 70.5 % before confidence counted only what is known of
-    // the unit and the interval widened without a release year; 76.7 % after, unresolved names 80.3 %).
+    // the unit and the interval widened without a release year; 76.7 % after, unresolved names 80.3 %). Engine 4.7.0
+    // measures the interval stated, value / (1 + u) to value x (1 + u): 72.4 % with the 4.6.0 multipliers, 76.7 % (unresolved
+    // 79.1 %) once they are refitted on it.
     expect(coverage(out).pct).toBeGreaterThanOrEqual(MIN_NAME_COVERAGE_PCT);
     expect(Math.abs(coverage(none).pct - 80)).toBeLessThanOrEqual(5);
     expect(dated.length).toBeGreaterThanOrEqual(MIN_DATED_NAMES);

@@ -89,7 +89,7 @@ function main(): void {
   );
   const coverage = crossValidatedCoverage(preds, inSample);
   console.log(
-    `coverage of the embodied uncertainty_pct (held-out manufacturer values inside +/- the interval, uncertainty parameters from the other folds; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
+    `coverage of the embodied uncertainty_pct (held-out manufacturer values inside the stated interval value / (1 + u) to value x (1 + u), uncertainty parameters from the other folds; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
   );
   const energy = crossValidateEnergy(energyRows(prepared));
   const totalCoverage = crossValidatedTotalCoverage(preds, energy, inSample);

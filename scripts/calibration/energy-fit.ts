@@ -17,6 +17,7 @@ import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } fr
 import { COVERAGE_TARGET_PCT, K_FOLDS, coverageCounter, levelMultipliers, median, nelderMead, percentile, prepare, stats } from './model.ts';
 import type { Coverage, ErrorStats, EstimateLevel, PreparedRow } from './model.ts';
 import { confidenceFor } from '../../src/footprint/engine/footprint.ts';
+import { insideInterval, intervalErrorPct } from '../../src/footprint/engine/interval.ts';
 
 export const ENERGY_MODEL_PATH = resolve(REPO_ROOT, 'data/energy-model.json');
 export const LAMBDA_CANDIDATES = [0.003, 0.01, 0.03, 0.1, 0.3, 1];
@@ -221,7 +222,7 @@ export function energyUncertainty(preds: EnergyPrediction[]): EnergyUncertainty 
   const profileP80 = percentile(preds.map((p) => p.profileApe), 80);
   const baseP80 = (fitGroup: string): number => residuals(fitGroup)?.p80 ?? profileP80;
   const multipliers = levelMultipliers(
-    (level) => preds.filter((p) => levelWithoutTec(p.row.prepared) === level).map((p) => p.ape / baseP80(p.row.fitGroup)),
+    (level) => preds.filter((p) => levelWithoutTec(p.row.prepared) === level).map((p) => intervalErrorPct(p.kwh, p.row.tec) / baseP80(p.row.fitGroup)),
     MIN_RESIDUAL_ROWS,
   );
   return { residuals, profileP80, multipliers };
@@ -233,7 +234,8 @@ export function useUncertaintyPct(u: EnergyUncertainty, fitGroup: string, level:
 }
 
 /**
- * Share of held-out published TEC inside +/- the use-phase uncertainty_pct (target 80%), per
+ * Share of held-out published TEC inside the stated interval of the use-phase uncertainty_pct
+ * (insideInterval; target 80%), per
  * confidence level and overall: fold k against the uncertainty parameters of the other folds.
  */
 export function energyCoverage(preds: EnergyPrediction[]): Record<EstimateLevel | 'all', Coverage> {
@@ -242,7 +244,7 @@ export function energyCoverage(preds: EnergyPrediction[]): Record<EstimateLevel 
     const u = energyUncertainty(preds.filter((p) => p.row.prepared.fold !== k));
     for (const p of preds.filter((q) => q.row.prepared.fold === k)) {
       const level = levelWithoutTec(p.row.prepared);
-      const inside = p.ape <= useUncertaintyPct(u, p.row.fitGroup, level);
+      const inside = insideInterval(p.kwh, p.row.tec, useUncertaintyPct(u, p.row.fitGroup, level));
       count(level, inside);
       count('all', inside);
     }
@@ -283,7 +285,7 @@ export function energyReport(preds: EnergyPrediction[]): string {
   return [
     `annual energy (kWh/yr) vs published yearly TEC, ${K_FOLDS}-fold cross-validation by PCF document, absolute % error:`,
     formatEnergyTable([...acc.byCategory, acc.overall]),
-    `coverage of the use-phase uncertainty_pct (held-out TEC inside +/- the interval, uncertainty parameters from the other folds, confidence level of the specs without the TEC; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
+    `coverage of the use-phase uncertainty_pct (held-out TEC inside the stated interval kWh / (1 + u) to kWh x (1 + u), uncertainty parameters from the other folds, confidence level of the specs without the TEC; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
   ].join('\n');
 }
 
@@ -325,7 +327,7 @@ function main(): void {
       folds: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS} (same folds as the embodied fit)`,
       lambdas,
       residual_abs_pct: `held-out |kWh - TEC| / TEC x 100 per group (groups with < ${MIN_RESIDUAL_ROWS} rows: the figures of all such groups the model covers, pooled)`,
-      confidence_multipliers: `per confidence level of the specs without the yearly TEC: 80th percentile of held-out |kWh - TEC| / TEC x 100 / the group's p80 (the profile's where no group fit applies), monotone, bounded to 0.5..3 (levels with < ${MIN_RESIDUAL_ROWS} rows: 1)`,
+      confidence_multipliers: `per confidence level of the specs without the yearly TEC: 80th percentile of the held-out multiplicative error (max(kWh, TEC) / min(kWh, TEC) - 1) x 100 / the group's p80 (the profile's where no group fit applies), so that the stated interval kWh / (1 + u) to kWh x (1 + u) covers 80%; monotone, bounded to 0.5..3 (levels with < ${MIN_RESIDUAL_ROWS} rows: 1)`,
       overall: { energy_model: rounded(acc.overall.after), profile: rounded(acc.overall.before), n: acc.overall.after.n },
       by_category: Object.fromEntries(acc.byCategory.map((l) => [l.label, { n: l.after.n, energy_model: rounded(l.after), profile: rounded(l.before) }])),
     },

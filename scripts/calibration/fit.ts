@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { confidenceFor, residualFit, uncertaintyPct } from '../../src/footprint/engine/footprint.ts';
+import { insideInterval, intervalErrorPct } from '../../src/footprint/engine/interval.ts';
 import type { EngineParameters, GroupFit, ResidualPercentiles } from '../../src/footprint/engine/parameters.ts';
 import { groupFit } from '../../src/footprint/engine/parameters.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
@@ -25,6 +26,8 @@ const r1 = (v: number): number => Math.round(v * 10) / 10;
 const percentiles = (s: ReturnType<typeof stats>): ResidualPercentiles => ({ p50: r1(s.p50), p80: r1(s.p80), p90: r1(s.p90) });
 /** Whether the engine knows the row's release year (the sheet's report date). */
 const yearKnown = (p: Prediction): boolean => p.prepared.row.release_year !== null;
+/** The manufacturer's embodied value of a row with one (the predictions filtered on embodiedApe). */
+const publishedEmbodied = (p: Prediction): number => p.prepared.row.embodied as number;
 
 export function residualFields(preds: Prediction[], params: EngineParameters): EngineParameters {
   const emb = preds.filter((p) => p.embodiedApe !== null);
@@ -60,16 +63,18 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
     pooled: { ...params.pooled, residual_abs_pct: pooled, residual_abs_pct_unknown_brand: pooledNoBrand, residual_abs_pct_unknown_year: pooledNoYear },
     groups,
   };
-  // confidence multipliers from (held-out APE / the row's residual p80) over the observations the
-  // engine labels with each level (Prediction.intervals: the file's specs, weight and screen only,
-  // category defaults; plus the file's specs with the brand withheld, against the unknown-brand
-  // percentiles, and with the release year withheld, against the unknown-year ones).
+  // confidence multipliers from (held-out multiplicative error / the row's residual p80) over the
+  // observations the engine labels with each level (Prediction.intervals: the file's specs, weight and
+  // screen only, category defaults; plus the file's specs with the brand withheld, against the
+  // unknown-brand percentiles, and with the release year withheld, against the unknown-year ones).
+  // The multiplicative error is what the stated interval [v / (1 + u), v x (1 + u)] must cover.
   const ratios = (level: EstimateLevel): number[] =>
     emb.flatMap((p) => {
       const base = residualFitOf(withResiduals, p, p.brandKnown, yearKnown(p)).residual_abs_pct.p80;
-      const out = p.intervals.filter((o) => o.confidence === level).map((o) => o.ape / base);
+      const error = (estimate: number): number => intervalErrorPct(estimate, publishedEmbodied(p));
+      const out = p.intervals.filter((o) => o.confidence === level).map((o) => error(o.estimate) / base);
       if (confidenceFor(p.prepared.row.supplied_spec_count, false) === level) {
-        for (const o of extraObservations(withResiduals, p)) out.push(o.ape / o.fit.residual_abs_pct.p80);
+        for (const o of extraObservations(withResiduals, p)) out.push(error(o.estimate) / o.fit.residual_abs_pct.p80);
       }
       return out;
     });
@@ -84,20 +89,20 @@ function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: bool
 
 /**
  * The file's specs with the brand withheld, and (for a brand the adjustment knows and a row with a
- * year) with the release year withheld: held-out APE and the residual p80 the engine uses then.
+ * year) with the release year withheld: held-out estimate and the residual p80 the engine uses then.
  */
-function extraObservations(params: EngineParameters, p: Prediction): { kind: 'unknown_brand' | 'unknown_year'; ape: number; fit: GroupFit }[] {
-  const out: { kind: 'unknown_brand' | 'unknown_year'; ape: number; fit: GroupFit }[] = [];
-  if (p.embodiedApeNoBrand !== null) out.push({ kind: 'unknown_brand', ape: p.embodiedApeNoBrand, fit: residualFitOf(params, p, false, true) });
-  if (p.brandKnown && yearKnown(p) && p.embodiedApeNoYear !== null) {
-    out.push({ kind: 'unknown_year', ape: p.embodiedApeNoYear, fit: residualFitOf(params, p, true, false) });
-  }
+function extraObservations(params: EngineParameters, p: Prediction): { kind: 'unknown_brand' | 'unknown_year'; estimate: number; fit: GroupFit }[] {
+  const out: { kind: 'unknown_brand' | 'unknown_year'; estimate: number; fit: GroupFit }[] = [
+    { kind: 'unknown_brand', estimate: p.embodiedNoBrand, fit: residualFitOf(params, p, false, true) },
+  ];
+  if (p.brandKnown && yearKnown(p)) out.push({ kind: 'unknown_year', estimate: p.embodiedNoYear, fit: residualFitOf(params, p, true, false) });
   return out;
 }
 
 /**
- * Cross-validated coverage of the embodied uncertainty_pct: the observations of fold k (held-out
- * predictions, Prediction.intervals) against the uncertainty parameters (residual percentiles and
+ * Cross-validated coverage of the embodied uncertainty_pct: the share of the observations of fold k
+ * (held-out predictions, Prediction.intervals) whose published value lies inside the stated interval
+ * (insideInterval), against the uncertainty parameters (residual percentiles and
  * confidence multipliers) estimated from the other folds' held-out errors only. Per confidence
  * level, overall, and for the file's specs with the brand withheld ('unknown_brand') or the release
  * year withheld ('unknown_year', rows with a year of brands the adjustment knows).
@@ -110,12 +115,13 @@ export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParame
     for (const p of emb.filter((q) => q.prepared.fold === k)) {
       for (const o of p.intervals) {
         const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown, yearKnown(p)), o.confidence, 1, 0, false);
-        count(o.confidence, o.ape <= u);
-        count('all', o.ape <= u);
+        const inside = insideInterval(o.estimate, publishedEmbodied(p), u);
+        count(o.confidence, inside);
+        count('all', inside);
       }
       const level = confidenceFor(p.prepared.row.supplied_spec_count, false);
       for (const o of extraObservations(params, p)) {
-        count(o.kind, o.ape <= uncertaintyPct(params, o.fit, level, 1, 0, false));
+        count(o.kind, insideInterval(o.estimate, publishedEmbodied(p), uncertaintyPct(params, o.fit, level, 1, 0, false)));
       }
     }
   }
@@ -158,7 +164,7 @@ function totalCovered(o: TotalObservation, params: EngineParameters, useUncertai
   const total = o.p.prepared.row.gwp_total;
   const usePct = useUncertaintyPct(useUncertainty, o.e.row.fitGroup, o.level);
   const u = uncertaintyPct(params, residualFitOf(params, o.p, o.p.brandKnown, yearKnown(o.p)), o.level, o.p.embodied, o.use, false, usePct);
-  return (Math.abs(o.p.embodied + o.use - total) / total) * 100 <= u;
+  return insideInterval(o.p.embodied + o.use, total, u);
 }
 
 export interface TotalIntervalFit {

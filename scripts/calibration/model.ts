@@ -138,14 +138,14 @@ export function logLogSlope(points: readonly { x: number; y: number }[]): number
   return median(slopes);
 }
 
-/** uncertainty_pct aims to be the half-width of an 80% interval (docs/methodology.md section 8). */
+/** uncertainty_pct aims at an 80% interval value / (1 + u) to value x (1 + u) (docs/methodology.md section 8). */
 export const COVERAGE_TARGET_PCT = 80;
 export const ESTIMATE_LEVELS = ['estimated_high', 'estimated_medium', 'estimated_low'] as const;
 export type EstimateLevel = (typeof ESTIMATE_LEVELS)[number];
 
 export interface Coverage {
   n: number;
-  /** share (%) of held-out observations inside +/- the engine's uncertainty_pct */
+  /** share (%) of held-out observations inside the interval the engine's uncertainty_pct states (insideInterval) */
   covered_pct: number;
 }
 
@@ -567,15 +567,18 @@ export interface Prediction {
   embodiedApeNoContext: number | null;
   /** embodied APE with the release year withheld, brand kept (unknown-year regime; the main APE when the row has no year) */
   embodiedApeNoYear: number | null;
+  /** embodied estimate with the brand withheld, and with the release year withheld (the observations behind the two APEs above) */
+  embodiedNoBrand: number;
+  embodiedNoYear: number;
   /** true when the fitted adjustment knows the row's brand (in its group or across groups) */
   brandKnown: boolean;
   /**
-   * Held-out embodied APE per spec regime (the file's specs; weight and screen only; category
+   * Held-out embodied estimate per spec regime (the file's specs; weight and screen only; category
    * defaults), each with the confidence level the engine gives that many supplied specs: the
-   * observations of the uncertainty coverage. A regime that supplies no fewer specs than a
-   * previous one is left out (no row counted twice).
+   * observations of the uncertainty coverage (against the row's published embodied value). A regime
+   * that supplies no fewer specs than a previous one is left out (no row counted twice).
    */
-  intervals: { confidence: Confidence; ape: number }[];
+  intervals: { confidence: Confidence; estimate: number }[];
 }
 
 /** Brand and release year of a calibration row as the API passes them. */
@@ -615,17 +618,19 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
   const fp = calculateFootprint(r.lifetime !== null ? { ...base, lifetime_years: r.lifetime } : base, params);
   const embodied = fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
   const total = r.lifetime !== null ? fp.total_kg_co2e : null;
-  const embodiedApeReduced = ape(embodiedWith(p, params, reduced));
-  const embodiedApeDefaults = ape(embodiedWith(p, params, {}));
+  const embodiedReduced = embodiedWith(p, params, reduced);
+  const embodiedDefaults = embodiedWith(p, params, {});
+  const embodiedNoBrand = embodiedWith(p, params, r.specs, r.release_year !== null ? { release_year: r.release_year } : {});
+  const embodiedNoYear = embodiedWith(p, params, r.specs, r.brand !== null ? { brand: r.brand } : {});
   const intervals: Prediction['intervals'] = [];
-  const regimes: [number, number | null][] = [
-    [r.supplied_spec_count, ape(embodied)], [countSuppliedSpecs(reduced), embodiedApeReduced], [0, embodiedApeDefaults],
+  const regimes: [number, number][] = [
+    [r.supplied_spec_count, embodied], [countSuppliedSpecs(reduced), embodiedReduced], [0, embodiedDefaults],
   ];
   let fewest = Number.POSITIVE_INFINITY;
-  for (const [count, e] of regimes) {
-    if (e === null || count >= fewest) continue;
+  for (const [count, estimate] of regimes) {
+    if (r.embodied === null || count >= fewest) continue;
     fewest = count;
-    intervals.push({ confidence: confidenceFor(count, false), ape: e });
+    intervals.push({ confidence: confidenceFor(count, false), estimate });
   }
   return {
     prepared: p,
@@ -633,11 +638,13 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
     total,
     embodiedApe: ape(embodied),
     totalApe: total !== null ? (Math.abs(total - r.gwp_total) / r.gwp_total) * 100 : null,
-    embodiedApeReduced,
-    embodiedApeDefaults,
-    embodiedApeNoBrand: ape(embodiedWith(p, params, r.specs, r.release_year !== null ? { release_year: r.release_year } : {})),
+    embodiedApeReduced: ape(embodiedReduced),
+    embodiedApeDefaults: ape(embodiedDefaults),
+    embodiedApeNoBrand: ape(embodiedNoBrand),
     embodiedApeNoContext: ape(embodiedWith(p, params, r.specs, {})),
-    embodiedApeNoYear: ape(embodiedWith(p, params, r.specs, r.brand !== null ? { brand: r.brand } : {})),
+    embodiedApeNoYear: ape(embodiedNoYear),
+    embodiedNoBrand,
+    embodiedNoYear,
     brandKnown: params.adjustments !== undefined && r.brand !== null &&
       (params.adjustments.brand_offsets[r.brand] !== undefined || params.adjustments.groups[p.fitGroup]?.brands[r.brand] !== undefined),
     intervals,

@@ -4,12 +4,15 @@
  * plus engine detail); older or foreign records may lack parts of it, and whatever is missing is
  * answered as null rather than reconstructed.
  */
+import { statedInterval, type StatedInterval } from '../footprint/engine/index.ts';
 
 export interface MethodologyCard {
   standard: string | null;
   engine_version: string;
   confidence: string;
   uncertainty_pct: number | null;
+  /** the interval of the calculation's lifecycle total from its recorded uncertainty_pct */
+  interval: StatedInterval | null;
   data_sources: string[] | null;
   lifetime_years: number | null;
   annual_kwh: number | null;
@@ -20,6 +23,8 @@ interface CalculationLike {
   engine_version: string;
   confidence: string;
   country: string;
+  /** the device's lifecycle total (every kind of calculation records it) */
+  total_kg_co2e: number;
   result: unknown;
 }
 
@@ -32,11 +37,13 @@ const strings = (v: unknown) => (Array.isArray(v) && v.every((s) => typeof s ===
 export function methodologyCard(calc: CalculationLike): MethodologyCard | null {
   const m = isObject(calc.result) ? calc.result.methodology : undefined;
   if (!isObject(m)) return null;
+  const uncertainty = num(m.uncertainty_pct);
   return {
     standard: str(m.standard),
     engine_version: str(m.engine_version) ?? calc.engine_version,
     confidence: str(m.confidence) ?? calc.confidence,
-    uncertainty_pct: num(m.uncertainty_pct),
+    uncertainty_pct: uncertainty,
+    interval: uncertainty !== null ? statedInterval(calc.total_kg_co2e, uncertainty) : null,
     data_sources: strings(m.data_sources),
     lifetime_years: num(m.lifetime_years),
     annual_kwh: num(m.annual_kwh),

@@ -6,6 +6,7 @@ import { requireOrgContext } from '../auth/caller.ts';
 import { normaliseRegionCode } from '../reference/grid-data.ts';
 import type { Prisma } from '../db/database.ts';
 import { FactorType } from '../factors/schema.ts';
+import { StatedIntervalRef } from '../footprint/schema.ts';
 import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.ts';
 import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
 import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS } from './import-rows.ts';
@@ -50,7 +51,15 @@ const MethodologyCardRef = builder.objectRef<MethodologyCard>('MethodologyCard')
     standard: t.exposeString('standard', { nullable: true }),
     engine_version: t.exposeString('engine_version'),
     confidence: t.exposeString('confidence', { description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low' }),
-    uncertainty_pct: t.exposeFloat('uncertainty_pct', { nullable: true, description: 'Half-width of the ~80% interval, percent' }),
+    uncertainty_pct: t.exposeFloat('uncertainty_pct', {
+      nullable: true,
+      description: 'u of the ~80% interval of the lifecycle total, percent: total / (1 + u) to total x (1 + u) (see interval), not total +/- u',
+    }),
+    interval: t.expose('interval', {
+      type: StatedIntervalRef,
+      nullable: true,
+      description: "The ~80% interval of the calculation's total_kg_co2e (the device's lifecycle total, whatever the kind), from the recorded uncertainty_pct; null when the record has none",
+    }),
     data_sources: t.exposeStringList('data_sources', { nullable: true, description: 'Catalogue or estimate, and the factor vintages used' }),
     lifetime_years: t.exposeFloat('lifetime_years', { nullable: true }),
     annual_kwh: t.exposeFloat('annual_kwh', { nullable: true }),
@@ -58,7 +67,7 @@ const MethodologyCardRef = builder.objectRef<MethodologyCard>('MethodologyCard')
   }),
 });
 
-const RESULT = { select: { result: true, engine_version: true, confidence: true, country: true } } as const;
+const RESULT = { select: { result: true, engine_version: true, confidence: true, country: true, total_kg_co2e: true } } as const;
 
 builder.prismaObject('Calculation', {
   description: 'A stored calculation: its inputs were matched and calculated by the engine version shown; its figures do not change afterwards.',

@@ -9,6 +9,7 @@ import type { FootprintProduct } from './device.ts';
 import type { DeviceMatch, MatchedDevice } from '../catalogue/service.ts';
 import { FOOTPRINT_MAX_AGE } from './fast-path.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
+import type { StatedInterval } from './engine/index.ts';
 
 export const MAX_BATCH = 100;
 
@@ -81,12 +82,30 @@ const DeviceMatchRef = builder.objectRef<DeviceMatch>('DeviceMatch').implement({
   }),
 });
 
+export const StatedIntervalRef = builder.objectRef<StatedInterval>('UncertaintyInterval').implement({
+  description:
+    'The ~80% interval of a lifecycle total, kg CO2e: total / (1 + u) to total x (1 + u) with u = uncertainty_pct / 100. Multiplicative (lognormal), as the calibration errors are: it never goes below zero, and it is not total +/- u (docs/methodology.md section 8).',
+  fields: (t) => ({
+    low_kg: t.exposeFloat('low_kg', { description: 'total / (1 + u), kg CO2e, 2 decimals' }),
+    high_kg: t.exposeFloat('high_kg', { description: 'total x (1 + u), kg CO2e, 2 decimals' }),
+    method: t.exposeString('method', { description: 'The form of the interval, in words' }),
+  }),
+});
+
 const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
   fields: (t) => ({
     standard: t.exposeString('standard'),
     data_sources: t.exposeStringList('data_sources', { description: 'Which catalogue or estimate, and which factor vintages, were used' }),
     confidence: t.expose('confidence', { type: Confidence }),
-    uncertainty_pct: t.exposeFloat('uncertainty_pct', { description: 'Half-width of the ~80% interval, percent, from calibration residuals' }),
+    uncertainty_pct: t.exposeFloat('uncertainty_pct', {
+      description: 'u of the ~80% interval of the lifecycle total, percent, from calibration residuals: total / (1 + u) to total x (1 + u) (see interval), not total +/- u',
+    }),
+    interval: t.expose('interval', {
+      type: StatedIntervalRef,
+      nullable: true,
+      description:
+        'The ~80% interval of total_kg_co2e (footprint answers). Null in savings and refurbishment answers: their results are differences of estimates (avoided minus added emissions) that can legitimately be negative, and no interval is stated for them; their uncertainty_pct is that of the device\'s lifecycle footprint',
+    }),
     engine_version: t.exposeString('engine_version'),
     lifetime_years: t.exposeFloat('lifetime_years'),
     annual_kwh: t.exposeFloat('annual_kwh'),

@@ -4,6 +4,7 @@ import {
   calculateSavings,
   footprintModel,
   roundFootprint,
+  statedInterval,
   parseSwaps,
   SwapParseError,
   type EngineParameters,
@@ -11,6 +12,7 @@ import {
   type Grade,
   type RefurbishmentResult,
   type SavingsResult,
+  type StatedInterval,
 } from './engine/index.ts';
 import { closestRegionCodes, factorCitation, normaliseRegionCode } from '../reference/grid-data.ts';
 import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
@@ -28,6 +30,8 @@ export interface Methodology {
   data_sources: string[];
   confidence: FootprintResult['confidence'];
   uncertainty_pct: number;
+  /** the interval of the footprint's total_kg_co2e; null for savings and refurbishment (differences, not stated) */
+  interval: StatedInterval | null;
   engine_version: string;
   lifetime_years: number;
   annual_kwh: number;
@@ -96,7 +100,7 @@ export class FootprintService {
       country: region.code,
       total_kg_co2e: result.total_kg_co2e,
       breakdown: result.breakdown,
-      methodology: methodology(device, region, result),
+      methodology: methodology(device, region, result, statedInterval(result.total_kg_co2e, result.uncertainty_pct)),
       calculated_at: new Date(),
       calculation_id: null,
     };
@@ -111,7 +115,7 @@ export class FootprintService {
       ...savings,
       product: device.product,
       country: region.code,
-      methodology: methodology(device, region, result),
+      methodology: methodology(device, region, result, null),
       calculated_at: new Date(),
       calculation_id: null,
     };
@@ -155,7 +159,7 @@ export class FootprintService {
       product: device.product,
       country: region.code,
       reuse_country: reuseRegion.code,
-      methodology: methodology(device, region, result, reuse && reuseRegion.code !== region.code ? reuseRegion : undefined),
+      methodology: methodology(device, region, result, null, reuse && reuseRegion.code !== region.code ? reuseRegion : undefined),
       calculated_at: new Date(),
       calculation_id: null,
     };
@@ -250,13 +254,14 @@ function remainingYearsProblems(years: number): FieldProblem[] {
   return Number.isFinite(years) && years >= 0 && years <= 15 ? [] : [{ field: 'remaining_years', reason: `must be between 0 and 15, got ${years}` }];
 }
 
-function methodology(device: ResolvedDevice, region: RegionFactor, result: FootprintResult, reuse?: RegionFactor): Methodology {
+function methodology(device: ResolvedDevice, region: RegionFactor, result: FootprintResult, interval: StatedInterval | null, reuse?: RegionFactor): Methodology {
   const vintage = (r: RegionFactor) => `grid factor ${r.code}: ${factorCitation(r.factor)} (${r.factor.value} kg CO2e/kWh)`;
   return {
     standard: METHODOLOGY_STANDARD,
     data_sources: [...device.data_sources, vintage(region), ...(reuse ? [vintage(reuse)] : [])],
     confidence: result.confidence,
     uncertainty_pct: result.uncertainty_pct,
+    interval,
     engine_version: result.engine_version,
     lifetime_years: result.lifetime_years,
     annual_kwh: result.annual_kwh,

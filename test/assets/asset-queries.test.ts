@@ -5,6 +5,7 @@ import { TEST_DATABASE_KIND } from '../support/database.ts';
 import type { TestApp } from '../support/test-app.ts';
 import type { StatementLog } from '../support/counting-database.ts';
 import { seedDemo } from '../../src/assets/seed-demo.ts';
+import { INTERVAL_METHOD, uncertaintyInterval } from '../../src/footprint/engine/index.ts';
 
 let t: TestApp & { statements: StatementLog };
 let key: string;
@@ -37,7 +38,7 @@ const ASSET_FIELDS = `
     emission_factor(type: GRID) { value unit source source_version source_url source_license valid_from valid_to
       basis published_value published_basis uplift
       registry { display_name current_version next_check_after } }
-    methodology_card { standard engine_version confidence uncertainty_pct data_sources }
+    methodology_card { standard engine_version confidence uncertainty_pct interval { low_kg high_kg method } data_sources }
     boundary assumptions
   }`;
 
@@ -86,6 +87,10 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
     expect(f.value).toBeCloseTo(f.published_value * (f.uplift ?? 1), 6);
     expect(c.methodology_card.engine_version).toMatch(/^4\./);
     expect(c.methodology_card.standard).toMatch(/ISO 14067/);
+    // the interval of the calculation's total from its recorded uncertainty: multiplicative, above zero
+    expect(c.methodology_card.interval).toEqual({ ...uncertaintyInterval(c.total_kg_co2e, c.methodology_card.uncertainty_pct), method: INTERVAL_METHOD });
+    expect(c.methodology_card.interval.low_kg).toBeGreaterThan(0);
+    expect(c.methodology_card.interval.low_kg).toBeLessThan(c.total_kg_co2e);
     expect(c.methodology_card.data_sources.some((s: string) => s.startsWith(`grid factor ${row.country}`))).toBe(true);
     expect(c.boundary).toHaveLength(4);
     expect(c.boundary[2]).toMatch(new RegExp(`^use: .* ${row.country} grid$`));

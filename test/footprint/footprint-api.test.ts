@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, qs, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
+import { INTERVAL_METHOD, uncertaintyInterval } from '../../src/footprint/engine/index.ts';
 
 let t: TestApp;
 let orgKey: string;
@@ -77,6 +78,42 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
     const all = (await t.json(`/v1/footprint?${qs({ brand: 'Acer', mpn: 'X1', country: 'DE', weight_kg: 1.5, tdp: 15, ram_gb: 8, storage_gb: 256, storage_type: 'ssd', screen_size_inch: 14, screen_type: 'ips', battery_wh: 50 })}`)).body;
     expect(all.methodology.confidence).toBe('estimated_high');
     expect(all.methodology.uncertainty_pct).toBeLessThanOrEqual(none.methodology.uncertainty_pct);
+  });
+
+  it('states the ~80% interval of the total multiplicatively: never below zero, even for category defaults at more than +/-100%', async () => {
+    const { categories } = (await t.json('/v1/reference/categories')).body;
+    const queryOf = (category: string) => `/v1/footprint?${qs({ brand: 'Unbranded', model: 'Box', country: 'DE', category })}`;
+    let widest = { category: '', uncertainty_pct: 0, low_kg: 0 };
+    for (const { category } of categories) {
+      const full = (await t.json(queryOf(category))).body;
+      const m = full.methodology;
+      expect(m.confidence, category).toBe('estimated_low');
+      expect(m.interval, category).toEqual({ ...uncertaintyInterval(full.total_kg_co2e, m.uncertainty_pct), method: INTERVAL_METHOD });
+      expect(m.interval.low_kg, category).toBeGreaterThan(0);
+      // low x high = total^2, up to the rounding of each bound to 0.005 kg
+      expect(Math.abs(m.interval.low_kg * m.interval.high_kg - full.total_kg_co2e ** 2), category).toBeLessThanOrEqual(0.005 * (m.interval.low_kg + m.interval.high_kg) + 1e-4);
+      if (m.uncertainty_pct > widest.uncertainty_pct) widest = { category, uncertainty_pct: m.uncertainty_pct, low_kg: m.interval.low_kg };
+    }
+    // a symmetric total +/- u would go below zero here
+    expect(widest.uncertainty_pct, widest.category).toBeGreaterThan(100);
+    expect(widest.low_kg).toBeGreaterThan(0);
+    // over HTTP the repeated query is answered by the REST fast path: the same interval, in the schema's field order
+    const url = `${await t.listen()}${queryOf(widest.category)}`;
+    const executed = (await (await fetch(url)).json()).methodology;
+    const fast = (await (await fetch(url)).json()).methodology;
+    expect(Object.keys(executed).indexOf('interval')).toBe(Object.keys(executed).indexOf('uncertainty_pct') + 1);
+    expect(Object.keys(fast)).toEqual(Object.keys(executed));
+    expect(Object.keys(fast.interval)).toEqual(['low_kg', 'high_kg', 'method']);
+    expect(fast.interval).toEqual(executed.interval);
+  });
+
+  it('states no interval for savings and refurbishment, whose results are differences', async () => {
+    const device = { brand: 'Unbranded', model: 'Box', category: 'laptop', country: 'DE' };
+    const savings = (await t.json(`/v1/savings?${qs({ ...device, remaining_years: 2 })}`)).body;
+    expect(savings.methodology.uncertainty_pct).toBeGreaterThan(0);
+    expect(savings.methodology.interval).toBeNull();
+    const refurbishment = (await t.json(`/v1/refurbishment?${qs({ ...device, grade: 'B', remaining_years: 2 })}`)).body;
+    expect(refurbishment.methodology.interval).toBeNull();
   });
 
   it('answers for every region code of /reference/countries', async () => {

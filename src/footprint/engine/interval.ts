@@ -1,9 +1,14 @@
 import { round2 } from './rounding.ts';
 
-/** The ~80 % interval of a quantity, kg CO2e; `method` names the form for documents and docs. */
+/** The ~80 % interval of a quantity, kg CO2e. */
 export interface UncertaintyInterval {
   low_kg: number;
   high_kg: number;
+}
+
+/** An interval as the API answers it, with the sentence that names its form. */
+export interface StatedInterval extends UncertaintyInterval {
+  method: string;
 }
 
 export const INTERVAL_METHOD = 'multiplicative (lognormal): value / (1 + u) to value x (1 + u)';
@@ -17,4 +22,26 @@ export const INTERVAL_METHOD = 'multiplicative (lognormal): value / (1 + u) to v
 export function uncertaintyInterval(value: number, uncertaintyPct: number): UncertaintyInterval {
   const factor = 1 + Math.max(0, uncertaintyPct) / 100;
   return { low_kg: round2(value / factor), high_kg: round2(value * factor) };
+}
+
+/** uncertaintyInterval with INTERVAL_METHOD, as the API states it. */
+export function statedInterval(value: number, uncertaintyPct: number): StatedInterval {
+  return { ...uncertaintyInterval(value, uncertaintyPct), method: INTERVAL_METHOD };
+}
+
+/**
+ * Whether `actual` lies inside the (unrounded) interval uncertaintyInterval states around `estimate`:
+ * |ln(actual / estimate)| <= ln(1 + u). The calibration's coverage of uncertainty_pct is measured with it.
+ */
+export function insideInterval(estimate: number, actual: number, uncertaintyPct: number): boolean {
+  return Math.abs(Math.log(actual / estimate)) <= Math.log(1 + Math.max(0, uncertaintyPct) / 100);
+}
+
+/**
+ * The multiplicative error of an estimate, percent: the smallest uncertainty_pct whose interval
+ * around `estimate` contains `actual` ((larger / smaller - 1) x 100). The calibration fits the
+ * confidence multipliers on it, so that a level's interval covers its target share.
+ */
+export function intervalErrorPct(estimate: number, actual: number): number {
+  return (Math.exp(Math.abs(Math.log(actual / estimate))) - 1) * 100;
 }
