@@ -8,7 +8,14 @@ import {
   certificateView, emptyReportView, hotspotView, largeReportView, longNameCertificateView, manySourcesCertificateView, refurbishmentCertificateView,
   revokedCertificateView, sandboxCertificateView, savingsCertificateView, summaryView,
 } from './fixtures.ts';
+import type { CertificateView } from './views.ts';
 import { closeDocumentRenderer, RENDER_THREADS, renderCertificatePdf, renderReportPdf } from './index.ts';
+
+const named = (view: CertificateView, brand: string, name: string, organization_name: string): CertificateView => ({
+  ...view,
+  product: { ...view.product, brand, name },
+  organization_name,
+});
 
 const out = process.argv[2] ?? path.join(os.tmpdir(), 'lcf-documents');
 const runs = Number(process.argv[3] ?? 15);
@@ -19,6 +26,10 @@ const documents: [string, () => Promise<Buffer>][] = [
   ['certificate-savings', () => renderCertificatePdf(savingsCertificateView)],
   ['certificate-refurbishment', () => renderCertificatePdf(refurbishmentCertificateView)],
   ['certificate-revoked', () => renderCertificatePdf(revokedCertificateView)],
+  // Names in the scripts customers write: a footprint in Korean, savings in Arabic, a refurbishment in Hebrew.
+  ['certificate-korean', () => renderCertificatePdf(named(certificateView, '삼성전자', '갤럭시 북3 프로 14', '서울 재활용 주식회사'))],
+  ['certificate-savings-arabic', () => renderCertificatePdf(named(savingsCertificateView, 'هواوي', 'ميت بوك إكس برو 14', 'شركة الخليج لإعادة التدوير'))],
+  ['certificate-refurbishment-hebrew', () => renderCertificatePdf(named(refurbishmentCertificateView, 'לנובו', 'מחשב נייד ThinkPad T14 דור 3', 'מחזור ישראל בע״מ'))],
   ['certificate-200-char-name-6-sources', () => renderCertificatePdf(longNameCertificateView)],
   ['certificate-16-sources', () => renderCertificatePdf(manySourcesCertificateView)],
   ['summary', () => renderReportPdf(summaryView)],
