@@ -7,10 +7,11 @@ import { authenticate, type Caller } from './caller.ts';
 import { rateLimitHeaders, type QuotaSubject } from './quota/index.ts';
 import { odataAuthorization } from '../odata/basic-auth.ts';
 import { REPORT_PATH } from '../reports/paths.ts';
+import { DOCS_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
 /** Routes of the product API that are authenticated and counted: everything under /v1 but its documentation. */
 export function isMetered(pathname: string): boolean {
-  return pathname.startsWith('/v1/') && pathname !== '/v1/openapi.json' && !pathname.startsWith('/v1/docs');
+  return pathname.startsWith(`${REST_BASE}/`) && pathname !== OPENAPI_PATH && !pathname.startsWith(DOCS_PATH);
 }
 
 // Usage is the key's organisation's, also for test keys (whose data is their sandbox's).

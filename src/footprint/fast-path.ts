@@ -6,8 +6,9 @@ import { rateLimitHeaders } from '../auth/quota/index.ts';
 import { currentRequest, type RequestState } from '../observability/request-context.ts';
 import type { Services } from '../services.ts';
 import type { DeviceQuery } from './device.ts';
+import { REST_BASE } from '../kernel/paths.ts';
 
-export const FOOTPRINT_PATH = '/v1/footprint';
+export const FOOTPRINT_PATH = `${REST_BASE}/footprint`;
 export const FOOTPRINT_MAX_AGE = 86_400;
 
 type FootprintArgs = DeviceQuery & { country?: string | null };

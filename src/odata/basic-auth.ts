@@ -3,9 +3,7 @@
  * accepted as the password of Basic authentication (any user name) and handed on as a bearer key.
  */
 import { unauthorized } from '../errors/api-error.ts';
-import { REST_BASE } from '../rest/rest-plugin.ts';
-
-export const ODATA_BASE = `${REST_BASE}/odata`;
+import { ODATA_BASE } from '../kernel/paths.ts';
 
 export const isODataPath = (pathname: string) => pathname === ODATA_BASE || pathname.startsWith(`${ODATA_BASE}/`);
 
