@@ -9,6 +9,13 @@ import { odataAuthorization } from '../odata/basic-auth.ts';
 import { REPORT_PATH } from '../reports/paths.ts';
 import { DOCS_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
+declare module '../observability/request-context.ts' {
+  interface RequestState {
+    /** Who is calling, set by access control for metered routes. */
+    caller?: Caller;
+  }
+}
+
 /** Routes of the product API that are authenticated and counted: everything under /v1 but its documentation. */
 export function isMetered(pathname: string): boolean {
   return pathname.startsWith(`${REST_BASE}/`) && pathname !== OPENAPI_PATH && !pathname.startsWith(DOCS_PATH);
