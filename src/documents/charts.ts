@@ -1,7 +1,7 @@
 import * as vega from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { fitText, needsFallback, textWidth } from './fonts.ts';
-import { COLORS } from './pdf.ts';
+import { COLORS, type Chart } from './pdf.ts';
 
 /**
  * Charts as vector SVG: Vega-Lite specs compiled and rendered headless (renderer 'none', toSVG),
@@ -9,12 +9,6 @@ import { COLORS } from './pdf.ts';
  * the font families 'latin' and 'cjk', which the PDF toolkit maps to its registered fonts.
  * One SVG unit is one PDF point.
  */
-export interface Chart {
-  svg: string;
-  width: number;
-  height: number;
-}
-
 export interface BarDatum {
   label: string;
   value: number;

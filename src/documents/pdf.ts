@@ -1,6 +1,5 @@
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
-import type { Chart } from './charts.ts';
 import { fitText, registerFonts, textRuns, textWidth } from './fonts.ts';
 
 /**
@@ -11,6 +10,13 @@ import { fitText, registerFonts, textRuns, textWidth } from './fonts.ts';
 const A4 = { width: 595.28, height: 841.89 };
 const MARGIN = 48;
 const FOOTER_ROOM = 26;
+
+/** A chart as vector SVG (src/documents/charts.ts), one unit a PDF point. */
+export interface Chart {
+  svg: string;
+  width: number;
+  height: number;
+}
 
 export const COLORS = {
   ink: '#1f2933',
