@@ -26,6 +26,7 @@ import { createConsoleRouter } from './console/routes.ts';
 import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRouter } from './certificates/routes.ts';
 import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
 import { createODataRouter } from './odata/routes.ts';
+import { useODataBasicCredentials } from './odata/basic-auth.ts';
 import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/routes.ts';
 import { createExportFileRouter } from './exports/storage/index.ts';
 import { createExploreRouter } from './explore/routes.ts';
@@ -168,6 +169,8 @@ export function createApp(services: Services): App {
       mount(createWellKnownRouter(services)),
       // Signed export download URLs: the signature is the credential, so before access control (no API key).
       mount(createExportFileRouter(services.exportStorage)),
+      // BI tools send the key as the password of HTTP Basic: turned into the bearer key on /v1/odata paths only.
+      useODataBasicCredentials(),
       useAccessControl(services, GRAPHQL_PATH),
       // After access control (key, quota); GET only: POST /v1/certificate is SOFA's.
       mount(createCertificateDownloadRouter(services), ['GET']),

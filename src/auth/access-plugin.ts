@@ -5,7 +5,6 @@ import { currentRequest } from '../observability/request-context.ts';
 import type { Services } from '../services.ts';
 import { authenticate, type Caller } from './caller.ts';
 import { rateLimitHeaders, type QuotaSubject } from './quota/index.ts';
-import { odataAuthorization } from '../odata/basic-auth.ts';
 import { REPORT_PATH } from '../reports/paths.ts';
 import { DOCS_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
@@ -60,8 +59,7 @@ export function useAccessControl(services: Services, graphqlEndpoint: string): P
       if (!isMetered(url.pathname)) return;
       const state = currentRequest()!;
       try {
-        // BI tools send the key as the password of HTTP Basic: accepted on /v1/odata paths only.
-        const caller = await authenticate(odataAuthorization(url.pathname, request.headers.get('authorization')), state.ip, services.keys);
+        const caller = await authenticate(request.headers.get('authorization'), state.ip, services.keys);
         // GraphQL is a keyed interface (spec 5.3): without a key it answers 401 and costs no quota.
         if (url.pathname === graphqlEndpoint && caller.kind === 'anonymous') {
           throw unauthorized('MISSING_API_KEY', 'GraphQL needs an API key: Authorization: Bearer svc_…');
