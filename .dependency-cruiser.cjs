@@ -66,6 +66,13 @@ module.exports = {
       to: { path: '^src/(odata|rest|graphql|admin)/' },
     },
     {
+      name: 'services-handed-down',
+      severity: 'error',
+      comment: 'The services are built at start-up and handed down: shared infrastructure declares what it needs instead of importing src/services.ts.',
+      from: { path: `^src/(auth|config|db|observability|validation|net|resilience|secrets)/|${KERNEL}` },
+      to: { path: '^src/services[.]ts$' },
+    },
+    {
       name: 'wiring-on-top',
       severity: 'error',
       comment: 'app.ts, startup.ts and background.ts are wired from main.ts and the CLIs; no lower module imports them.',

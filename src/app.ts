@@ -25,6 +25,7 @@ import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
 import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRouter } from './certificates/routes.ts';
 import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
+import { REPORT_PATH } from './reports/paths.ts';
 import { createODataRouter } from './odata/routes.ts';
 import { useODataBasicCredentials } from './odata/basic-auth.ts';
 import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/routes.ts';
@@ -171,7 +172,8 @@ export function createApp(services: Services): App {
       mount(createExportFileRouter(services.exportStorage)),
       // BI tools send the key as the password of HTTP Basic: turned into the bearer key on /v1/odata paths only.
       useODataBasicCredentials(),
-      useAccessControl(services, GRAPHQL_PATH),
+      // A report counts itself once accepted: a refused report is the one request users must not pay for.
+      useAccessControl(services, { graphqlEndpoint: GRAPHQL_PATH, countedByRoute: [REPORT_PATH] }),
       // After access control (key, quota); GET only: POST /v1/certificate is SOFA's.
       mount(createCertificateDownloadRouter(services), ['GET']),
       // POST /v1/report answers a PDF body, which SOFA (JSON only) cannot; after access control (key, quota).

@@ -2,10 +2,9 @@ import type { Plugin } from 'graphql-yoga';
 import { RateLimitError, unauthorized } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
-import type { Services } from '../services.ts';
-import { authenticate, type Caller } from './caller.ts';
-import { rateLimitHeaders, type QuotaSubject } from './quota/index.ts';
-import { REPORT_PATH } from '../reports/paths.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { authenticate, type Caller, type KeyStore } from './caller.ts';
+import { rateLimitHeaders, type QuotaService, type QuotaSubject } from './quota/index.ts';
 import { DOCS_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
 declare module '../observability/request-context.ts' {
@@ -24,14 +23,24 @@ export function isMetered(pathname: string): boolean {
 export const subjectOf = (caller: Caller): QuotaSubject =>
   caller.kind === 'key' ? { kind: 'key', keyId: caller.keyId, orgId: caller.keyOrgId, plan: caller.plan } : { kind: 'anonymous', ip: caller.ip };
 
-/**
- * Routes that count the request themselves once they have accepted it (countRequest), so that a
- * refused one (403, 400) costs nothing: a report is the one request whose refusal users must not pay for.
- */
-const COUNTED_BY_ROUTE = new Set([REPORT_PATH]);
+/** What access control works with, handed down from the services built at start-up. */
+export interface AccessServices {
+  keys: KeyStore;
+  quota: QuotaService;
+  metrics: Metrics;
+}
+
+export interface AccessControlOptions {
+  graphqlEndpoint: string;
+  /**
+   * Routes that count the request themselves once they have accepted it (countRequest), so that a
+   * refused one (403, 400) costs nothing.
+   */
+  countedByRoute: readonly string[];
+}
 
 /** Counts the request against the caller's daily and per-minute budget; 429 when one is used up. */
-export async function countRequest(services: Services, caller: Caller): Promise<void> {
+export async function countRequest(services: Pick<AccessServices, 'quota' | 'metrics'>, caller: Caller): Promise<void> {
   const state = currentRequest()!;
   const decision = await services.quota.check(subjectOf(caller));
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
@@ -53,7 +62,8 @@ export async function countRequest(services: Services, caller: Caller): Promise<
  * (a bad key is a 401 on every route), then one shared budget per key (per client IP without a key).
  * The caller is kept in the request state for the GraphQL context.
  */
-export function useAccessControl(services: Services, graphqlEndpoint: string): Plugin {
+export function useAccessControl(services: AccessServices, { graphqlEndpoint, countedByRoute }: AccessControlOptions): Plugin {
+  const countedByItself = new Set(countedByRoute);
   return {
     async onRequest({ request, url, endResponse }) {
       if (!isMetered(url.pathname)) return;
@@ -64,7 +74,7 @@ export function useAccessControl(services: Services, graphqlEndpoint: string): P
         if (url.pathname === graphqlEndpoint && caller.kind === 'anonymous') {
           throw unauthorized('MISSING_API_KEY', 'GraphQL needs an API key: Authorization: Bearer svc_…');
         }
-        if (!COUNTED_BY_ROUTE.has(url.pathname.replace(/\/$/, ''))) await countRequest(services, caller);
+        if (!countedByItself.has(url.pathname.replace(/\/$/, ''))) await countRequest(services, caller);
         state.caller = caller;
       } catch (error) {
         endResponse(errorResponse([error], { graphql: url.pathname === graphqlEndpoint }));

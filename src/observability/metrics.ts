@@ -2,7 +2,6 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import type { Plugin } from 'graphql-yoga';
 import type { Plan } from '../auth/quota/index.ts';
 import type { Database } from '../db/database.ts';
-import type { CalculationWriter } from '../footprint/calculation-writer.ts';
 import type { Logger } from './logger.ts';
 import { currentRequest } from './request-context.ts';
 
@@ -43,7 +42,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor({ db, calculations, log }: { db: Database; calculations: CalculationWriter; log: Logger }) {
+  constructor({ db, calculations, log }: { db: Database; calculations: { readonly backlog: number; readonly failures: number }; log: Logger }) {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     const gauge = (name: string, help: string, read: () => number) =>
