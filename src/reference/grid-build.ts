@@ -21,7 +21,19 @@ export interface RegistryRecord {
   next_check_after: string | null;
 }
 
-export interface GridFactorRecord {
+/** Who published a figure, in which version and under which licence, and the dates it is valid for. */
+export interface PublishedVintage {
+  source: string;
+  source_version: string;
+  source_url: string | null;
+  source_license: string | null;
+  /** YYYY-MM-DD */
+  valid_from: string;
+  /** YYYY-MM-DD, inclusive; null for the newest vintage */
+  valid_to: string | null;
+}
+
+export interface GridFactorRecord extends PublishedVintage {
   type: 'GRID';
   region_code: string;
   /** kg CO2e per kWh, lifecycle: the value footprints use */
@@ -37,14 +49,6 @@ export interface GridFactorRecord {
   /** The two figures the uplift is the ratio of; null when there is no uplift. */
   uplift_source: string | null;
   registry_key: string;
-  source: string;
-  source_version: string;
-  source_url: string | null;
-  source_license: string | null;
-  /** YYYY-MM-DD */
-  valid_from: string;
-  /** YYYY-MM-DD, inclusive; null for the newest vintage */
-  valid_to: string | null;
 }
 
 export interface ElectricityMapsYear {
@@ -75,7 +79,7 @@ export const GRID_FACTOR_BASES = ['lifecycle_co2e', 'direct_co2e', 'direct_co2']
 export type GridFactorBasis = (typeof GRID_FACTOR_BASES)[number];
 
 /** A typed-in factor record from data/grid-factors/*.json. */
-export interface TypedFactor {
+export interface TypedFactor extends PublishedVintage {
   region_code: string;
   name: string;
   /** Name in the publication's language, where it differs (used for name matching only). */
@@ -83,12 +87,6 @@ export interface TypedFactor {
   /** As published, in the file's basis. */
   value: number;
   unit: 'kg CO2e/kWh' | 'kg CO2/kWh';
-  source: string;
-  source_version: string;
-  source_url: string | null;
-  source_license: string | null;
-  valid_from: string;
-  valid_to: string | null;
 }
 
 /** The same publisher's national figure for one data year, the denominator of the lifecycle uplift. */
