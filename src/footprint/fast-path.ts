@@ -13,6 +13,13 @@ export const FOOTPRINT_MAX_AGE = 86_400;
 
 type FootprintArgs = DeviceQuery & { country?: string | null };
 
+declare module '../observability/request-context.ts' {
+  interface RequestState {
+    /** Coerced arguments of a successful GET /v1/footprint, for the fast path. */
+    footprintArgs?: object;
+  }
+}
+
 /**
  * GET /v1/footprint is the hot path. A query string that SOFA has already parsed and validated
  * once is answered again without Yoga and GraphQL: its coerced arguments are kept (keyed by the

@@ -17,8 +17,6 @@ export interface RequestState {
   successHeaders: Headers;
   /** X-Forwarded-Proto / X-Forwarded-Host, only when the peer is a trusted proxy (app.ts forwardedOrigin). */
   forwarded?: { proto?: string; host?: string };
-  /** Coerced arguments of a successful GET /v1/footprint, for the fast path (src/footprint/fast-path.ts). */
-  footprintArgs?: object;
 }
 
 const store = new AsyncLocalStorage<RequestState>();
