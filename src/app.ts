@@ -15,15 +15,19 @@ import { useValidationErrorCodes } from './graphql/validation-codes.ts';
 import { useCostLimit } from './graphql/cost.ts';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { currentRequest, runWithRequest, type RequestState } from './observability/request-context.ts';
-import { OPENAPI_PATH, REST_BASE, restRoutes, useRest } from './rest/rest-plugin.ts';
+import { restRoutes, useRest } from './rest/rest-plugin.ts';
+import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from './kernel/paths.ts';
 import { useReasonPhrases } from './rest/reason-phrase.ts';
 import { useRequestLimits } from './validation/request-limits.ts';
-import { createMetricsRouter, RouteLabels, useRequestMetrics } from './observability/metrics.ts';
+import { RouteLabels, useRequestMetrics } from './observability/metrics.ts';
+import { createMetricsRouter } from './admin/metrics-route.ts';
 import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
 import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRouter } from './certificates/routes.ts';
 import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
+import { REPORT_PATH } from './reports/paths.ts';
 import { createODataRouter } from './odata/routes.ts';
+import { useODataBasicCredentials } from './odata/basic-auth.ts';
 import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/routes.ts';
 import { createExportFileRouter } from './exports/storage/index.ts';
 import { createExploreRouter } from './explore/routes.ts';
@@ -32,7 +36,6 @@ import type { Router } from './rest/router.ts';
 import type { Services } from './services.ts';
 import { SERVICE_VERSION } from './version.ts';
 
-export const GRAPHQL_ENDPOINT = `${REST_BASE}/graphql`;
 
 export interface App {
   /** Node http handler. */
@@ -82,7 +85,7 @@ const introspectionDepthLimit = {
 export function createApp(services: Services): App {
   const fastPath = new FootprintFastPath(services);
   // Metrics label requests by route pattern: the system paths, SOFA's routes, and each mounted router's.
-  const routes = new RouteLabels(['/healthz', '/readyz', GRAPHQL_ENDPOINT, OPENAPI_PATH, ...Object.values(restRoutes(schema)).map((r) => `${REST_BASE}${r.path}`)]);
+  const routes = new RouteLabels(['/healthz', '/readyz', GRAPHQL_PATH, OPENAPI_PATH, ...Object.values(restRoutes(schema)).map((r) => `${REST_BASE}${r.path}`)]);
   const mount: typeof useMountedRouter = (router, ...options) => {
     routes.add(router.paths);
     return useMountedRouter(router, ...options);
@@ -137,7 +140,7 @@ export function createApp(services: Services): App {
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
-    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    graphqlEndpoint: GRAPHQL_PATH,
     landingPage: false,
     // GraphiQL for browsers (GET with Accept: text/html), its assets served by this server (src/explore/).
     graphiql: graphiqlOptions(services.approvedOperations),
@@ -155,9 +158,9 @@ export function createApp(services: Services): App {
       useRequestLifecycle(),
       useRequestMetrics(services.metrics, routes),
       useRequestLimits({ restBase: REST_BASE }),
-      useErrorBodies(GRAPHQL_ENDPOINT),
+      useErrorBodies(GRAPHQL_PATH),
       useSystemRoutes(app),
-      useGraphiQLPageHeaders(GRAPHQL_ENDPOINT),
+      useGraphiQLPageHeaders(GRAPHQL_PATH),
       // The landing answers of / and /v1, the API reference at /v1/docs: open pages, before access control.
       mount(createExploreRouter(services), undefined, { onlyItsRoutes: true }),
       mount(createAdminRouter(services)),
@@ -167,7 +170,10 @@ export function createApp(services: Services): App {
       mount(createWellKnownRouter(services)),
       // Signed export download URLs: the signature is the credential, so before access control (no API key).
       mount(createExportFileRouter(services.exportStorage)),
-      useAccessControl(services, GRAPHQL_ENDPOINT),
+      // BI tools send the key as the password of HTTP Basic: turned into the bearer key on /v1/odata paths only.
+      useODataBasicCredentials(),
+      // A report counts itself once accepted: a refused report is the one request users must not pay for.
+      useAccessControl(services, { graphqlEndpoint: GRAPHQL_PATH, countedByRoute: [REPORT_PATH] }),
       // After access control (key, quota); GET only: POST /v1/certificate is SOFA's.
       mount(createCertificateDownloadRouter(services), ['GET']),
       // POST /v1/report answers a PDF body, which SOFA (JSON only) cannot; after access control (key, quota).
@@ -192,7 +198,7 @@ export function createApp(services: Services): App {
       // Limits for every plan; values documented in README (GraphQL limits).
       EnvelopArmorPlugin(armorLimits),
       EnvelopArmorPlugin(introspectionDepthLimit),
-      useCostLimit(GRAPHQL_ENDPOINT),
+      useCostLimit(GRAPHQL_PATH),
       useNotFound(),
       // Last: names the status of whichever response the plugins above settled on.
       useReasonPhrases(),
@@ -304,7 +310,7 @@ const routeNotFound = (request: Request, url: URL) =>
 function useNotFound(): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
-      if (url.pathname !== GRAPHQL_ENDPOINT) endResponse(routeNotFound(request, url));
+      if (url.pathname !== GRAPHQL_PATH) endResponse(routeNotFound(request, url));
     },
   };
 }

@@ -19,11 +19,11 @@ import { ADJUSTMENT_FEATURES, adjustmentFeatures } from '../../src/footprint/eng
 import type { AdjustmentFeature } from '../../src/footprint/engine/adjustment.ts';
 import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { calculateFootprint, confidenceFor } from '../../src/footprint/engine/footprint.ts';
-import type { CalibrationAdjustments, CategoryFit, EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
+import type { CalibrationAdjustments, CategoryFit, ComponentShape, EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
 import {
   blockSums, chassisAnchorKg, displayAnchorKg, PROPORTIONAL, rawProductionComponents, withElasticity,
 } from '../../src/footprint/engine/production.ts';
-import type { ComponentShape, ComponentValues } from '../../src/footprint/engine/production.ts';
+import type { ComponentValues } from '../../src/footprint/engine/production.ts';
 import type { ResolvedSpecs } from '../../src/footprint/engine/specs.ts';
 import { countSuppliedSpecs, resolveSpecs } from '../../src/footprint/engine/specs.ts';
 import { transportPerKgParts, useRegionOf } from '../../src/footprint/engine/transport.ts';

@@ -20,6 +20,7 @@ import { MAX_IMPORT_ROWS, toCsvLine } from './import-rows.ts';
 import type { ImportRowError } from './import.ts';
 import { seedDemo, type SeedDemoResult } from './seed-demo.ts';
 import { apiRequest } from '../cli/api-request.ts';
+import { REST_BASE } from '../kernel/paths.ts';
 
 export interface FileImportOutcome {
   file: string;
@@ -68,7 +69,7 @@ export async function importCsvFile(
   for (const chunk of chunks) {
     let body: Record<string, any>;
     try {
-      body = await apiRequest({ baseUrl, key }, 'POST', '/v1/assets/csv', { csv: chunk.csv });
+      body = await apiRequest({ baseUrl, key }, 'POST', `${REST_BASE}/assets/csv`, { csv: chunk.csv });
     } catch (error) {
       const done = outcome.total_rows ? ` after ${outcome.total_rows} rows (${outcome.created} created, ${outcome.updated} updated)` : '';
       throw new Error(`${(error as Error).message}; stopped${done || ' before importing anything'}`);

@@ -15,7 +15,6 @@ export const SPEC_COLUMNS = [...NUMERIC_SPEC_COLUMNS, ...TEXT_SPEC_COLUMNS] as c
 /** The columns of a CSV import and the fields of a JSON import item (spec 2.1 names for the specs). */
 export const ASSET_COLUMNS = ['brand', 'mpn', 'model', 'serial_number', 'category', 'purchase_date', 'country', 'status', ...SPEC_COLUMNS] as const;
 
-export type SpecColumn = (typeof SPEC_COLUMNS)[number];
 export type AssetSpecs = Partial<Record<(typeof NUMERIC_SPEC_COLUMNS)[number], number> & Record<(typeof TEXT_SPEC_COLUMNS)[number], string>>;
 
 /** One import item as received: CSV cells are strings, JSON fields may be numbers or null. */

@@ -1,5 +1,4 @@
-import type { Prisma } from '../db/database.ts';
-import type { KeyCaller } from '../auth/caller.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import { currentRequest } from '../observability/request-context.ts';
 
 /**
@@ -8,7 +7,7 @@ import { currentRequest } from '../observability/request-context.ts';
  * transaction as the change it records, so neither exists without the other.
  */
 export function auditEntry(
-  caller: KeyCaller,
+  caller: { orgId: string; keyId: string },
   event: string,
   subject: { type: string; id: string },
   data: Prisma.InputJsonValue,

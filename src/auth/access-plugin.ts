@@ -2,29 +2,45 @@ import type { Plugin } from 'graphql-yoga';
 import { RateLimitError, unauthorized } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
-import type { Services } from '../services.ts';
-import { authenticate, type Caller } from './caller.ts';
-import { rateLimitHeaders, type QuotaSubject } from './quota/index.ts';
-import { odataAuthorization } from '../odata/basic-auth.ts';
-import { REPORT_PATH } from '../reports/paths.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { authenticate, type Caller, type KeyStore } from './caller.ts';
+import { rateLimitHeaders, type QuotaService, type QuotaSubject } from './quota/index.ts';
+import { DOCS_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
+
+declare module '../observability/request-context.ts' {
+  interface RequestState {
+    /** Who is calling, set by access control for metered routes. */
+    caller?: Caller;
+  }
+}
 
 /** Routes of the product API that are authenticated and counted: everything under /v1 but its documentation. */
 export function isMetered(pathname: string): boolean {
-  return pathname.startsWith('/v1/') && pathname !== '/v1/openapi.json' && !pathname.startsWith('/v1/docs');
+  return pathname.startsWith(`${REST_BASE}/`) && pathname !== OPENAPI_PATH && !pathname.startsWith(DOCS_PATH);
 }
 
 // Usage is the key's organisation's, also for test keys (whose data is their sandbox's).
 export const subjectOf = (caller: Caller): QuotaSubject =>
   caller.kind === 'key' ? { kind: 'key', keyId: caller.keyId, orgId: caller.keyOrgId, plan: caller.plan } : { kind: 'anonymous', ip: caller.ip };
 
-/**
- * Routes that count the request themselves once they have accepted it (countRequest), so that a
- * refused one (403, 400) costs nothing: a report is the one request whose refusal users must not pay for.
- */
-const COUNTED_BY_ROUTE = new Set([REPORT_PATH]);
+/** What access control works with, handed down from the services built at start-up. */
+export interface AccessServices {
+  keys: KeyStore;
+  quota: QuotaService;
+  metrics: Metrics;
+}
+
+export interface AccessControlOptions {
+  graphqlEndpoint: string;
+  /**
+   * Routes that count the request themselves once they have accepted it (countRequest), so that a
+   * refused one (403, 400) costs nothing.
+   */
+  countedByRoute: readonly string[];
+}
 
 /** Counts the request against the caller's daily and per-minute budget; 429 when one is used up. */
-export async function countRequest(services: Services, caller: Caller): Promise<void> {
+export async function countRequest(services: Pick<AccessServices, 'quota' | 'metrics'>, caller: Caller): Promise<void> {
   const state = currentRequest()!;
   const decision = await services.quota.check(subjectOf(caller));
   for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
@@ -46,19 +62,19 @@ export async function countRequest(services: Services, caller: Caller): Promise<
  * (a bad key is a 401 on every route), then one shared budget per key (per client IP without a key).
  * The caller is kept in the request state for the GraphQL context.
  */
-export function useAccessControl(services: Services, graphqlEndpoint: string): Plugin {
+export function useAccessControl(services: AccessServices, { graphqlEndpoint, countedByRoute }: AccessControlOptions): Plugin {
+  const countedByItself = new Set(countedByRoute);
   return {
     async onRequest({ request, url, endResponse }) {
       if (!isMetered(url.pathname)) return;
       const state = currentRequest()!;
       try {
-        // BI tools send the key as the password of HTTP Basic: accepted on /v1/odata paths only.
-        const caller = await authenticate(odataAuthorization(url.pathname, request.headers.get('authorization')), state.ip, services.keys);
+        const caller = await authenticate(request.headers.get('authorization'), state.ip, services.keys);
         // GraphQL is a keyed interface (spec 5.3): without a key it answers 401 and costs no quota.
         if (url.pathname === graphqlEndpoint && caller.kind === 'anonymous') {
           throw unauthorized('MISSING_API_KEY', 'GraphQL needs an API key: Authorization: Bearer svc_…');
         }
-        if (!COUNTED_BY_ROUTE.has(url.pathname.replace(/\/$/, ''))) await countRequest(services, caller);
+        if (!countedByItself.has(url.pathname.replace(/\/$/, ''))) await countRequest(services, caller);
         state.caller = caller;
       } catch (error) {
         endResponse(errorResponse([error], { graphql: url.pathname === graphqlEndpoint }));

@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../errors/api-error.ts';
 import type { KeyCaller } from '../auth/caller.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { checkUuid } from '../validation/text.ts';
-import { REST_BASE } from '../rest/rest-plugin.ts';
+import { REST_BASE } from '../kernel/paths.ts';
 import type { CertificateView } from '../documents/views.ts';
 import { SIGNATURE_ALGORITHM, type CertificateKeys } from './keys.ts';
 import { canonicalBytes, certificateFacts, certificatePayload, sha256Hex } from './payload.ts';

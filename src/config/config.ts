@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { ConfigError } from './config-error.ts';
 import { parseSigningKeys } from '../certificates/keys.ts';
 import { parseSecretsKey } from '../secrets/secret-box.ts';
-import { listenHosts, parseAllowedHosts, type AllowedHost } from '../rest/public-url.ts';
+import { listenHosts, parseAllowedHosts, type AllowedHost } from './allowed-hosts.ts';
 
 // Configuration is read from the environment once, at start-up, and passed down from there.
 const port = z.coerce.number().int().min(0).max(65535);

@@ -3,7 +3,7 @@ import { compile, type TopLevelSpec } from 'vega-lite';
 import { visualRuns } from './bidi.ts';
 import { fitText, textRuns, textWidth } from './fonts.ts';
 import * as fmt from './format.ts';
-import { COLORS } from './pdf.ts';
+import { COLORS, type Chart, type ChartLabel } from './pdf.ts';
 
 /**
  * Charts as vector SVG: Vega-Lite specs compiled and rendered headless (renderer 'none', toSVG),
@@ -11,27 +11,6 @@ import { COLORS } from './pdf.ts';
  * SVG (font family 'latin'), other scripts drawn by the PDF toolkit over it (liftLabels).
  * One SVG unit is one PDF point.
  */
-export interface Chart {
-  svg: string;
-  width: number;
-  height: number;
-  /** The plotted figures as text ("Production 214.6 kg · 74.5 %; ..."), for the chart's alternative text. */
-  figures: string;
-  /** Texts the PDF toolkit draws over the SVG (see liftLabels), in SVG units. */
-  labels: ChartLabel[];
-}
-
-export interface ChartLabel {
-  text: string;
-  /** The anchor point on the baseline. */
-  x: number;
-  y: number;
-  anchor: 'start' | 'middle' | 'end';
-  size: number;
-  bold: boolean;
-  color: string;
-}
-
 export interface BarDatum {
   label: string;
   value: number;

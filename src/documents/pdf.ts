@@ -1,7 +1,6 @@
 import PDFDocument from 'pdfkit';
 import SVGtoPDF from 'svg-to-pdfkit';
 import { visualRuns } from './bidi.ts';
-import type { Chart } from './charts.ts';
 import { fitText, registerFont, textWidth } from './fonts.ts';
 
 /**
@@ -19,6 +18,28 @@ import { fitText, registerFont, textWidth } from './fonts.ts';
 const A4 = { width: 595.28, height: 841.89 };
 const MARGIN = 48;
 const FOOTER_ROOM = 26;
+
+/** A chart as vector SVG (src/documents/charts.ts), one unit a PDF point. */
+export interface Chart {
+  svg: string;
+  width: number;
+  height: number;
+  /** The plotted figures as text ("Production 214.6 kg · 74.5 %; ..."), for the chart's alternative text. */
+  figures: string;
+  /** Texts the PDF toolkit draws over the SVG (see liftLabels), in SVG units. */
+  labels: ChartLabel[];
+}
+
+export interface ChartLabel {
+  text: string;
+  /** The anchor point on the baseline. */
+  x: number;
+  y: number;
+  anchor: 'start' | 'middle' | 'end';
+  size: number;
+  bold: boolean;
+  color: string;
+}
 
 export const COLORS = {
   ink: '#1f2933',

@@ -1,4 +1,5 @@
-import { barChart, type Chart } from './charts.ts';
+import { barChart } from './charts.ts';
+import type { Chart } from './pdf.ts';
 import * as fmt from './format.ts';
 import type { LifecyclePhases } from './views.ts';
 

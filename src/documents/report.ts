@@ -1,4 +1,5 @@
-import { barChart, periodChart, type BarDatum, type Chart } from './charts.ts';
+import { barChart, periodChart, type BarDatum } from './charts.ts';
+import type { Chart } from './pdf.ts';
 import * as fmt from './format.ts';
 import { CHART_ROWS } from './limits.ts';
 import { COLORS, PdfWriter, type Column } from './pdf.ts';

@@ -10,8 +10,9 @@ import { parseOutboundUrl, resolvePublicHost } from '../net/url-guard.ts';
 import { pinnedPost } from '../net/pinned-request.ts';
 import { AttemptTimeoutError, CircuitOpenError, RetryableError, parseRetryAfter, resiliencePolicy, type ResiliencePolicy } from '../resilience/policy.ts';
 import { SERVICE_VERSION } from '../version.ts';
+import { REST_BASE } from '../kernel/paths.ts';
 
-export const EXPORT_PATH = '/v1/report/export';
+export const EXPORT_PATH = `${REST_BASE}/report/export`;
 /** The portal's largest page. */
 export const PORTAL_PAGE_MAX = 100;
 /** A page of 100 reports is a few hundred kilobytes; anything far past that is not an answer we can use. */

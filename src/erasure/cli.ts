@@ -6,6 +6,7 @@
  *   after batch (following `continuation`) until the portal has no more reports.
  */
 import { apiRequest } from '../cli/api-request.ts';
+import { REST_BASE } from '../kernel/paths.ts';
 
 interface Target {
   baseUrl: string;
@@ -13,7 +14,7 @@ interface Target {
 }
 
 export async function connectBlancco(target: Target, options: { baseUrl: string; apiKey: string; country?: string }) {
-  return apiRequest(target, 'PUT', '/v1/blancco/connection', { base_url: options.baseUrl, api_key: options.apiKey, default_country: options.country ?? null });
+  return apiRequest(target, 'PUT', `${REST_BASE}/blancco/connection`, { base_url: options.baseUrl, api_key: options.apiKey, default_country: options.country ?? null });
 }
 
 export interface SyncTotals {
@@ -37,7 +38,7 @@ export async function syncBlancco(
       limit: filters.limit,
       ...(continuation ? { continuation } : { onlySuccessful: filters.onlySuccessful ?? false, sinceDate: filters.sinceDate, country: filters.country }),
     };
-    const result = await apiRequest(target, 'POST', '/v1/blancco/sync', body);
+    const result = await apiRequest(target, 'POST', `${REST_BASE}/blancco/sync`, body);
     totals.synced += result.synced;
     totals.skipped += result.skipped;
     totals.errors += result.errors;

@@ -4,13 +4,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
-import { REST_BASE } from '../rest/rest-plugin.ts';
+import { DOCS_PATH } from '../kernel/paths.ts';
 
 // The scripts and style sheets of the API reference (swagger-ui-dist) and of GraphiQL
 // (@graphql-yoga/render-graphiql), served by this server from node_modules: the pages load
 // nothing from anywhere else (their Content-Security-Policy says 'self').
 
-export const DOCS_PATH = `${REST_BASE}/docs`;
 export const ASSETS_PATH = `${DOCS_PATH}/assets`;
 
 const JS = 'text/javascript; charset=utf-8';

@@ -1,12 +1,12 @@
 import { ApiError } from '../errors/api-error.ts';
 import { escapeHtml, pagePolicy } from '../rest/html.ts';
 import { publicBase } from '../rest/public-url.ts';
-import { OPENAPI_PATH, REST_BASE } from '../rest/rest-plugin.ts';
+import { DOCS_PATH, GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 import { Router } from '../rest/router.ts';
 import { CONSOLE_BASE } from '../console/routes.ts';
 import type { Services } from '../services.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
-import { assetResponse, assetUrl, DOCS_PATH } from './assets.ts';
+import { assetResponse, assetUrl } from './assets.ts';
 import { PAGE_HEADERS, REFERENCE_POLICY } from './policy.ts';
 
 // Where a newcomer lands: `/` and `/v1` list the ways into the API, `/v1/docs` is the API reference
@@ -38,7 +38,7 @@ interface Link {
 const LINKS: Link[] = [
   { rel: 'docs', path: DOCS_PATH, title: 'API reference', description: 'every REST route, with "Try it out"' },
   { rel: 'openapi', path: OPENAPI_PATH, title: 'OpenAPI document', description: 'OpenAPI 3, for client generators' },
-  { rel: 'graphql', path: `${REST_BASE}/graphql`, title: 'GraphQL', description: 'GraphiQL in a browser; POST queries with an API key' },
+  { rel: 'graphql', path: `${GRAPHQL_PATH}`, title: 'GraphQL', description: 'GraphiQL in a browser; POST queries with an API key' },
   { rel: 'health', path: '/healthz', title: 'Health', description: 'liveness; /readyz checks the database' },
   { rel: 'console', path: CONSOLE_BASE, title: 'API-key console', description: "your organisation's keys and usage" },
 ];
@@ -51,7 +51,7 @@ const landingPage = (links: Record<string, string>) => `<!doctype html>
 <title>${SERVICE_NAME}</title>
 <style>${LANDING_STYLE}</style></head><body>
 <h1>${SERVICE_NAME}</h1>
-<p>Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. REST under ${REST_BASE}, GraphQL at ${REST_BASE}/graphql.</p>
+<p>Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. REST under ${REST_BASE}, GraphQL at ${GRAPHQL_PATH}.</p>
 <ul>
 ${LINKS.map((l) => `<li><a href="${escapeHtml(links[l.rel])}">${l.title}</a>: ${escapeHtml(l.description)}</li>`).join('\n')}
 </ul></body></html>`;

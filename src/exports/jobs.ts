@@ -5,7 +5,7 @@ import { ApiError, RateLimitError, invalidParameter, notFound } from '../errors/
 import type { KeyCaller } from '../auth/caller.ts';
 import { EXPORT_INTERVAL_SECONDS } from '../auth/plan-rules.ts';
 import { auditEntry } from '../audit/audit-log.ts';
-import { REST_BASE } from '../rest/rest-plugin.ts';
+import { REST_BASE } from '../kernel/paths.ts';
 import { checkText, checkUuid, TEXT_LIMITS } from '../validation/text.ts';
 import type { ExportStorage } from './storage/types.ts';
 import { EXPORT_TABLES, resolveExportScope } from './tables.ts';

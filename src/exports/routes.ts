@@ -1,7 +1,7 @@
 import { requireOrgContext, type Caller } from '../auth/caller.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { publicBase } from '../rest/public-url.ts';
-import { REST_BASE } from '../rest/rest-plugin.ts';
+import { REST_BASE } from '../kernel/paths.ts';
 import { Router } from '../rest/router.ts';
 import type { Services } from '../services.ts';
 import { exportDownload } from './jobs.ts';

@@ -6,11 +6,19 @@ import { rateLimitHeaders } from '../auth/quota/index.ts';
 import { currentRequest, type RequestState } from '../observability/request-context.ts';
 import type { Services } from '../services.ts';
 import type { DeviceQuery } from './device.ts';
+import { REST_BASE } from '../kernel/paths.ts';
 
-export const FOOTPRINT_PATH = '/v1/footprint';
+export const FOOTPRINT_PATH = `${REST_BASE}/footprint`;
 export const FOOTPRINT_MAX_AGE = 86_400;
 
 type FootprintArgs = DeviceQuery & { country?: string | null };
+
+declare module '../observability/request-context.ts' {
+  interface RequestState {
+    /** Coerced arguments of a successful GET /v1/footprint, for the fast path. */
+    footprintArgs?: object;
+  }
+}
 
 /**
  * GET /v1/footprint is the hot path. A query string that SOFA has already parsed and validated

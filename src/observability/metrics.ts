@@ -1,15 +1,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Plugin } from 'graphql-yoga';
-import { requireAdminToken } from '../admin/admin-token.ts';
 import type { Plan } from '../auth/quota/index.ts';
 import type { Database } from '../db/database.ts';
-import type { CalculationWriter } from '../footprint/calculation-writer.ts';
-import { Router } from '../rest/router.ts';
-import type { Services } from '../services.ts';
 import type { Logger } from './logger.ts';
 import { currentRequest } from './request-context.ts';
 
-export const METRICS_PATH = '/metrics';
 /** Label of a request whose path is no route of the service (its 404s), whatever the path. */
 export const UNMATCHED_ROUTE = 'unmatched';
 /** The job-queue counts run at scrape time; a scrape waits this long for them, then leaves them out. */
@@ -47,7 +42,7 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor({ db, calculations, log }: { db: Database; calculations: CalculationWriter; log: Logger }) {
+  constructor({ db, calculations, log }: { db: Database; calculations: { readonly backlog: number; readonly failures: number }; log: Logger }) {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     const gauge = (name: string, help: string, read: () => number) =>
@@ -178,12 +173,4 @@ export function useRequestMetrics(metrics: Metrics, routes: RouteLabels): Plugin
       if (state) metrics.observeRequest(request.method, routes.label(new URL(request.url).pathname), response.status, state.startedAt);
     },
   };
-}
-
-/** GET /metrics, guarded by the admin token like the admin API. */
-export function createMetricsRouter(services: Pick<Services, 'adminToken' | 'quota' | 'metrics'>): Router {
-  return new Router(METRICS_PATH, { 'Cache-Control': 'no-store' }).on('GET', '/', async (request) => {
-    await requireAdminToken(services, request);
-    return new Response(await services.metrics.scrape(), { headers: { 'Content-Type': services.metrics.contentType } });
-  });
 }

@@ -1,9 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Logger } from 'pino';
-import type { Caller } from '../auth/caller.ts';
-import type { ItemProblem } from '../rest/item-refusals.ts';
 
-/** What the service knows about the request being served, reachable from any depth. */
+/**
+ * What the service knows about the request being served, reachable from any depth. A feature that keeps
+ * state of its own here declares its field next to its code (`declare module`), so this kernel module
+ * imports no feature.
+ */
 export interface RequestState {
   id: string;
   startedAt: number;
@@ -15,12 +17,6 @@ export interface RequestState {
   successHeaders: Headers;
   /** X-Forwarded-Proto / X-Forwarded-Host, only when the peer is a trusted proxy (app.ts forwardedOrigin). */
   forwarded?: { proto?: string; host?: string };
-  /** Set by access control for metered routes. */
-  caller?: Caller;
-  /** Coerced arguments of a successful GET /v1/footprint, for the fast path (src/footprint/fast-path.ts). */
-  footprintArgs?: object;
-  /** Items of a REST per-item list argument that GraphQL would refuse: index -> problems (src/rest/item-refusals.ts). */
-  refusedItems?: ReadonlyMap<number, readonly ItemProblem[]>;
 }
 
 const store = new AsyncLocalStorage<RequestState>();

@@ -11,7 +11,7 @@ import { currentRequest } from '../observability/request-context.ts';
 import { publicBase } from '../rest/public-url.ts';
 import { Router } from '../rest/router.ts';
 import type { Services } from '../services.ts';
-import { ODATA_BASE } from './basic-auth.ts';
+import { ODATA_BASE } from '../kernel/paths.ts';
 import { METADATA_XML } from './csdl.ts';
 import { ENTITY_SETS, entitySetNamed } from './entity-sets.ts';
 import { ODataNotImplemented, entitySetNotFound } from './errors.ts';

@@ -3,9 +3,54 @@
  * All I/O (reading data/, requiring @tgwf/co2 and i18n-iso-countries) happens in grid-sources.ts.
  */
 import { roundTo } from '../footprint/engine/rounding.ts';
-import type { GridFactorRecord, RegionRecord } from './grid-data.ts';
 
 /** One yearly Electricity Maps dataset as shipped by @tgwf/co2 (`electricityMaps.yearlyYYYY`). */
+export interface RegionRecord {
+  code: string;
+  name: string;
+  kind: 'country' | 'subdivision';
+  parent_code: string | null;
+}
+
+export interface RegistryRecord {
+  key: string;
+  display_name: string;
+  current_version: string;
+  url: string;
+  license: string;
+  next_check_after: string | null;
+}
+
+/** Who published a figure, in which version and under which licence, and the dates it is valid for. */
+export interface PublishedVintage {
+  source: string;
+  source_version: string;
+  source_url: string | null;
+  source_license: string | null;
+  /** YYYY-MM-DD */
+  valid_from: string;
+  /** YYYY-MM-DD, inclusive; null for the newest vintage */
+  valid_to: string | null;
+}
+
+export interface GridFactorRecord extends PublishedVintage {
+  type: 'GRID';
+  region_code: string;
+  /** kg CO2e per kWh, lifecycle: the value footprints use */
+  value: number;
+  unit: 'kg CO2e/kWh';
+  /** Basis of `value`: always lifecycle_co2e. */
+  basis: 'lifecycle_co2e';
+  /** The figure as its publisher gives it (kg per kWh, in published_basis). */
+  published_value: number;
+  published_basis: GridFactorBasis;
+  /** value = published_value x uplift; null when the figure is published as lifecycle CO2e. */
+  uplift: number | null;
+  /** The two figures the uplift is the ratio of; null when there is no uplift. */
+  uplift_source: string | null;
+  registry_key: string;
+}
+
 export interface ElectricityMapsYear {
   year: number;
   methodology: string;
@@ -34,7 +79,7 @@ export const GRID_FACTOR_BASES = ['lifecycle_co2e', 'direct_co2e', 'direct_co2']
 export type GridFactorBasis = (typeof GRID_FACTOR_BASES)[number];
 
 /** A typed-in factor record from data/grid-factors/*.json. */
-export interface TypedFactor {
+export interface TypedFactor extends PublishedVintage {
   region_code: string;
   name: string;
   /** Name in the publication's language, where it differs (used for name matching only). */
@@ -42,12 +87,6 @@ export interface TypedFactor {
   /** As published, in the file's basis. */
   value: number;
   unit: 'kg CO2e/kWh' | 'kg CO2/kWh';
-  source: string;
-  source_version: string;
-  source_url: string | null;
-  source_license: string | null;
-  valid_from: string;
-  valid_to: string | null;
 }
 
 /** The same publisher's national figure for one data year, the denominator of the lifecycle uplift. */

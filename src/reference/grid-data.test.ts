@@ -5,12 +5,12 @@ import { vintageAt } from '../factors/lookup.ts';
 import {
   closestRegionCodes,
   factorBasisProvenance,
-  type GridFactorRecord,
   loadGridFactors,
   loadRegions,
   loadRegistries,
   normaliseRegionCode,
 } from './grid-data.ts';
+import type { GridFactorRecord } from './grid-build.ts';
 import { installedVersion } from './grid-sources.ts';
 
 /** The record of `code` valid at `date`, by the service's one vintage rule (vintageAt, used by lookups and calculations). */

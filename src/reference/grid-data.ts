@@ -10,7 +10,7 @@
  *
  * The load functions read files synchronously once and memoise; everything else here is pure.
  */
-import { buildGridFactors, buildRegions, type GridFactorBasis } from './grid-build.ts';
+import { buildGridFactors, buildRegions, type GridFactorRecord, type RegionRecord, type RegistryRecord } from './grid-build.ts';
 import { type CodeIndexEntry, normaliseCode, rankClosestCodes } from './grid-codes.ts';
 import {
   loadCo2Package,
@@ -21,48 +21,6 @@ import {
   readTypedFactorFiles,
   subdivisionNames,
 } from './grid-sources.ts';
-
-export interface RegionRecord {
-  code: string;
-  name: string;
-  kind: 'country' | 'subdivision';
-  parent_code: string | null;
-}
-
-export interface RegistryRecord {
-  key: string;
-  display_name: string;
-  current_version: string;
-  url: string;
-  license: string;
-  next_check_after: string | null;
-}
-
-export interface GridFactorRecord {
-  type: 'GRID';
-  region_code: string;
-  /** kg CO2e per kWh, lifecycle: the value footprints use */
-  value: number;
-  unit: 'kg CO2e/kWh';
-  /** Basis of `value`: always lifecycle_co2e. */
-  basis: 'lifecycle_co2e';
-  /** The figure as its publisher gives it (kg per kWh, in published_basis). */
-  published_value: number;
-  published_basis: GridFactorBasis;
-  /** value = published_value x uplift; null when the figure is published as lifecycle CO2e. */
-  uplift: number | null;
-  /** The two figures the uplift is the ratio of; null when there is no uplift. */
-  uplift_source: string | null;
-  registry_key: string;
-  source: string;
-  source_version: string;
-  source_url: string | null;
-  source_license: string | null;
-  /** YYYY-MM-DD */
-  valid_from: string;
-  /** YYYY-MM-DD, inclusive; null for the newest vintage */
-  valid_to: string | null;
-}
 
 interface GridState {
   factors: readonly GridFactorRecord[];

@@ -7,8 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
-import type { ElectricityMapsYear, EmSubdivision, RegionalProxy, TypedFactorFile } from './grid-build.ts';
-import type { RegistryRecord } from './grid-data.ts';
+import type { ElectricityMapsYear, EmSubdivision, RegionalProxy, RegistryRecord, TypedFactorFile } from './grid-build.ts';
 
 const require = createRequire(import.meta.url);
 const DATA_DIR = new URL('../../data/', import.meta.url);

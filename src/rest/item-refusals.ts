@@ -21,6 +21,13 @@ export interface ItemProblem {
   reason: string;
 }
 
+declare module '../observability/request-context.ts' {
+  interface RequestState {
+    /** Items of a REST per-item list argument that GraphQL would refuse: index -> problems. */
+    refusedItems?: ReadonlyMap<number, readonly ItemProblem[]>;
+  }
+}
+
 /** "field: reason; field: reason", as the engine words the problems of an item. */
 export const describeProblems = (problems: readonly ItemProblem[]): string =>
   problems.map((p) => (p.field ? `${p.field}: ${p.reason}` : p.reason)).join('; ');

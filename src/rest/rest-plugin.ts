@@ -11,9 +11,8 @@ import { checkRestArguments, normalizeEnumInputs } from './arguments.ts';
 import { setAsideRefusedItems } from './item-refusals.ts';
 import { addOpenApiLimits } from '../validation/input-limits.ts';
 import { completeOpenApi, type OpenApiDocument } from './openapi.ts';
+import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
-export const REST_BASE = '/v1';
-export const OPENAPI_PATH = `${REST_BASE}/openapi.json`;
 
 type Sofa = ReturnType<typeof useSofa>;
 type Enveloped = ReturnType<Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped']>;
@@ -146,7 +145,7 @@ export function useRest(
       });
     },
     async onRequest({ request, url, serverContext, endResponse }) {
-      if (!url.pathname.startsWith(`${REST_BASE}/`) || url.pathname === `${REST_BASE}/graphql`) return;
+      if (!url.pathname.startsWith(`${REST_BASE}/`) || url.pathname === GRAPHQL_PATH) return;
       const route = argumentsByRoute.find((r) => r.method === request.method && r.pattern.test(url.pathname));
       if (route) {
         try {

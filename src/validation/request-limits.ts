@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { Plugin } from 'graphql-yoga';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
+import { GRAPHQL_PATH, REST_BASE } from '../kernel/paths.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -12,9 +13,9 @@ export const MAX_URL_LENGTH = 8 * KiB;
 
 /** Body limits by path, first match wins (documented in README, "Request limits"). */
 export const BODY_LIMITS: readonly { path: string; maxBytes: number }[] = [
-  { path: '/v1/assets/csv', maxBytes: 4 * MiB },
-  { path: '/v1/assets', maxBytes: 2 * MiB },
-  { path: '/v1/graphql', maxBytes: 2 * MiB },
+  { path: `${REST_BASE}/assets/csv`, maxBytes: 4 * MiB },
+  { path: `${REST_BASE}/assets`, maxBytes: 2 * MiB },
+  { path: GRAPHQL_PATH, maxBytes: 2 * MiB },
   { path: '/admin/', maxBytes: 64 * KiB },
   { path: '/console/', maxBytes: 64 * KiB },
 ];

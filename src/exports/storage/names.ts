@@ -21,8 +21,6 @@ export function checkFilename(filename: string): string {
   return filename;
 }
 
-export const isValidFilename = (filename: string) => FILENAME.test(filename);
-
 export const contentDisposition = (filename: string) => `attachment; filename="${filename}"`;
 
 export const EXPORT_CONTENT_TYPE = 'application/zip';

@@ -3,7 +3,7 @@
  * only scales groups of these; it never replaces them by per-device values.
  * Every number is documented with its source in docs/methodology.md.
  */
-import type { AssemblyRegion, EolMaterialClass, ScreenType, StorageType, UseRegion } from './types.ts';
+import type { AssemblyRegion, EolMaterialClass, ScreenType, UseRegion } from './types.ts';
 
 export const ENGINE_VERSION = '4.7.0';
 
@@ -120,6 +120,3 @@ export const OLD_DEVICE_ENERGY_PENALTY = 0.15;
 /** Equivalents. */
 export const CAR_KG_PER_KM = 0.17; // UK DESNZ 2023, average car, unknown fuel (0.168 kg CO2e/km), rounded
 export const TREE_KG_PER_YEAR = 21.77; // 48 lb CO2 per mature tree and year (Arbor Day Foundation / widely used)
-
-/** Storage-type helper. */
-export const FLASH_TYPES: readonly StorageType[] = ['ssd', 'nvme', 'emmc'];

@@ -3,7 +3,18 @@
  * Loaded once at module load through a JSON import; the engine functions themselves do no I/O.
  */
 import raw from '../../../data/engine-parameters.json' with { type: 'json' };
-import type { ComponentShape } from './production.ts';
+
+/**
+ * Group-level fitted shape: elasticities of housing to device mass and of display to screen
+ * area, anchored at the group's reference weight and screen size (medians of the calibration
+ * rows of the group; null = category default).
+ */
+export interface ComponentShape {
+  mass_elasticity: number;
+  display_area_elasticity: number;
+  reference_weight_kg: number | null;
+  reference_screen_inch: number | null;
+}
 
 export interface ResidualPercentiles {
   p50: number;

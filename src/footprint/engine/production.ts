@@ -6,7 +6,7 @@ import {
   BATTERY_KG_PER_WH, BATTERY_WH_PER_KG, BOAVIZTA, DIE_AREA, DISPLAY_KG_PER_M2, DRAM_DENSITY_GB_PER_CM2,
   EMMC_BASE_KG, MAINBOARD_TDP_EXPONENT, MIN_HOUSING_SHARE,
 } from './constants.ts';
-import type { ProductionMultipliers } from './parameters.ts';
+import type { ComponentShape, ProductionMultipliers } from './parameters.ts';
 import type { ResolvedSpecs } from './specs.ts';
 import { screenAreaM2 } from './specs.ts';
 import type { CategoryDefinition, ScreenType, StorageType } from './types.ts';
@@ -108,18 +108,6 @@ export function chassisKg(category: CategoryDefinition, s: ResolvedSpecs): numbe
 export function withElasticity(actual: number, anchor: number, elasticity: number): number {
   if (elasticity === 1 || !(actual > 0) || !(anchor > 0)) return actual;
   return anchor * (actual / anchor) ** elasticity;
-}
-
-/**
- * Group-level fitted shape: elasticities of housing to device mass and of display to screen
- * area, anchored at the group's reference weight and screen size (medians of the calibration
- * rows of the group; null = category default).
- */
-export interface ComponentShape {
-  mass_elasticity: number;
-  display_area_elasticity: number;
-  reference_weight_kg: number | null;
-  reference_screen_inch: number | null;
 }
 
 export const PROPORTIONAL: ComponentShape = {
