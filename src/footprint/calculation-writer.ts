@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PrismaClient, Prisma } from '../db/database.ts';
+import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
 
 export interface CalculationRecord {
@@ -17,28 +17,75 @@ export interface CalculationRecord {
   transport_kg: number;
   use_phase_kg: number;
   end_of_life_kg: number;
-  inputs: Prisma.InputJsonValue;
-  result: Prisma.InputJsonValue;
+  /** The request and the answer (with engine detail worth citing), stored as JSON. */
+  inputs: object;
+  result: object;
   grid_factor_id: string | null;
   /** Every emission factor used, by role ('use_grid', 'reuse_grid'). */
   factors: { factor_id: string; role: string }[];
 }
 
+/** A calculation row as stored: the record plus what the writer assigns. */
+export type CalculationRow = Omit<CalculationRecord, 'factors' | 'asset_id'> & { id: string; asset_id: string | null; created_at: Date };
+export type CalculationColumn = keyof CalculationRow;
+
+/**
+ * The columns of `calculations` that every path storing a calculation writes, with the type their
+ * JSON values are read as (json_to_recordset): the one list to extend when a column is added.
+ */
+const CALCULATION_COLUMNS = {
+  id: 'uuid',
+  org_id: 'uuid',
+  asset_id: 'uuid',
+  api_key_id: 'uuid',
+  kind: '"CalculationKind"',
+  engine_version: 'text',
+  country: 'text',
+  category: 'text',
+  product_id: 'uuid',
+  confidence: '"Confidence"',
+  total_kg_co2e: 'float8',
+  production_kg: 'float8',
+  transport_kg: 'float8',
+  use_phase_kg: 'float8',
+  end_of_life_kg: 'float8',
+  inputs: 'jsonb',
+  result: 'jsonb',
+  grid_factor_id: 'uuid',
+  created_at: 'timestamptz',
+} as const satisfies Record<CalculationColumn, string>;
+
+const COLUMN_NAMES = Object.keys(CALCULATION_COLUMNS) as CalculationColumn[];
+
+/** The column definitions of calculation rows for json_to_recordset: every column but those `except`ed. */
+export function calculationRecordset(except: readonly CalculationColumn[] = []): string {
+  return COLUMN_NAMES.filter((c) => !except.includes(c)).map((c) => `${c} ${CALCULATION_COLUMNS[c]}`).join(', ');
+}
+
+/**
+ * `INSERT INTO calculations … SELECT … FROM source`: each column is `alias.column` unless `set`
+ * gives its SQL expression. Statements that store calculations in bulk (demo estates) build on this,
+ * so they write the same columns as the writer.
+ */
+export function insertCalculations(source: string, alias: string, set: Partial<Record<CalculationColumn, string>> = {}): string {
+  return `INSERT INTO calculations (${COLUMN_NAMES.join(', ')})
+  SELECT ${COLUMN_NAMES.map((c) => set[c] ?? `${alias}.${c}`).join(', ')}
+  FROM ${source}`;
+}
+
+/** `INSERT INTO calculation_factors` of the rows `select` gives, in this column order. */
+export const insertCalculationFactors = (select: string): string =>
+  `INSERT INTO calculation_factors (calculation_id, factor_id, role, org_id)
+  ${select}`;
+
 const INSERT_BATCH = `
 WITH inserted AS (
-  INSERT INTO calculations (id, org_id, asset_id, api_key_id, kind, engine_version, country, category, product_id, confidence,
-    total_kg_co2e, production_kg, transport_kg, use_phase_kg, end_of_life_kg, inputs, result, grid_factor_id, created_at)
-  SELECT id, org_id, asset_id, api_key_id, kind::"CalculationKind", engine_version, country, category, product_id, confidence::"Confidence",
-    total_kg_co2e, production_kg, transport_kg, use_phase_kg, end_of_life_kg, inputs, result, grid_factor_id, created_at
-  FROM json_to_recordset($1::json) AS r(id uuid, org_id uuid, asset_id uuid, api_key_id uuid, kind text, engine_version text, country text,
-    category text, product_id uuid, confidence text, total_kg_co2e float8, production_kg float8, transport_kg float8, use_phase_kg float8,
-    end_of_life_kg float8, inputs jsonb, result jsonb, grid_factor_id uuid, created_at timestamptz)
+  ${insertCalculations(`json_to_recordset($1::json) AS r(${calculationRecordset()})`, 'r')}
   RETURNING id
 )
-INSERT INTO calculation_factors (calculation_id, factor_id, role, org_id)
-SELECT f.calculation_id, f.factor_id, f.role, f.org_id
-FROM json_to_recordset($2::json) AS f(calculation_id uuid, factor_id uuid, role text, org_id uuid)
-JOIN inserted ON inserted.id = f.calculation_id`;
+${insertCalculationFactors(`SELECT f.calculation_id, f.factor_id, f.role, f.org_id
+  FROM json_to_recordset($2::json) AS f(calculation_id uuid, factor_id uuid, role text, org_id uuid)
+  JOIN inserted ON inserted.id = f.calculation_id`)}`;
 
 type QueuedRecord = CalculationRecord & { id: string; created_at: Date };
 

@@ -19,7 +19,6 @@ import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
 import type { Caller } from '../auth/caller.ts';
 import { invalidFields, resolveDevice, suppliedSpecs, type DeviceQuery, type FieldProblem, type FootprintProduct, type ResolvedDevice } from './device.ts';
 import type { CalculationRecord, CalculationWriter } from './calculation-writer.ts';
-import type { Prisma } from '../db/database.ts';
 import type { CatalogueService, DeviceMatch } from '../catalogue/service.ts';
 
 export const METHODOLOGY_STANDARD =
@@ -224,8 +223,8 @@ export class FootprintService {
       confidence: footprint.confidence,
       total_kg_co2e: footprint.total_kg_co2e,
       ...footprint.breakdown,
-      inputs: inputs as Prisma.InputJsonValue,
-      result: result as Prisma.InputJsonValue,
+      inputs,
+      result,
       grid_factor_id: region.factor.id,
       factors: [{ factor_id: region.factor.id, role: 'use_grid' }, ...extraFactors],
     });
