@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../db/database.ts';
 import { ReferenceStore } from '../reference/store.ts';
 import { CatalogueService } from '../catalogue/service.ts';
-import { CalculationWriter } from '../footprint/calculation-writer.ts';
+import { CalculationWriter, calculationRecordset, insertCalculationFactors, insertCalculations, type CalculationColumn, type CalculationRow } from '../footprint/calculation-writer.ts';
 import { FootprintService } from '../footprint/service.ts';
 import { createLogger } from '../observability/logger.ts';
 import type { Caller } from '../auth/caller.ts';
@@ -64,25 +64,11 @@ export interface SeedDemoOptions {
   services?: { reference: ReferenceStore; footprint: FootprintService };
 }
 
-interface Combo {
-  i: number;
-  brand: string;
-  mpn: string | null;
-  model: string | null;
-  category: string;
-  country: string;
-  product_id: string | null;
-  grid_factor_id: string;
-  confidence: string;
-  engine_version: string;
-  total: number;
-  production: number;
-  transport: number;
-  use_phase: number;
-  eol: number;
-  inputs: object;
-  result: object;
-}
+/** Columns each seeded asset's calculation gets of its own (INSERT_BATCH sets them); a combination holds the rest. */
+const PER_ASSET_COLUMNS = ['id', 'org_id', 'asset_id', 'api_key_id', 'kind', 'created_at'] as const satisfies readonly CalculationColumn[];
+
+/** One device in one country, calculated once: the calculation of every asset drawn with it, plus the asset's device fields. */
+type Combo = Omit<CalculationRow, (typeof PER_ASSET_COLUMNS)[number]> & { i: number; brand: string; mpn: string | null; model: string | null };
 
 /** mulberry32: small, fast, seeded (also the test fixtures' generator). */
 export function prng(seed: number) {
@@ -116,9 +102,7 @@ function weighted<T>(items: readonly { item: T; weight: number }[]): (u: number)
 
 const INSERT_BATCH = `
 WITH combos AS (
-  SELECT * FROM json_to_recordset($1::json) AS c(i int, brand text, mpn text, model text, category text, country text, product_id uuid,
-    grid_factor_id uuid, confidence text, engine_version text, total float8, production float8, transport float8, use_phase float8, eol float8,
-    inputs jsonb, result jsonb)
+  SELECT * FROM json_to_recordset($1::json) AS c(i int, brand text, mpn text, model text, ${calculationRecordset(PER_ASSET_COLUMNS)})
 ),
 src AS MATERIALIZED (
   SELECT r.n, r.s, r.d, gen_random_uuid() AS asset_id, gen_random_uuid() AS calc_id, c.*
@@ -128,21 +112,24 @@ a AS (
   INSERT INTO assets (id, org_id, brand, mpn, model, serial_number, category, status, purchase_date, country, specs, product_id,
     active_calculation_id, total_kg_co2e, production_kg, use_phase_kg, source, created_at, updated_at)
   SELECT asset_id, $3::uuid, brand, mpn, model, $4 || lpad(n::text, 7, '0'), category, s::"AssetStatus", d, country, '{}'::jsonb, product_id,
-    calc_id, total, production, use_phase, 'seed-demo', now(), now()
+    calc_id, total_kg_co2e, production_kg, use_phase_kg, 'seed-demo', now(), now()
   FROM src
   RETURNING 1
 ),
 k AS (
-  INSERT INTO calculations (id, org_id, asset_id, api_key_id, kind, engine_version, country, category, product_id, confidence,
-    total_kg_co2e, production_kg, transport_kg, use_phase_kg, end_of_life_kg, inputs, result, grid_factor_id, created_at)
-  SELECT calc_id, $3::uuid, asset_id, NULL, 'footprint', engine_version, country, category, product_id, confidence::"Confidence",
-    total, production, transport, use_phase, eol, inputs, result || jsonb_build_object('calculation_id', calc_id), grid_factor_id, now()
-  FROM src
+  ${insertCalculations('src', 'src', {
+    id: 'src.calc_id',
+    org_id: '$3::uuid',
+    asset_id: 'src.asset_id',
+    api_key_id: 'NULL',
+    kind: "'footprint'",
+    result: "src.result || jsonb_build_object('calculation_id', src.calc_id)",
+    created_at: 'now()',
+  })}
   RETURNING 1
 ),
 f AS (
-  INSERT INTO calculation_factors (calculation_id, factor_id, role, org_id)
-  SELECT calc_id, grid_factor_id, 'use_grid', $3::uuid FROM src
+  ${insertCalculationFactors("SELECT calc_id, grid_factor_id, 'use_grid', $3::uuid FROM src")}
   RETURNING 1
 )
 SELECT (SELECT count(*) FROM a)::int AS assets, (SELECT count(*) FROM k)::int AS calculations`;
@@ -220,11 +207,8 @@ export async function seedDemo(
       grid_factor_id: factor.id,
       confidence: response.methodology.confidence,
       engine_version: response.methodology.engine_version,
-      total: response.total_kg_co2e,
-      production: response.breakdown.production_kg,
-      transport: response.breakdown.transport_kg,
-      use_phase: response.breakdown.use_phase_kg,
-      eol: response.breakdown.end_of_life_kg,
+      total_kg_co2e: response.total_kg_co2e,
+      ...response.breakdown,
       inputs: { ...query, seed_demo: true },
       result: { ...response, calculation_id: undefined },
     });

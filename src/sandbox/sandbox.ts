@@ -2,6 +2,7 @@ import { v5 as uuidv5 } from 'uuid';
 import { withSession, type Database } from '../db/database.ts';
 import { withAdvisoryLock } from '../db/migrate.ts';
 import { seedDemo, type SeedDemoOptions } from '../assets/seed-demo.ts';
+import { insertCalculationFactors, insertCalculations } from '../footprint/calculation-writer.ts';
 
 /**
  * svc_test_ keys never reach real data (spec 5.1: test keys return sandbox data). A test key of an
@@ -38,16 +39,17 @@ a AS (
   RETURNING 1
 ),
 k AS (
-  INSERT INTO calculations (id, org_id, asset_id, api_key_id, kind, engine_version, country, category, product_id, confidence,
-    total_kg_co2e, production_kg, transport_kg, use_phase_kg, end_of_life_kg, inputs, result, grid_factor_id, created_at)
-  SELECT src.new_calc_id, $2::uuid, src.new_asset_id, NULL, c.kind, c.engine_version, c.country, c.category, c.product_id, c.confidence,
-    c.total_kg_co2e, c.production_kg, c.transport_kg, c.use_phase_kg, c.end_of_life_kg, c.inputs,
-    c.result || jsonb_build_object('calculation_id', src.new_calc_id), c.grid_factor_id, now()
-  FROM src JOIN calculations c ON c.id = src.active_calculation_id
+  ${insertCalculations('src JOIN calculations c ON c.id = src.active_calculation_id', 'c', {
+    id: 'src.new_calc_id',
+    org_id: '$2::uuid',
+    asset_id: 'src.new_asset_id',
+    api_key_id: 'NULL',
+    result: "c.result || jsonb_build_object('calculation_id', src.new_calc_id)",
+    created_at: 'now()',
+  })}
 ),
 f AS (
-  INSERT INTO calculation_factors (calculation_id, factor_id, role, org_id)
-  SELECT src.new_calc_id, cf.factor_id, cf.role, $2::uuid FROM src JOIN calculation_factors cf ON cf.calculation_id = src.active_calculation_id
+  ${insertCalculationFactors('SELECT src.new_calc_id, cf.factor_id, cf.role, $2::uuid FROM src JOIN calculation_factors cf ON cf.calculation_id = src.active_calculation_id')}
 )
 SELECT (SELECT count(*) FROM a)::int AS assets`;
 
