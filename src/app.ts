@@ -4,8 +4,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { GraphQLError, ValidationContext } from 'graphql';
 import { schema } from './graphql/schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
-import type { Caller } from './auth/caller.ts';
-import { useAccessControl } from './auth/access-plugin.ts';
+import { currentCaller, useAccessControl } from './auth/access-plugin.ts';
 import { FootprintFastPath } from './footprint/fast-path.ts';
 import { useErrorBodies } from './errors/render.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
@@ -150,9 +149,8 @@ export function createApp(services: Services): App {
     logging: false,
     maskedErrors: { maskError: maskGraphQLError },
     context: () => {
-      const state = currentRequest();
       // Access control (useAccessControl) has authenticated every metered request before execution.
-      const caller: Caller = state?.caller ?? { kind: 'anonymous', ip: state?.ip ?? 'unknown', plan: 'free' };
+      const caller = currentCaller();
       // GraphQL and every REST route alike: a test key's caller already names its sandbox (src/auth/caller.ts).
       return { prisma: services.scopes.forCaller(caller), services, caller };
     },

@@ -1,4 +1,5 @@
 import { requireOrgContext } from '../auth/caller.ts';
+import { currentCaller } from '../auth/access-plugin.ts';
 import { nextMinuteBoundary } from '../auth/quota/index.ts';
 import { RateLimitError, invalidParameter } from '../errors/api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
@@ -80,7 +81,7 @@ export function createWellKnownRouter(services: Services): Router {
  */
 export function createCertificateDownloadRouter(services: Services): Router {
   return new Router(CERTIFICATE_PATH).on('GET', '/', async (request) => {
-    const caller = requireOrgContext(currentRequest()!.caller!);
+    const caller = requireOrgContext(currentCaller());
     const id = new URL(request.url).searchParams.get('id');
     if (id === null) throw invalidParameter('id', 'is required');
     checkText(id, 'id', { maxLength: TEXT_LIMITS.id });

@@ -1,11 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { RateLimitError, forbidden } from '../errors/api-error.ts';
 import { requirePlan } from '../auth/plan-rules.ts';
-import type { Caller } from '../auth/caller.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { readJsonBody } from '../rest/json-body.ts';
-import { countRequest } from '../auth/access-plugin.ts';
+import { countRequest, currentCaller } from '../auth/access-plugin.ts';
 import { Router } from '../rest/router.ts';
 import { renderReportPdf } from '../documents/index.ts';
 import type { Services } from '../services.ts';
@@ -27,7 +26,7 @@ const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type\s*\/Page
 async function createReport(services: Services, request: Request): Promise<Response> {
   const state = currentRequest()!;
   // Access control has authenticated every /v1 request before this router (a caller without a key is anonymous).
-  const caller = requirePlan(state.caller ?? ({ kind: 'anonymous', ip: state.ip, plan: 'free' } satisfies Caller), 'pro', 'POST /v1/report');
+  const caller = requirePlan(currentCaller(), 'pro', 'POST /v1/report');
   // Test keys without organisation context read the shared demo sandbox read-only; a report is recorded, so it needs an organisation.
   if (caller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'Reports need an API key with organisation context');
   const report = reportRequest(await readJsonBody(request, reportBody, { optional: true }));
