@@ -5,6 +5,7 @@ import { RateLimitError, invalidParameter } from '../errors/api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { Router } from '../rest/router.ts';
 import { publicBase } from '../rest/public-url.ts';
+import { wantsJson } from '../rest/accept.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
 import { renderCertificatePdf } from '../documents/index.ts';
 import type { Services } from '../services.ts';
@@ -25,12 +26,6 @@ const VERIFY_HEADERS = {
   'Cache-Control': 'no-store',
   Vary: 'Accept',
 };
-
-/** JSON for clients that ask for it and not for HTML (browsers list text/html first). */
-function wantsJson(request: Request): boolean {
-  const accept = request.headers.get('accept') ?? '';
-  return /application\/json/i.test(accept) && !/text\/html/i.test(accept);
-}
 
 /**
  * GET /verify/:number, public: the verdict on a certificate (valid, altered, revoked, unknown) as an

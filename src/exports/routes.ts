@@ -1,15 +1,13 @@
 import { requireOrgContext } from '../auth/caller.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
 import { publicBase } from '../rest/public-url.ts';
+import { wantsJson } from '../rest/accept.ts';
 import { REST_BASE } from '../kernel/paths.ts';
 import { Router } from '../rest/router.ts';
 import type { Services } from '../services.ts';
 import { exportDownload } from './jobs.ts';
 
 export const EXPORT_JOBS_PATH = `${REST_BASE}/org/export/jobs`;
-
-/** Asked for JSON by name (`Accept: application/json`); browsers and curl, which accept anything, get the redirect. */
-const wantsJson = (request: Request) => /(^|,)\s*application\/json\s*(;|,|$)/i.test(request.headers.get('accept') ?? '');
 
 /** The download answers a 302 or JSON by the Accept header, which SOFA cannot express; mounted after access control for the caller. */
 export function createExportDownloadRouter(services: Services): Router {
