@@ -61,7 +61,8 @@ export async function countRequest(services: Pick<AccessServices, 'quota' | 'met
       decision.exceeded === 'minute' ? 'RATE_LIMITED_MINUTE' : 'RATE_LIMITED_DAY',
       `The ${window} limit of ${limit} requests of the ${decision.plan} plan is used up; retry after ${decision.retryAfterSeconds} s.`,
       decision.retryAfterSeconds ?? 1,
-      {},
+      // Its window's headers are the ones set above for every metered answer (rateLimitHeaders).
+      undefined,
     );
   }
 }

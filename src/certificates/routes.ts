@@ -42,11 +42,7 @@ export function createVerifyRouter(services: Services): Router {
         'RATE_LIMITED_VERIFY',
         `At most ${VERIFY_LOOKUPS_PER_MINUTE} certificate verifications a minute from one address; retry after ${wait} s.`,
         wait,
-        {
-          'X-RateLimit-Limit': String(VERIFY_LOOKUPS_PER_MINUTE),
-          'X-RateLimit-Remaining': '0',
-          'X-RateLimit-Reset': String(Math.floor(nextMinuteBoundary(new Date()).getTime() / 1000)),
-        },
+        { limit: VERIFY_LOOKUPS_PER_MINUTE, reset: Math.floor(nextMinuteBoundary(new Date()).getTime() / 1000) },
       );
     }
     // The public check reads across organisations by number: the one unscoped read of certificates.
