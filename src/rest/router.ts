@@ -6,6 +6,7 @@ import type { RouteMatch, RouteTable } from '../kernel/routes.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
 
 export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response> | Response;
+
 /**
  * A path parameter, percent-decoded and held to the text rules (identifiers: TEXT_LIMITS.id).
  * Bad encoding (`%ZZ`, invalid UTF-8) is the caller's error, a 400 naming the parameter.
