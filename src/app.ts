@@ -4,11 +4,9 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { GraphQLError, ValidationContext } from 'graphql';
 import { schema } from './graphql/schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
-import type { Caller } from './auth/caller.ts';
-import { useAccessControl } from './auth/access-plugin.ts';
+import { currentCaller, useAccessControl } from './auth/access-plugin.ts';
 import { FootprintFastPath } from './footprint/fast-path.ts';
-import { ApiError } from './errors/api-error.ts';
-import { errorResponse, useErrorBodies } from './errors/render.ts';
+import { useErrorBodies } from './errors/render.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
 import { useApprovedOperations } from './graphql/approved-operations.ts';
 import { useValidationErrorCodes } from './graphql/validation-codes.ts';
@@ -19,7 +17,9 @@ import { restRoutes, useRest } from './rest/rest-plugin.ts';
 import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from './kernel/paths.ts';
 import { useReasonPhrases } from './rest/reason-phrase.ts';
 import { useRequestLimits } from './validation/request-limits.ts';
-import { RouteLabels, useRequestMetrics } from './observability/metrics.ts';
+import { useRequestMetrics } from './observability/metrics.ts';
+import { RouteTable, useRouteNotFound, useRouting } from './kernel/routes.ts';
+import { useMountedRouter, type Router } from './rest/router.ts';
 import { createMetricsRouter } from './admin/metrics-route.ts';
 import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
@@ -32,7 +32,6 @@ import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/rout
 import { createExportFileRouter } from './exports/storage/index.ts';
 import { createExploreRouter } from './explore/routes.ts';
 import { graphiqlOptions, renderGraphiQLPage, useGraphiQLPageHeaders } from './explore/graphiql.ts';
-import type { Router } from './rest/router.ts';
 import type { Services } from './services.ts';
 import { SERVICE_VERSION } from './version.ts';
 
@@ -84,11 +83,13 @@ const introspectionDepthLimit = {
 
 export function createApp(services: Services): App {
   const fastPath = new FootprintFastPath(services);
-  // Metrics label requests by route pattern: the system paths, SOFA's routes, and each mounted router's.
-  const routes = new RouteLabels(['/healthz', '/readyz', GRAPHQL_PATH, OPENAPI_PATH, ...Object.values(restRoutes(schema)).map((r) => `${REST_BASE}${r.path}`)]);
-  const mount: typeof useMountedRouter = (router, ...options) => {
-    routes.add(router.paths);
-    return useMountedRouter(router, ...options);
+  // Every route of the service: the system routes, SOFA's, and each mounted router's (declared as it is mounted).
+  const routes = new RouteTable().add('GET', '/healthz').add('GET', '/readyz').add('GET', OPENAPI_PATH);
+  for (const method of ['GET', 'POST']) routes.add(method, GRAPHQL_PATH);
+  for (const route of Object.values(restRoutes(schema))) routes.add(route.method, `${REST_BASE}${route.path}`, { owner: 'sofa' });
+  const mount = (router: Router) => {
+    router.declareIn(routes);
+    return useMountedRouter(router);
   };
   const handling = new Set<ServerResponse>();
   const whenSettled: ((settled: boolean) => void)[] = [];
@@ -148,21 +149,22 @@ export function createApp(services: Services): App {
     logging: false,
     maskedErrors: { maskError: maskGraphQLError },
     context: () => {
-      const state = currentRequest();
       // Access control (useAccessControl) has authenticated every metered request before execution.
-      const caller: Caller = state?.caller ?? { kind: 'anonymous', ip: state?.ip ?? 'unknown', plan: 'free' };
+      const caller = currentCaller();
       // GraphQL and every REST route alike: a test key's caller already names its sandbox (src/auth/caller.ts).
       return { prisma: services.scopes.forCaller(caller), services, caller };
     },
     plugins: [
+      // Which route the request is, looked up once: every stage below reads it from the request state.
+      useRouting(routes),
       useRequestLifecycle(),
-      useRequestMetrics(services.metrics, routes),
+      useRequestMetrics(services.metrics),
       useRequestLimits({ restBase: REST_BASE }),
       useErrorBodies(GRAPHQL_PATH),
       useSystemRoutes(app),
       useGraphiQLPageHeaders(GRAPHQL_PATH),
       // The landing answers of / and /v1, the API reference at /v1/docs: open pages, before access control.
-      mount(createExploreRouter(services), undefined, { onlyItsRoutes: true }),
+      mount(createExploreRouter(services)),
       mount(createAdminRouter(services)),
       mount(createMetricsRouter(services)),
       mount(createConsoleRouter(services)),
@@ -174,14 +176,14 @@ export function createApp(services: Services): App {
       useODataBasicCredentials(),
       // A report counts itself once accepted: a refused report is the one request users must not pay for.
       useAccessControl(services, { graphqlEndpoint: GRAPHQL_PATH, countedByRoute: [REPORT_PATH] }),
-      // After access control (key, quota); GET only: POST /v1/certificate is SOFA's.
-      mount(createCertificateDownloadRouter(services), ['GET']),
+      // After access control (key, quota); its route is GET only: POST /v1/certificate is SOFA's.
+      mount(createCertificateDownloadRouter(services)),
       // POST /v1/report answers a PDF body, which SOFA (JSON only) cannot; after access control (key, quota).
       mount(createReportRouter(services)),
       // OData for BI tools: after access control (key, also as HTTP Basic on these paths; quota).
       mount(createODataRouter(services)),
       // The export download answers 302 or JSON by Accept; the job routes beside it are SOFA's.
-      mount(createExportDownloadRouter(services), undefined, { onlyItsRoutes: true }),
+      mount(createExportDownloadRouter(services)),
       fastPath.plugin(),
       useRest(
         {
@@ -191,6 +193,7 @@ export function createApp(services: Services): App {
             'Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. ' +
             'Errors use the ApiError body {error, code, details}; 429 uses {error, code, message, retry_after_seconds}. GraphQL at /v1/graphql.',
         },
+        routes,
         { ...REPORT_OPENAPI_PATHS, ...EXPORT_OPENAPI_PATHS },
       ),
       ...useApprovedOperations(services.approvedOperations),
@@ -199,7 +202,8 @@ export function createApp(services: Services): App {
       EnvelopArmorPlugin(armorLimits),
       EnvelopArmorPlugin(introspectionDepthLimit),
       useCostLimit(GRAPHQL_PATH),
-      useNotFound(),
+      // The one 404 and 405: whatever no stage above answered (GraphQL's endpoint is Yoga's own).
+      useRouteNotFound(routes, { except: [GRAPHQL_PATH] }),
       // Last: names the status of whichever response the plugins above settled on.
       useReasonPhrases(),
     ],
@@ -284,33 +288,6 @@ function useSystemRoutes(app: App): Plugin {
         app.services.log.warn({ err: error }, 'readiness check failed');
         endResponse(Response.json({ status: 'unavailable', database: app.services.db.kind }, { status: 503 }));
       }
-    },
-  };
-}
-
-/**
- * Mounts a hand-written router under its base path; with `methods`, only for those (the path's other methods go on to SOFA);
- * with `onlyItsRoutes`, only for the paths of its routes (SOFA serves the others under the same base).
- */
-export function useMountedRouter(router: Router, methods?: readonly string[], { onlyItsRoutes = false } = {}): Plugin {
-  return {
-    async onRequest({ request, url, endResponse }) {
-      if (methods && !methods.includes(request.method)) return;
-      if (onlyItsRoutes ? router.matches(url.pathname) : url.pathname === router.base || url.pathname.startsWith(`${router.base}/`)) {
-        endResponse(await router.fetch(request));
-      }
-    },
-  };
-}
-
-const routeNotFound = (request: Request, url: URL) =>
-  errorResponse([new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', `${request.method} ${url.pathname} is not a route of this API`)]);
-
-/** Anything not handled above and not the GraphQL endpoint is a JSON 404. */
-function useNotFound(): Plugin {
-  return {
-    onRequest({ request, url, endResponse }) {
-      if (url.pathname !== GRAPHQL_PATH) endResponse(routeNotFound(request, url));
     },
   };
 }

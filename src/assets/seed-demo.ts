@@ -18,7 +18,7 @@ import { CatalogueService } from '../catalogue/service.ts';
 import { CalculationWriter, calculationRecordset, insertCalculationFactors, insertCalculations, type CalculationColumn, type CalculationRow } from '../footprint/calculation-writer.ts';
 import { FootprintService } from '../footprint/service.ts';
 import { createLogger } from '../observability/logger.ts';
-import type { Caller } from '../auth/caller.ts';
+import { anonymousCaller } from '../auth/caller.ts';
 import { notFound, invalidParameter } from '../errors/api-error.ts';
 import type { AssetStatus } from './status.ts';
 
@@ -158,7 +158,7 @@ export async function seedDemo(
 
   const { reference, footprint } = options.services ?? (await footprintService(prisma));
   // Anonymous: nothing is recorded by the service; this function writes the calculations itself.
-  const anonymous: Caller = { kind: 'anonymous', ip: 'seed-demo', plan: 'free' };
+  const anonymous = anonymousCaller('seed-demo');
 
   const categories = Object.keys(CATEGORY_WEIGHTS);
   const products = await prisma.product.findMany({

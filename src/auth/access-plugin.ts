@@ -3,7 +3,7 @@ import { RateLimitError, unauthorized } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import { authenticate, type Caller, type KeyStore } from './caller.ts';
+import { anonymousCaller, authenticate, type Caller, type KeyStore } from './caller.ts';
 import { rateLimitHeaders, type QuotaService, type QuotaSubject } from './quota/index.ts';
 import { DOCS_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
@@ -12,6 +12,15 @@ declare module '../observability/request-context.ts' {
     /** Who is calling, set by access control for metered routes. */
     caller?: Caller;
   }
+}
+
+/**
+ * Who is calling the request being served: the caller access control authenticated, or, where it did
+ * not run (routes outside /v1) or found no key, the anonymous caller of the client's address.
+ */
+export function currentCaller(): Caller {
+  const state = currentRequest();
+  return state?.caller ?? anonymousCaller(state?.ip ?? 'unknown');
 }
 
 /** Routes of the product API that are authenticated and counted: everything under /v1 but its documentation. */
@@ -52,7 +61,8 @@ export async function countRequest(services: Pick<AccessServices, 'quota' | 'met
       decision.exceeded === 'minute' ? 'RATE_LIMITED_MINUTE' : 'RATE_LIMITED_DAY',
       `The ${window} limit of ${limit} requests of the ${decision.plan} plan is used up; retry after ${decision.retryAfterSeconds} s.`,
       decision.retryAfterSeconds ?? 1,
-      {},
+      // Its window's headers are the ones set above for every metered answer (rateLimitHeaders).
+      undefined,
     );
   }
 }

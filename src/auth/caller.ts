@@ -30,6 +30,9 @@ export type Caller =
 
 export type KeyCaller = Extract<Caller, { kind: 'key' }>;
 
+/** A caller without a key: counted by its address at the free plan's limits, on open routes only. */
+export const anonymousCaller = (ip: string): Caller => ({ kind: 'anonymous', ip, plan: 'free' });
+
 interface CachedKey {
   caller: Omit<KeyCaller, 'ip'> | null;
   revoked: boolean;
@@ -92,7 +95,7 @@ export class KeyStore {
  * present must carry a valid, unrevoked key, on every route: a bad key is never silently anonymous.
  */
 export async function authenticate(authorization: string | null, ip: string, keys: KeyStore): Promise<Caller> {
-  if (authorization === null || authorization.trim() === '') return { kind: 'anonymous', ip, plan: 'free' };
+  if (authorization === null || authorization.trim() === '') return anonymousCaller(ip);
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   if (!match) throw unauthorized('INVALID_AUTHORIZATION', 'Authorization header must be "Bearer <API key>"');
   const key = match[1]!;

@@ -1,9 +1,11 @@
 import { requireOrgContext } from '../auth/caller.ts';
+import { currentCaller } from '../auth/access-plugin.ts';
 import { nextMinuteBoundary } from '../auth/quota/index.ts';
 import { RateLimitError, invalidParameter } from '../errors/api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { Router } from '../rest/router.ts';
 import { publicBase } from '../rest/public-url.ts';
+import { wantsJson } from '../rest/accept.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
 import { renderCertificatePdf } from '../documents/index.ts';
 import type { Services } from '../services.ts';
@@ -25,12 +27,6 @@ const VERIFY_HEADERS = {
   Vary: 'Accept',
 };
 
-/** JSON for clients that ask for it and not for HTML (browsers list text/html first). */
-function wantsJson(request: Request): boolean {
-  const accept = request.headers.get('accept') ?? '';
-  return /application\/json/i.test(accept) && !/text\/html/i.test(accept);
-}
-
 /**
  * GET /verify/:number, public: the verdict on a certificate (valid, altered, revoked, unknown) as an
  * HTML page, or as JSON with Accept: application/json. Outside /v1: no key, no request quota; its own
@@ -46,11 +42,7 @@ export function createVerifyRouter(services: Services): Router {
         'RATE_LIMITED_VERIFY',
         `At most ${VERIFY_LOOKUPS_PER_MINUTE} certificate verifications a minute from one address; retry after ${wait} s.`,
         wait,
-        {
-          'X-RateLimit-Limit': String(VERIFY_LOOKUPS_PER_MINUTE),
-          'X-RateLimit-Remaining': '0',
-          'X-RateLimit-Reset': String(Math.floor(nextMinuteBoundary(new Date()).getTime() / 1000)),
-        },
+        { limit: VERIFY_LOOKUPS_PER_MINUTE, reset: Math.floor(nextMinuteBoundary(new Date()).getTime() / 1000) },
       );
     }
     // The public check reads across organisations by number: the one unscoped read of certificates.
@@ -80,7 +72,7 @@ export function createWellKnownRouter(services: Services): Router {
  */
 export function createCertificateDownloadRouter(services: Services): Router {
   return new Router(CERTIFICATE_PATH).on('GET', '/', async (request) => {
-    const caller = requireOrgContext(currentRequest()!.caller!);
+    const caller = requireOrgContext(currentCaller());
     const id = new URL(request.url).searchParams.get('id');
     if (id === null) throw invalidParameter('id', 'is required');
     checkText(id, 'id', { maxLength: TEXT_LIMITS.id });

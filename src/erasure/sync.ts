@@ -88,7 +88,7 @@ const syncInProgress = (retryAfterSeconds: number) =>
     'ERASURE_SYNC_IN_PROGRESS',
     'Another erasure sync of this organisation is running; only one runs at a time. Try again when it has finished (its reports are then skipped).',
     retryAfterSeconds,
-    { 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + retryAfterSeconds) },
+    { limit: 1, reset: Math.ceil(Date.now() / 1000) + retryAfterSeconds },
   );
 
 /** Filters and where to start: from the request, or from the run a continuation names. */

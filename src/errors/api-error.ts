@@ -26,12 +26,24 @@ export class ApiError extends GraphQLError {
   }
 }
 
-/** 429: the spec gives rate limiting its own body {error, message, retry_after_seconds}; `code` names which limit. */
+/** The allowance that refused a request: how many it allows, and when it resets (Unix seconds). */
+export interface RefusingWindow {
+  limit: number;
+  reset: number;
+}
+
+/**
+ * 429: the spec gives rate limiting its own body {error, message, retry_after_seconds}; `code` names which limit.
+ * Its headers are the spec's for every 429: Retry-After, and X-RateLimit-Limit, -Remaining (0) and -Reset of
+ * the refusing `window` (the request quota passes none: the pipeline sets its own window's headers);
+ * `headers` adds a route's own.
+ */
 export class RateLimitError extends ApiError {
   readonly retryAfterSeconds: number;
 
-  constructor(code: string, message: string, retryAfterSeconds: number, headers: Record<string, string>) {
-    super(429, code, 'Rate limit exceeded', message, { ...headers, 'Retry-After': String(retryAfterSeconds) });
+  constructor(code: string, message: string, retryAfterSeconds: number, window: RefusingWindow | undefined, headers: Record<string, string> = {}) {
+    const windowHeaders = window && { 'X-RateLimit-Limit': String(window.limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(window.reset) };
+    super(429, code, 'Rate limit exceeded', message, { ...headers, ...windowHeaders, 'Retry-After': String(retryAfterSeconds) });
     this.retryAfterSeconds = retryAfterSeconds;
   }
 

@@ -1,8 +1,8 @@
-import { ApiError } from '../errors/api-error.ts';
 import { escapeHtml, pagePolicy } from '../rest/html.ts';
 import { publicBase } from '../rest/public-url.ts';
 import { DOCS_PATH, GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 import { Router } from '../rest/router.ts';
+import { routeNotFound } from '../kernel/routes.ts';
 import { CONSOLE_BASE } from '../console/routes.ts';
 import type { Services } from '../services.ts';
 import { SERVICE_NAME, SERVICE_VERSION } from '../version.ts';
@@ -78,7 +78,7 @@ export function createExploreRouter(services: Services): Router {
     .on('GET', DOCS_PATH, () => html(referencePage(), REFERENCE_POLICY))
     .on('GET', `${DOCS_PATH}/assets/:name`, async (request, { name }) => {
       const response = await assetResponse(name!, request);
-      if (!response) throw new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', `${DOCS_PATH}/assets/${name} is not a file of the documentation pages`);
+      if (!response) throw routeNotFound(request.method, `${DOCS_PATH}/assets/${name}`, `${DOCS_PATH}/assets/${name} is not a file of the documentation pages`);
       return response;
     });
 }

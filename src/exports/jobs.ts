@@ -94,7 +94,7 @@ function tooManyActive(activeId: string): RateLimitError {
     'TOO_MANY_ACTIVE_EXPORTS',
     `Export ${activeId} of this organisation is still pending or processing; only one export may be active at a time.`,
     ACTIVE_RETRY_SECONDS,
-    { 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.ceil(Date.now() / 1000) + ACTIVE_RETRY_SECONDS) },
+    { limit: 1, reset: Math.ceil(Date.now() / 1000) + ACTIVE_RETRY_SECONDS },
   );
 }
 
@@ -106,7 +106,7 @@ function tooFrequent(caller: KeyCaller, last: Date, now: Date): RateLimitError {
     'EXPORT_TOO_FREQUENT',
     `The ${caller.plan} plan allows one export every ${humanInterval(interval)}; the last one was submitted at ${last.toISOString()}. Next export possible in ${retryAfter} s.`,
     retryAfter,
-    { 'X-RateLimit-Limit': '1', 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(Math.ceil(allowedAt / 1000)) },
+    { limit: 1, reset: Math.ceil(allowedAt / 1000) },
   );
 }
 

@@ -1,6 +1,7 @@
-import { requireOrgContext, type Caller } from '../auth/caller.ts';
-import { currentRequest } from '../observability/request-context.ts';
+import { requireOrgContext } from '../auth/caller.ts';
+import { currentCaller } from '../auth/access-plugin.ts';
 import { publicBase } from '../rest/public-url.ts';
+import { wantsJson } from '../rest/accept.ts';
 import { REST_BASE } from '../kernel/paths.ts';
 import { Router } from '../rest/router.ts';
 import type { Services } from '../services.ts';
@@ -8,14 +9,10 @@ import { exportDownload } from './jobs.ts';
 
 export const EXPORT_JOBS_PATH = `${REST_BASE}/org/export/jobs`;
 
-/** Asked for JSON by name (`Accept: application/json`); browsers and curl, which accept anything, get the redirect. */
-const wantsJson = (request: Request) => /(^|,)\s*application\/json\s*(;|,|$)/i.test(request.headers.get('accept') ?? '');
-
 /** The download answers a 302 or JSON by the Accept header, which SOFA cannot express; mounted after access control for the caller. */
 export function createExportDownloadRouter(services: Services): Router {
   return new Router(EXPORT_JOBS_PATH, { 'Cache-Control': 'no-store' }).on('GET', '/:id/download', async (request, { id }) => {
-    const state = currentRequest()!;
-    const caller = requireOrgContext(state.caller ?? ({ kind: 'anonymous', ip: state.ip, plan: 'free' } satisfies Caller));
+    const caller = requireOrgContext(currentCaller());
     const download = await exportDownload(
       { prisma: services.scopes.forCaller(caller), caller, storage: services.exportStorage, base: publicBase(request, services.config) },
       id!,

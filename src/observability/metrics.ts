@@ -98,7 +98,7 @@ export class Metrics {
     return this.registry.metrics();
   }
 
-  /** Counts an answered request; `route` is its pattern (RouteLabels), never the raw path. */
+  /** Counts an answered request; `route` is its pattern (the route table's), never the raw path. */
   observeRequest(method: string, route: string, status: number, startedAt: number): void {
     const labels = { method: METHODS.has(method) ? method : 'other', route, status: String(status) };
     this.requests.inc(labels);
@@ -137,40 +137,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/**
- * Maps a request path to the pattern of its route (`/v1/org/export/jobs/:id`), so that metric labels
- * stay as few as the routes whatever ids the paths carry; a path of no route is UNMATCHED_ROUTE.
- * Exact paths win over patterns with parameters (`/v1/assets/csv` before `/v1/assets/:id`).
- */
-export class RouteLabels {
-  private readonly exact = new Map<string, string>();
-  private readonly withParams: { pattern: RegExp; route: string }[] = [];
-
-  constructor(routes: Iterable<string> = []) {
-    this.add(routes);
-  }
-
-  add(routes: Iterable<string>): void {
-    for (const route of routes) {
-      if (!route.includes('/:')) this.exact.set(route, route);
-      else if (!this.withParams.some((r) => r.route === route)) {
-        const source = route.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:\w+/g, '[^/]+');
-        this.withParams.push({ pattern: new RegExp(`^${source}$`), route });
-      }
-    }
-  }
-
-  label(pathname: string): string {
-    return this.exact.get(pathname) ?? this.withParams.find((r) => r.pattern.test(pathname))?.route ?? UNMATCHED_ROUTE;
-  }
-}
-
-/** Counts every response of the Yoga pipeline (the footprint fast path counts its own). */
-export function useRequestMetrics(metrics: Metrics, routes: RouteLabels): Plugin {
+/** Counts every response of the Yoga pipeline (the footprint fast path counts its own), labelled by its route's pattern (useRouting). */
+export function useRequestMetrics(metrics: Metrics): Plugin {
   return {
     onResponse({ request, response }) {
       const state = currentRequest();
-      if (state) metrics.observeRequest(request.method, routes.label(new URL(request.url).pathname), response.status, state.startedAt);
+      if (state) metrics.observeRequest(request.method, state.route?.pattern ?? UNMATCHED_ROUTE, response.status, state.startedAt);
     },
   };
 }

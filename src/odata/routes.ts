@@ -4,10 +4,10 @@
  * Mounted after access control, which has authenticated the key (Bearer, or Basic on these paths:
  * basic-auth.ts) and counted the request against the quota.
  */
-import type { Caller, KeyCaller } from '../auth/caller.ts';
+import type { KeyCaller } from '../auth/caller.ts';
+import { currentCaller } from '../auth/access-plugin.ts';
 import { requireBiAccess } from '../auth/plan-rules.ts';
 import { ApiError, forbidden } from '../errors/api-error.ts';
-import { currentRequest } from '../observability/request-context.ts';
 import { publicBase } from '../rest/public-url.ts';
 import { Router } from '../rest/router.ts';
 import type { Services } from '../services.ts';
@@ -42,11 +42,9 @@ export function createODataRouter(services: Services): Router {
     });
 }
 
-const ANONYMOUS: Caller = { kind: 'anonymous', ip: 'unknown', plan: 'free' };
-
 /** Spec 5.7: 401 without a key, 402 without bi_enabled, 403 below enterprise. The 401 also invites Basic, which BI tools then offer. */
 function biCaller(): KeyCaller {
-  const caller = currentRequest()?.caller ?? ANONYMOUS;
+  const caller = currentCaller();
   if (caller.kind !== 'key') {
     throw new ApiError(401, 'MISSING_API_KEY', 'Unauthorized', 'OData needs an API key: Authorization: Bearer <key>, or HTTP Basic with the key as the password', {
       'WWW-Authenticate': 'Bearer realm="v1", Basic realm="OData", charset="UTF-8"',

@@ -1,11 +1,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { RateLimitError, forbidden } from '../errors/api-error.ts';
 import { requirePlan } from '../auth/plan-rules.ts';
-import type { Caller } from '../auth/caller.ts';
-import { currentRequest } from '../observability/request-context.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { readJsonBody } from '../rest/json-body.ts';
-import { countRequest } from '../auth/access-plugin.ts';
+import { countRequest, currentCaller } from '../auth/access-plugin.ts';
 import { Router } from '../rest/router.ts';
 import { renderReportPdf } from '../documents/index.ts';
 import type { Services } from '../services.ts';
@@ -25,9 +23,8 @@ export function createReportRouter(services: Services): Router {
 const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
 
 async function createReport(services: Services, request: Request): Promise<Response> {
-  const state = currentRequest()!;
   // Access control has authenticated every /v1 request before this router (a caller without a key is anonymous).
-  const caller = requirePlan(state.caller ?? ({ kind: 'anonymous', ip: state.ip, plan: 'free' } satisfies Caller), 'pro', 'POST /v1/report');
+  const caller = requirePlan(currentCaller(), 'pro', 'POST /v1/report');
   // Test keys without organisation context read the shared demo sandbox read-only; a report is recorded, so it needs an organisation.
   if (caller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'Reports need an API key with organisation context');
   const report = reportRequest(await readJsonBody(request, reportBody, { optional: true }));
@@ -39,14 +36,13 @@ async function createReport(services: Services, request: Request): Promise<Respo
   const allowanceHeaders = { 'X-Report-Limit': String(allowance.limit), 'X-Report-Remaining': String(allowance.remaining), 'X-Report-Reset': String(allowance.reset) };
   if (!allowance.allowed) {
     services.metrics.quotaRefused(caller.plan, 'monthly_reports');
-    // The refusing window is the month: the X-RateLimit-* headers of the request pipeline describe it on this answer.
-    const limitHeaders = { 'X-RateLimit-Limit': String(allowance.limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(allowance.reset) };
-    for (const [name, value] of Object.entries(limitHeaders)) state.responseHeaders.set(name, value);
+    // The refusing window is the month: its X-RateLimit-* headers replace the request quota's on this answer.
     throw new RateLimitError(
       'REPORT_LIMIT_REACHED',
       `The monthly limit of ${allowance.limit} reports of the ${caller.plan} plan is used up; it resets at the start of the next UTC month, in ${allowance.retryAfterSeconds} s.`,
       allowance.retryAfterSeconds ?? 1,
-      { ...allowanceHeaders, ...limitHeaders },
+      { limit: allowance.limit, reset: allowance.reset },
+      allowanceHeaders,
     );
   }
 

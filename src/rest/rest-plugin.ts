@@ -5,8 +5,9 @@ type Maybe<T> = T | null | undefined;
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { useSofa } from 'sofa-api';
 import type { RestRoute } from '../graphql/builder.ts';
-import { ApiError } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
+import { currentRequest } from '../observability/request-context.ts';
+import { openApiPath, type RouteTable } from '../kernel/routes.ts';
 import { checkRestArguments, normalizeEnumInputs } from './arguments.ts';
 import { setAsideRefusedItems } from './item-refusals.ts';
 import { addOpenApiLimits } from '../validation/input-limits.ts';
@@ -30,23 +31,20 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
   return rest;
 }
 
-/** Each REST route's pattern and top-level arguments, to check them before SOFA parses them (checkRestArguments). */
+/** Each REST route's path parameters and top-level arguments by `METHOD /v1/pattern`, to check them before SOFA parses them (checkRestArguments). */
 interface RouteArguments {
-  method: string;
-  pattern: RegExp;
   pathParams: ReadonlySet<string>;
   args: readonly GraphQLArgument[];
 }
 
-function routeArguments(schema: GraphQLSchema): RouteArguments[] {
-  const routes: RouteArguments[] = [];
+function routeArguments(schema: GraphQLSchema): Map<string, RouteArguments> {
+  const routes = new Map<string, RouteArguments>();
   for (const root of [schema.getQueryType(), schema.getMutationType()]) {
     for (const field of Object.values(root?.getFields() ?? {})) {
       const route = restRouteOf(field);
       if (!route) continue;
-      const pattern = new RegExp(`^${REST_BASE}${route.path.replace(/:\w+/g, '[^/]+')}$`);
       const pathParams = new Set([...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!));
-      routes.push({ method: route.method, pattern, pathParams, args: field.args });
+      routes.set(`${route.method} ${REST_BASE}${route.path}`, { pathParams, args: field.args });
     }
   }
   return routes;
@@ -65,7 +63,7 @@ function fieldsByOpenApiPath(schema: GraphQLSchema): Map<string, GraphQLField<un
   for (const root of [schema.getQueryType(), schema.getMutationType()]) {
     for (const field of Object.values(root?.getFields() ?? {})) {
       const route = restRouteOf(field);
-      if (route) fields.set(`${route.method} ${route.path.replace(/:(\w+)/g, '{$1}')}`, field);
+      if (route) fields.set(`${route.method} ${openApiPath(route.path)}`, field);
     }
   }
   return fields;
@@ -89,14 +87,22 @@ export function restRoutes(schema: GraphQLSchema): Record<string, RestRoute> {
  */
 export function useRest(
   openApiInfo: { title: string; version: string; description: string },
+  /** The service's route table: each hand-written route the document describes must be one of it. */
+  routeTable: RouteTable,
   /** Hand-written routes beside SOFA, documented in the same OpenAPI document. */
   handWrittenPaths: NonNullable<OpenApiDocument['paths']> = {},
 ): Plugin {
+  for (const [path, operations] of Object.entries(handWrittenPaths)) {
+    for (const method of Object.keys(operations)) {
+      if (!routeTable.routes.some((r) => r.method === method.toUpperCase() && openApiPath(r.pattern) === `${REST_BASE}${path}`)) {
+        throw new Error(`OpenAPI documents ${method.toUpperCase()} ${REST_BASE}${path}, which is no route of the service`);
+      }
+    }
+  }
   let sofa: Sofa;
   let getEnveloped: (context: unknown) => Enveloped;
   const envelopedByContext = new WeakMap<object, Enveloped>();
-  const routeMethods = new Map<string, Set<string>>();
-  let argumentsByRoute: RouteArguments[] = [];
+  let argumentsByRoute = new Map<string, RouteArguments>();
   let openApi: { schema: GraphQLSchema; document?: Promise<string> } | undefined;
 
   return {
@@ -107,13 +113,6 @@ export function useRest(
       const routes = restRoutes(schema);
       argumentsByRoute = routeArguments(schema);
       openApi = { schema };
-      routeMethods.clear();
-      for (const route of Object.values(routes)) {
-        const pattern = route.path.replace(/:\w+/g, '[^/]+');
-        const methods = routeMethods.get(pattern) ?? new Set<string>();
-        methods.add(route.method);
-        routeMethods.set(pattern, methods);
-      }
       sofa = useSofa({
         basePath: REST_BASE,
         schema: restSchema(schema),
@@ -146,7 +145,8 @@ export function useRest(
     },
     async onRequest({ request, url, serverContext, endResponse }) {
       if (!url.pathname.startsWith(`${REST_BASE}/`) || url.pathname === GRAPHQL_PATH) return;
-      const route = argumentsByRoute.find((r) => r.method === request.method && r.pattern.test(url.pathname));
+      const matched = currentRequest()?.route?.route;
+      const route = matched && argumentsByRoute.get(`${matched.method} ${matched.pattern}`);
       if (route) {
         try {
           checkRestArguments(route.args, route.pathParams, url, await jsonBody(request));
@@ -165,19 +165,8 @@ export function useRest(
         return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }
       const response = await sofa.handleRequest(request, serverContext as never);
-      // SOFA's router answers a path it does not know with an empty 404; a 404 with a body is a resolver's answer.
-      if (response && (response.status !== 404 || (await response.clone().text()).length > 0)) return endResponse(response);
-      const subPath = url.pathname.slice(REST_BASE.length);
-      const allowed = [...routeMethods].find(([pattern]) => new RegExp(`^${pattern}$`).test(subPath))?.[1];
-      endResponse(
-        allowed
-          ? errorResponse([
-              new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${request.method} ${url.pathname}: allowed ${[...allowed].join(', ')}`, {
-                Allow: [...allowed].join(', '),
-              }),
-            ])
-          : errorResponse([new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', `${request.method} ${url.pathname} is not a route of this API`)]),
-      );
+      // SOFA's router answers a path it does not know with an empty 404 (left to useRouteNotFound); a 404 with a body is a resolver's answer.
+      if (response && (response.status !== 404 || (await response.clone().text()).length > 0)) endResponse(response);
     },
   };
 }

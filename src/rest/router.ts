@@ -1,15 +1,11 @@
-import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import type { Plugin } from 'graphql-yoga';
+import { invalidParameter } from '../errors/api-error.ts';
 import { errorResponse, toApiError } from '../errors/render.ts';
+import { currentRequest } from '../observability/request-context.ts';
+import type { RouteMatch, RouteTable } from '../kernel/routes.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
 
 export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response> | Response;
-
-interface CompiledRoute {
-  method: string;
-  path: string;
-  pattern: RegExp;
-  handler: RouteHandler;
-}
 
 /**
  * A path parameter, percent-decoded and held to the text rules (identifiers: TEXT_LIMITS.id).
@@ -28,58 +24,53 @@ function decodeParam(name: string, raw: string): string {
 
 /**
  * The hand-written routes beside SOFA (admin API, binary bodies, redirects, 202/409/410
- * contracts): a method + `/path/:param` table with the same 404/405 and error bodies as SOFA.
- * `headers` go on every response of the router, errors included.
+ * contracts): method + `/path/:param` routes under a base path, declared in the service's route
+ * table (RouteTable), which also answers their 404 and 405. `headers` go on every response of the
+ * router, errors included.
  */
 export class Router {
-  private readonly routes: CompiledRoute[] = [];
+  private readonly handlers = new Map<string, RouteHandler>();
 
   constructor(
     readonly base: string,
-    private readonly headers: Record<string, string> = {},
+    readonly headers: Record<string, string> = {},
   ) {}
 
   on(method: string, path: string, handler: RouteHandler): this {
-    const source = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '(?<$1>[^/]+)');
-    this.routes.push({ method, path, pattern: new RegExp(`^${source}$`), handler });
+    this.handlers.set(`${method} ${path === '/' ? this.base || '/' : `${this.base}${path}`}`, handler);
     return this;
   }
 
-  /** The full path patterns of its routes (`/admin/v1/orgs/:id`), e.g. to label metrics by route. */
-  get paths(): string[] {
-    return [...new Set(this.routes.map((r) => (r.path === '/' ? this.base || '/' : `${this.base}${r.path}`)))];
+  /** Declares its routes in the service's route table, as this router's. */
+  declareIn(table: RouteTable): void {
+    for (const key of this.handlers.keys()) {
+      const [method, pattern] = key.split(' ') as [string, string];
+      table.add(method, pattern, { owner: this, headers: this.headers });
+    }
   }
 
-  /** Whether a route of this router (any method) has this path. */
-  matches(pathname: string): boolean {
-    if (pathname !== this.base && !pathname.startsWith(`${this.base}/`)) return false;
-    const path = pathname.slice(this.base.length) || '/';
-    return this.routes.some((r) => r.pattern.test(path));
-  }
-
-  async fetch(request: Request): Promise<Response> {
-    const response = await this.dispatch(request);
+  /** Answers a request whose route (looked up in the route table) is one of this router's. */
+  async fetch(request: Request, match: RouteMatch): Promise<Response> {
+    const { route, params } = match;
+    let response: Response;
+    try {
+      const handler = route && this.handlers.get(`${route.method} ${route.pattern}`);
+      if (!handler) throw new TypeError(`${request.method} ${match.pattern} is not a route of the router at ${this.base}`);
+      response = await handler(request, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeParam(k, v)])));
+    } catch (error) {
+      response = errorResponse([toApiError(error)]);
+    }
     for (const [name, value] of Object.entries(this.headers)) response.headers.set(name, value);
     return response;
   }
+}
 
-  private async dispatch(request: Request): Promise<Response> {
-    const url = new URL(request.url);
-    const path = url.pathname.slice(this.base.length) || '/';
-    const matching = this.routes.filter((r) => r.pattern.test(path));
-    const route = matching.find((r) => r.method === request.method);
-    try {
-      if (!route) {
-        if (matching.length === 0) {
-          throw new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', `${request.method} ${url.pathname} is not a route of this API`);
-        }
-        const allow = [...new Set(matching.map((r) => r.method))].join(', ');
-        throw new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${request.method} ${url.pathname}: allowed ${allow}`, { Allow: allow });
-      }
-      const params = Object.fromEntries(Object.entries(route.pattern.exec(path)?.groups ?? {}).map(([k, v]) => [k, decodeParam(k, v)]));
-      return await route.handler(request, params);
-    } catch (error) {
-      return errorResponse([toApiError(error)]);
-    }
-  }
+/** Serves the router's routes where it stands in the pipeline; every other request goes on. */
+export function useMountedRouter(router: Router): Plugin {
+  return {
+    async onRequest({ request, endResponse }) {
+      const match = currentRequest()?.route;
+      if (match?.route?.owner === router) endResponse(await router.fetch(request, match));
+    },
+  };
 }

@@ -61,6 +61,11 @@ describe('failed admin-token attempts', () => {
     expect(wait).toBeGreaterThanOrEqual(1);
     expect(wait).toBeLessThanOrEqual(60);
     expect(limited.headers.get('retry-after')).toBe(String(wait));
+    // Like every 429: the refusing window (10 failures a minute) and when it resets.
+    expect(limited.headers.get('x-ratelimit-limit')).toBe('10');
+    expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(Number(limited.headers.get('x-ratelimit-reset')) - Date.now() / 1000).toBeGreaterThan(0);
+    expect(Number(limited.headers.get('x-ratelimit-reset')) - Date.now() / 1000).toBeLessThanOrEqual(60);
     expect(await t.app.services.db.prisma.organization.count({ where: { name: 'Guessed' } })).toBe(0);
 
     // Another address keeps working.

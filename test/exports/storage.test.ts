@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { createExportFileRouter, createExportStorage, type ExportStorage } from '../../src/exports/storage/index.ts';
 import { PART_SIZE } from '../../src/exports/storage/s3.ts';
+import { RouteTable, useRouteNotFound } from '../../src/kernel/routes.ts';
 import { startS3rver, type TestS3Server } from './s3-server.ts';
 
 // The storage contract of organisation export archives (issue 11 item 5), run against both stores:
@@ -37,16 +38,21 @@ interface Harness {
 }
 
 /**
- * Serves a router through Yoga and node:http as the app does (src/app.ts useMountedRouter, not imported:
- * the whole app would more than double this file's start-up), so HEAD and streamed bodies take the app's path.
+ * Serves a router through Yoga and node:http as the app does (its route table, the router, the one 404/405;
+ * not the app itself: the whole app would more than double this file's start-up), so HEAD and streamed bodies
+ * take the app's path.
  */
 async function serve(router: ReturnType<typeof createExportFileRouter>): Promise<{ base: string; server: Server }> {
+  const routes = new RouteTable();
+  router.declareIn(routes);
+  // The app keeps the route in the request state (useRouting); outside the app there is none.
   const mount: Plugin = {
     async onRequest({ request, url, endResponse }) {
-      if (url.pathname.startsWith(`${router.base}/`)) endResponse(await router.fetch(request));
+      const match = routes.match(request.method, url.pathname);
+      if (match?.route) endResponse(await router.fetch(request, match));
     },
   };
-  const yoga = createYoga({ schema: createSchema({ typeDefs: 'type Query { ok: Boolean }' }), logging: false, plugins: [mount] });
+  const yoga = createYoga({ schema: createSchema({ typeDefs: 'type Query { ok: Boolean }' }), logging: false, plugins: [mount, useRouteNotFound(routes)] });
   const server = createServer(yoga);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };

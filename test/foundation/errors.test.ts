@@ -44,6 +44,13 @@ describe('error model', () => {
     expect(res.headers.get('allow')).toBe('POST');
   });
 
+  it('lists every method of a path in Allow, whoever answers each (GET /v1/certificate is hand-written, POST is SOFA\'s)', async () => {
+    const res = await t.json('/v1/certificate', { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, POST');
+    expectApiError(res.body, 'METHOD_NOT_ALLOWED');
+  });
+
   it('answers malformed JSON with 400, never 500', async () => {
     const res = await t.json('/admin/v1/orgs', {
       method: 'POST',

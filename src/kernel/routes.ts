@@ -1,0 +1,113 @@
+import type { Plugin } from 'graphql-yoga';
+import { ApiError } from '../errors/api-error.ts';
+import { errorResponse } from '../errors/render.ts';
+import { currentRequest } from '../observability/request-context.ts';
+
+/** A route of the service: a method and a full path pattern (`/v1/assets/:id`, parameters as `:name`). */
+export interface Route {
+  method: string;
+  pattern: string;
+  /** Who answers it (a hand-written router, SOFA); the table only carries it. */
+  owner: unknown;
+  /** Headers the owner puts on every answer of this path, its 405 included. */
+  headers: Readonly<Record<string, string>>;
+}
+
+/** What the route table knows of a request's path: its pattern, and the route of its method if there is one. */
+export interface RouteMatch {
+  /** The pattern of the path (exact patterns win over ones with parameters): the metrics label. */
+  pattern: string;
+  /** The route of the request's method, undefined when the path exists for other methods only (405). */
+  route?: Route;
+  /** Raw (still percent-encoded) path parameters of `route`. */
+  params: Record<string, string>;
+  /** Every method the path takes, in alphabetical order, for Allow. */
+  allowed: string[];
+}
+
+declare module '../observability/request-context.ts' {
+  interface RequestState {
+    /** The route the request's path and method matched, looked up once by useRouting; undefined: no route has this path. */
+    route?: RouteMatch;
+  }
+}
+
+interface CompiledRoute extends Route {
+  regex: RegExp;
+  parameterCount: number;
+}
+
+const compile = (pattern: string) =>
+  new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '(?<$1>[^/]+)')}$`);
+
+/** `/assets/:id` as OpenAPI writes it: `/assets/{id}`. */
+export const openApiPath = (pattern: string) => pattern.replace(/:(\w+)/g, '{$1}');
+
+/**
+ * Every route of the service, whoever answers it: the system routes, SOFA's and each hand-written
+ * router's. One lookup per request (useRouting) tells the owner which route it is, labels the
+ * request's metrics and, when nothing matched, decides between 404 and 405 (useRouteNotFound).
+ */
+export class RouteTable {
+  private readonly compiled: CompiledRoute[] = [];
+
+  add(method: string, pattern: string, { owner, headers = {} }: { owner?: unknown; headers?: Readonly<Record<string, string>> } = {}): this {
+    if (this.compiled.some((r) => r.method === method && r.pattern === pattern)) throw new Error(`Route ${method} ${pattern} is declared twice`);
+    this.compiled.push({ method, pattern, owner, headers, regex: compile(pattern), parameterCount: pattern.split('/:').length - 1 });
+    // Exact segments first (`/v1/assets/csv` before `/v1/assets/:id`), otherwise in the order declared.
+    this.compiled.sort((a, b) => a.parameterCount - b.parameterCount);
+    return this;
+  }
+
+  get routes(): readonly Route[] {
+    return this.compiled;
+  }
+
+  match(method: string, pathname: string): RouteMatch | undefined {
+    const matching = this.compiled.filter((r) => r.regex.test(pathname));
+    if (matching.length === 0) return undefined;
+    const route = matching.find((r) => r.method === method);
+    return {
+      pattern: matching[0]!.pattern,
+      route,
+      params: { ...route?.regex.exec(pathname)?.groups },
+      allowed: [...new Set(matching.map((r) => r.method))].sort(),
+    };
+  }
+}
+
+export const routeNotFound = (method: string, pathname: string, details = `${method} ${pathname} is not a route of this API`) =>
+  new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', details);
+
+/** Looks the request up in the route table, once, first in the pipeline; the answer is kept in the request state. */
+export function useRouting(table: RouteTable): Plugin {
+  return {
+    onRequest({ request, url }) {
+      const state = currentRequest();
+      if (state) state.route = table.match(request.method, url.pathname);
+    },
+  };
+}
+
+/**
+ * The one 404 and 405 of the service, last in the pipeline: a request no stage answered is a path
+ * of no route (404 ROUTE_NOT_FOUND) or a method the path does not take (405 METHOD_NOT_ALLOWED, with
+ * Allow). `except` (the GraphQL endpoint) is left to its server.
+ */
+export function useRouteNotFound(table: RouteTable, { except = [] }: { except?: readonly string[] } = {}): Plugin {
+  return {
+    onRequest({ request, url, endResponse }) {
+      if (except.includes(url.pathname)) return;
+      const match = currentRequest()?.route ?? table.match(request.method, url.pathname);
+      // A matched route that no stage answered has nothing to serve either.
+      if (!match || match.route) return endResponse(errorResponse([routeNotFound(request.method, url.pathname)]));
+      const allow = match.allowed.join(', ');
+      const ownHeaders = Object.assign({}, ...table.routes.filter((r) => r.pattern === match.pattern).map((r) => r.headers)) as Record<string, string>;
+      endResponse(
+        errorResponse([
+          new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${request.method} ${url.pathname}: allowed ${allow}`, { ...ownHeaders, Allow: allow }),
+        ]),
+      );
+    },
+  };
+}
