@@ -198,7 +198,7 @@ export function createApp(services: Services): App {
       ),
       ...useApprovedOperations(services.approvedOperations),
       useValidationErrorCodes(),
-      // Limits for every plan; values documented in README (GraphQL limits).
+      // Limits for every plan; values documented in docs/api.md ("GraphQL").
       EnvelopArmorPlugin(armorLimits),
       EnvelopArmorPlugin(introspectionDepthLimit),
       useCostLimit(GRAPHQL_PATH),

@@ -42,7 +42,7 @@ interface CachedKey {
 /**
  * Resolves API keys by their hash, with a short in-process cache so the hot path does not
  * query the database on every request. Revocation through this instance takes effect at once;
- * through another instance within `ttlMs` (documented in README).
+ * through another instance within `ttlMs` (documented in docs/api.md, "Organisations and API keys").
  */
 export class KeyStore {
   private readonly cache = new Map<string, CachedKey>();

@@ -46,7 +46,7 @@ const envSchema = z.object({
     .string()
     .optional()
     .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])),
-  // e.g. "minute.enterprise=5000,day.free=50,report.pro=40": a deployment's own quota values (defaults: README);
+  // e.g. "minute.enterprise=5000,day.free=50,report.pro=40": a deployment's own quota values (defaults: docs/quotas.md);
   // `report` is the monthly report allowance (docs/reports.md).
   QUOTA_LIMITS: z
     .string()

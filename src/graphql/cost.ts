@@ -32,7 +32,7 @@ export interface PageSize {
 /** The arguments that size a paged field. */
 export const PAGE_SIZE_ARGUMENTS = ['first', 'last', 'limit'] as const;
 
-/** Highest cost a GraphQL operation may have (README, GraphQL). */
+/** Highest cost a GraphQL operation may have (docs/api.md, "GraphQL"). */
 export const MAX_COST = 2_000;
 
 /** Items assumed of a list no page size bounds (reference tables, a batch's results, an organisation's webhook endpoints). */

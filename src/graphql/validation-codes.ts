@@ -12,7 +12,7 @@ const ARMOR_LIMITS: [RegExp, string][] = [
 
 /**
  * Every validation error leaves with extensions.code, armor's limits included; a limit rejection
- * answers HTTP 400 (README, GraphQL) whatever the Accept header, like a malformed query.
+ * answers HTTP 400 (docs/api.md, "GraphQL") whatever the Accept header, like a malformed query.
  */
 export function useValidationErrorCodes(): Plugin {
   const withCode = (error: GraphQLError, fallback: string) => {

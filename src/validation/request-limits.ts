@@ -11,7 +11,7 @@ const MiB = 1024 * KiB;
 /** Longest request target (path and query) answered; longer ones get 414. */
 export const MAX_URL_LENGTH = 8 * KiB;
 
-/** Body limits by path, first match wins (documented in README, "Request limits"). */
+/** Body limits by path, first match wins (documented in docs/errors.md and docs/api.md, "Request limits"). */
 export const BODY_LIMITS: readonly { path: string; maxBytes: number }[] = [
   { path: `${REST_BASE}/assets/csv`, maxBytes: 4 * MiB },
   { path: `${REST_BASE}/assets`, maxBytes: 2 * MiB },
