@@ -1,7 +1,7 @@
 import QRCode from 'qrcode';
 import { CERTIFICATE_TITLES, PRODUCT_LABEL, headline, methodologyRows, revokedNotice, statementRows, subjectRows, type Row } from './certificate-facts.ts';
 import * as fmt from './format.ts';
-import { COLORS, PdfWriter, type Column } from './pdf.ts';
+import { COLORS, HEADING_HEIGHT, PdfWriter, type Column } from './pdf.ts';
 import { phaseChart } from './phases.ts';
 import type { CertificateView } from './views.ts';
 
@@ -11,8 +11,6 @@ const PHASES_TITLE = 'Lifecycle phases (kg CO₂e and share of the total)';
 /** The QR code, points (about 25 mm: scans from a printout). */
 const QR_SIZE = 70;
 const VERIFY_LABELS = 80;
-/** What PdfWriter.heading takes: 6 points above, 18 for the line, 4 below. */
-const HEADING_HEIGHT = 28;
 const TABLE_SIZE = 7;
 /** Width of the label column of a savings or refurbishment statement: its labels are sentences. */
 const STATEMENT_LABELS = 220;
@@ -20,9 +18,6 @@ const STATEMENT_LABELS = 220;
 const SHORT_TITLE = 60;
 
 /** Height of PdfWriter.keyValues for these rows, measured before drawing so a section is placed whole. */
-function keyValuesHeight(pdf: PdfWriter, rows: Row[], width: number, labelWidth: number, size: number): number {
-  return rows.reduce((sum, [label, value]) => sum + Math.max(pdf.heightOf(value, width - labelWidth, { size }), pdf.heightOf(label, labelWidth - 8, { size })) + 2, 0);
-}
 
 /**
  * One A4 page for the usual certificate: the verification block (QR code, key id, fingerprint) keeps
@@ -110,14 +105,14 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
     const title = statement.kind === 'savings' ? 'Avoided emissions' : 'Refurbished instead of new';
     // The headline figure is in the box above.
     const rows = statementRows(statement).filter(([label]) => label !== figure.label);
-    const height = keyValuesHeight(pdf, rows, width, STATEMENT_LABELS, 8.5);
+    const height = pdf.keyValuesHeight(rows, width, STATEMENT_LABELS, 8.5);
     place(title, HEADING_HEIGHT + height);
     pdf.heading(title, height);
     pdf.keyValues(rows, left, width, STATEMENT_LABELS, 8.5);
   }
 
   const methodology = methodologyRows(view);
-  const methodologyHeight = keyValuesHeight(pdf, methodology, width, 112, 8.5);
+  const methodologyHeight = pdf.keyValuesHeight(methodology, width, 112, 8.5);
   place('Methodology', HEADING_HEIGHT + methodologyHeight);
   pdf.heading('Methodology', methodologyHeight);
   pdf.keyValues(methodology, left, width, 112, 8.5);
@@ -211,7 +206,7 @@ async function verificationBlock(pdf: PdfWriter, view: CertificateView) {
   const note = { size: 8, color: COLORS.muted };
   // The longest sentence it can end with.
   const longest = `${SCAN} The signed facts fill pages 1 to 9; “${PHASES_TITLE}” continues on page 2.`;
-  const textHeight = keyValuesHeight(pdf, rows, textWidth, VERIFY_LABELS, 8) + 4 + pdf.heightOf(longest, textWidth, note);
+  const textHeight = pdf.keyValuesHeight(rows, textWidth, VERIFY_LABELS, 8) + 4 + pdf.heightOf(longest, textWidth, note);
   return {
     height: HEADING_HEIGHT + Math.max(QR_SIZE, textHeight) + 4,
     draw(where: string) {

@@ -18,6 +18,8 @@ import { fitText, registerFont, textWidth } from './fonts.ts';
 const A4 = { width: 595.28, height: 841.89 };
 const MARGIN = 48;
 const FOOTER_ROOM = 26;
+/** What heading() takes: 6 points above, 18 for the line, 4 under its rule. */
+export const HEADING_HEIGHT = 28;
 
 /** A chart as vector SVG (src/documents/charts.ts), one unit a PDF point. */
 export interface Chart {
@@ -336,8 +338,8 @@ export class PdfWriter {
 
   /** A section heading (H2) kept together with at least `keep` points of what follows. */
   heading(text: string, keep = 80): void {
-    // The heading takes 28 points (6 above it, 18 for the line, 4 under the rule): all of them plus `keep` must fit.
-    this.ensure(28 + keep);
+    // The heading takes HEADING_HEIGHT (6 above it, 18 for the line, 4 under the rule): all of it plus `keep` must fit.
+    this.ensure(HEADING_HEIGHT + keep);
     if (this.y > this.top) this.y += 6;
     this.element('H2', () => this.line(text, this.left, this.y, this.width, { size: 12, bold: true, color: COLORS.accent }));
     this.y += 18;
@@ -347,10 +349,10 @@ export class PdfWriter {
 
   /** Label and value pairs in two columns (a table whose row headers are the labels); both wrap. */
   keyValues(rows: [string, string][], x = this.left, width = this.width, labelWidth = 130, size = 9): void {
+    const labelStyle = { size, color: COLORS.muted };
     this.group('Table', () => {
       for (const [label, value] of rows) {
-        const labelStyle = { size, color: COLORS.muted };
-        const height = Math.max(this.heightOf(value, width - labelWidth, { size }), this.heightOf(label, labelWidth - 8, labelStyle));
+        const height = this.keyValueHeight(label, value, width, labelWidth, size);
         this.ensure(height);
         this.group('TR', () => {
           this.textAt(label, x, this.y, labelWidth - 8, labelStyle, 'TH');
@@ -359,6 +361,15 @@ export class PdfWriter {
         this.y += height + 2;
       }
     });
+  }
+
+  /** The height keyValues gives the rows, spacing included: to place them before drawing. */
+  keyValuesHeight(rows: [string, string][], width = this.width, labelWidth = 130, size = 9): number {
+    return rows.reduce((sum, [label, value]) => sum + this.keyValueHeight(label, value, width, labelWidth, size) + 2, 0);
+  }
+
+  private keyValueHeight(label: string, value: string, width: number, labelWidth: number, size: number): number {
+    return Math.max(this.heightOf(value, width - labelWidth, { size }), this.heightOf(label, labelWidth - 8, { size }));
   }
 
   /** A table whose header repeats on every page it runs onto (the repeats are artifacts). */
