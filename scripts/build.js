@@ -1,6 +1,6 @@
 // npm run build (run by npm install too): compiles src/ to dist/, the JavaScript that `lcf` and the
 // workers run; bundles the server (dist/main.js, what `npm start` runs) from the same sources; then
-// writes the embedded database's seed (dist/pglite-seed/, src/db/prepare.ts) and the reference data's
+// writes the embedded database's seed (dist/pglite-seed/, src/reference/prepare-database.ts) and the reference data's
 // hashes (dist/reference-data.json, src/reference/load.ts).
 // Types are checked by `npm run typecheck`, not here: emitting alone takes half the time.
 import { spawnSync } from 'node:child_process';
@@ -90,7 +90,8 @@ for (const { package: pkg, file } of shippedFontFiles()) {
   await copyFile(packageFile(pkg, file), target);
 }
 
-const { PGLITE_SEED_DIR, writePGliteSeed } = await import('../dist/db/prepare.js');
+const { PGLITE_SEED_DIR } = await import('../dist/db/prepare.js');
+const { writePGliteSeed } = await import('../dist/reference/prepare-database.js');
 const { createLogger } = await import('../dist/observability/logger.js');
 const { writeReferenceManifest } = await import('../dist/reference/load.js');
 await writePGliteSeed(PGLITE_SEED_DIR, createLogger('silent'));

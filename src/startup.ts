@@ -1,6 +1,7 @@
 import type { Config } from './config/config.ts';
 import type { Database } from './db/database.ts';
-import { openConfiguredDatabase, prepareDatabase } from './db/prepare.ts';
+import { openConfiguredDatabase } from './db/prepare.ts';
+import { prepareDatabase } from './reference/prepare-database.ts';
 import { ReferenceStore } from './reference/store.ts';
 import { KeyStore } from './auth/caller.ts';
 import { OrganizationScopes } from './auth/org-scope.ts';

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { loadConfig } from '../config/config.ts';
 import { openDatabase } from '../db/database.ts';
-import { prepareDatabase } from '../db/prepare.ts';
+import { prepareDatabase } from '../reference/prepare-database.ts';
 import { createLogger } from '../observability/logger.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { MAX_IMPORT_ROWS, toCsvLine } from './import-rows.ts';
