@@ -7,7 +7,7 @@ import { openDatabase, type Database } from './database.ts';
  * The embedded database's seed: the data directory of a prepared database (migrations applied,
  * reference data loaded), written by `npm run build` (writePGliteSeed, src/reference/prepare-database.ts).
  * A new data directory starts as a copy of it instead of PGlite's initdb and the whole preparation
- * (about 8 s of a first start); prepareDatabase still runs after it, so a seed older than the sources is brought up to date like any database.
+ * (most of a first start otherwise); prepareDatabase still runs after it, so a seed older than the sources is brought up to date like any database.
  */
 export const PGLITE_SEED_DIR = fileURLToPath(new URL('../../dist/pglite-seed/', import.meta.url));
 
