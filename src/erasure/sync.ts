@@ -19,7 +19,7 @@ import { BlanccoClient, PORTAL_PAGE_MAX } from './blancco-client.ts';
 import { parseReport, reportsOfPage, BlanccoPageError, type ParsedReport } from './blancco-report.ts';
 import { checkCountry, openConnection, type ErasureContext } from './connection.ts';
 
-/** Reports one request handles at most: about five seconds of work at the measured rate (docs/erasure-sync.md). */
+/** Reports one request handles at most, so that no request is held open for minutes (docs/erasure-sync.md, Batches). */
 export const SYNC_LIMIT_MAX = 1000;
 /** How long a run's claim holds without renewal (renewed with every page): a crashed run frees its organisation after this. */
 export const SYNC_LEASE_SECONDS = 120;
