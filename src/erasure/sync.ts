@@ -111,7 +111,7 @@ async function resolveStart(ctx: ErasureContext, input: SyncInput, defaultCountr
   }
   // Another organisation's run answers exactly like an unknown one (the scoped client sees only the caller's).
   const previous = await ctx.prisma.erasureSyncRun.findUnique({ where: { id: continuation } });
-  if (!previous || !previous.has_more || !previous.cursor) {
+  if (!previous?.has_more || !previous.cursor) {
     throw invalidParameter('continuation', 'is not the continuation of a sync of this organisation that has more reports');
   }
   return { params: previous.params as unknown as SyncParams, cursor: previous.cursor, continuedFrom: previous.id };
@@ -313,7 +313,7 @@ const count = (items: SyncItem[]) => ({
 });
 
 export async function syncErasureReports(ctx: ErasureContext, input: SyncInput): Promise<SyncResult> {
-  const { prisma, caller, services } = ctx;
+  const { prisma, services } = ctx;
   const limit = checkLimit(input.limit);
   if (input.sinceDate != null) checkSinceDate(input.sinceDate);
   if (input.country != null) checkCountry(services, input.country, 'country');
