@@ -1,8 +1,8 @@
 import type { GraphQLArgument, GraphQLField, GraphQLInputField, GraphQLSchema } from 'graphql';
 import { isInputObjectType, isNonNullType, isObjectType } from 'graphql';
+import type { OpenApiDocument, OpenApiOperation, OpenApiSchema, Security } from '../kernel/openapi-types.ts';
 import type { RestRoute } from '../graphql/builder.ts';
 import { pageSizeOf, PAGE_SIZE_ARGUMENTS } from '../graphql/cost.ts';
-import type { OpenApiDocument, OpenApiOperation, OpenApiSchema, Security } from '../kernel/openapi-types.ts';
 
 /** The document type, for the REST plugin that serves it. */
 export type { OpenApiDocument } from '../kernel/openapi-types.ts';
