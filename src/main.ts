@@ -52,7 +52,7 @@ server.listen(config.port, config.host, () => {
     'listening',
   );
   // Housekeeping starts a second after the server listens: its first statements (export leases, webhook
-  // retries) touch tables no request has read yet, 55-75 ms that stood before the first answer of a restart.
+  // retries) touch tables no request has read yet, work that would stand before the first answer of a restart.
   // With EXPORT_WORKER=off exports are left to separate `lcf worker` processes (PostgreSQL only).
   backgroundStart = setTimeout(() => startBackgroundWork(services, { exportWorker: config.exports.worker === 'inline' }), BACKGROUND_START_DELAY_MS);
 });

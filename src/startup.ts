@@ -1,6 +1,7 @@
 import type { Config } from './config/config.ts';
 import type { Database } from './db/database.ts';
-import { openConfiguredDatabase, prepareDatabase } from './db/prepare.ts';
+import { openConfiguredDatabase } from './db/prepare.ts';
+import { prepareDatabase } from './reference/prepare-database.ts';
 import { ReferenceStore } from './reference/store.ts';
 import { KeyStore } from './auth/caller.ts';
 import { OrganizationScopes } from './auth/org-scope.ts';
@@ -27,8 +28,8 @@ export async function startServices(config: Config, log: Logger, database?: Data
   const db = database ?? (await openConfiguredDatabase(config));
   const prepared = await prepareDatabase(db, log);
   // Loading reference data (a new database, new data) builds tens of MB of rows and JSON once; a full
-  // collection now gives that memory back, which V8 would otherwise keep: RSS at the first answer of a
-  // first start on PostgreSQL 154 -> 142 MB, as on a restart. `gc` is exposed by the start script.
+  // collection now gives that memory back, which V8 would otherwise keep (docs/benchmarks.md). `gc` is
+  // exposed by the start script.
   if (prepared.datasets.length) (globalThis as { gc?: () => void }).gc?.();
   const reference = await ReferenceStore.load(db.prisma);
   const calculations = new CalculationWriter(db.prisma, log);

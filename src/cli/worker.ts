@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { ConfigError, loadConfig, type Config } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { openDatabase, withSession } from '../db/database.ts';
 import { applyMigrations, readMigrations, withStartupLock } from '../db/migrate.ts';
@@ -15,7 +15,7 @@ import type { Services } from '../services.ts';
  * the process stays small while it streams large archives.
  */
 export async function runWorkerProcess(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {

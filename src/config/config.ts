@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import * as z from 'zod';
 import { ConfigError } from './config-error.ts';
-import { parseSigningKeys } from '../certificates/keys.ts';
+import { parseSigningKeys } from './signing-keys.ts';
 import { parseSecretsKey } from '../secrets/secret-box.ts';
 import { listenHosts, parseAllowedHosts, type AllowedHost } from './allowed-hosts.ts';
 

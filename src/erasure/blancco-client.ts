@@ -81,7 +81,7 @@ export class BlanccoClient {
     const headers = { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT, 'x-blancco-api-key': this.apiKey };
     try {
       return await this.policy.execute(async (signal) => {
-        let answer;
+        let answer: Awaited<ReturnType<typeof pinnedPost>>;
         try {
           answer = await pinnedPost(this.url, resolution.addresses, { headers, body, maxBytes: MAX_PAGE_BYTES, signal });
         } catch (error) {

@@ -19,7 +19,7 @@ import { BlanccoClient, PORTAL_PAGE_MAX } from './blancco-client.ts';
 import { parseReport, reportsOfPage, BlanccoPageError, type ParsedReport } from './blancco-report.ts';
 import { checkCountry, openConnection, type ErasureContext } from './connection.ts';
 
-/** Reports one request handles at most: about five seconds of work at the measured rate (docs/erasure-sync.md). */
+/** Reports one request handles at most, so that no request is held open for minutes (docs/erasure-sync.md, Batches). */
 export const SYNC_LIMIT_MAX = 1000;
 /** How long a run's claim holds without renewal (renewed with every page): a crashed run frees its organisation after this. */
 export const SYNC_LEASE_SECONDS = 120;
@@ -111,7 +111,7 @@ async function resolveStart(ctx: ErasureContext, input: SyncInput, defaultCountr
   }
   // Another organisation's run answers exactly like an unknown one (the scoped client sees only the caller's).
   const previous = await ctx.prisma.erasureSyncRun.findUnique({ where: { id: continuation } });
-  if (!previous || !previous.has_more || !previous.cursor) {
+  if (!previous?.has_more || !previous.cursor) {
     throw invalidParameter('continuation', 'is not the continuation of a sync of this organisation that has more reports');
   }
   return { params: previous.params as unknown as SyncParams, cursor: previous.cursor, continuedFrom: previous.id };
@@ -313,7 +313,7 @@ const count = (items: SyncItem[]) => ({
 });
 
 export async function syncErasureReports(ctx: ErasureContext, input: SyncInput): Promise<SyncResult> {
-  const { prisma, caller, services } = ctx;
+  const { prisma, services } = ctx;
   const limit = checkLimit(input.limit);
   if (input.sinceDate != null) checkSinceDate(input.sinceDate);
   if (input.country != null) checkCountry(services, input.country, 'country');

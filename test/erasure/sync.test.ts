@@ -241,6 +241,6 @@ describe('lcf blancco', () => {
     // The country came from the connection's default.
     const assets = await t.app.services.db.prisma.asset.findMany({ where: { org_id: org.id }, select: { country: true } });
     expect(new Set(assets.map((a) => a.country))).toEqual(new Set(['BE']));
-    await expect(syncBlancco({ ...target, key: 'svc_live_' + 'x'.repeat(32) }, {})).rejects.toThrow(/^401 INVALID_API_KEY/);
+    await expect(syncBlancco({ ...target, key: `svc_live_${'x'.repeat(32)}` }, {})).rejects.toThrow(/^401 INVALID_API_KEY/);
   });
 });

@@ -9,7 +9,7 @@ import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
 import { TEST_ADMIN_TOKEN, UNLIMITED } from '../support/test-app.ts';
 import { ADMIN_BASE } from '../../src/admin/routes.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
-import { prepareDatabase } from '../../src/db/prepare.ts';
+import { prepareDatabase } from '../../src/reference/prepare-database.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { seedDemo } from '../../src/assets/seed-demo.ts';
 import { unzipEntries } from './zip.ts';
