@@ -39,6 +39,8 @@ describe(`an export survives its killed worker on ${TEST_DATABASE_KIND}`, () => 
     EXPORT_LEASE_SECONDS: String(LEASE_SECONDS),
     // On PostgreSQL the servers leave exports to `lcf worker` processes.
     EXPORT_WORKER: pg ? 'off' : 'inline',
+    // Each worker's health endpoint on a free port.
+    WORKER_PORT: '0',
   });
   const startWorker = () => {
     const child = spawn(process.execPath, ['bin/lcf.js', 'worker'], { cwd: ROOT, env: { ...process.env, ...env() }, stdio: 'ignore' });
