@@ -3,6 +3,7 @@ import type { Database } from './db/database.ts';
 import { openConfiguredDatabase, prepareDatabase } from './db/prepare.ts';
 import { ReferenceStore } from './reference/store.ts';
 import { KeyStore } from './auth/caller.ts';
+import { KeyUsage } from './auth/key-usage.ts';
 import { OrganizationScopes } from './auth/org-scope.ts';
 import { QuotaService, createCounterStore } from './auth/quota/index.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
@@ -43,7 +44,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
     db,
     log,
     reference,
-    keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId)),
+    keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId), new KeyUsage(db.prisma, log)),
     scopes: new OrganizationScopes(db.prisma),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
     quota: new QuotaService(await createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
@@ -64,6 +65,7 @@ export async function stopServices(services: Services): Promise<void> {
   await services.exportWorker?.stop();
   await services.webhookDispatcher?.stop();
   await services.calculations.flush();
+  await services.keys.usage?.close();
   await closeDocumentRenderer();
   await services.quota.close();
   await services.db.close();
