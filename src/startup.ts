@@ -4,6 +4,7 @@ import { openConfiguredDatabase } from './db/prepare.ts';
 import { prepareDatabase } from './reference/prepare-database.ts';
 import { ReferenceStore } from './reference/store.ts';
 import { KeyStore } from './auth/caller.ts';
+import { KeyUsage } from './auth/key-usage.ts';
 import { OrganizationScopes } from './auth/org-scope.ts';
 import { QuotaService, createCounterStore } from './auth/quota/index.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
@@ -44,7 +45,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
     db,
     log,
     reference,
-    keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId)),
+    keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId), new KeyUsage(db.prisma, log)),
     scopes: new OrganizationScopes(db.prisma),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
     quota: new QuotaService(await createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
@@ -65,6 +66,7 @@ export async function stopServices(services: Services): Promise<void> {
   await services.exportWorker?.stop();
   await services.webhookDispatcher?.stop();
   await services.calculations.flush();
+  await services.keys.usage?.close();
   await closeDocumentRenderer();
   await services.quota.close();
   await services.db.close();

@@ -24,6 +24,7 @@ export interface ConsoleKey {
   bi_enabled: boolean;
   org_context: boolean;
   created_at: Date;
+  last_used_at: Date | null;
   revoked_at: Date | null;
   used_today: number;
   daily_limit: number;
@@ -53,6 +54,7 @@ export function keysPage(org: { name: string; plan: string }, keys: ConsoleKey[]
       (k) => `<tr class="${k.revoked_at ? 'revoked' : ''}" data-key-id="${escapeHtml(k.id)}">
   <td><code>${escapeHtml(k.prefix)}…</code></td><td>${escapeHtml(k.name ?? '')}</td><td>${escapeHtml(k.environment)}</td>
   <td>${k.created_at.toISOString().slice(0, 10)}</td>
+  <td class="last-used">${k.last_used_at ? `${k.last_used_at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'never'}</td>
   <td class="usage"><meter min="0" max="${k.daily_limit}" value="${k.used_today}"></meter> ${k.used_today} / ${k.daily_limit}</td>
   <td>${k.revoked_at ? `revoked ${k.revoked_at.toISOString().slice(0, 10)}` : `<form class="inline" method="post" action="/console/keys/${escapeHtml(k.id)}/revoke"><button type="submit">Revoke</button></form>`}</td>
 </tr>`,
@@ -62,7 +64,7 @@ export function keysPage(org: { name: string; plan: string }, keys: ConsoleKey[]
     `API keys · ${org.name}`,
     `<h1>API keys of ${escapeHtml(org.name)} <small>(${escapeHtml(org.plan)} plan)</small></h1>
 ${newKey ? `<p>New key, shown once: copy it now.</p><p class="secret" id="new-key">${escapeHtml(newKey.key)}</p>` : ''}
-<table><thead><tr><th>Key</th><th>Name</th><th>Environment</th><th>Created</th><th>Requests today (UTC)</th><th></th></tr></thead>
+<table><thead><tr><th>Key</th><th>Name</th><th>Environment</th><th>Created</th><th>Last used</th><th>Requests today (UTC)</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
 <h2>Create a key</h2>
 <form method="post" action="/console/keys">
