@@ -42,7 +42,9 @@ export async function runWorkerProcess(): Promise<void> {
   log.info({ reason }, 'worker stopping: handing back the job in progress');
   await background.exportWorker?.stop();
   await background.webhookDispatcher?.stop();
+  // Probes and scrapes keep their connections open: closed here, or they would keep the process alive.
   endpoint.server.close();
+  endpoint.server.closeAllConnections();
   await background.quota.close();
   await background.db.close();
   log.info('worker stopped');
