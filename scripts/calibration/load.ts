@@ -17,7 +17,8 @@ import { normaliseBrand, yearOfDate } from '../../src/footprint/engine/brand.ts'
 import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { countSuppliedSpecs } from '../../src/footprint/engine/specs.ts';
 import type { DeviceSpecs, FieldProblem, StorageType } from '../../src/footprint/engine/types.ts';
-import { outsideRealRange, validateSpecs } from '../../src/footprint/engine/validate.ts';
+import { outsideRealRange } from '../../src/footprint/engine/limits.ts';
+import { deviceSpecs, problemsOf } from '../../src/validation/schemas.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CALIBRATION_PATH = resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
@@ -244,7 +245,7 @@ export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
 
     // clean with the engine validators: an absurd value is dropped and reported
     // (refused values, and values beyond the range of real products of the category: sheet slips)
-    const refused = validateSpecs(specs, category);
+    const refused = problemsOf(deviceSpecs(category), specs);
     const rejected = [...refused, ...outsideRealRange(specs, category).filter((p) => !refused.some((r) => r.field === p.field))];
     for (const p of rejected) delete (specs as Record<string, unknown>)[p.field];
 

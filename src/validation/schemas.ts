@@ -6,7 +6,6 @@
 import * as z from 'zod';
 import { SCREEN_TYPES, STORAGE_TYPES, specLimits, type CategoryDefinition, type DeviceSpecs } from '../footprint/engine/index.ts';
 import { invalidFields, type ApiError, type FieldProblem } from '../errors/api-error.ts';
-import type { Bounds } from '../rest/openapi.ts';
 import { textProblem, type TextLimit } from './text.ts';
 
 /** A string with the text rules (text.ts); OpenAPI shows its maxLength. */
@@ -39,6 +38,17 @@ export function invalidInput(issues: readonly { message: string; path?: readonly
 export function problemsOf(schema: z.ZodType, value: unknown): FieldProblem[] {
   const parsed = schema.safeParse(value);
   return parsed.success ? [] : parsed.error.issues.map((issue) => ({ field: fieldPath(issue.path), reason: issue.message }));
+}
+
+/** Bounds an argument or input field is checked against (by its resolver), as OpenAPI 3.0 states them. */
+export interface Bounds {
+  minimum?: number;
+  maximum?: number;
+  /** With minimum: the value must be greater than it. */
+  exclusiveMinimum?: boolean;
+  /** Of a list. */
+  minItems?: number;
+  maxItems?: number;
 }
 
 /** Numeric bounds a schema checks, as the OpenAPI of SOFA's routes states them (Bounds). */
@@ -82,7 +92,8 @@ const UNITS: Record<LimitedField, string> = {
 /**
  * The specs a device of `category` may be given (the engine's field names): finite, weight above 0
  * and below its category's refusal bound, the others not negative and at most theirs
- * (specLimits), screen and storage types of the engine's lists. Every problem is reported.
+ * (specLimits), screen and storage types of the engine's lists. Every problem is reported; a
+ * number left null is not given (sheets of the calibration set have them).
  */
 export function deviceSpecs(category: CategoryDefinition): z.ZodType<DeviceSpecs> {
   let schema = DEVICE_SPECS.get(category);
@@ -104,13 +115,13 @@ function specsSchema(category: CategoryDefinition): z.ZodType<DeviceSpecs> {
     return field === 'weight_kg' ? SPEC_VALUES.weight_kg.lt(max, reason) : SPEC_VALUES.nonNegative.max(max, reason);
   };
   return z.object({
-    weight_kg: within('weight_kg').optional(),
-    screen_size_inch: within('screen_size_inch').optional(),
-    processor_tdp_w: within('processor_tdp_w').optional(),
-    ram_gb: within('ram_gb').optional(),
-    storage_gb: within('storage_gb').optional(),
-    battery_wh: within('battery_wh').optional(),
-    typical_consumption_kwh: within('typical_consumption_kwh').optional(),
+    weight_kg: within('weight_kg').nullish(),
+    screen_size_inch: within('screen_size_inch').nullish(),
+    processor_tdp_w: within('processor_tdp_w').nullish(),
+    ram_gb: within('ram_gb').nullish(),
+    storage_gb: within('storage_gb').nullish(),
+    battery_wh: within('battery_wh').nullish(),
+    typical_consumption_kwh: within('typical_consumption_kwh').nullish(),
     screen_type: screenType.optional(),
     storage_type: storageType.optional(),
   }) as z.ZodType<DeviceSpecs>;
