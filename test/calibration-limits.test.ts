@@ -14,7 +14,8 @@ import { describe, expect, it } from 'vitest';
 import { mapCategory, publishedSpecs, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
 import { getCategory } from '../src/footprint/engine/index.ts';
-import { deviceSpecs, problemsOf } from '../src/validation/schemas.ts';
+import { problemsOf } from '../src/validation/schemas.ts';
+import { deviceSpecs } from '../src/footprint/inputs.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');

@@ -18,7 +18,8 @@ import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { countSuppliedSpecs } from '../../src/footprint/engine/specs.ts';
 import type { DeviceSpecs, FieldProblem, StorageType } from '../../src/footprint/engine/types.ts';
 import { outsideRealRange } from '../../src/footprint/engine/limits.ts';
-import { deviceSpecs, problemsOf } from '../../src/validation/schemas.ts';
+import { problemsOf } from '../../src/validation/schemas.ts';
+import { deviceSpecs } from '../../src/footprint/inputs.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CALIBRATION_PATH = resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');

@@ -1,6 +1,7 @@
 import { SPEC_FIELDS, getCategory, CATEGORIES, outsideRealRange, resolveSpecs, round2, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
 import type { FieldProblem } from '../errors/api-error.ts';
-import { deviceSpecs, problemsOf } from '../validation/schemas.ts';
+import { problemsOf } from '../validation/schemas.ts';
+import { deviceSpecs } from './inputs.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';

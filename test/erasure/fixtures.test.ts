@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CatalogueIndex, loadCatalogue, matchModel, type CatalogueEntry } from '../../src/catalogue/search.ts';
 import { brandName, parseReport, type ParsedReport } from '../../src/erasure/blancco-report.ts';
 import { getCategory } from '../../src/footprint/engine/index.ts';
-import { deviceSpecs, problemsOf } from '../../src/validation/schemas.ts';
+import { problemsOf } from '../../src/validation/schemas.ts';
+import { deviceSpecs } from '../../src/footprint/inputs.ts';
 import {
   CATALOGUE_MODELS, desktopReport, generateReports, laptopReport, missingFieldsReport, phoneReport, serverReport, unsuccessfulReport,
 } from './fixtures.ts';
