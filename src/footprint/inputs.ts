@@ -67,7 +67,6 @@ function specsSchema(category: CategoryDefinition): z.ZodType<DeviceSpecs> {
   }) as z.ZodType<DeviceSpecs>;
 }
 
-
 /** Years of further use (savings, refurbishment). */
 export const REMAINING_YEARS_MIN = 0;
 export const REMAINING_YEARS_MAX = 15;

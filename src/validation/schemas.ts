@@ -41,7 +41,7 @@ export function problemsOf(schema: z.ZodType, value: unknown): FieldProblem[] {
   return parsed.success ? [] : parsed.error.issues.map((issue) => ({ field: fieldPath(issue.path), reason: issue.message }));
 }
 
-/** Bounds an argument or input field is checked against (by its resolver), as OpenAPI 3.0 states them. */
+/** Bounds an argument or input field is checked against, as OpenAPI 3.0 states them. */
 export interface Bounds {
   minimum?: number;
   maximum?: number;
