@@ -244,7 +244,7 @@ export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
     // phones and tablets: the sheets' "SSD" is soldered flash (UFS/eMMC class)
     if (MOBILE_FLASH.has(categoryId) && specs.storage_type === 'ssd') specs.storage_type = 'emmc';
 
-    // clean with the engine validators: an absurd value is dropped and reported
+    // clean with the device spec schema: an absurd value is dropped and reported
     // (refused values, and values beyond the range of real products of the category: sheet slips)
     const refused = problemsOf(deviceSpecs(category), specs);
     const rejected = [...refused, ...outsideRealRange(specs, category).filter((p) => !refused.some((r) => r.field === p.field))];

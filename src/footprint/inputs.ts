@@ -15,8 +15,8 @@ export const SPEC_VALUES = {
   nonNegative: finite().min(0, 'must not be negative'),
 } as const;
 
-export const screenType = z.enum(SCREEN_TYPES, { error: `must be one of ${SCREEN_TYPES.join(', ')}` });
-export const storageType = z.enum(STORAGE_TYPES, { error: `must be one of ${STORAGE_TYPES.join(', ')}` });
+const screenType = z.enum(SCREEN_TYPES, { error: `must be one of ${SCREEN_TYPES.join(', ')}` });
+const storageType = z.enum(STORAGE_TYPES, { error: `must be one of ${STORAGE_TYPES.join(', ')}` });
 
 type LimitedField = keyof ReturnType<typeof specLimits>;
 const UNITS: Record<LimitedField, string> = {
