@@ -1,7 +1,7 @@
 /**
  * The spec values a category admits: category-aware "absurd value" bounds, not product rules.
- * Inputs are checked against them by src/validation/schemas.ts (deviceSpecs); the calibration
- * loader too.
+ * Inputs are checked against them by the deviceSpecs schema (src/footprint/inputs.ts), the
+ * calibration loader's sheets too.
  */
 import type { CategoryDefinition, DeviceSpecs, FieldProblem } from './types.ts';
 
