@@ -77,5 +77,8 @@ declare global {
 }
 
 const pluginName = 'textInputs';
-SchemaBuilder.registerPlugin(pluginName, TextInputsPlugin);
+// Tests share modules between files (vitest isolate: false) and reload a module graph when one mocks a module;
+// Pothos keeps its plugin registry in node_modules, which is not reloaded, and refuses a second implementation.
+const registered = (SchemaBuilder as unknown as { plugins: Record<string, unknown> }).plugins;
+if (!registered[pluginName]) SchemaBuilder.registerPlugin(pluginName, TextInputsPlugin);
 export default pluginName;
