@@ -13,7 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { mapCategory, publishedSpecs, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
-import { getCategory, validateSpecs } from '../src/footprint/engine/index.ts';
+import { getCategory } from '../src/footprint/engine/index.ts';
+import { problemsOf } from '../src/validation/schemas.ts';
+import { deviceSpecs } from '../src/footprint/inputs.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
@@ -59,7 +61,7 @@ function askAll(mode: 'plain' | 'loader'): { asked: number; refused: Refusal[]; 
       storage_gb: specs.storage_gb,
       storage_type: specs.storage_type,
     });
-    const energy = validateSpecs({ typical_consumption_kwh: specs.typical_consumption_kwh }, getCategory(category)!);
+    const energy = problemsOf(deviceSpecs(getCategory(category)!), { typical_consumption_kwh: specs.typical_consumption_kwh });
     const all = [...problems, ...energy];
     if (all.length) refused.push({ row: `${r.manufacturer} ${r.name}`, category, details: all.map((p) => `${p.field}: ${p.reason}`).join('; ') });
   }

@@ -17,7 +17,9 @@ import { normaliseBrand, yearOfDate } from '../../src/footprint/engine/brand.ts'
 import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { countSuppliedSpecs } from '../../src/footprint/engine/specs.ts';
 import type { DeviceSpecs, FieldProblem, StorageType } from '../../src/footprint/engine/types.ts';
-import { outsideRealRange, validateSpecs } from '../../src/footprint/engine/validate.ts';
+import { outsideRealRange } from '../../src/footprint/engine/limits.ts';
+import { problemsOf } from '../../src/validation/schemas.ts';
+import { deviceSpecs } from '../../src/footprint/inputs.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CALIBRATION_PATH = resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
@@ -242,9 +244,9 @@ export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
     // phones and tablets: the sheets' "SSD" is soldered flash (UFS/eMMC class)
     if (MOBILE_FLASH.has(categoryId) && specs.storage_type === 'ssd') specs.storage_type = 'emmc';
 
-    // clean with the engine validators: an absurd value is dropped and reported
+    // clean with the device spec schema: an absurd value is dropped and reported
     // (refused values, and values beyond the range of real products of the category: sheet slips)
-    const refused = validateSpecs(specs, category);
+    const refused = problemsOf(deviceSpecs(category), specs);
     const rejected = [...refused, ...outsideRealRange(specs, category).filter((p) => !refused.some((r) => r.field === p.field))];
     for (const p of rejected) delete (specs as Record<string, unknown>)[p.field];
 

@@ -7,7 +7,7 @@ import { currentRequest } from '../observability/request-context.ts';
 import { Router, type RouteHandler } from '../rest/router.ts';
 import { publicOrigin } from '../rest/public-url.ts';
 import { validateBody } from '../rest/json-body.ts';
-import { text } from '../validation/text.ts';
+import { text } from '../validation/schemas.ts';
 import type { Services } from '../services.ts';
 import { CONTENT_SECURITY_POLICY, FORM_LIMITS, keysPage, loginPage } from './page.ts';
 

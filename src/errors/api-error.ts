@@ -55,6 +55,18 @@ export class RateLimitError extends ApiError {
 export const invalidParameter = (field: string, reason: string) =>
   new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter '${field}'`, `${field}: ${reason}`);
 
+/** What is wrong with one input, naming it as the caller wrote it (`products[3].country`). */
+export interface FieldProblem {
+  field: string;
+  reason: string;
+}
+
+/** One 400 for all problems of a request, each naming its field (the first in the message). */
+export function invalidFields(problems: readonly FieldProblem[]): ApiError {
+  const [first] = problems;
+  return new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter '${first!.field}'`, problems.map((p) => `${p.field}: ${p.reason}`).join('; '));
+}
+
 export const notFound = (what: string, details = '') => new ApiError(404, 'NOT_FOUND', `${what} not found`, details);
 
 export const unauthorized = (code: string, details: string) =>

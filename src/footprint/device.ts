@@ -1,5 +1,7 @@
-import { SPEC_FIELDS, getCategory, CATEGORIES, validateSpecs, outsideRealRange, resolveSpecs, round2, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
-import { ApiError } from '../errors/api-error.ts';
+import { SPEC_FIELDS, getCategory, CATEGORIES, outsideRealRange, resolveSpecs, round2, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
+import type { FieldProblem } from '../errors/api-error.ts';
+import { problemsOf } from '../validation/schemas.ts';
+import { deviceSpecs } from './inputs.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';
@@ -55,22 +57,6 @@ export interface ResolvedDevice {
  */
 export const SHARED_MATCH_MAX_SPEC_COUNT = 4;
 
-export interface FieldProblem {
-  field: string;
-  reason: string;
-}
-
-/** One 400 for all problems of a request, each naming its field. */
-export function invalidFields(problems: FieldProblem[]): ApiError {
-  const [first] = problems;
-  return new ApiError(
-    400,
-    'INVALID_PARAMETER',
-    `Invalid parameter '${first!.field}'`,
-    problems.map((p) => `${p.field}: ${p.reason}`).join('; '),
-  );
-}
-
 const DEFAULT_CATEGORY = 'laptop';
 /**
  * The category a desktop is estimated as when a screen size is supplied with it (all-in-ones are
@@ -103,7 +89,7 @@ function capacitiesFromName(name: string, category: CategoryDefinition, specs: D
   const sources: string[] = [];
   for (const field of ['ram_gb', 'storage_gb'] as const) {
     const value = read[field];
-    if (value === undefined || specs[field] !== undefined || !(category.defaults[field] > 0) || validateSpecs({ [field]: value }, category).length > 0) continue;
+    if (value === undefined || specs[field] !== undefined || !(category.defaults[field] > 0) || !deviceSpecs(category).safeParse({ [field]: value }).success) continue;
     out[field] = value;
     if (field === 'storage_gb' && read.storage_type && specs.storage_type === undefined) out.storage_type = read.storage_type;
     sources.push(`${field} ${value} read from the model name ('${read.written[field]}')${out.storage_type && field === 'storage_gb' ? `, storage_type ${out.storage_type}` : ''}`);
@@ -148,7 +134,7 @@ export function resolveDevice(
   }
   const specs = suppliedSpecs(query);
   if (category) {
-    for (const p of validateSpecs(specs, category)) {
+    for (const p of problemsOf(deviceSpecs(category), specs)) {
       problems.push({ field: QUERY_NAME[p.field as keyof DeviceSpecs] ?? p.field, reason: p.reason });
     }
   }
@@ -158,7 +144,7 @@ export function resolveDevice(
   // A screen size written in the name or given by its model number, for a category with a screen and within its limits.
   const nameScreen = hints.screen_size_inch ?? hints.screen_from_number?.inch;
   const screenFromName =
-    nameScreen !== undefined && specs.screen_size_inch === undefined && category!.defaults.screen_size_inch > 0 && validateSpecs({ screen_size_inch: nameScreen }, category!).length === 0
+    nameScreen !== undefined && specs.screen_size_inch === undefined && category!.defaults.screen_size_inch > 0 && deviceSpecs(category!).safeParse({ screen_size_inch: nameScreen }).success
       ? { screen_size_inch: nameScreen }
       : {};
   // Memory and storage the name states ("iPhone 13 Pro 1TB"), for a device of the catalogue too: the configuration asked for.

@@ -3,8 +3,9 @@ import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { cacheFor, currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { describeProblems, refusedItems } from '../rest/item-refusals.ts';
-import { bounds } from '../rest/openapi.ts';
-import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
+import { SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
+import { checkedBy, itemCount, openApiBounds } from '../validation/schemas.ts';
+import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, remainingYears, SPEC_VALUES } from './inputs.ts';
 import type { FootprintProduct } from './device.ts';
 import type { DeviceMatch, MatchedDevice } from '../catalogue/service.ts';
 import { FOOTPRINT_MAX_AGE } from './fast-path.ts';
@@ -135,10 +136,11 @@ export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintRe
   }),
 });
 
-// The lower bounds validateSpecs checks, for OpenAPI; the upper ones depend on the category.
-const POSITIVE = bounds({ minimum: 0, exclusiveMinimum: true });
-const NON_NEGATIVE = bounds({ minimum: 0 });
-const REMAINING_YEARS = { description: `Years of further use, ${REMAINING_YEARS_MIN}..${REMAINING_YEARS_MAX} (default 2)`, ...bounds({ minimum: REMAINING_YEARS_MIN, maximum: REMAINING_YEARS_MAX }) };
+// Device specs are checked with the device's resolved category (deviceSpecs, in resolveDevice), every problem of the
+// request in one answer and a batch item alone; OpenAPI states the bounds that hold in every category.
+const POSITIVE = openApiBounds(SPEC_VALUES.weight_kg);
+const NON_NEGATIVE = openApiBounds(SPEC_VALUES.nonNegative);
+const REMAINING_YEARS = { description: `Years of further use, ${REMAINING_YEARS_MIN}..${REMAINING_YEARS_MAX} (default 2)`, ...checkedBy(remainingYears) };
 
 const deviceArgs = builder.args((t) => ({
   brand: t.string({ required: true, description: 'Manufacturer name', ...maxChars(TEXT_LIMITS.brand) }),
@@ -367,11 +369,8 @@ builder.mutationField('footprintBatch', (t) =>
     type: BatchResult,
     description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed or unknown field. Counts as one request against quotas.`,
     extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'], open: true, perItemArgument: 'products' } },
-    args: { products: t.arg({ type: [BatchItemInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_BATCH }) }) },
+    args: { products: t.arg({ type: [BatchItemInput], required: true, ...checkedBy(itemCount(1, MAX_BATCH)) }) },
     resolve: async (_root, { products }, { services, caller }) => {
-      if (products.length === 0 || products.length > MAX_BATCH) {
-        throw new ApiError(400, 'INVALID_PARAMETER', "Invalid parameter 'products'", `products: must contain 1 to ${MAX_BATCH} items, got ${products.length}`);
-      }
       const refused = refusedItems();
       const results = await Promise.all(
         products.map(async (item, index) => {

@@ -17,7 +17,8 @@ import {
 import { closestRegionCodes, factorCitation, normaliseRegionCode } from '../reference/grid-data.ts';
 import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
 import type { Caller } from '../auth/caller.ts';
-import { invalidFields, resolveDevice, suppliedSpecs, type DeviceQuery, type FieldProblem, type FootprintProduct, type ResolvedDevice } from './device.ts';
+import { resolveDevice, suppliedSpecs, type DeviceQuery, type FootprintProduct, type ResolvedDevice } from './device.ts';
+import { invalidFields, type FieldProblem } from '../errors/api-error.ts';
 import type { CalculationRecord, CalculationWriter } from './calculation-writer.ts';
 import type { CatalogueService, DeviceMatch } from '../catalogue/service.ts';
 
@@ -108,7 +109,7 @@ export class FootprintService {
 
   async savings(query: DeviceQuery & { country?: string | null; remaining_years?: number | null }, caller: Caller): Promise<SavingsResponse> {
     const remaining_years = query.remaining_years ?? 2;
-    const { device, region, result, unrounded } = await this.evaluate(query, 'country', remainingYearsProblems(remaining_years));
+    const { device, region, result, unrounded } = await this.evaluate(query, 'country');
     const savings = calculateSavings({ footprint: unrounded, remaining_years, grid_factor_kg_per_kwh: region.factor.value });
     const response: SavingsResponse = {
       ...savings,
@@ -123,16 +124,11 @@ export class FootprintService {
   }
 
   async refurbishment(
-    query: DeviceQuery & { country?: string | null; grade?: string | null; remaining_years?: number | null; reuse_country?: string | null; swaps?: string | null },
+    query: DeviceQuery & { country?: string | null; grade: Grade; remaining_years?: number | null; reuse_country?: string | null; swaps?: string | null },
     caller: Caller,
   ): Promise<RefurbishmentResponse> {
     const problems: FieldProblem[] = [];
     const remaining_years = query.remaining_years ?? 2;
-    problems.push(...remainingYearsProblems(remaining_years));
-    const grade = query.grade?.trim().toUpperCase();
-    if (grade !== 'A' && grade !== 'B' && grade !== 'C') {
-      problems.push({ field: 'grade', reason: query.grade ? `must be A, B or C, got '${query.grade}'` : 'is required (A, B or C)' });
-    }
     let swaps: ReturnType<typeof parseSwaps> = [];
     try {
       swaps = query.swaps?.trim() ? parseSwaps(query.swaps) : [];
@@ -147,7 +143,7 @@ export class FootprintService {
       footprint: unrounded,
       category: device.category,
       specs: device.specs,
-      grade: grade as Grade,
+      grade: query.grade,
       swaps,
       remaining_years,
       reuse_grid_factor_kg_per_kwh: reuseRegion.factor.value,
@@ -247,10 +243,6 @@ export function footprintModelOf(device: ResolvedDevice, regionCode: string, gri
     brand: device.product.brand,
     release_year: device.release_year,
   }, params);
-}
-
-function remainingYearsProblems(years: number): FieldProblem[] {
-  return Number.isFinite(years) && years >= 0 && years <= 15 ? [] : [{ field: 'remaining_years', reason: `must be between 0 and 15, got ${years}` }];
 }
 
 function methodology(device: ResolvedDevice, region: RegionFactor, result: FootprintResult, interval: StatedInterval | null, reuse?: RegionFactor): Methodology {

@@ -1,6 +1,9 @@
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
 import RelayPlugin from '@pothos/plugin-relay';
+import ValidationPlugin from '@pothos/plugin-validation';
+import TextInputsPlugin from '../validation/text-plugin.ts';
+import { invalidInput } from '../validation/schemas.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { GraphQLContext } from './context.ts';
@@ -38,7 +41,8 @@ export const builder = new SchemaBuilder<{
     Long: { Input: number; Output: number | bigint };
   };
 }>({
-  plugins: [PrismaPlugin, RelayPlugin],
+  plugins: [PrismaPlugin, RelayPlugin, ValidationPlugin, TextInputsPlugin],
+  validation: { validationError: ({ issues }) => invalidInput(issues) },
   defaultFieldNullability: false,
   prisma: {
     client: (ctx) => ctx.prisma,

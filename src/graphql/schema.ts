@@ -1,6 +1,5 @@
 import { lexicographicSortSchema, printSchema } from 'graphql';
 import { builder } from './builder.ts';
-import { applyInputLimits } from '../validation/input-limits.ts';
 import './scalars.ts';
 // One file per domain; each adds its types and root fields to the builder.
 import '../reference/schema.ts';
@@ -18,6 +17,6 @@ import '../erasure/schema.ts';
 
 // sortSchema false: fields keep their declared order, so every REST answer lists them as the schema declares them
 // (the same order as the hand-written answers, e.g. the GET /v1/footprint fast path); the printed SDL stays sorted.
-export const schema = applyInputLimits(builder.toSchema({ sortSchema: false }));
+export const schema = builder.toSchema({ sortSchema: false });
 
 export const printedSchema = () => printSchema(lexicographicSortSchema(schema));

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { invalidParameter } from '../errors/api-error.ts';
-import { text } from '../validation/text.ts';
+import { text } from '../validation/schemas.ts';
 
 export const REPORT_TYPES = ['sustainability_summary', 'hotspot_analysis'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
@@ -18,12 +18,13 @@ export interface ReportRequest {
   dateTo: string;
 }
 
+/** The body of POST /v1/report: what it accepts, and (routes.ts) its OpenAPI. */
 export const reportBody = z.object({
   type: z.enum(REPORT_TYPES, {
     error: (issue) => (issue.input === undefined ? `is required (${REPORT_TYPES.join(' or ')})` : `must be ${REPORT_TYPES.join(' or ')}`),
   }),
-  dateFrom: text(10).nullish(),
-  dateTo: text(10).nullish(),
+  dateFrom: text(10).meta({ format: 'date' }).nullish(),
+  dateTo: text(10).meta({ format: 'date' }).nullish(),
 });
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);

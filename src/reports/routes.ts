@@ -7,7 +7,8 @@ import { countRequest, currentCaller } from '../auth/access-plugin.ts';
 import { Router } from '../rest/router.ts';
 import { renderReportPdf } from '../documents/index.ts';
 import type { Services } from '../services.ts';
-import { EARLIEST_DATE, LATEST_DATE, REPORT_TYPES, reportBody, reportRequest } from './request.ts';
+import { openApiSchema } from '../validation/schemas.ts';
+import { EARLIEST_DATE, LATEST_DATE, reportBody, reportRequest } from './request.ts';
 import { REPORT_PATH } from './paths.ts';
 import { assembleReportView } from './view.ts';
 
@@ -94,19 +95,7 @@ export const REPORT_OPENAPI_PATHS = {
       security: [{ bearer: [] }],
       requestBody: {
         required: true,
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['type'],
-              properties: {
-                type: { type: 'string', enum: [...REPORT_TYPES] },
-                dateFrom: { type: 'string', format: 'date', maxLength: 10 },
-                dateTo: { type: 'string', format: 'date', maxLength: 10 },
-              },
-            },
-          },
-        },
+        content: { 'application/json': { schema: openApiSchema(reportBody) } },
       },
       responses: {
         200: { description: 'The report', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },

@@ -1,5 +1,6 @@
 import type * as z from 'zod';
-import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
+import { invalidInput } from '../validation/schemas.ts';
 
 /** Parses and validates a JSON request body for hand-written routes; 400 naming the field otherwise. */
 export async function readJsonBody<S extends z.ZodType>(request: Request, schema: S, { optional = false } = {}): Promise<z.infer<S>> {
@@ -17,12 +18,9 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, schema
   return validateBody(schema, body);
 }
 
-/** A parsed body (JSON, or a console form's fields) checked against its schema; 400 naming the first bad field. */
+/** A parsed body (JSON, or a console form's fields) checked against its schema; 400 naming each bad field. */
 export function validateBody<S extends z.ZodType>(schema: S, body: unknown): z.infer<S> {
   const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw invalidParameter(issue.path.join('.') || 'body', issue.message);
-  }
+  if (!parsed.success) throw invalidInput(parsed.error.issues);
   return parsed.data;
 }

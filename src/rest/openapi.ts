@@ -3,20 +3,10 @@ import { isInputObjectType, isNonNullType, isObjectType } from 'graphql';
 import type { OpenApiDocument, OpenApiOperation, OpenApiSchema, Security } from '../kernel/openapi-types.ts';
 import type { RestRoute } from '../graphql/builder.ts';
 import { pageSizeOf, PAGE_SIZE_ARGUMENTS } from '../graphql/cost.ts';
+import type { Bounds } from '../validation/schemas.ts';
 
 /** The document type, for the REST plugin that serves it. */
 export type { OpenApiDocument } from '../kernel/openapi-types.ts';
-
-/** Bounds an argument or input field is checked against (by its resolver), as OpenAPI 3.0 states them. */
-export interface Bounds {
-  minimum?: number;
-  maximum?: number;
-  /** With minimum: the value must be greater than it. */
-  exclusiveMinimum?: boolean;
-  /** Of a list. */
-  minItems?: number;
-  maxItems?: number;
-}
 
 /** Pothos argument/input-field options documenting the bounds the code checks: `t.arg.float({ ...bounds({ minimum: 0 }) })`. */
 export const bounds = (declared: Bounds) => ({ extensions: { bounds: declared } });

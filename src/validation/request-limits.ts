@@ -30,8 +30,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * (414), strict percent-encoding of the query string (400 naming the parameter), the body size
  * (413, from Content-Length or while reading, so an oversized body is never buffered whole) and
  * its encoding (UTF-8 for textual bodies). REST bodies must be JSON objects. Field-level text
- * rules (length, control characters) are applied by the schema (applyInputLimits) and by the
- * hand-written routes' zod schemas.
+ * rules (length, control characters) are zod schemas: the schema's (TextInputsPlugin) and the
+ * hand-written routes'.
  */
 export function useRequestLimits({ restBase }: { restBase: string }): Plugin {
   return {

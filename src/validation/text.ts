@@ -1,4 +1,3 @@
-import * as z from 'zod';
 import { validate as isUuid } from 'uuid';
 import { invalidParameter } from '../errors/api-error.ts';
 
@@ -44,14 +43,6 @@ function positionOf(value: string, index: number, multiline = false): string {
 export function checkText(value: string, field: string, limit: TextLimit): void {
   const problem = textProblem(value, limit);
   if (problem) throw invalidParameter(field, problem);
-}
-
-/** A zod string with the same rules, for hand-written routes' bodies and forms. */
-export function text(maxLength: number, options: Omit<TextLimit, 'maxLength'> = {}) {
-  return z.string().superRefine((value, ctx) => {
-    const problem = textProblem(value, { maxLength, ...options });
-    if (problem) ctx.addIssue({ code: 'custom', message: problem });
-  });
 }
 
 /** Pothos field/argument options declaring a limit: `t.arg.string({ ...maxChars(100) })`. */

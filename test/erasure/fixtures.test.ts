@@ -1,7 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CatalogueIndex, loadCatalogue, matchModel, type CatalogueEntry } from '../../src/catalogue/search.ts';
 import { brandName, parseReport, type ParsedReport } from '../../src/erasure/blancco-report.ts';
-import { getCategory, validateSpecs } from '../../src/footprint/engine/index.ts';
+import { getCategory } from '../../src/footprint/engine/index.ts';
+import { problemsOf } from '../../src/validation/schemas.ts';
+import { deviceSpecs } from '../../src/footprint/inputs.ts';
 import {
   CATALOGUE_MODELS, desktopReport, generateReports, laptopReport, missingFieldsReport, phoneReport, serverReport, unsuccessfulReport,
 } from './fixtures.ts';
@@ -40,7 +42,7 @@ describe('fixtures in the built-in catalogue', () => {
 
   it('the server fixture is within the server category limits', () => {
     const { device } = parsed(serverReport);
-    expect(validateSpecs(device.specs, getCategory('server')!)).toEqual([]);
+    expect(problemsOf(deviceSpecs(getCategory('server')!), device.specs)).toEqual([]);
   });
 
   it.each(Object.entries(CATALOGUE_MODELS).flatMap(([kind, models]) => models.map((m) => [kind, m.manufacturer, m.model] as const)))(
@@ -79,7 +81,7 @@ describe('generateReports', () => {
   });
 
   it('every generated device is valid for its category', () => {
-    const problems = devices.flatMap((d) => validateSpecs(d.device.specs, getCategory(d.device.category!)!));
+    const problems = devices.flatMap((d) => problemsOf(deviceSpecs(getCategory(d.device.category!)!), d.device.specs));
     expect(problems).toEqual([]);
   });
 });

@@ -49,6 +49,11 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
       expect(ms).toBeLessThan(1_000);
     });
 
+    it('checks each item of a list argument, naming it', async () => {
+      const ids = await t.graphql('mutation($ids: [ID!]!) { simulateRefurbish(assetIds: $ids) { grade } }', { ids: ['a', 'X'.repeat(65)] }, key);
+      expect(ids.body.errors[0].extensions).toMatchObject({ code: 'INVALID_PARAMETER', details: 'assetIds[1]: must be at most 64 characters, got 65' });
+    });
+
     it('answers a 100 KB model_string on /v1/identify with 400, not 500', async () => {
       const res = await t.json('/v1/identify', json({ model_string: 'a'.repeat(100_000) }));
       expect(res.status).toBe(400);

@@ -3,7 +3,7 @@ import { CATEGORIES, calculateFootprint, ENGINE_PARAMETERS, ENGINE_VERSION, getC
 import type { CategoryDefinition, FootprintInput } from './index.ts';
 import { confidenceFor, uncertaintyPct } from './footprint.ts';
 import { groupFit } from './parameters.ts';
-import { specLimits } from './validate.ts';
+import { specLimits } from './limits.ts';
 
 const laptop = getCategory('laptop')!;
 const input = (over: Partial<FootprintInput> = {}): FootprintInput => ({
