@@ -152,7 +152,8 @@ export class ExportWorker {
     const started = performance.now();
     let heartbeat: Heartbeat | undefined;
     let upload: ObjectUpload | undefined;
-    let committed = false;
+    // From the commit on an archive may exist (a commit whose answer was lost may have happened).
+    let archiveMayExist = false;
     // The error_code of a failure in the stage running now (the archive's output tags its own: failures.ts).
     let stage: ExportFailureCode = 'EXPORT_STORAGE_UNAVAILABLE';
     try {
@@ -173,8 +174,8 @@ export class ExportWorker {
       });
       heartbeat.check();
       stage = 'EXPORT_STORAGE_COMMIT_FAILED';
+      archiveMayExist = true;
       await upload.commit();
-      committed = true;
       stage = 'EXPORT_DATABASE_ERROR';
       const completed = await this.complete(job, { ...result, totalTables: tables.length });
       // Cancelled between the last heartbeat and now: the archive must not stay (the sweep retries a failed delete).
@@ -183,8 +184,8 @@ export class ExportWorker {
     } catch (error) {
       await heartbeat?.stop();
       await upload?.abort().catch((abortError: unknown) => log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'));
-      // Committed, then not recorded: the archive of an export that is not completed must not stay.
-      if (committed) await this.discard(job, 'deleting the archive of an unrecorded export failed');
+      // The archive of an export that is not completed must not stay.
+      if (archiveMayExist) await this.discard(job, 'deleting the archive of an unrecorded export failed');
       if (error instanceof JobReleased) {
         if (error.reason === 'stopping') await this.handBack(job);
         log.info({ job_id: job.id, reason: error.reason }, 'export job released');
