@@ -182,6 +182,7 @@ export class ExportWorker {
       if (!completed) await this.discard(job, 'deleting the archive of a cancelled export failed');
       log.info({ job_id: job.id, org_id: job.org_id, rows: result.totalRows, bytes: result.bytes, ms: Math.round(performance.now() - started), completed }, 'export job finished');
     } catch (error) {
+      // No renewal may follow once the job is handed on (to a next attempt, back to pending, or failed).
       await heartbeat?.stop();
       await upload?.abort().catch((abortError: unknown) => log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'));
       // The archive of an export that is not completed must not stay.
