@@ -150,14 +150,14 @@ export class ExportWorker {
   private async run(job: ClaimedJob): Promise<void> {
     const { storage, log } = this.deps;
     const started = performance.now();
-    let heartbeat: Heartbeat | undefined;
     let upload: ObjectUpload | undefined;
     // From the commit on an archive may exist (a commit whose answer was lost may have happened).
     let archiveMayExist = false;
     // The error_code of a failure in the stage running now (the archive's output tags its own: failures.ts).
     let stage: ExportFailureCode = 'EXPORT_STORAGE_UNAVAILABLE';
+    // Nothing between here and the try: every way out of the attempt stops the lease's renewal.
+    const heartbeat = new Heartbeat(this, job, this.heartbeatMs);
     try {
-      heartbeat = new Heartbeat(this, job, this.heartbeatMs);
       // Leftovers of an earlier attempt of this job (a partial upload of a worker that died).
       await storage.delete(job.storage_path);
       upload = await storage.open(job.storage_path);
@@ -170,7 +170,7 @@ export class ExportWorker {
         output: storageOutput(upload.stream),
         softwareVersion: this.deps.softwareVersion,
         generatedAt: new Date(),
-        onProgress: async (progress) => heartbeat!.report(progress),
+        onProgress: async (progress) => heartbeat.report(progress),
       });
       heartbeat.check();
       stage = 'EXPORT_STORAGE_COMMIT_FAILED';
@@ -183,7 +183,7 @@ export class ExportWorker {
       log.info({ job_id: job.id, org_id: job.org_id, rows: result.totalRows, bytes: result.bytes, ms: Math.round(performance.now() - started), completed }, 'export job finished');
     } catch (error) {
       // No renewal may follow once the job is handed on (to a next attempt, back to pending, or failed).
-      await heartbeat?.stop();
+      await heartbeat.stop();
       await upload?.abort().catch((abortError: unknown) => log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'));
       // The archive of an export that is not completed must not stay.
       if (archiveMayExist) await this.discard(job, 'deleting the archive of an unrecorded export failed');
@@ -194,7 +194,7 @@ export class ExportWorker {
       }
       await this.attemptFailed(job, asFailure(error, stage), upload !== undefined);
     } finally {
-      await heartbeat?.stop();
+      await heartbeat.stop();
     }
   }
 

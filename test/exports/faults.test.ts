@@ -29,7 +29,9 @@ function faulty(storage: ExportStorage, fault: Fault | 'hang'): ExportStorage & 
   const hung: (() => void)[] = [];
   return {
     kind: storage.kind,
-    release: () => hung.splice(0).forEach((fail) => fail()),
+    release() {
+      for (const fail of hung.splice(0)) fail();
+    },
     delete: (key) => (fault === 'delete' ? Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:9000')) : storage.delete(key)),
     exists: (key) => storage.exists(key),
     signedUrl: (key, options) => storage.signedUrl(key, options),
