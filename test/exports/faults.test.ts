@@ -9,6 +9,7 @@ import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Database } from '../../src/db/database.ts';
+import type { OrganizationScopes } from '../../src/auth/org-scope.ts';
 import { createExportStorage, type ExportStorage } from '../../src/exports/storage/index.ts';
 import { ExportWorker, type ExportWorkerOptions } from '../../src/exports/worker.ts';
 import { startS3rver, type TestS3Server } from './s3-server.ts';
@@ -82,9 +83,12 @@ describe(`export failures on ${TEST_DATABASE_KIND}`, () => {
   const auth = (key: string) => ({ authorization: `Bearer ${key}` });
   const db = () => t.app.services.db.prisma;
   const job = (id: string) => db().exportJob.findUniqueOrThrow({ where: { id } });
-  const makeWorker = (storage: ExportStorage, options: ExportWorkerOptions & { db?: Database } = {}) => {
+  const makeWorker = (storage: ExportStorage, options: ExportWorkerOptions & { db?: Database; scopes?: OrganizationScopes } = {}) => {
     const s = t.app.services;
-    return new ExportWorker({ db: options.db ?? s.db, scopes: s.scopes, storage, log: s.log, softwareVersion: '1.0.0' }, { heartbeatMs: 20, retryDelayMs: 0, ...options });
+    return new ExportWorker(
+      { db: options.db ?? s.db, scopes: options.scopes ?? s.scopes, storage, log: s.log, softwareVersion: '1.0.0' },
+      { heartbeatMs: 20, retryDelayMs: 0, ...options },
+    );
   };
   const submit = (key: string) => t.json(JOBS, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: '{}' });
   async function submitted() {
@@ -223,6 +227,31 @@ describe(`export failures on ${TEST_DATABASE_KIND}`, () => {
     const ctx = await submitted();
     const worker = makeWorker(stores.filesystem.storage, { db: failing });
     await runToEnd(worker, ctx.id);
+    await expectFailedCleanly(worker, stores.filesystem, ctx, 'EXPORT_DATABASE_ERROR', 3);
+  });
+
+  it('a database failing when the completed export is recorded: the committed archive is deleted each time, then EXPORT_DATABASE_ERROR', async () => {
+    const real = t.app.services.scopes;
+    // The first three transactions (recording each attempt's completion) fail; the fourth records the failure.
+    let refusals = 3;
+    const scopes = {
+      for(orgId: string | null, readOnly?: boolean) {
+        const client = real.for(orgId, readOnly);
+        return new Proxy(client, {
+          get(target, property, receiver) {
+            if (property === '$transaction' && refusals > 0) {
+              refusals--;
+              return () => Promise.reject(new Error('Connection terminated unexpectedly'));
+            }
+            return Reflect.get(target, property, receiver);
+          },
+        });
+      },
+    } as unknown as OrganizationScopes;
+    const ctx = await submitted();
+    const worker = makeWorker(stores.filesystem.storage, { scopes });
+    await runToEnd(worker, ctx.id);
+    expect(refusals).toBe(0);
     await expectFailedCleanly(worker, stores.filesystem, ctx, 'EXPORT_DATABASE_ERROR', 3);
   });
 
