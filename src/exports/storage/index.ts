@@ -3,7 +3,6 @@ import { FilesystemExportStorage } from './filesystem.ts';
 import type { ExportStorage } from './types.ts';
 
 export type { ExportStorage, ObjectUpload } from './types.ts';
-export { StorageUnsupportedError } from './types.ts';
 export { EXPORT_FILES_BASE } from './filesystem.ts';
 export { createExportFileRouter } from './routes.ts';
 
