@@ -6,6 +6,7 @@ import type { KeyCaller } from '../auth/caller.ts';
 import { EXPORT_INTERVAL_SECONDS } from '../auth/plan-rules.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { REST_BASE } from '../kernel/paths.ts';
+import { currentRequest } from '../observability/request-context.ts';
 import { checkText, checkUuid, TEXT_LIMITS } from '../validation/text.ts';
 import type { ExportStorage } from './storage/types.ts';
 import { EXPORT_TABLES, resolveExportScope } from './tables.ts';
@@ -194,7 +195,10 @@ export async function findExportJob(prisma: PrismaClient, id: string): Promise<E
   return job;
 }
 
-/** pending or processing -> cancelled, deleting a partial archive; any other state is 409 and stays as it is. */
+/**
+ * pending or processing -> cancelled, deleting a partial archive; any other state is 409 and stays as
+ * it is. A store that fails the delete does not fail the cancel: the worker's sweep deletes it later.
+ */
 export async function cancelExportJob(ctx: ExportContext, id: string): Promise<ExportJobRow> {
   const { prisma, caller, storage } = ctx;
   checkUuid('id', id);
@@ -211,7 +215,9 @@ export async function cancelExportJob(ctx: ExportContext, id: string): Promise<E
     throw new ApiError(409, 'EXPORT_NOT_CANCELLABLE', 'Export job cannot be cancelled', `status: the job is ${visibleStatus(job, ctx.now)}; only pending or processing jobs can be cancelled`);
   }
   // A worker still writing notices the cancellation at its next heartbeat and discards its upload as well.
-  if (cancelled.storage_path) await storage.delete(cancelled.storage_path);
+  if (cancelled.storage_path) {
+    await storage.delete(cancelled.storage_path).catch((error: unknown) => currentRequest()?.log.warn({ err: error, job_id: id }, 'deleting a cancelled export\'s partial archive failed; the export sweep tries again'));
+  }
   return cancelled;
 }
 
@@ -224,7 +230,8 @@ export interface ExportDownload {
 
 /**
  * A signed URL of a completed job's archive, valid 15 minutes; each request writes the audit event
- * org.export.job.downloaded. 409 until completed, 410 once the 72-hour retention has passed.
+ * org.export.job.downloaded. 409 until completed (EXPORT_NOT_COMPLETED), or for good once failed
+ * (EXPORT_FAILED) or cancelled (EXPORT_CANCELLED); 410 once the 72-hour retention has passed.
  */
 export async function exportDownload(ctx: ExportContext & { base: string }, id: string): Promise<ExportDownload> {
   const { prisma, caller, storage } = ctx;
@@ -233,6 +240,12 @@ export async function exportDownload(ctx: ExportContext & { base: string }, id: 
   const status = visibleStatus(job, now);
   if (status === 'expired') {
     throw new ApiError(410, 'EXPORT_EXPIRED', 'Export expired', `id: export ${id} expired at ${job.expires_at?.toISOString() ?? 'an earlier time'} (archives are kept 72 hours after completion); submit a new export`);
+  }
+  if (status === 'failed') {
+    throw new ApiError(409, 'EXPORT_FAILED', 'Export failed', `status: the job failed (${job.error_code ?? 'no error code'}) and will never complete; see its error_message and submit a new export`);
+  }
+  if (status === 'cancelled') {
+    throw new ApiError(409, 'EXPORT_CANCELLED', 'Export cancelled', 'status: the job was cancelled and will never complete; submit a new export');
   }
   if (status !== 'completed' || !job.storage_path || job.sha256 === null || job.bytes === null) {
     throw new ApiError(409, 'EXPORT_NOT_COMPLETED', 'Export not completed', `status: the job is ${status}; the archive can be downloaded once it is completed`);

@@ -31,7 +31,7 @@ export const EXPORT_OPENAPI_PATHS = {
       description:
         'Checks that the job is your organisation\'s (404 otherwise) and writes the audit event org.export.job.downloaded. ' +
         'With Accept: application/json: {signed_url, expires_at, bytes, sha256}; otherwise 302 to the signed URL. ' +
-        '409 EXPORT_NOT_COMPLETED before completion; 410 EXPORT_EXPIRED 72 hours after completion.',
+        '409 EXPORT_NOT_COMPLETED before completion, EXPORT_FAILED or EXPORT_CANCELLED for a job that will never complete; 410 EXPORT_EXPIRED 72 hours after completion.',
       tags: ['Organisation export'],
       security: [{ bearer: [] }],
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid', maxLength: 64 } }],
@@ -57,7 +57,7 @@ export const EXPORT_OPENAPI_PATHS = {
         400: { description: 'id is not a UUID' },
         401: { description: 'Missing, invalid or revoked API key' },
         404: { description: 'No such export job in your organisation' },
-        409: { description: 'The job is not completed' },
+        409: { description: 'The job is not completed (EXPORT_NOT_COMPLETED), or failed or was cancelled and never will be (EXPORT_FAILED, EXPORT_CANCELLED)' },
         410: { description: 'The archive expired (72 hours after completion)' },
       },
     },

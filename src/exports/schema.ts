@@ -6,6 +6,7 @@ import { requireOrgContext } from '../auth/caller.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { EXPORT_TABLES } from './tables.ts';
 import type { ArchiveProgress, ExportManifest } from './archive.ts';
+import { EXPORT_FAILURE_CODES } from './failures.ts';
 import {
   EXPORT_LIST_MAX,
   cancelExportJob,
@@ -71,7 +72,7 @@ const ExportJobRef = builder.objectRef<ExportJobRow>('ExportJob').implement({
     sha256: t.string({ nullable: true, description: 'Hex SHA-256 of the whole ZIP', resolve: (j) => j.sha256 }),
     manifest: t.field({ type: ExportManifestRef, nullable: true, resolve: (j) => j.manifest as unknown as ExportManifest | null }),
     progress: t.field({ type: ExportProgressRef, nullable: true, description: 'While processing, and the final counts once completed', resolve: (j) => j.progress as unknown as ArchiveProgress | null }),
-    error_code: t.string({ nullable: true, description: 'When failed: EXPORT_FAILED or EXPORT_INTERRUPTED', resolve: (j) => j.error_code }),
+    error_code: t.string({ nullable: true, description: `When failed, the stage that failed: ${EXPORT_FAILURE_CODES.join(', ')}`, resolve: (j) => j.error_code }),
     error_message: t.string({ nullable: true, resolve: (j) => j.error_message }),
     created_at: t.field({ type: 'DateTime', resolve: (j) => j.created_at }),
     started_at: t.field({ type: 'DateTime', nullable: true, resolve: (j) => j.started_at }),

@@ -4,30 +4,42 @@ import type { Database, Prisma } from '../db/database.ts';
 import type { OrganizationScopes } from '../auth/org-scope.ts';
 import type { Logger } from '../observability/logger.ts';
 import { enqueueWebhookEvent } from '../webhooks/events.ts';
-import type { ExportStorage } from './storage/types.ts';
+import type { ExportStorage, ObjectUpload } from './storage/types.ts';
 import { resolveExportScope } from './tables.ts';
 import { writeExportArchive, type ArchiveProgress } from './archive.ts';
 import { EXPORT_TTL_MS, jobLinks, type StoredScope } from './jobs.ts';
+import { asFailure, failureMessage, storageOutput, type ExportFailureCode, type ExportJobFailure } from './failures.ts';
 
 // The export worker: claims pending jobs with row locks (FOR UPDATE SKIP LOCKED), holds each with a
 // lease it renews while it writes, and finishes it as completed or failed. Plain SQL on the
 // export_jobs table rather than a job-queue library: pg-boss and graphile-worker need PostgreSQL
 // server features (LISTEN/NOTIFY, several connections) that the embedded PGlite database lacks,
-// and the job row already is the queue. A worker that dies leaves a lease that runs out; the job is
-// then claimed again, and after `maxAttempts` claims failed with EXPORT_INTERRUPTED (sweep()).
+// and the job row already is the queue. Every claim counts an attempt in the row. A failed attempt
+// is tried again after a pause (the job keeps its lease, held by no worker, until then), at most
+// `maxAttempts` times, then the job fails with the failed stage's code (failures.ts). A worker that
+// dies leaves a lease that runs out; the job is then claimed again, and after `maxAttempts` claims
+// failed with EXPORT_INTERRUPTED (sweep()). Storage of finished jobs is deleted by the sweep too.
 
 export interface ExportWorkerOptions {
   /** How long a claim holds without renewal (default 60 s). */
   leaseMs?: number;
   /** How often an idle worker looks for work (default 2 s). */
   pollIntervalMs?: number;
-  /** Claims of one job before it is failed (default 3). */
+  /** Claims of one job before it is failed (default EXPORT_MAX_ATTEMPTS). */
   maxAttempts?: number;
+  /** The pause after a failed attempt, times the attempts so far (default 30 s: 30 s, then 60 s). */
+  retryDelayMs?: number;
   /** How often expired archives and abandoned jobs are swept (default 60 s). */
   sweepIntervalMs?: number;
   /** How often a running job's progress and lease are written (default 1 s, at most a third of the lease). */
   heartbeatMs?: number;
 }
+
+/** Attempts of one job (claims, counted in export_jobs.attempts) before it fails. */
+export const EXPORT_MAX_ATTEMPTS = 3;
+
+/** Finished jobs whose stored objects one sweep deletes at most. */
+const CLEANUP_BATCH = 100;
 
 interface ClaimedJob {
   id: string;
@@ -49,6 +61,7 @@ export class ExportWorker {
   private readonly leaseMs: number;
   private readonly pollIntervalMs: number;
   private readonly maxAttempts: number;
+  private readonly retryDelayMs: number;
   private readonly sweepIntervalMs: number;
   private readonly heartbeatMs: number;
   private running: Promise<void> | undefined;
@@ -62,7 +75,8 @@ export class ExportWorker {
   ) {
     this.leaseMs = options.leaseMs ?? 60_000;
     this.pollIntervalMs = options.pollIntervalMs ?? 2_000;
-    this.maxAttempts = options.maxAttempts ?? 3;
+    this.maxAttempts = options.maxAttempts ?? EXPORT_MAX_ATTEMPTS;
+    this.retryDelayMs = options.retryDelayMs ?? 30_000;
     this.sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.heartbeatMs = Math.min(options.heartbeatMs ?? 1_000, this.leaseMs / 3);
   }
@@ -136,39 +150,75 @@ export class ExportWorker {
   private async run(job: ClaimedJob): Promise<void> {
     const { storage, log } = this.deps;
     const started = performance.now();
+    let upload: ObjectUpload | undefined;
+    // From the commit on an archive may exist (a commit whose answer was lost may have happened).
+    let archiveMayExist = false;
+    // The error_code of a failure in the stage running now (the archive's output tags its own: failures.ts).
+    let stage: ExportFailureCode = 'EXPORT_STORAGE_UNAVAILABLE';
+    // Nothing between here and the try: every way out of the attempt stops the lease's renewal.
     const heartbeat = new Heartbeat(this, job, this.heartbeatMs);
-    // Leftovers of an earlier attempt of this job (a partial upload of a worker that died).
-    await storage.delete(job.storage_path);
-    const upload = await storage.open(job.storage_path);
     try {
+      // Leftovers of an earlier attempt of this job (a partial upload of a worker that died).
+      await storage.delete(job.storage_path);
+      upload = await storage.open(job.storage_path);
+      stage = 'EXPORT_DATABASE_ERROR';
       const tables = resolveExportScope(job.scope);
       const result = await writeExportArchive({
         db: this.deps.db,
         orgId: job.org_id,
         tables,
-        output: upload.stream,
+        output: storageOutput(upload.stream),
         softwareVersion: this.deps.softwareVersion,
         generatedAt: new Date(),
         onProgress: async (progress) => heartbeat.report(progress),
       });
       heartbeat.check();
+      stage = 'EXPORT_STORAGE_COMMIT_FAILED';
+      archiveMayExist = true;
       await upload.commit();
+      stage = 'EXPORT_DATABASE_ERROR';
       const completed = await this.complete(job, { ...result, totalTables: tables.length });
-      // Cancelled between the last heartbeat and now: the archive must not stay.
-      if (!completed) await storage.delete(job.storage_path);
+      // Cancelled between the last heartbeat and now: the archive must not stay (the sweep retries a failed delete).
+      if (!completed) await this.discard(job, 'deleting the archive of a cancelled export failed');
       log.info({ job_id: job.id, org_id: job.org_id, rows: result.totalRows, bytes: result.bytes, ms: Math.round(performance.now() - started), completed }, 'export job finished');
     } catch (error) {
-      await upload.abort().catch((abortError: unknown) => log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'));
+      // No renewal may follow once the job is handed on (to a next attempt, back to pending, or failed).
+      await heartbeat.stop();
+      await upload?.abort().catch((abortError: unknown) => log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'));
+      // The archive of an export that is not completed must not stay.
+      if (archiveMayExist) await this.discard(job, 'deleting the archive of an unrecorded export failed');
       if (error instanceof JobReleased) {
         if (error.reason === 'stopping') await this.handBack(job);
         log.info({ job_id: job.id, reason: error.reason }, 'export job released');
         return;
       }
-      log.error({ err: error, job_id: job.id, org_id: job.org_id }, 'export job failed');
-      await this.fail(job, 'EXPORT_FAILED', 'The archive could not be written. The failed export does not count against the export interval: submit it again.');
+      await this.attemptFailed(job, asFailure(error, stage), upload !== undefined);
     } finally {
-      heartbeat.stop();
+      await heartbeat.stop();
     }
+  }
+
+  /** Deletes a job's stored object now; when that fails the sweep deletes it later (its storage_path stays set). */
+  private async discard(job: ClaimedJob, problem: string): Promise<void> {
+    await this.deps.storage.delete(job.storage_path).catch((error: unknown) => this.deps.log.warn({ err: error, job_id: job.id }, problem));
+  }
+
+  /** Another attempt after a pause while attempts are left and one may succeed; otherwise failed with the stage's code. */
+  private async attemptFailed(job: ClaimedJob, failure: ExportJobFailure, opened: boolean): Promise<void> {
+    const { log } = this.deps;
+    const context = { err: failure.cause, job_id: job.id, org_id: job.org_id, error_code: failure.code, attempt: job.attempts };
+    if (failure.retryable && job.attempts < this.maxAttempts) {
+      const delaySeconds = (this.retryDelayMs * job.attempts) / 1000;
+      // Its lease, held by no worker, runs out after the pause: then any worker claims it (claim()).
+      await this.deps.db.prisma.$executeRaw`
+        UPDATE export_jobs SET worker_id = NULL, progress = NULL, lease_expires_at = now() + make_interval(secs => ${delaySeconds})
+        WHERE id = ${job.id}::uuid AND status = 'processing' AND worker_id = ${this.id}`;
+      log.warn({ ...context, retry_in_s: delaySeconds }, 'export attempt failed; trying again');
+      return;
+    }
+    log.error(context, 'export job failed');
+    // The first attempt failed before it opened an upload: there is nothing in storage for the sweep to delete.
+    await this.fail(job, failure.code, failureMessage(failure.code, job.attempts), { nothingStored: !opened && job.attempts === 1 });
   }
 
   /** Writes progress and renews the lease while the job is still this worker's; false when it no longer is. */
@@ -221,15 +271,31 @@ export class ExportWorker {
     });
   }
 
-  /** -> failed with the webhook event in the same transaction, when the job is still active. */
-  private async fail(job: Pick<ClaimedJob, 'id' | 'org_id'>, code: string, message: string, onlyIfLeaseExpired = false): Promise<boolean> {
+  /**
+   * -> failed with the webhook event in the same transaction, when the job is still active: its lease
+   * ends and the organisation's slot is free. Its stored objects go at the next sweep.
+   */
+  private async fail(
+    job: Pick<ClaimedJob, 'id' | 'org_id'>,
+    code: ExportFailureCode,
+    message: string,
+    { onlyIfLeaseExpired = false, nothingStored = false } = {},
+  ): Promise<boolean> {
     const prisma = this.deps.scopes.for(job.org_id);
     return prisma.$transaction(async (tx) => {
       const { count } = await tx.exportJob.updateMany({
         where: onlyIfLeaseExpired
           ? { id: job.id, status: 'processing', lease_expires_at: { lt: new Date() } }
           : { id: job.id, status: 'processing', worker_id: this.id },
-        data: { status: 'failed', error_code: code, error_message: message, failed_at: new Date(), lease_expires_at: null, worker_id: null },
+        data: {
+          status: 'failed',
+          error_code: code,
+          error_message: message,
+          failed_at: new Date(),
+          lease_expires_at: null,
+          worker_id: null,
+          ...(nothingStored && { storage_path: null }),
+        },
       });
       if (count === 0) return false;
       await enqueueWebhookEvent(tx, job.org_id, 'org.export.job.failed', { job_id: job.id, status: 'failed', error_code: code, error_message: message, ...jobLinks(job.id) });
@@ -245,27 +311,38 @@ export class ExportWorker {
   }
 
   /**
-   * completed jobs past their 72 hours -> expired, archive deleted; processing jobs whose lease ran
-   * out with no attempts left -> failed (EXPORT_INTERRUPTED), partial upload deleted.
+   * completed jobs past their 72 hours -> expired; processing jobs whose lease ran out with no attempts
+   * left -> failed (EXPORT_INTERRUPTED); then the stored objects (archive or partial upload) of
+   * expired, failed and cancelled jobs are deleted, and their storage_path cleared once that worked.
    */
-  async sweep(): Promise<{ expired: number; failed: number }> {
+  async sweep(): Promise<{ expired: number; failed: number; cleaned: number }> {
     this.lastSweep = Date.now();
     const { db, storage, log } = this.deps;
-    const expired = await db.prisma.$queryRaw<{ id: string; storage_path: string | null }[]>`
-      UPDATE export_jobs SET status = 'expired' WHERE status = 'completed' AND expires_at <= now() RETURNING id, storage_path`;
-    const abandoned = await db.prisma.$queryRaw<{ id: string; org_id: string; storage_path: string | null }[]>`
-      SELECT id, org_id, storage_path FROM export_jobs
+    const expired = await db.prisma.$executeRaw`UPDATE export_jobs SET status = 'expired' WHERE status = 'completed' AND expires_at <= now()`;
+    const abandoned = await db.prisma.$queryRaw<{ id: string; org_id: string }[]>`
+      SELECT id, org_id FROM export_jobs
       WHERE status = 'processing' AND lease_expires_at < now() AND attempts >= ${this.maxAttempts}`;
     let failed = 0;
     for (const job of abandoned) {
-      const message = `The export was interrupted ${this.maxAttempts} times (its worker stopped without finishing). It does not count against the export interval: submit it again.`;
-      if (await this.fail(job, 'EXPORT_INTERRUPTED', message, true)) failed++;
+      if (await this.fail(job, 'EXPORT_INTERRUPTED', failureMessage('EXPORT_INTERRUPTED', this.maxAttempts), { onlyIfLeaseExpired: true })) failed++;
     }
-    for (const job of [...expired, ...abandoned]) {
-      if (job.storage_path) await storage.delete(job.storage_path).catch((error: unknown) => log.warn({ err: error, job_id: job.id }, 'deleting an export archive failed'));
+    const finished = await db.prisma.$queryRaw<{ id: string; storage_path: string }[]>`
+      SELECT id, storage_path FROM export_jobs
+      WHERE status IN ('expired', 'failed', 'cancelled') AND storage_path IS NOT NULL
+      ORDER BY created_at LIMIT ${CLEANUP_BATCH}`;
+    let cleaned = 0;
+    for (const job of finished) {
+      try {
+        await storage.delete(job.storage_path);
+      } catch (error) {
+        log.warn({ err: error, job_id: job.id }, 'deleting an export archive failed; the next sweep tries again');
+        continue;
+      }
+      cleaned += await db.prisma.$executeRaw`
+        UPDATE export_jobs SET storage_path = NULL WHERE id = ${job.id}::uuid AND status IN ('expired', 'failed', 'cancelled')`;
     }
-    if (expired.length || failed) log.info({ expired: expired.length, failed }, 'export sweep');
-    return { expired: expired.length, failed };
+    if (expired || failed || cleaned) log.info({ expired, failed, cleaned }, 'export sweep');
+    return { expired, failed, cleaned };
   }
 }
 
@@ -305,7 +382,9 @@ class Heartbeat {
     if (this.released) throw this.released;
   }
 
-  stop(): void {
+  /** No renewal after this resolves: the job can be handed on without this worker's lease coming back. */
+  async stop(): Promise<void> {
     clearInterval(this.timer);
+    await this.beat;
   }
 }

@@ -279,7 +279,7 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     expect(await db().auditLog.count({ where: { org_id: org.id, event: 'org.export.job.downloaded' } })).toBe(0);
   });
 
-  it('pending, processing and failed jobs cannot be downloaded (409 EXPORT_NOT_COMPLETED)', async () => {
+  it('pending, processing and failed jobs cannot be downloaded (409 EXPORT_NOT_COMPLETED, EXPORT_FAILED once failed)', async () => {
     const { org, key } = await newOrg();
     const { body } = await submit(key);
     expect((await download(key, body.job_id)).status).toBe(409);
@@ -287,8 +287,10 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     const processing = await download(key, body.job_id);
     expect(processing.status).toBe(409);
     expect(await processing.json()).toMatchObject({ code: 'EXPORT_NOT_COMPLETED' });
-    await db().exportJob.update({ where: { id: body.job_id }, data: { status: 'failed', error_code: 'EXPORT_FAILED' } });
-    expect((await download(key, body.job_id)).status).toBe(409);
+    await db().exportJob.update({ where: { id: body.job_id }, data: { status: 'failed', error_code: 'EXPORT_STORAGE_WRITE_FAILED' } });
+    const failed = await download(key, body.job_id);
+    expect(failed.status).toBe(409);
+    expect(await failed.json()).toMatchObject({ code: 'EXPORT_FAILED' });
     expect((await cancel(key, body.job_id)).status).toBe(409);
     expect(await db().auditLog.count({ where: { org_id: org.id, event: 'org.export.job.downloaded' } })).toBe(0);
   });

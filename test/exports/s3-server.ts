@@ -20,8 +20,9 @@ export interface TestS3Server {
  * AbortMultipartUpload (405): the two are added here over s3rver's own upload folders, answering as
  * S3 documents them, and UploadPart / CompleteMultipartUpload of an aborted upload get S3's 404
  * NoSuchUpload instead of s3rver recreating the folder. Everything else is s3rver's.
+ * `listMultipartUploads: false` leaves ListMultipartUploads to s3rver (501): a store that lacks it.
  */
-export async function startS3rver(): Promise<TestS3Server> {
+export async function startS3rver({ listMultipartUploads = true } = {}): Promise<TestS3Server> {
   const directory = await mkdtemp(path.join(tmpdir(), 'lcf-s3rver-'));
   const server = new S3rver({ address: '127.0.0.1', port: 0, directory, silent: true, configureBuckets: [{ name: S3RVER_BUCKET }] });
   const uploadsFolder = server.store.getResourcePath(S3RVER_BUCKET, undefined, 'uploads');
@@ -38,7 +39,7 @@ export async function startS3rver(): Promise<TestS3Server> {
     const [, bucket, ...rest] = ctx.path.split('/');
     const key = decodeURIComponent(rest.join('/'));
     if (bucket !== S3RVER_BUCKET) return next();
-    if (ctx.method === 'GET' && key === '' && 'uploads' in ctx.query) {
+    if (listMultipartUploads && ctx.method === 'GET' && key === '' && 'uploads' in ctx.query) {
       const prefix = typeof ctx.query.prefix === 'string' ? ctx.query.prefix : '';
       const uploads = (await uploadsOf(prefix, false)).map(({ id, key }) => `<Upload><Key>${xml(key)}</Key><UploadId>${id}</UploadId></Upload>`);
       ctx.type = 'application/xml';

@@ -15,7 +15,7 @@ import {
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { ConfigError, type Config } from '../../config/config.ts';
 import { checkFilename, checkKey, checkTtl, contentDisposition, EXPORT_CONTENT_TYPE } from './names.ts';
-import type { ExportStorage, ObjectUpload } from './types.ts';
+import { StorageUnsupportedError, type ExportStorage, type ObjectUpload } from './types.ts';
 
 export type S3Settings = NonNullable<Config['exports']['s3']>;
 
@@ -26,6 +26,18 @@ const MAX_PARTS = 10_000;
 const PARTS_IN_FLIGHT = 2;
 
 const isNotFound = (error: unknown) => error instanceof S3ServiceException && error.$metadata.httpStatusCode === 404;
+/** 501 NotImplemented, or 405 MethodNotAllowed as some S3-compatible stores answer an operation they lack. */
+const isUnsupported = (error: unknown) => error instanceof S3ServiceException && [405, 501].includes(error.$metadata.httpStatusCode ?? 0);
+
+/** Sends a command the export cannot do without: a store that lacks it fails with StorageUnsupportedError. */
+async function required<T>(operation: string, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    if (isUnsupported(error)) throw new StorageUnsupportedError(operation, { cause: error });
+    throw error;
+  }
+}
 
 /**
  * Archives in an S3-compatible bucket (which must exist). A writer streams into a multipart upload
@@ -100,7 +112,7 @@ export class S3ExportStorage implements ExportStorage {
     checkKey(key);
     let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
     for (;;) {
-      const page = await this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key, ...markers }));
+      const page = await required('ListMultipartUploads', () => this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key, ...markers })));
       const uploads = (page.Uploads ?? []).filter((upload) => upload.Key === key && upload.UploadId);
       await Promise.all(uploads.map((upload) => this.abortUpload(key, upload.UploadId!)));
       if (!page.IsTruncated) break;
@@ -136,7 +148,7 @@ export class S3ExportStorage implements ExportStorage {
 
   private async abortUpload(key: string, uploadId: string): Promise<void> {
     try {
-      await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }));
+      await required('AbortMultipartUpload', () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })));
     } catch (error) {
       // Already aborted or completed (NoSuchUpload): nothing partial is left.
       if (!isNotFound(error)) throw error;

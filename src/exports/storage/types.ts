@@ -1,5 +1,18 @@
 import type { Writable } from 'node:stream';
 
+/**
+ * The store lacks an operation the export needs (an S3-compatible store without ListMultipartUploads
+ * or AbortMultipartUpload): no retry can succeed until the store is changed.
+ */
+export class StorageUnsupportedError extends Error {
+  constructor(
+    readonly operation: string,
+    options?: ErrorOptions,
+  ) {
+    super(`the export store does not support ${operation}`, options);
+  }
+}
+
 export interface ObjectUpload {
   /** Write the object's bytes here (respect backpressure); end() it when done. */
   stream: Writable;
@@ -13,7 +26,10 @@ export interface ExportStorage {
   readonly kind: 'filesystem' | 's3';
   /** Starts writing object `key` (e.g. "<org_id>/<job_id>.zip"); nothing is readable under `key` until commit(). */
   open(key: string): Promise<ObjectUpload>;
-  /** Deletes the committed object and any partial upload of `key` (another process may be writing it); a missing object is fine. */
+  /**
+   * Deletes the committed object and any partial upload of `key` (another process may be writing it); a
+   * missing object is fine. StorageUnsupportedError when the store cannot find partial uploads.
+   */
   delete(key: string): Promise<void>;
   /** True when a committed object exists under `key`. */
   exists(key: string): Promise<boolean>;
