@@ -1,11 +1,10 @@
 import type { Plugin } from 'graphql-yoga';
-import { invalidParameter } from '../errors/api-error.ts';
+import { invalidParameter, type ApiError } from '../errors/api-error.ts';
 import { errorResponse, toApiError } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { RouteMatch, RouteTable } from '../kernel/routes.ts';
 import { enforceAccess, type Access } from '../auth/access.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
-import type { ApiError } from '../errors/api-error.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
 
 export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response> | Response;
