@@ -2,7 +2,7 @@
 // served by the fake Blancco portal (test/support/fake-blancco.ts, pages of 100) are synced through
 // POST /v1/blancco/sync, continuation after continuation, into a fresh organisation on PostgreSQL: the
 // lookup chain, the engine, the calculations and the assets included. Then the same again (every
-// report skipped). Reports per second of each pass; target >= 200/s on PostgreSQL (issue 13).
+// report skipped). Reports per second of each pass; target >= 200/s on PostgreSQL.
 // BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server; a fresh database is made and dropped.
 // BENCH_ERASURE_DB=pglite runs the same on the embedded database instead.
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -10,7 +10,7 @@
 //     Seconds, rows/s, CPU, RSS before, at each quarter of the rows and at its peak
 //     (process.resourceUsage().maxRSS, and RSS sampled every 50 ms);
 //  3. checks the archive: per-table line counts against count(*) in the database, whole-ZIP size and SHA-256.
-// Targets (issue 11): <= 60 s and <= 300 MB peak RSS for 1 000 000 rows.
+// Targets: <= 60 s and <= 300 MB peak RSS for 1 000 000 rows.
 // BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server; a fresh database is made and dropped.
 // Tuning: BENCH_EXPORT_PAGE (rows per page), BENCH_EXPORT_LEVEL (deflate level), BENCH_EXPORT_ASSETS
 // (default 17% of the rows), BENCH_EXPORT_KEEP=1 (keep the database, to rerun the export alone).

@@ -1,6 +1,6 @@
 // npm run build (run by npm install too): compiles src/ to dist/, the JavaScript that `lcf` and the
 // workers run; bundles the server (dist/main.js, what `npm start` runs) from the same sources; then
-// writes the embedded database's seed (dist/pglite-seed/, src/db/prepare.ts) and the reference data's
+// writes the embedded database's seed (dist/pglite-seed/, src/reference/prepare-database.ts) and the reference data's
 // hashes (dist/reference-data.json, src/reference/load.ts).
 // Types are checked by `npm run typecheck`, not here: emitting alone takes half the time.
 import { spawnSync } from 'node:child_process';
@@ -54,7 +54,7 @@ export const wasm = { valueOf: () => readFileSync(new URL(${JSON.stringify(`./${
 };
 
 // One file per chunk instead of about 2 000 modules: resolving and reading them was most of a start
-// (issue 14, `npm run bench:startup`). Code reached by dynamic import() only (S3, PDF, CSV import...)
+// (`npm run bench:startup`). Code reached by dynamic import() only (S3, PDF, CSV import...)
 // stays in chunks loaded on first use. Packages that read files next to their own modules stay outside.
 const bundle = await esbuild.build({
   write: false,
@@ -75,7 +75,7 @@ const bundle = await esbuild.build({
 });
 // Written as ASCII: V8 keeps a module's source in memory, at two bytes a character for a whole chunk
 // if one character of it (an arrow in a comment, a curly quote in a regular expression) is not
-// Latin-1; escaped, at one byte (about 3 MB less heap, measured). esbuild escapes strings only.
+// Latin-1; escaped, at one byte. esbuild escapes strings only.
 for (const file of bundle.outputFiles) {
   const text = file.path.endsWith('.js') ? file.text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : file.text;
   await writeFile(file.path, text);
@@ -90,7 +90,8 @@ for (const { package: pkg, file } of shippedFontFiles()) {
   await copyFile(packageFile(pkg, file), target);
 }
 
-const { PGLITE_SEED_DIR, writePGliteSeed } = await import('../dist/db/prepare.js');
+const { PGLITE_SEED_DIR } = await import('../dist/db/prepare.js');
+const { writePGliteSeed } = await import('../dist/reference/prepare-database.js');
 const { createLogger } = await import('../dist/observability/logger.js');
 const { writeReferenceManifest } = await import('../dist/reference/load.js');
 await writePGliteSeed(PGLITE_SEED_DIR, createLogger('silent'));

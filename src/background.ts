@@ -4,12 +4,12 @@ import type { Services } from './services.ts';
 import { SERVICE_VERSION } from './version.ts';
 
 /**
- * Starts this process's background work: the webhook dispatcher, and the export worker unless
- * `exportWorker` is false (the server with EXPORT_WORKER=off leaves exports to `lcf worker` processes).
+ * Starts this process's background work: the export worker and the webhook dispatcher, each unless
+ * switched off (a server with EXPORT_WORKER=off or WEBHOOK_DISPATCH=off leaves that work to `lcf worker` processes).
  */
 export function startBackgroundWork(
   services: Pick<Services, 'config' | 'db' | 'scopes' | 'exportStorage' | 'log' | 'exportWorker' | 'webhookDispatcher'>,
-  { exportWorker = true } = {},
+  { exportWorker = true, webhookDispatcher = true } = {},
 ): void {
   if (exportWorker) {
     services.exportWorker = new ExportWorker(
@@ -18,6 +18,8 @@ export function startBackgroundWork(
     );
     services.exportWorker.start();
   }
-  services.webhookDispatcher = new WebhookDispatcher(services.db.prisma, services.log, { allowPrivateUrls: services.config.webhooks.allowPrivateUrls });
-  services.webhookDispatcher.start();
+  if (webhookDispatcher) {
+    services.webhookDispatcher = new WebhookDispatcher(services.db.prisma, services.log, { allowPrivateUrls: services.config.webhooks.allowPrivateUrls });
+    services.webhookDispatcher.start();
+  }
 }

@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createLogger } from './observability/logger.ts';
 import { openConfiguredDatabase } from './db/prepare.ts';
+import { logProcessWarnings, onStopRequest } from './cli/process-signals.ts';
 
 const startedAt = performance.now();
 let config: Config;
@@ -14,6 +16,7 @@ try {
 }
 
 const log = createLogger(config.logLevel);
+logProcessWarnings(log);
 // The database opens (PGlite compiles its WebAssembly off the main thread) while the service's modules load.
 const database = openConfiguredDatabase(config);
 const [{ startServices, stopServices }, { startBackgroundWork }, { createApp }, { answerClientErrors }] = await Promise.all([
@@ -47,23 +50,33 @@ answerClientErrors(server);
 const BACKGROUND_START_DELAY_MS = 1_000;
 let backgroundStart: NodeJS.Timeout | undefined;
 server.listen(config.port, config.host, () => {
+  const { address, port } = server.address() as AddressInfo;
   log.info(
-    { url: `http://localhost:${config.port}/v1`, database: services.db.kind, startup_ms: Math.round(performance.now() - startedAt) },
+    {
+      // The socket actually bound (PORT=0 picks a free port), and the address links to this service name.
+      address: `${address.includes(':') ? `[${address}]` : address}:${port}`,
+      url: `${config.publicBaseUrl?.replace(/\/+$/, '') ?? config.listenOrigin.replace(/:\d+$/, `:${port}`)}/v1`,
+      database: services.db.kind,
+      startup_ms: Math.round(performance.now() - startedAt),
+    },
     'listening',
   );
   // Housekeeping starts a second after the server listens: its first statements (export leases, webhook
-  // retries) touch tables no request has read yet, 55-75 ms that stood before the first answer of a restart.
+  // retries) touch tables no request has read yet, work that would stand before the first answer of a restart.
   // With EXPORT_WORKER=off exports are left to separate `lcf worker` processes (PostgreSQL only).
-  backgroundStart = setTimeout(() => startBackgroundWork(services, { exportWorker: config.exports.worker === 'inline' }), BACKGROUND_START_DELAY_MS);
+  backgroundStart = setTimeout(
+    () => startBackgroundWork(services, { exportWorker: config.exports.worker === 'inline', webhookDispatcher: config.webhooks.dispatch === 'inline' }),
+    BACKGROUND_START_DELAY_MS,
+  );
 });
 
 let stopping = false;
-async function shutdown(signal: string) {
+async function shutdown(reason: string) {
   if (stopping) return;
   stopping = true;
   clearTimeout(backgroundStart);
   app.drain();
-  log.info({ signal }, 'shutting down: finishing in-flight requests');
+  log.info({ reason }, 'shutting down: finishing in-flight requests');
   const deadline = performance.now() + config.shutdownTimeoutMs;
   const untilDeadline = () => Math.max(0, deadline - performance.now());
   // Stops accepting connections; the callback runs once they have all closed. The database closes once
@@ -82,5 +95,4 @@ async function shutdown(signal: string) {
     server.closeAllConnections();
   });
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
-process.on('SIGINT', () => void shutdown('SIGINT'));
+onStopRequest((reason) => void shutdown(reason));

@@ -1,8 +1,10 @@
 import type { Config } from './config/config.ts';
 import type { Database } from './db/database.ts';
-import { openConfiguredDatabase, prepareDatabase } from './db/prepare.ts';
+import { openConfiguredDatabase } from './db/prepare.ts';
+import { prepareDatabase } from './reference/prepare-database.ts';
 import { ReferenceStore } from './reference/store.ts';
 import { KeyStore } from './auth/caller.ts';
+import { KeyUsage } from './auth/key-usage.ts';
 import { OrganizationScopes } from './auth/org-scope.ts';
 import { QuotaService, createCounterStore } from './auth/quota/index.ts';
 import { resolveAdminToken } from './admin/admin-token.ts';
@@ -27,8 +29,8 @@ export async function startServices(config: Config, log: Logger, database?: Data
   const db = database ?? (await openConfiguredDatabase(config));
   const prepared = await prepareDatabase(db, log);
   // Loading reference data (a new database, new data) builds tens of MB of rows and JSON once; a full
-  // collection now gives that memory back, which V8 would otherwise keep: RSS at the first answer of a
-  // first start on PostgreSQL 154 -> 142 MB, as on a restart. `gc` is exposed by the start script.
+  // collection now gives that memory back, which V8 would otherwise keep (docs/benchmarks.md). `gc` is
+  // exposed by the start script.
   if (prepared.datasets.length) (globalThis as { gc?: () => void }).gc?.();
   const reference = await ReferenceStore.load(db.prisma);
   const calculations = new CalculationWriter(db.prisma, log);
@@ -43,7 +45,7 @@ export async function startServices(config: Config, log: Logger, database?: Data
     db,
     log,
     reference,
-    keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId)),
+    keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId), new KeyUsage(db.prisma, log)),
     scopes: new OrganizationScopes(db.prisma),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
     quota: new QuotaService(await createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
@@ -64,6 +66,7 @@ export async function stopServices(services: Services): Promise<void> {
   await services.exportWorker?.stop();
   await services.webhookDispatcher?.stop();
   await services.calculations.flush();
+  await services.keys.usage?.close();
   await closeDocumentRenderer();
   await services.quota.close();
   await services.db.close();

@@ -13,7 +13,7 @@
 import { AMOUNT_FEATURES, adjustmentFor } from '../../src/footprint/engine/adjustment.ts';
 import type { AdjustmentFeature } from '../../src/footprint/engine/adjustment.ts';
 import type { CalibrationAdjustments, GroupAdjustment } from '../../src/footprint/engine/parameters.ts';
-import type { PreparedRow } from './model.ts';
+import type { PreparedRow } from './prepared-row.ts';
 
 export interface LayerLambdas {
   /** alpha: cross-group brand offsets */

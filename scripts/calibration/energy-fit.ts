@@ -15,7 +15,8 @@ import type { EnergyFeature, EnergyGroup, EnergyModel, EnergyTerm } from '../../
 import { profileKwh } from '../../src/footprint/engine/use-phase.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
 import { COVERAGE_TARGET_PCT, K_FOLDS, coverageCounter, levelMultipliers, median, nelderMead, percentile, prepare, stats } from './model.ts';
-import type { Coverage, ErrorStats, EstimateLevel, PreparedRow } from './model.ts';
+import type { Coverage, ErrorStats, EstimateLevel } from './model.ts';
+import type { PreparedRow } from './prepared-row.ts';
 import { confidenceFor } from '../../src/footprint/engine/footprint.ts';
 import { insideInterval, intervalErrorPct } from '../../src/footprint/engine/interval.ts';
 

@@ -23,17 +23,16 @@ import type { CalibrationAdjustments, CategoryFit, ComponentShape, EngineParamet
 import {
   blockSums, chassisAnchorKg, displayAnchorKg, PROPORTIONAL, rawProductionComponents, withElasticity,
 } from '../../src/footprint/engine/production.ts';
-import type { ComponentValues } from '../../src/footprint/engine/production.ts';
-import type { ResolvedSpecs } from '../../src/footprint/engine/specs.ts';
 import { countSuppliedSpecs, resolveSpecs } from '../../src/footprint/engine/specs.ts';
 import { transportPerKgParts, useRegionOf } from '../../src/footprint/engine/transport.ts';
 import { annualKwh, profileKwh } from '../../src/footprint/engine/use-phase.ts';
 import { EOL_KG_PER_KG, ENGINE_VERSION } from '../../src/footprint/engine/constants.ts';
-import type { CategoryDefinition, Confidence, DeviceSpecs } from '../../src/footprint/engine/types.ts';
+import type { Confidence, DeviceSpecs } from '../../src/footprint/engine/types.ts';
 import type { CalibrationRow } from './load.ts';
 import { foldOf } from './load.ts';
 import { fitLayer, layerLog } from './adjust.ts';
 import type { GroupLambdas, LayerLambdas, LayerOptions } from './adjust.ts';
+import type { PreparedRow } from './prepared-row.ts';
 
 export const K_FOLDS = 5;
 export const MIN_GROUP_ROWS = 6;
@@ -71,26 +70,6 @@ export function useRegionCode(useLocation: string): string {
   const loc = useLocation.trim().toUpperCase();
   if (loc === 'US' || loc === 'NORTH AMERICA') return 'US';
   return 'DE'; // EU, WW/Worldwide and empty: the European long-haul route
-}
-
-export interface PreparedRow {
-  row: CalibrationRow;
-  category: CategoryDefinition;
-  fitGroup: string;
-  fold: number;
-  blocks: { structure: number; electronics: number; memory_storage: number; display: number };
-  specs: ResolvedSpecs;
-  /** proportional component priors at the actual specs */
-  raw: ComponentValues;
-  weight: number;
-  weightSupplied: boolean;
-  transportParts: { fixed: number; perAirShare: number };
-  /** normalised brand of the sheet */
-  brand: string | null;
-  /** yearly kWh the engine uses (supplied TEC or category profile) */
-  annualKwh: number;
-  /** spec features of the adjustment layer */
-  features: Record<AdjustmentFeature, number>;
 }
 
 export function prepare(rows: CalibrationRow[]): PreparedRow[] {

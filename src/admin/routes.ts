@@ -51,7 +51,7 @@ export function createAdminRouter(services: Services) {
               where: { id: id.data },
               select: {
                 id: true, name: true, plan: true, created_at: true,
-                api_keys: { select: { id: true, prefix: true, environment: true, plan: true, bi_enabled: true, org_context: true, created_at: true, revoked_at: true } },
+                api_keys: { select: { id: true, prefix: true, environment: true, plan: true, bi_enabled: true, org_context: true, created_at: true, last_used_at: true, revoked_at: true } },
               },
             })
           : null;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { loadConfig } from '../config/config.ts';
 import { openDatabase } from '../db/database.ts';
-import { prepareDatabase } from '../db/prepare.ts';
+import { prepareDatabase } from '../reference/prepare-database.ts';
 import { createLogger } from '../observability/logger.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { MAX_IMPORT_ROWS, toCsvLine } from './import-rows.ts';
@@ -67,6 +67,7 @@ export async function importCsvFile(
   const outcome: FileImportOutcome = { file: path.basename(file), total_rows: 0, created: 0, updated: 0, failed: 0, import_ids: [], errors: [] };
   const total = chunks.reduce((n, c) => n + c.rows, 0);
   for (const chunk of chunks) {
+    // biome-ignore lint/suspicious/noExplicitAny: the JSON answer of POST /v1/assets/csv, read field by field
     let body: Record<string, any>;
     try {
       body = await apiRequest({ baseUrl, key }, 'POST', `${REST_BASE}/assets/csv`, { csv: chunk.csv });

@@ -179,7 +179,7 @@ export async function seedDemo(
   if (countries.length === 0) throw nothingCalculable();
 
   // Footprints are calculated as the draws need them: a sandbox's 120 assets use about a hundred of the
-  // thousands of device and country combinations (calculating all of them took 2 s of a first request).
+  // thousands of device and country combinations, too many to calculate on a first request.
   const combos: Combo[] = [];
   /** `${device}|${country}` → its index in combos, or null when it cannot be calculated. */
   const comboIndex = new Map<string, number | null>();

@@ -2,6 +2,7 @@ import type { Plan } from '../generated/prisma/enums.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { unauthorized } from '../errors/api-error.ts';
 import { KEY_PATTERN, hashApiKey, type KeyEnvironment } from './api-keys.ts';
+import type { KeyUsage } from './key-usage.ts';
 
 export type { Plan };
 
@@ -51,6 +52,8 @@ export class KeyStore {
     private readonly prisma: PrismaClient,
     /** The sandbox organisation of a test key's organisation (null: the demo sandbox), ready to use. */
     private readonly sandboxOf: (orgId: string | null) => Promise<string>,
+    /** Where an accepted key's use is noted (`last_used_at`); none in tests that do not look. */
+    readonly usage?: KeyUsage,
     private readonly ttlMs = 5_000,
   ) {}
 
@@ -103,5 +106,6 @@ export async function authenticate(authorization: string | null, ip: string, key
   const entry = await keys.resolve(key);
   if (!entry.caller) throw unauthorized('INVALID_API_KEY', 'API key is not known');
   if (entry.revoked) throw unauthorized('API_KEY_REVOKED', 'API key has been revoked');
+  keys.usage?.note(entry.caller.keyId);
   return { ...entry.caller, ip };
 }

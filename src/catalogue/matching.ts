@@ -83,7 +83,7 @@ const VARIANT_WORDS: ReadonlySet<string> = new Set(
 
 /**
  * Words of the device's name that the model string lacks and that make the device another one
- * (issue 15.5, never a wrong device):
+ * (a model string never resolves to a wrong device):
  * - after the last word the string has, a word with a digit or a variant word: a generation or
  *   revision (a "ThinkPad X99" is not the "X99 Gen 4", a "P99q" not the "P99q-20", a "Latitude
  *   9999" not the "9999 2-in-1") or a variant (a "ThinkPad 99e" is not the "99e Yoga Gen 6");

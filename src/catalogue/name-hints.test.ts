@@ -188,7 +188,7 @@ describe('screenReadings: the screen size a model number gives', () => {
   });
 
   it("on the built-in catalogue (10-fold: each tenth read with the others' numberings) reads the published screen size within an inch for 95 % of the names it reads", () => {
-    // measured 2026-11-28: leave-one-out 429 of 432 (the misses: ThinkPad P43s, P53, P73 read as 43, 53, 73 inches, beyond a laptop's limits)
+    // The leave-one-out figure on the whole catalogue: docs/search.md, "Names the catalogue does not know: kind and screen size".
     const entries = loadCatalogue().filter((e) => typeof e.specs?.screen_size_inch === 'number');
     let read = 0;
     let right = 0;

@@ -1,6 +1,5 @@
 /**
- * What a model name says about a device the catalogue does not know (issue 15.5, names as users
- * type them): the kind of device its words name ("AW9999H Monitor", "OptiPlex 3080 Tower",
+ * What a model name says about a device the catalogue does not know (names as users type them): the kind of device its words name ("AW9999H Monitor", "OptiPlex 3080 Tower",
  * "250 G99 Notebook PC"), or else the kind of the catalogue's devices of its product line, name
  * pattern or brand, a screen size written in it ("15.6-inch") or given by its model number as by the
  * catalogue's devices numbered alike ("P2799H": 27), and the release year of the catalogue's devices

@@ -96,7 +96,7 @@ function resolveAsWritten(index: CatalogueIndex, model: string, brand?: string):
   if (d.hit && d.margin >= MIN_MARGIN) return { kind: 'device', entry: d.hit.entry, score: d.hit.score };
   const hint = processorHint(model);
   if (d.variants) return withProcessor(d.variants, hint);
-  if (!hint || !hint.rest || compact(hint.rest) === compact(model)) return undefined;
+  if (!hint?.rest || compact(hint.rest) === compact(model)) return undefined;
   // Without the processor words: "ThinkPad T14 Gen 3 i5-1245U" is the T14 Gen 3 (Intel).
   const bare = modelMatchDetail(index, hint.rest, brand);
   if (bare.variants) return withProcessor(bare.variants, hint);

@@ -74,8 +74,8 @@ export class CatalogueService {
   }
 
   /**
-   * The built-in catalogue's search index, built by the first search or footprint that needs it
-   * (about 0.2 s): off the start-up path, so a restarted server answers sooner.
+   * The built-in catalogue's search index, built by the first search or footprint that needs it:
+   * off the start-up path, so a restarted server answers sooner.
    */
   get index(): CatalogueIndex {
     this.builtIndex ??= new CatalogueIndex(loadCatalogue());
@@ -84,7 +84,7 @@ export class CatalogueService {
 
   static async create(prisma: PrismaClient, log: Logger, icecat?: IcecatConfig): Promise<CatalogueService> {
     // One JSON value instead of 2 600 rows: read on the path to a restarted server's first answer,
-    // and PGlite parses each value of each row in JavaScript (findMany took about twice as long).
+    // and PGlite parses each value of each row in JavaScript.
     const [{ products }] = await prisma.$queryRaw<[{ products: [brand: string, mpn: string, id: string][] | null }]>`
       SELECT json_agg(json_build_array(brand, mpn, id)) AS products FROM products`;
     return new CatalogueService(prisma, log, new Map((products ?? []).map(([brand, mpn, id]) => [productKey(brand, mpn), id])), icecat);
@@ -98,8 +98,7 @@ export class CatalogueService {
    * Built-in catalogue only: by part number (mpn or alias), else a match on the model name: one
    * device, or the variants of one model (see DeviceMatch), told apart by a processor in the model
    * string or by the supplied `specs` when they can be. Resolutions are memoised: the catalogue
-   * does not change while the process runs, and a fuzzy match costs about a millisecond, more than
-   * the rest of a footprint.
+   * does not change while the process runs, and a fuzzy match costs more than the rest of a footprint.
    */
   findBuiltIn(brand: string | undefined, mpn: string | null, model: string | null, specs: CatalogueSpecs = {}): CatalogueMatch | undefined {
     const key = `${brand ?? ''}\u0000${mpn ?? ''}\u0000${model ?? ''}`.toLowerCase();

@@ -1,7 +1,7 @@
 import * as fmt from '../documents/format.ts';
 import { CERTIFICATE_TITLES, headline, methodologyRows, revokedNotice, sourceLine, statementRows, subjectRows } from '../documents/certificate-facts.ts';
 import type { CertificateFacts } from '../documents/views.ts';
-import { escapeHtml as escape, pagePolicy } from '../rest/html.ts';
+import { escapeHtml, pagePolicy } from '../rest/html.ts';
 import { certificateFacts } from './payload.ts';
 import type { Verdict, Verification } from './service.ts';
 
@@ -42,48 +42,48 @@ const VERDICTS: Record<Verdict, { title: string; explain: (v: Verification) => s
 
 /** As the PDF prints it (src/documents/certificate.ts groupFingerprint): upper-case groups of four, comparable by eye. */
 const grouped = (hex: string | null) => (hex?.toUpperCase().match(/.{1,4}/g) ?? []).join(' ');
-const row = (label: string, value: string, attributes = '') => `<tr${attributes}><th scope="row">${escape(label)}</th><td>${value}</td></tr>`;
+const row = (label: string, value: string, attributes = '') => `<tr${attributes}><th scope="row">${escapeHtml(label)}</th><td>${value}</td></tr>`;
 
 /** The facts as the PDF states them (the same sentences, src/documents/certificate-facts.ts), one table. */
 function factsTable(facts: CertificateFacts): string {
   const total = headline(facts.statement).label;
   return `<table id="facts"><tbody>
-${row('Certificate of', escape(CERTIFICATE_TITLES[facts.statement.kind]))}
-${row('Organisation', escape(facts.organization_name))}
-${subjectRows(facts).map(([label, value]) => row(label, escape(value))).join('\n')}
-${statementRows(facts.statement).map(([label, value]) => (label === total ? row(label, `<strong>${escape(value)}</strong>`, ' id="total"') : row(label, escape(value)))).join('\n')}
-${methodologyRows(facts).map(([label, value]) => row(label, escape(value))).join('\n')}
-${row('Data sources', facts.data_sources.length ? `<ul>${facts.data_sources.map((s) => `<li>${escape(sourceLine(s))}</li>`).join('')}</ul>` : 'No external data source: built-in defaults of the methodology.')}
-${row('Issued', escape(fmt.dateTime(facts.issued_at)))}
+${row('Certificate of', escapeHtml(CERTIFICATE_TITLES[facts.statement.kind]))}
+${row('Organisation', escapeHtml(facts.organization_name))}
+${subjectRows(facts).map(([label, value]) => row(label, escapeHtml(value))).join('\n')}
+${statementRows(facts.statement).map(([label, value]) => (label === total ? row(label, `<strong>${escapeHtml(value)}</strong>`, ' id="total"') : row(label, escapeHtml(value)))).join('\n')}
+${methodologyRows(facts).map(([label, value]) => row(label, escapeHtml(value))).join('\n')}
+${row('Data sources', facts.data_sources.length ? `<ul>${facts.data_sources.map((s) => `<li>${escapeHtml(sourceLine(s))}</li>`).join('')}</ul>` : 'No external data source: built-in defaults of the methodology.')}
+${row('Issued', escapeHtml(fmt.dateTime(facts.issued_at)))}
 </tbody></table>`;
 }
 
 /** An altered payload may be anything: shown as stored when it is not shaped like a certificate's facts. */
 function storedFacts(payload: unknown): string {
   const facts = certificateFacts(payload);
-  return facts ? factsTable(facts) : `<pre id="facts"><code>${escape(JSON.stringify(payload, null, 2))}</code></pre>`;
+  return facts ? factsTable(facts) : `<pre id="facts"><code>${escapeHtml(JSON.stringify(payload, null, 2))}</code></pre>`;
 }
 
 export function verificationPage(v: Verification, links: { jwks: string; self: string }): string {
   const verdict = VERDICTS[v.verdict];
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${escape(`${verdict.title}: certificate ${v.certificate_number}`)}</title><style>${STYLE}</style></head>
+<meta name="robots" content="noindex"><title>${escapeHtml(`${verdict.title}: certificate ${v.certificate_number}`)}</title><style>${STYLE}</style></head>
 <body>
 <h1>CO₂ impact certificate</h1>
-<p class="number">${escape(v.certificate_number)}</p>
-<div id="verdict" class="verdict ${v.verdict}" data-verdict="${v.verdict}" role="status"><strong>${verdict.title}</strong>${escape(verdict.explain(v))}</div>
+<p class="number">${escapeHtml(v.certificate_number)}</p>
+<div id="verdict" class="verdict ${v.verdict}" data-verdict="${v.verdict}" role="status"><strong>${verdict.title}</strong>${escapeHtml(verdict.explain(v))}</div>
 ${v.sandbox ? '<p id="sandbox" class="sandbox"><strong>Sandbox certificate.</strong> Issued with a test API key over sandbox data: it certifies no real device.</p>' : ''}
 ${v.verdict === 'unknown' ? '' : `<h2>Facts${v.verdict === 'altered' ? ' as held now (not as signed)' : ' as signed'}</h2>
 ${storedFacts(v.payload)}
 <h2>Signature</h2>
 <table><tbody>
-${row('Algorithm', `Ed25519 (${escape(v.algorithm)}) over the RFC 8785 canonical JSON of the facts`)}
-${row('Key id', `<code>${escape(v.key_id)}</code>`)}
-${row('Signature fingerprint', `<code id="fingerprint">${escape(grouped(v.signature_fingerprint))}</code><br><span class="muted">SHA-256 of the signature, as printed on the certificate</span>`)}
-${row('Signature', `<code>${escape(v.signature)}</code>`)}
+${row('Algorithm', `Ed25519 (${escapeHtml(v.algorithm)}) over the RFC 8785 canonical JSON of the facts`)}
+${row('Key id', `<code>${escapeHtml(v.key_id)}</code>`)}
+${row('Signature fingerprint', `<code id="fingerprint">${escapeHtml(grouped(v.signature_fingerprint))}</code><br><span class="muted">SHA-256 of the signature, as printed on the certificate</span>`)}
+${row('Signature', `<code>${escapeHtml(v.signature)}</code>`)}
 </tbody></table>`}
 <p class="muted">Check it yourself: this address with <code>Accept: application/json</code> answers the facts, the signature and the key id;
-the public keys are at <code>${escape(links.jwks)}</code>. Address of this page: <code>${escape(links.self)}</code>.</p>
+the public keys are at <code>${escapeHtml(links.jwks)}</code>. Address of this page: <code>${escapeHtml(links.self)}</code>.</p>
 </body></html>`;
 }

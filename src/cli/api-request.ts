@@ -5,6 +5,7 @@ export async function apiRequest(
   path: string,
   body?: unknown,
   timeoutMs = 600_000,
+  // biome-ignore lint/suspicious/noExplicitAny: the API's JSON answer; each command reads the fields of its route
 ): Promise<Record<string, any>> {
   let response: Response;
   try {
@@ -17,6 +18,7 @@ export async function apiRequest(
   } catch (error) {
     throw new Error(`cannot reach the server at ${baseUrl}: ${(error as Error).message}`);
   }
+  // biome-ignore lint/suspicious/noExplicitAny: as above
   const payload = (await response.json().catch(() => ({}))) as Record<string, any>;
   if (!response.ok) throw new Error(`${response.status} ${payload.code ?? ''}: ${payload.details || payload.message || payload.error || response.statusText}`);
   return payload;

@@ -1,11 +1,16 @@
-import { ConfigError, loadConfig } from '../config/config.ts';
+import { ConfigError, loadConfig, type Config } from '../config/config.ts';
 import { createLogger } from '../observability/logger.ts';
 import { openDatabase, withSession } from '../db/database.ts';
 import { applyMigrations, readMigrations, withStartupLock } from '../db/migrate.ts';
 import { OrganizationScopes } from '../auth/org-scope.ts';
 import { createExportStorage } from '../exports/storage/index.ts';
 import { startBackgroundWork } from '../background.ts';
+import { resolveAdminToken } from '../admin/admin-token.ts';
+import { QuotaService, createCounterStore } from '../auth/quota/index.ts';
+import { Metrics } from '../observability/metrics.ts';
 import type { Services } from '../services.ts';
+import { logProcessWarnings, onStopRequest } from './process-signals.ts';
+import { listenWorkerEndpoint } from './worker-endpoint.ts';
 
 /**
  * `lcf worker`: the export worker and webhook dispatcher without the HTTP server, for running
@@ -15,7 +20,7 @@ import type { Services } from '../services.ts';
  * the process stays small while it streams large archives.
  */
 export async function runWorkerProcess(): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (error) {
@@ -26,28 +31,44 @@ export async function runWorkerProcess(): Promise<void> {
     throw new Error('lcf worker needs DATABASE_URL (PostgreSQL): with the embedded database the server runs the worker itself (EXPORT_WORKER=inline)');
   }
   const log = createLogger(config.logLevel);
+  logProcessWarnings(log);
   const background = await openWorkerServices(config, log);
-  startBackgroundWork(background, { exportWorker: true });
-  log.info({ worker: background.exportWorker?.id }, 'worker started');
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
-      log.info({ signal }, 'worker stopping: handing back the job in progress');
-      resolve();
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
-  });
+  startBackgroundWork(background, { exportWorker: true, webhookDispatcher: true });
+  let stopping = false;
+  const endpoint = await listenWorkerEndpoint(background, { host: config.host, port: config.workerPort, isStopping: () => stopping });
+  log.info({ worker: background.exportWorker?.id, address: endpoint.address }, 'worker started');
+  const reason = await new Promise<string>((resolve) => onStopRequest(resolve));
+  stopping = true;
+  log.info({ reason }, 'worker stopping: handing back the job in progress');
   await background.exportWorker?.stop();
   await background.webhookDispatcher?.stop();
+  endpoint.server.close();
+  await background.quota.close();
   await background.db.close();
   log.info('worker stopped');
 }
 
-type WorkerServices = Pick<Services, 'config' | 'db' | 'scopes' | 'exportStorage' | 'log' | 'exportWorker' | 'webhookDispatcher'>;
+type WorkerServices = Pick<
+  Services,
+  'config' | 'db' | 'scopes' | 'exportStorage' | 'log' | 'exportWorker' | 'webhookDispatcher' | 'metrics' | 'adminToken' | 'quota'
+>;
 
-/** What the background work needs: the database (schema brought up to date, as the servers do at start), scoping and the export storage. */
+/**
+ * What the background work needs (the database, its schema brought up to date as the servers do at
+ * start, scoping, the export storage) and what its endpoint needs (metrics, the admin token and the
+ * failed-attempt counter guarding /metrics).
+ */
 export async function openWorkerServices(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>): Promise<WorkerServices> {
   const db = await openDatabase({ kind: 'postgres', url: config.databaseUrl!, poolSize: config.databasePoolSize });
   await withSession(db, async (session) => withStartupLock(session, async () => void (await applyMigrations(session, await readMigrations()))));
-  return { config, db, log, scopes: new OrganizationScopes(db.prisma), exportStorage: await createExportStorage(config) };
+  return {
+    config,
+    db,
+    log,
+    scopes: new OrganizationScopes(db.prisma),
+    exportStorage: await createExportStorage(config),
+    metrics: new Metrics({ db, log }),
+    adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
+    quota: new QuotaService(await createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
+  };
 }

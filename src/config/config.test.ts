@@ -19,6 +19,8 @@ describe('loadConfig', () => {
     [{ ADMIN_TOKEN: 'short' }, 'ADMIN_TOKEN'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ ICECAT_BASE_URL: 'ftp://icecat' }, 'ICECAT_BASE_URL'],
+    [{ WEBHOOK_DISPATCH: 'worker' }, 'WEBHOOK_DISPATCH'],
+    [{ WORKER_PORT: '-1' }, 'WORKER_PORT'],
   ])('names the bad variable in %j', (env, name) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(new RegExp(`^invalid environment variable ${name}: `));
@@ -29,5 +31,14 @@ describe('loadConfig', () => {
     expect(config.databaseUrl).toBeUndefined();
     expect(config.trustedProxies).toEqual(['10.0.0.1', '10.0.0.2']);
     expect(config.port).toBe(8080);
+  });
+
+  it('says which processes do background work: servers send webhooks and run exports unless switched off', () => {
+    expect(loadConfig({})).toMatchObject({ exports: { worker: 'inline' }, webhooks: { dispatch: 'inline' }, workerPort: 3001 });
+    expect(loadConfig({ EXPORT_WORKER: 'off', WEBHOOK_DISPATCH: 'off', WORKER_PORT: '9100' })).toMatchObject({
+      exports: { worker: 'off' },
+      webhooks: { dispatch: 'off' },
+      workerPort: 9100,
+    });
   });
 });

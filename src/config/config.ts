@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import * as z from 'zod';
 import { ConfigError } from './config-error.ts';
-import { parseSigningKeys } from '../certificates/keys.ts';
+import { parseSigningKeys } from './signing-keys.ts';
 import { parseSecretsKey } from '../secrets/secret-box.ts';
 import { listenHosts, parseAllowedHosts, type AllowedHost } from './allowed-hosts.ts';
 
@@ -78,6 +78,10 @@ const envSchema = z.object({
   EXPORT_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   EXPORT_S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   EXPORT_S3_FORCE_PATH_STYLE: z.enum(['true', 'false']).default('false'),
+  // Which processes send webhook deliveries: the server too unless "off" (then only `lcf worker` processes send them).
+  WEBHOOK_DISPATCH: z.enum(['inline', 'off']).default('inline'),
+  // Where `lcf worker` answers /healthz, /readyz and /metrics (on HOST).
+  WORKER_PORT: port.default(3001),
   // Webhook URLs resolving to loopback, private or link-local addresses are refused unless "true" (tests, private networks).
   WEBHOOK_ALLOW_PRIVATE_URLS: z.enum(['true', 'false']).default('false'),
   // 32 bytes (hex or base64) sealing the certificate signing key and third-party API keys at rest; unset: kept in the database (docs/certificates.md).
@@ -116,7 +120,9 @@ export type Config = Readonly<{
     /** Unset: archives under DATA_DIR/exports, served through signed URLs by the service. */
     s3: Readonly<{ bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean }> | undefined;
   }>;
-  webhooks: Readonly<{ allowPrivateUrls: boolean }>;
+  webhooks: Readonly<{ dispatch: 'inline' | 'off'; allowPrivateUrls: boolean }>;
+  /** Port of `lcf worker`'s health and metrics endpoint. */
+  workerPort: number;
   /** SECRETS_KEY; unset: generated and kept in the database (src/secrets/secret-box.ts). */
   secretsKey: Buffer | undefined;
   erasure: Readonly<{ timeoutMs: number; allowPrivateUrls: boolean }>;
@@ -174,7 +180,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
           }
         : undefined,
     },
-    webhooks: { allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' },
+    webhooks: { dispatch: e.WEBHOOK_DISPATCH, allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' },
+    workerPort: e.WORKER_PORT,
     secretsKey: e.SECRETS_KEY,
     erasure: { timeoutMs: e.BLANCCO_TIMEOUT_MS, allowPrivateUrls: e.ERASURE_ALLOW_PRIVATE_URLS === 'true' },
   });

@@ -1,4 +1,4 @@
-import { escapeHtml as escape, pagePolicy } from '../rest/html.ts';
+import { escapeHtml, pagePolicy } from '../rest/html.ts';
 
 // Server-rendered HTML of the API-key console: no client-side script, every action a form POST.
 
@@ -24,6 +24,7 @@ export interface ConsoleKey {
   bi_enabled: boolean;
   org_context: boolean;
   created_at: Date;
+  last_used_at: Date | null;
   revoked_at: Date | null;
   used_today: number;
   daily_limit: number;
@@ -31,7 +32,7 @@ export interface ConsoleKey {
 
 const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>${escape(title)}</title>
+<title>${escapeHtml(title)}</title>
 <style>${STYLE}</style></head><body>${body}</body></html>`;
 
 export function loginPage(error?: string): string {
@@ -39,7 +40,7 @@ export function loginPage(error?: string): string {
     'Sign in · API keys',
     `<h1>API keys</h1>
 <p>Sign in with a live API key of your organisation (a key with organisation context).</p>
-${error ? `<p class="error" role="alert">${escape(error)}</p>` : ''}
+${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/console/login">
   <label>API key <input name="key" type="password" autocomplete="off" required size="48" maxlength="${FORM_LIMITS.key}"></label>
   <button type="submit">Sign in</button>
@@ -50,19 +51,20 @@ ${error ? `<p class="error" role="alert">${escape(error)}</p>` : ''}
 export function keysPage(org: { name: string; plan: string }, keys: ConsoleKey[], newKey?: { key: string; prefix: string }): string {
   const rows = keys
     .map(
-      (k) => `<tr class="${k.revoked_at ? 'revoked' : ''}" data-key-id="${escape(k.id)}">
-  <td><code>${escape(k.prefix)}…</code></td><td>${escape(k.name ?? '')}</td><td>${escape(k.environment)}</td>
+      (k) => `<tr class="${k.revoked_at ? 'revoked' : ''}" data-key-id="${escapeHtml(k.id)}">
+  <td><code>${escapeHtml(k.prefix)}…</code></td><td>${escapeHtml(k.name ?? '')}</td><td>${escapeHtml(k.environment)}</td>
   <td>${k.created_at.toISOString().slice(0, 10)}</td>
+  <td class="last-used">${k.last_used_at ? `${k.last_used_at.toISOString().slice(0, 16).replace('T', ' ')} UTC` : 'never'}</td>
   <td class="usage"><meter min="0" max="${k.daily_limit}" value="${k.used_today}"></meter> ${k.used_today} / ${k.daily_limit}</td>
-  <td>${k.revoked_at ? `revoked ${k.revoked_at.toISOString().slice(0, 10)}` : `<form class="inline" method="post" action="/console/keys/${escape(k.id)}/revoke"><button type="submit">Revoke</button></form>`}</td>
+  <td>${k.revoked_at ? `revoked ${k.revoked_at.toISOString().slice(0, 10)}` : `<form class="inline" method="post" action="/console/keys/${escapeHtml(k.id)}/revoke"><button type="submit">Revoke</button></form>`}</td>
 </tr>`,
     )
     .join('\n');
   return layout(
     `API keys · ${org.name}`,
-    `<h1>API keys of ${escape(org.name)} <small>(${escape(org.plan)} plan)</small></h1>
-${newKey ? `<p>New key, shown once: copy it now.</p><p class="secret" id="new-key">${escape(newKey.key)}</p>` : ''}
-<table><thead><tr><th>Key</th><th>Name</th><th>Environment</th><th>Created</th><th>Requests today (UTC)</th><th></th></tr></thead>
+    `<h1>API keys of ${escapeHtml(org.name)} <small>(${escapeHtml(org.plan)} plan)</small></h1>
+${newKey ? `<p>New key, shown once: copy it now.</p><p class="secret" id="new-key">${escapeHtml(newKey.key)}</p>` : ''}
+<table><thead><tr><th>Key</th><th>Name</th><th>Environment</th><th>Created</th><th>Last used</th><th>Requests today (UTC)</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>
 <h2>Create a key</h2>
 <form method="post" action="/console/keys">

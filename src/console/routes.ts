@@ -41,7 +41,7 @@ function sessionToken(request: Request): string | undefined {
 
 /** A console form: URL-encoded, as its pages send them (415 otherwise), each field held to its schema (400 naming it). */
 async function readForm<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
-  const type = request.headers.get('content-type')?.split(';')[0]!.trim().toLowerCase();
+  const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
     throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported media type', 'body: console forms are sent as application/x-www-form-urlencoded');
   }

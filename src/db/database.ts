@@ -77,10 +77,9 @@ let pgliteWasmModule: Promise<WebAssembly.Module> | undefined;
 export async function startPGlite(dataDir: string | undefined, seed?: string): Promise<PGlite> {
   // Compiled here rather than by PGlite, and first: off the main thread while PGlite's, Prisma's and the
   // service's modules load. Read at once: an asynchronous read takes a turn of the event loop per
-  // 512 KB, and loading modules holds each turn, so the compile began 0.7 s into a start, which
-  // then waited for it.
+  // 512 KB, and loading modules holds each turn, so the compile would begin late and the start wait for it.
   pgliteWasmModule ??= WebAssembly.compile(readFileSync(PGLITE_WASM));
-  // Imported on use only: PGlite's modules cost 10-25 MB of RSS, waste when PostgreSQL is used.
+  // Imported on use only: PGlite's modules take resident memory, waste when PostgreSQL is used.
   const { PGlite } = await import('@electric-sql/pglite');
   if (dataDir) {
     // A new database starts as a copy of the seed when there is one: a copy of files instead of initdb.
@@ -95,9 +94,8 @@ export async function startPGlite(dataDir: string | undefined, seed?: string): P
     await mkdir(dataDir, { recursive: true });
   }
   // Shared buffers of 8 MB instead of 128: the buffer pool and what PostgreSQL sizes by it are resident
-  // memory of this process (128 MB cost about 140 MB of RSS), while the operating system's page cache
-  // serves an embedded database of this size too. 16 MB held 12 MB more for about 4 % more
-  // `GET /v1/footprint` throughput (`BENCH_PGLITE=1 npm run bench:footprint`, issue 14).
+  // memory of this process, while the operating system's page cache serves an embedded database of this
+  // size too; a larger pool bought little throughput (docs/benchmarks.md, "Figures behind choices in the code").
   const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
   return new PGlite(dataDir, { startParams, pgliteWasmModule: await pgliteWasmModule });
 }

@@ -1,62 +1,15 @@
-import { rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Config } from '../config/config.ts';
-import { openDatabase, withSession, type Database } from './database.ts';
-import { applyMigrations, readMigrations, withStartupLock } from './migrate.ts';
-import type { Logger } from '../observability/logger.ts';
-
-/**
- * Brings a database's schema and reference data up to date: once, under an advisory lock, however
- * many instances start together; a database that is already current costs a few queries. Says
- * which migrations it applied and which reference datasets it (re)loaded.
- */
-export function prepareDatabase(db: Database, log: Logger): Promise<{ migrations: string[]; datasets: string[] }> {
-  return withSession(db, (session) =>
-    withStartupLock(session, async () => {
-      const migrations = await applyMigrations(session, await readMigrations());
-      if (migrations.length) log.info({ migrations }, 'applied migrations');
-      // Imported here, not at the top: main.ts opens the database before the engine's modules load.
-      const { loadReferenceData } = await import('../reference/load.ts');
-      const datasets = await loadReferenceData(session);
-      if (datasets.length) log.info({ datasets }, 'loaded reference data');
-      return { migrations, datasets };
-    }),
-  );
-}
+import { openDatabase, type Database } from './database.ts';
 
 /**
  * The embedded database's seed: the data directory of a prepared database (migrations applied,
- * reference data loaded), written by `npm run build`. A new data directory starts as a copy of it
- * instead of PGlite's initdb and the whole preparation (about 8 s of a first start); prepareDatabase
- * still runs after it, so a seed older than the sources is brought up to date like any database.
+ * reference data loaded), written by `npm run build` (writePGliteSeed, src/reference/prepare-database.ts).
+ * A new data directory starts as a copy of it instead of PGlite's initdb and the whole preparation
+ * (most of a first start otherwise); prepareDatabase still runs after it, so a seed older than the sources is brought up to date like any database.
  */
 export const PGLITE_SEED_DIR = fileURLToPath(new URL('../../dist/pglite-seed/', import.meta.url));
-
-export async function writePGliteSeed(dir: string, log: Logger, { from }: { from?: string } = {}): Promise<void> {
-  const partial = `${dir.replace(/\/+$/, '')}.partial`;
-  await rm(partial, { recursive: true, force: true });
-  // `from`: the data directory of an empty database to start from instead of initdb.
-  const db = await openDatabase({ kind: 'pglite', dataDir: partial, seed: from });
-  try {
-    await prepareDatabase(db, log);
-    // The seed keeps only the database PGlite opens (`postgres`): template0 and template1 serve CREATE
-    // DATABASE, which the embedded database never runs. Without them a new data directory is a copy of
-    // 556 instead of 1 152 files (29 instead of 43 MB), written in about half the time.
-    await withSession(db, async (session) => {
-      const templates = await session.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname IN ('template0', 'template1')`);
-      for (const { datname } of templates) {
-        await session.exec(`ALTER DATABASE ${datname} IS_TEMPLATE false`);
-        await session.exec(`DROP DATABASE ${datname}`);
-      }
-      await session.exec('CHECKPOINT');
-    });
-  } finally {
-    await db.close();
-  }
-  await rm(dir, { recursive: true, force: true });
-  await rename(partial, dir);
-}
 
 /** The configured database: PostgreSQL at DATABASE_URL, else PGlite in DATA_DIR (a new one from the seed). */
 export function openConfiguredDatabase(config: Config): Promise<Database> {

@@ -9,7 +9,7 @@ import * as fontkit from 'fontkit';
  * The embedded fonts, all Noto (SIL OFL 1.1), in fallback order: a character is drawn in the first
  * face that has it. pdfkit embeds only the glyphs a document uses. The fontsource packages are split in
  * unicode-range files (Korean in 125, emoji in 12): only the files covering a document's characters
- * are read, each parsed once per worker thread (a fresh parse of the 10 MB Chinese file costs ~150 ms).
+ * are read, each parsed once per worker thread (a parse of the large Chinese file is slow).
  * WOFF, not WOFF2: fontkit cannot subset WOFF2's transformed glyph tables (the glyphs come out empty).
  */
 interface Family {
@@ -138,7 +138,7 @@ function font(name: string): fontkit.Font {
 
 /**
  * A WOFF file as the plain font it wraps (tables inflated). fontkit reads WOFF itself but inflates a
- * table on every access, the glyph table once per glyph drawn: an Arabic name took a second.
+ * table on every access, the glyph table once per glyph drawn, which made names in shaped scripts slow.
  */
 function sfnt(file: Buffer): Buffer {
   if (file.toString('latin1', 0, 4) !== 'wOFF') return file;

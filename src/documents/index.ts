@@ -26,7 +26,7 @@ function renderer(): Piscina<RenderTask, Rendered> {
     name: 'render',
     minThreads: 1,
     maxThreads: RENDER_THREADS,
-    // A warm thread keeps its parsed fonts and loaded chart libraries (~1 s to load again).
+    // A warm thread keeps its parsed fonts and loaded chart libraries, slow to load again.
     idleTimeout: 10 * 60_000,
   });
   return pool;

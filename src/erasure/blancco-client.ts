@@ -8,13 +8,23 @@
 import { ApiError } from '../errors/api-error.ts';
 import { parseOutboundUrl, resolvePublicHost } from '../net/url-guard.ts';
 import { pinnedPost } from '../net/pinned-request.ts';
-import { AttemptTimeoutError, CircuitOpenError, RetryableError, parseRetryAfter, resiliencePolicy, type ResiliencePolicy } from '../resilience/policy.ts';
+import {
+  AttemptTimeoutError,
+  CircuitOpenError,
+  DEFAULT_BREAKER,
+  RetryableError,
+  parseRetryAfter,
+  resiliencePolicy,
+  type ResiliencePolicy,
+} from '../resilience/policy.ts';
 import { SERVICE_VERSION } from '../version.ts';
 import { REST_BASE } from '../kernel/paths.ts';
 
 export const EXPORT_PATH = `${REST_BASE}/report/export`;
-/** The portal's largest page. */
-export const PORTAL_PAGE_MAX = 100;
+/** The page the portal answers when the request names no `size`: at most this many reports. */
+export const PORTAL_DEFAULT_PAGE = 100;
+/** The largest `size` the portal documents (1 to 10). */
+export const PORTAL_SIZE_MAX = 10;
 /** A page of 100 reports is a few hundred kilobytes; anything far past that is not an answer we can use. */
 const MAX_PAGE_BYTES = 32 * 1024 * 1024;
 const USER_AGENT = `LCF-ErasureSync/${SERVICE_VERSION}`;
@@ -24,7 +34,8 @@ export interface ReportPageRequest {
   /** Only reports dated at or after this instant. */
   since: Date | null;
   onlySuccessful: boolean;
-  size: number;
+  /** 1 to PORTAL_SIZE_MAX; undefined: the portal's default page (at most PORTAL_DEFAULT_PAGE). */
+  size: number | undefined;
   cursor: string | null;
 }
 
@@ -42,7 +53,8 @@ const policies = new Map<string, ResiliencePolicy>();
 function policyFor(origin: string, timeoutMs: number): ResiliencePolicy {
   let policy = policies.get(origin);
   if (!policy) {
-    policy = resiliencePolicy({ name: `blancco ${origin}`, timeoutMs, retries: RETRIES });
+    // The breaker counts portal requests, retries included (docs/erasure-sync.md).
+    policy = resiliencePolicy({ name: `blancco ${origin}`, timeoutMs, retries: RETRIES, breaker: { ...DEFAULT_BREAKER, counts: 'requests' } });
     policies.set(origin, policy);
   }
   return policy;
@@ -75,13 +87,13 @@ export class BlanccoClient {
       filter,
       format: 'JSON',
       container: 'NONE',
-      size: Math.min(Math.max(1, request.size), PORTAL_PAGE_MAX),
+      ...(request.size === undefined ? {} : { size: Math.min(Math.max(1, request.size), PORTAL_SIZE_MAX) }),
       ...(request.cursor ? { cursor: request.cursor } : {}),
     });
     const headers = { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT, 'x-blancco-api-key': this.apiKey };
     try {
       return await this.policy.execute(async (signal) => {
-        let answer;
+        let answer: Awaited<ReturnType<typeof pinnedPost>>;
         try {
           answer = await pinnedPost(this.url, resolution.addresses, { headers, body, maxBytes: MAX_PAGE_BYTES, signal });
         } catch (error) {

@@ -15,11 +15,11 @@ import { enqueueWebhookEvent } from '../webhooks/events.ts';
 import { prepareImport, writeImport, type PreparedImport } from '../assets/import.ts';
 import type { AssetRowInput } from '../assets/import-rows.ts';
 import type { AssetStatus } from '../assets/status.ts';
-import { BlanccoClient, PORTAL_PAGE_MAX } from './blancco-client.ts';
+import { BlanccoClient, PORTAL_DEFAULT_PAGE, PORTAL_SIZE_MAX } from './blancco-client.ts';
 import { parseReport, reportsOfPage, BlanccoPageError, type ParsedReport } from './blancco-report.ts';
 import { checkCountry, openConnection, type ErasureContext } from './connection.ts';
 
-/** Reports one request handles at most: about five seconds of work at the measured rate (docs/erasure-sync.md). */
+/** Reports one request handles at most, so that no request is held open for minutes (docs/erasure-sync.md, Batches). */
 export const SYNC_LIMIT_MAX = 1000;
 /** How long a run's claim holds without renewal (renewed with every page): a crashed run frees its organisation after this. */
 export const SYNC_LEASE_SECONDS = 120;
@@ -69,6 +69,14 @@ interface SyncParams {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+const sinceOf = (params: SyncParams): Date | null => (params.sinceDate ? new Date(`${params.sinceDate}T00:00:00Z`) : null);
+
+/**
+ * The `size` to ask for when `wanted` more reports may be taken: the portal documents 1 to 10 for
+ * `size`, and a page of at most 100 without it; no more than `wanted` reports are asked for.
+ */
+export const pageSize = (wanted: number): number | undefined => (wanted >= PORTAL_DEFAULT_PAGE ? undefined : Math.min(wanted, PORTAL_SIZE_MAX));
+
 function checkSinceDate(value: string): string {
   const trimmed = value.trim();
   const time = DATE.test(trimmed) ? Date.parse(`${trimmed}T00:00:00Z`) : Number.NaN;
@@ -111,7 +119,7 @@ async function resolveStart(ctx: ErasureContext, input: SyncInput, defaultCountr
   }
   // Another organisation's run answers exactly like an unknown one (the scoped client sees only the caller's).
   const previous = await ctx.prisma.erasureSyncRun.findUnique({ where: { id: continuation } });
-  if (!previous || !previous.has_more || !previous.cursor) {
+  if (!previous?.has_more || !previous.cursor) {
     throw invalidParameter('continuation', 'is not the continuation of a sync of this organisation that has more reports');
   }
   return { params: previous.params as unknown as SyncParams, cursor: previous.cursor, continuedFrom: previous.id };
@@ -218,6 +226,7 @@ WHERE e.org_id = $2::uuid AND e.external_uuid = l.uuid`;
 /** One page: parse, skip what is synced, calculate the rest, then record reports and assets in one transaction. */
 async function processPage(ctx: ErasureContext, runId: string, params: SyncParams, rawReports: unknown[]): Promise<SyncItem[]> {
   const { prisma, caller, services } = ctx;
+  const since = sinceOf(params);
   const parsed = rawReports.map((raw) => parseReport(raw));
   const items: SyncItem[] = [];
   const ours: { index: number; report: ParsedReport }[] = [];
@@ -226,14 +235,18 @@ async function processPage(ctx: ErasureContext, runId: string, params: SyncParam
   const done = new Set(
     (await prisma.erasureReport.findMany({ where: { external_uuid: { in: uuids }, status: { not: 'error' } }, select: { external_uuid: true } })).map((r) => r.external_uuid),
   );
+  // Reports that do not parse but name their uuid: recorded as errors with the page.
+  const unreadable: { uuid: string; status: 'error'; error: string; report: null }[] = [];
   for (const p of parsed) {
     if (!p.ok) {
       items.push({ ...item(null, 'error', p.error), uuid: p.uuid });
+      if (p.uuid) unreadable.push({ uuid: p.uuid, status: 'error', error: items.at(-1)!.error!, report: null });
       continue;
     }
     const { report } = p;
-    // The portal filters by state; a report that slips through is left for a sync that wants it.
+    // The portal filters by state and date; a report that slips through is left for a sync that wants it.
     if (params.onlySuccessful && report.erasure_state !== 'successful') continue;
+    if (since && !(report.erased_at && report.erased_at >= since)) continue;
     if (done.has(report.uuid) || seen.has(report.uuid)) {
       items.push(item(report, 'skipped'));
       continue;
@@ -256,10 +269,7 @@ async function processPage(ctx: ErasureContext, runId: string, params: SyncParam
     if (problem) Object.assign(items[o.index]!, { status: 'error', error: clip(problem.join('; ')) });
   });
   // Errors without a uuid cannot be recorded: they are reported in the answer only.
-  const rows = [
-    ...ours.map((o) => reportRow(o.report, items[o.index]!.status, items[o.index]!.error)),
-    ...parsed.flatMap((p, i) => (!p.ok && p.uuid ? [{ uuid: p.uuid, status: 'error', error: items[i]!.error, report: null }] : [])),
-  ];
+  const rows = [...ours.map((o) => reportRow(o.report, items[o.index]!.status, items[o.index]!.error)), ...unreadable];
   if (rows.length === 0) {
     await recordProgress(prisma, runId, items);
     return items;
@@ -313,7 +323,7 @@ const count = (items: SyncItem[]) => ({
 });
 
 export async function syncErasureReports(ctx: ErasureContext, input: SyncInput): Promise<SyncResult> {
-  const { prisma, caller, services } = ctx;
+  const { prisma, services } = ctx;
   const limit = checkLimit(input.limit);
   if (input.sinceDate != null) checkSinceDate(input.sinceDate);
   if (input.country != null) checkCountry(services, input.country, 'country');
@@ -327,9 +337,9 @@ export async function syncErasureReports(ctx: ErasureContext, input: SyncInput):
   try {
     for (;;) {
       const page = await client.exportPage({
-        since: params.sinceDate ? new Date(`${params.sinceDate}T00:00:00Z`) : null,
+        since: sinceOf(params),
         onlySuccessful: params.onlySuccessful,
-        size: Math.min(PORTAL_PAGE_MAX, limit - received),
+        size: pageSize(limit - received),
         cursor,
       });
       let reports: unknown[];

@@ -16,13 +16,9 @@
  *   even if both change meanwhile), and one `COPY (SELECT …) TO STDOUT` per table: one pass over the
  *   organisation's rows, the lines arriving as raw bytes straight into the page buffer. The socket
  *   is paused while the archive is behind, so the server waits instead of Node buffering.
- *   Measured (npm run bench:export; EXPLAIN ANALYZE with an organisation owning 30% of 1 000 000
- *   assets): keyset pages by id read other organisations' rows through the primary key unless an
- *   (org_id, id) index exists; keyset pages by (created_at, id) re-read and re-sort every batch that
- *   shares one created_at (imports write up to 25 000 such rows); a cursor (FETCH) is one pass, but
- *   node-pg turns every row into a JavaScript string and most of them survive into V8's old
- *   generation (89% survival in scavenges), so the heap grew by 100-250 MB before each full
- *   collection. COPY makes no string per row: nothing promoted, RSS stays flat.
+ *   Not keyset pages, which read other organisations' rows or re-read rows sharing a created_at, nor a
+ *   cursor, whose rows node-pg turns into JavaScript strings that pile up in V8's old generation: COPY
+ *   makes no string per row, so the heap stays flat (docs/exports.md, "Reading the rows").
  * - PGlite: one connection serves every request, so no transaction may stay open across pages.
  *   Keyset pages instead, each a short statement ordered by the primary key
  *   (`WHERE owner = $1 AND pk > last ORDER BY pk LIMIT n`), so requests run between pages; rows

@@ -23,8 +23,8 @@ export const DEFAULT_PAGE_SIZE = 2_000;
 export const PROGRESS_EVERY_ROWS = 5_000;
 
 /**
- * Deflate level 1. For 1 000 000 rows (npm run bench:export) level 6 made the ZIP 15% smaller
- * (94 instead of 111 MB) for 50% more CPU (15 instead of 10 s), on machines the export shares with requests.
+ * Deflate level 1: the export shares the machine with requests, and higher levels cost much more CPU
+ * for a slightly smaller archive (docs/exports.md, "Streaming, progress, cancellation, failure").
  */
 export const COMPRESSION_LEVEL = 1;
 
@@ -59,7 +59,7 @@ export interface ExportArchiveOptions {
   pageSize?: number;
   /** Default PROGRESS_EVERY_ROWS. */
   progressEveryRows?: number;
-  /** Deflate level 0-9 (benchmarks). */
+  /** Deflate level 0-9, default COMPRESSION_LEVEL: `npm run bench:export` compares levels. */
   compressionLevel?: number;
 }
 

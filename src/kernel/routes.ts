@@ -106,16 +106,16 @@ export function useRouteNotFound(table: RouteTable, { except = [] }: { except?: 
   return {
     onRequest({ request, url, endResponse }) {
       if (except.includes(url.pathname)) return;
-      const match = currentRequest()?.route ?? table.match(request.method, url.pathname);
-      // A matched route that no stage answered has nothing to serve either.
-      if (!match || match.route) return endResponse(errorResponse([routeNotFound(request.method, url.pathname)]));
-      const allow = match.allowed.join(', ');
-      const ownHeaders = Object.assign({}, ...table.routes.filter((r) => r.pattern === match.pattern).map((r) => r.headers)) as Record<string, string>;
-      endResponse(
-        errorResponse([
-          new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${request.method} ${url.pathname}: allowed ${allow}`, { ...ownHeaders, Allow: allow }),
-        ]),
-      );
+      endResponse(errorResponse([unanswered(table, currentRequest()?.route ?? table.match(request.method, url.pathname), request.method, url.pathname)]));
     },
   };
+}
+
+/** The error of a request no route answered: 404 ROUTE_NOT_FOUND, or 405 METHOD_NOT_ALLOWED with Allow when its path takes other methods. */
+export function unanswered(table: RouteTable, match: RouteMatch | undefined, method: string, pathname: string): ApiError {
+  // A matched route that no stage answered has nothing to serve either.
+  if (!match || match.route) return routeNotFound(method, pathname);
+  const allow = match.allowed.join(', ');
+  const ownHeaders = Object.assign({}, ...table.routes.filter((r) => r.pattern === match.pattern).map((r) => r.headers)) as Record<string, string>;
+  return new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${method} ${pathname}: allowed ${allow}`, { ...ownHeaders, Allow: allow });
 }

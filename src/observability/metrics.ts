@@ -42,23 +42,26 @@ export class Metrics {
     registers: [this.registry],
   });
 
-  constructor({ db, calculations, log }: { db: Database; calculations: { readonly backlog: number; readonly failures: number }; log: Logger }) {
+  /** `calculations`: the calculation writer of a server process (`lcf worker` has none). */
+  constructor({ db, calculations, log }: { db: Database; calculations?: { readonly backlog: number; readonly failures: number }; log: Logger }) {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     const gauge = (name: string, help: string, read: () => number) =>
       new Gauge({ name, help, registers, collect() { this.set(read()); } });
 
-    gauge('lcf_calculation_writer_backlog', 'Calculation records waiting to be committed (queued or being written)', () => calculations.backlog);
-    new Counter({
-      name: 'lcf_calculation_writer_failures_total',
-      help: 'Calculation records that could not be stored (their calls answered calculation_id null)',
-      registers,
-      // The writer keeps the count; the counter mirrors it at each scrape.
-      collect() {
-        this.reset();
-        this.inc(calculations.failures);
-      },
-    });
+    if (calculations) {
+      gauge('lcf_calculation_writer_backlog', 'Calculation records waiting to be committed (queued or being written)', () => calculations.backlog);
+      new Counter({
+        name: 'lcf_calculation_writer_failures_total',
+        help: 'Calculation records that could not be stored (their calls answered calculation_id null)',
+        registers,
+        // The writer keeps the count; the counter mirrors it at each scrape.
+        collect() {
+          this.reset();
+          this.inc(calculations.failures);
+        },
+      });
+    }
 
     // PGlite is one in-process connection: no pool to report.
     const pool = db.pool;

@@ -13,15 +13,15 @@ const VOCABULARIES = [
   ['https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.xml', 'Org.OData.Capabilities.V1', 'Capabilities'],
 ] as const;
 
-const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
 const attributes = (attrs: Record<string, string | number | undefined>) =>
   Object.entries(attrs)
     .filter(([, value]) => value !== undefined)
-    .map(([name, value]) => ` ${name}="${escape(String(value))}"`)
+    .map(([name, value]) => ` ${name}="${escapeXml(String(value))}"`)
     .join('');
 
-const description = (text: string | undefined, indent: string) => (text ? `${indent}<Annotation Term="Core.Description" String="${escape(text)}"/>\n` : '');
+const description = (text: string | undefined, indent: string) => (text ? `${indent}<Annotation Term="Core.Description" String="${escapeXml(text)}"/>\n` : '');
 
 function property(p: PropertyDef, indent: string): string {
   const attrs = attributes({
@@ -62,7 +62,7 @@ const record = (term: string, values: Record<string, string>, indent: string) =>
   `${indent}  </Record>\n${indent}</Annotation>\n`;
 
 function pathRecord(term: string, collectionProperty: string, paths: readonly string[], indent: string): string {
-  const items = paths.map((p) => `${indent}        <PropertyPath>${escape(p)}</PropertyPath>\n`).join('');
+  const items = paths.map((p) => `${indent}        <PropertyPath>${escapeXml(p)}</PropertyPath>\n`).join('');
   return (
     `${indent}<Annotation Term="${term}">\n${indent}  <Record>\n` +
     `${indent}    <PropertyValue Property="${collectionProperty}">\n${indent}      <Collection>\n${items}${indent}      </Collection>\n${indent}    </PropertyValue>\n` +
@@ -97,7 +97,7 @@ function buildMetadata(): string {
   ).join('');
   const enums = ENUMS.map(
     (e) =>
-      `      <EnumType Name="${e.name}">\n` + e.members.map((m, value) => `        <Member${attributes({ Name: m, Value: value })}/>\n`).join('') + `      </EnumType>\n`,
+      `      <EnumType Name="${e.name}">\n${e.members.map((m, value) => `        <Member${attributes({ Name: m, Value: value })}/>\n`).join('')}      </EnumType>\n`,
   ).join('');
   const functions = SUPPORTED.functions.map((f) => `            <String>${f}</String>\n`).join('');
   return (

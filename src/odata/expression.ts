@@ -34,6 +34,7 @@ interface Token {
   type: string;
   raw: string;
   position: number;
+  // biome-ignore lint/suspicious/noExplicitAny: each token type has its own value shape, which the parser does not type
   value: any;
 }
 

@@ -6,7 +6,7 @@
 import type { KeyCaller } from '../auth/caller.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import type { PrismaClient } from '../db/database.ts';
-import { Prisma } from '../generated/prisma/client.ts';
+import type { Prisma } from '../generated/prisma/client.ts';
 import { allProperties, isEnum, keyProperty, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
 import { afterWhere, all, filterWhere, orderByOf, readField, selectOf, whereArgument, type Where } from './prisma-query.ts';
 import { encodeSkipToken, normalisedQuery, PAGE_SIZE, MAX_TOP, type ODataQuery } from './query-options.ts';

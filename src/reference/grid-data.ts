@@ -90,8 +90,7 @@ export function buildGridStateForManifest(): BuiltGridState {
 
 /**
  * Takes the state the build recorded from these same sources (checked by the caller) instead of building
- * it: reading the @tgwf/co2 data modules and building from them took about 60 ms, on the first request
- * of a restarted server that names a region.
+ * it from the @tgwf/co2 data modules on the first request of a restarted server that names a region.
  */
 export function useBuiltGridState(built: BuiltGridState): void {
   state ??= gridState(built);

@@ -142,7 +142,7 @@ async function filesUnder(dir: URL, prefix = ''): Promise<string[]> {
 /** One digest of every file under data/ (names and contents). */
 async function dataDigest(): Promise<string> {
   const names = (await filesUnder(DATA_DIR)).sort();
-  // Read together: one file after another took 19-23 ms of a restart, a turn of the event loop each.
+  // Read together: one file after another would take a turn of the event loop each, on the path of a restart.
   const contents = await Promise.all(names.map((name) => readFile(new URL(name, DATA_DIR))));
   const hash = createHash('sha256');
   names.forEach((name, i) => hash.update(`${name}\0`).update(contents[i]!).update('\0'));

@@ -44,8 +44,8 @@ export class ReferenceStore {
 
   static async load(prisma: PrismaClient): Promise<ReferenceStore> {
     // One statement whose three columns are JSON arrays: on a restart this read is on the path to the
-    // first answer, and three findMany calls over the 1 700 rows took about 2.5 times as long (Prisma
-    // compiles each query shape, and PGlite parses every value of every row in JavaScript).
+    // first answer, and three findMany calls would be slower (Prisma compiles each query shape, and
+    // PGlite parses every value of every row in JavaScript).
     const [rows] = await prisma.$queryRaw<[{ regions: RegionRow[]; factors: FactorRow[]; categories: CategoryRow[] }]>`
       SELECT
         (SELECT json_agg(json_build_array(code, name, kind, parent_code) ORDER BY code) FROM regions) AS regions,

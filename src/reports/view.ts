@@ -348,6 +348,7 @@ function factorSources(groups: readonly InventoryGroup[], factors: readonly Fact
       source: factor.source,
       version: factor.source_version,
       licence: factor.source_license,
+      // biome-ignore lint/complexity/useMathMinMax: ISO dates, compared as strings
       valid_from: { first: valid.reduce((a, b) => (a < b ? a : b)), last: valid.reduce((a, b) => (a > b ? a : b)) },
       regions: regions.size,
       assets,

@@ -163,6 +163,30 @@ describe('circuit breaker', () => {
     expect(startedAt).toHaveLength(6);
   });
 
+  it("with counts: 'requests', opens after N consecutive failed attempts, in the middle of an execution's retries", async () => {
+    const policy = policyWith({ retries: 2, breaker: { failureThreshold: 5, coolDownMs: 10_000, counts: 'requests' } });
+    const { fn, startedAt } = attempts(failing);
+    const first = await settle(policy.execute(fn));
+    expect((first.error as Error).message).toBe('failure 3');
+    expect(policy.breakerState()).toBe('closed');
+    // Attempts 4 and 5 fail: the fifth opens the breaker, and the execution ends without its third attempt.
+    const second = await settle(policy.execute(fn));
+    expect(second.error).toBeInstanceOf(CircuitOpenError);
+    expect(policy.breakerState()).toBe('open');
+    expect(startedAt).toHaveLength(5);
+    expect((await settle(policy.execute(fn))).error).toBeInstanceOf(CircuitOpenError);
+    expect(startedAt).toHaveLength(5);
+  });
+
+  it("with counts: 'requests', a success between failed attempts resets the count", async () => {
+    const policy = policyWith({ retries: 2, breaker: { failureThreshold: 3, coolDownMs: 10_000, counts: 'requests' } });
+    // Fails twice, answers on the third attempt: two failures, then a success.
+    const { fn } = attempts((call) => (call % 3 === 0 ? Promise.resolve('answer') : failing(call)));
+    expect((await settle(policy.execute(fn))).value).toBe('answer');
+    expect((await settle(policy.execute(fn))).value).toBe('answer');
+    expect(policy.breakerState()).toBe('closed');
+  });
+
   it('counts timeouts and refused Retry-Afters, not other errors; an answer resets the count', async () => {
     const policy = policyWith({ retries: 0, timeoutMs: 50, breaker });
     const run = (behaviour: () => Promise<string>) => settle(policy.execute(behaviour));

@@ -8,8 +8,10 @@
  * - RetryableError and timeouts are retried: exponential backoff with equal jitter (half fixed,
  *   half random), or the server's Retry-After when the error carries one. A Retry-After longer
  *   than the cap is not waited for: the error is rethrown at once.
- * - The breaker counts executions (after their retries) that end in a RetryableError or a timeout;
- *   any other error is an answer from a working server and counts for nothing. After the cool-down
+ * - The breaker counts executions (after their retries) that end in a RetryableError or a timeout,
+ *   or with `breaker.counts: 'requests'` each such attempt (it then sits inside the retry, and an
+ *   execution whose attempts open it stops retrying); any other error is an answer from a working
+ *   server and counts for nothing. After the cool-down
  *   one call goes through as a probe, with a single attempt; calls arriving meanwhile wait for its
  *   outcome.
  */
@@ -40,8 +42,11 @@ export interface ResilienceOptions {
   retries: number;
   /** Exponential backoff with jitter: first step, cap. Defaults 200 ms / 5000 ms. */
   backoff?: { initialMs: number; maxMs: number };
-  /** Consecutive failed executions (after retries) that open the breaker, and how long it stays open. Defaults 5 / 30 000 ms. */
-  breaker?: { failureThreshold: number; coolDownMs: number };
+  /**
+   * Consecutive failures that open the breaker, how long it stays open, and what counts as one:
+   * an execution after its retries (default) or each request. Defaults 5 / 30 000 ms / executions.
+   */
+  breaker?: { failureThreshold: number; coolDownMs: number; counts?: 'executions' | 'requests' };
   /** Longest Retry-After honoured; a longer one fails at once. Default 10 000 ms. */
   retryAfterCapMs?: number;
 }
@@ -92,7 +97,7 @@ function requireInteger(name: string, field: string, value: number, min: number)
 export function resiliencePolicy(options: ResilienceOptions): ResiliencePolicy {
   const { name, timeoutMs, retries } = options;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const { failureThreshold, coolDownMs } = options.breaker ?? DEFAULT_BREAKER;
+  const { failureThreshold, coolDownMs, counts = 'executions' }: NonNullable<ResilienceOptions['breaker']> = options.breaker ?? DEFAULT_BREAKER;
   const retryAfterCapMs = options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS;
   requireInteger(name, 'timeoutMs', timeoutMs, 1);
   requireInteger(name, 'retries', retries, 0);
@@ -130,7 +135,8 @@ export function resiliencePolicy(options: ResilienceOptions): ResiliencePolicy {
     { maxAttempts: retries, backoff: backoffOrRetryAfter },
   );
 
-  const policy = wrap(breaker, retrying, timeout(timeoutMs, TimeoutStrategy.Aggressive));
+  const attempt = timeout(timeoutMs, TimeoutStrategy.Aggressive);
+  const policy = counts === 'requests' ? wrap(retrying, breaker, attempt) : wrap(breaker, retrying, attempt);
 
   return {
     async execute<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {

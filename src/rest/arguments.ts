@@ -31,8 +31,9 @@ export function checkRestArguments(args: readonly GraphQLArgument[], pathParams:
     if (pathParams.has(arg.name)) continue;
     const fromQuery = queryValue(url.searchParams, arg.name);
     // SOFA takes the query parameter when it is non-empty, the body field otherwise.
-    const value = fromQuery !== undefined && fromQuery !== '' ? fromQuery : body[arg.name];
-    if (value !== undefined && value !== null) checkArgument(arg.type, value, arg.name);
+    const inQuery = fromQuery !== undefined && fromQuery !== '';
+    const value = inQuery ? fromQuery : body[arg.name];
+    if (value !== undefined && value !== null) checkArgument(arg.type, value, arg.name, inQuery);
   }
 }
 
@@ -45,13 +46,13 @@ function queryValue(params: URLSearchParams, name: string): string | undefined {
   return values[0];
 }
 
-function checkArgument(type: GraphQLInputType, value: unknown, field: string): void {
+function checkArgument(type: GraphQLInputType, value: unknown, field: string, inQuery: boolean): void {
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
     // A single value stands for a list of one, as in GraphQL.
-    if (!Array.isArray(value)) return checkArgument(nullable.ofType, value, field);
+    if (!Array.isArray(value)) return checkArgument(nullable.ofType, value, field, inQuery);
     value.forEach((item, index) => {
-      if (item !== null) checkArgument(nullable.ofType, item, `${field}[${index}]`);
+      if (item !== null) checkArgument(nullable.ofType, item, `${field}[${index}]`, inQuery);
     });
     return;
   }
@@ -76,6 +77,12 @@ function checkArgument(type: GraphQLInputType, value: unknown, field: string): v
       return;
     case 'ID':
       if (!text && !Number.isInteger(value)) throw invalidParameter(field, `must be a string or an integer, got ${shown(value)}`);
+      return;
+    case 'Boolean':
+      // SOFA reads anything but true and 'true' as false: a query parameter is `true` or `false`, a JSON value true or false.
+      if (inQuery ? value !== 'true' && value !== 'false' : typeof value !== 'boolean') {
+        throw invalidParameter(field, `must be ${inQuery ? "'true' or 'false'" : 'true or false'}, got ${shown(value)}`);
+      }
       return;
   }
 }

@@ -1,51 +1,13 @@
 import type { GraphQLArgument, GraphQLField, GraphQLInputField, GraphQLSchema } from 'graphql';
 import { isInputObjectType, isNonNullType, isObjectType } from 'graphql';
+import type { OpenApiDocument, OpenApiOperation, OpenApiSchema, Security } from '../kernel/openapi-types.ts';
 import type { RestRoute } from '../graphql/builder.ts';
 import { pageSizeOf, PAGE_SIZE_ARGUMENTS } from '../graphql/cost.ts';
 import type { Access } from '../auth/access.ts';
 import { PLAN_RULES } from '../auth/plan-rules.ts';
 
-export interface OpenApiSchema {
-  $ref?: string;
-  type?: string;
-  format?: string;
-  description?: string;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  exclusiveMinimum?: boolean;
-  default?: unknown;
-  items?: OpenApiSchema;
-  properties?: Record<string, OpenApiSchema>;
-  required?: string[];
-  [keyword: string]: unknown;
-}
-interface OpenApiParameter {
-  name: string;
-  in: string;
-  required?: boolean;
-  schema?: OpenApiSchema;
-}
-interface OpenApiResponse {
-  description: string;
-  content?: Record<string, { schema?: OpenApiSchema }>;
-  headers?: Record<string, unknown>;
-}
-type Security = Record<string, string[]>[];
-export interface OpenApiOperation {
-  operationId?: string;
-  description?: string;
-  security?: Security;
-  parameters?: OpenApiParameter[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: OpenApiSchema }> };
-  responses?: Record<string, OpenApiResponse>;
-}
-export interface OpenApiDocument {
-  security?: Security;
-  paths?: Record<string, Record<string, OpenApiOperation>>;
-  components?: { schemas?: Record<string, OpenApiSchema>; [section: string]: unknown };
-  [field: string]: unknown;
-}
+/** The document type, for the REST plugin that serves it. */
+export type { OpenApiDocument } from '../kernel/openapi-types.ts';
 
 /** Bounds an argument or input field is checked against (by its resolver), as OpenAPI 3.0 states them. */
 export interface Bounds {

@@ -13,7 +13,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import { checkText, DEFAULT_MAX_LENGTH, type TextLimit } from './text.ts';
-import type { OpenApiDocument, OpenApiSchema } from '../rest/openapi.ts';
+import type { OpenApiDocument, OpenApiSchema } from '../kernel/openapi-types.ts';
 
 type Input = GraphQLArgument | GraphQLInputField;
 

@@ -155,7 +155,7 @@ export class WebhookDispatcher {
     let outcome: Outcome;
     try {
       outcome =
-        !endpoint || !endpoint.active || endpoint.deleted_at
+        !endpoint?.active || endpoint.deleted_at
           ? { ok: false, responseStatus: null, error: ENDPOINT_DELETED, durationMs: null, retry: false }
           : await this.send(attempt, endpoint);
     } catch (error) {

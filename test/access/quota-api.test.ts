@@ -83,7 +83,7 @@ describe(`plan quotas over REST and GraphQL on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('does not count requests with a bad key, and requires a key for GraphQL', async () => {
-    const bad = await t.json(FOOTPRINT, { headers: { authorization: 'Bearer svc_live_' + 'A'.repeat(32) }, ip: '203.0.113.50' });
+    const bad = await t.json(FOOTPRINT, { headers: { authorization: `Bearer svc_live_${'A'.repeat(32)}` }, ip: '203.0.113.50' });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('x-ratelimit-remaining')).toBeNull();
     const anonymousGraphQL = await t.graphql('{ organization { plan } }');

@@ -7,7 +7,7 @@ import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
 import { runCli } from '../support/process.ts';
 import { seedDemo } from '../../src/assets/seed-demo.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
-import { prepareDatabase } from '../../src/db/prepare.ts';
+import { prepareDatabase } from '../../src/reference/prepare-database.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
 let t: TestApp;

@@ -1,6 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CertificateKeys, parseSigningKeys } from '../../src/certificates/keys.ts';
+import { CertificateKeys } from '../../src/certificates/keys.ts';
+import { parseSigningKeys } from '../../src/config/signing-keys.ts';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 
 const pem = (type: 'ed25519' | 'rsa' = 'ed25519') => {

@@ -68,8 +68,8 @@ describe('fake Blancco portal', () => {
 
   it.each([
     ['not JSON', '{', 'request body must be a JSON object'],
-    ['size 0', { size: 0 }, 'size: must be an integer from 1 to 100'],
-    ['size 101', { size: 101 }, 'size: must be an integer from 1 to 100'],
+    ['size 0', { size: 0 }, 'size: must be an integer from 1 to 10'],
+    ['size 11', { size: 11 }, 'size: must be an integer from 1 to 10'],
     ['a made-up cursor', { cursor: 'next' }, 'cursor: must be the value of the X-BLANCCO-CURSOR header'],
     ['XML', { format: 'XML' }, 'format: only "JSON" is served'],
     ['a bad date', { filter: { date: { gte: 'yesterday' } } }, 'filter.date.gte: must be an ISO 8601 date-time'],

@@ -138,6 +138,66 @@ describe('sync', () => {
     expect(await sync(key, { limit: 0 })).toMatchObject({ status: 400, body: { details: expect.stringContaining('limit') } });
   });
 
+  it('re-checks both filters itself when the console ignores them', async () => {
+    const { key } = await businessKey();
+    await connect(key);
+    fake.ignoreFilters = true;
+    try {
+      // Every report is dated 2026-11-20: none is on or after the 21st, whatever the console sends.
+      const later = await sync(key, { sinceDate: '2026-11-21' });
+      expect(later.body).toMatchObject({ synced: 0, skipped: 0 });
+      expect(later.body.details.filter((d: any) => d.status !== 'error')).toEqual([]);
+      const successful = await sync(key, { onlySuccessful: true, sinceDate: '2026-11-20' });
+      expect(successful.body).toMatchObject({ synced: 5 });
+      expect(successful.body.details.map((d: any) => d.uuid)).not.toContain(uuidOf(unsuccessfulReport));
+    } finally {
+      fake.ignoreFilters = false;
+    }
+  });
+
+  it("asks for pages within the console's documented bounds: size 1 to 10, or none for its default page of up to 100", async () => {
+    const { key } = await businessKey();
+    await connect(key);
+    let before = fake.requests.length;
+    await sync(key, { limit: 5 });
+    // Pages of 3 at the fake: 5 wanted, then the 2 left.
+    expect(fake.requests.slice(before).map((r) => (r.body as any).size)).toEqual([5, 2]);
+    before = fake.requests.length;
+    await sync(key, { limit: 250 });
+    expect(fake.requests.slice(before).map((r) => (r.body as any).size)).toEqual([undefined, undefined, undefined]);
+    before = fake.requests.length;
+    await sync(key, { limit: 40 });
+    expect(fake.requests.slice(before).map((r) => (r.body as any).size)).toEqual([10, 10, 10]);
+  });
+
+  it('opens the breaker after 5 failed console requests, retries included, then answers 503 without calling it', async () => {
+    // A console of its own: the breaker is per console origin.
+    const failing = await startFakeBlancco({ reports: REPORTS });
+    try {
+      const { key } = await businessKey();
+      await call(key, 'PUT', '/blancco/connection', { base_url: failing.url, api_key: failing.apiKey });
+      failing.failNext(500, 10);
+      // Three attempts (two retries) fail: 502; two more open the breaker within the second sync.
+      expect(await sync(key)).toMatchObject({ status: 502, body: { code: 'ERASURE_CONSOLE_UNAVAILABLE' } });
+      const opened = await sync(key);
+      expect(opened).toMatchObject({ status: 503, body: { code: 'ERASURE_CONSOLE_UNAVAILABLE' } });
+      expect(opened.headers.get('retry-after')).toBe('30');
+      expect(failing.requests).toHaveLength(5);
+      expect(await sync(key)).toMatchObject({ status: 503, body: { code: 'ERASURE_CONSOLE_UNAVAILABLE' } });
+      expect(failing.requests).toHaveLength(5);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it.each([['yes'], [1], ['true'], [[true]]])('refuses onlySuccessful %j with 400 before the connection is looked up', async (value) => {
+    const { key } = await businessKey();
+    // No connection: a 409 ERASURE_NOT_CONFIGURED would mean the value got past validation.
+    const answer = await sync(key, { onlySuccessful: value });
+    expect(answer.status).toBe(400);
+    expect(JSON.stringify(answer.body)).toContain('onlySuccessful');
+  });
+
   it('takes at most `limit` reports and continues where it stopped; an interrupted sync re-run completes the rest', async () => {
     const { org, key } = await businessKey();
     await connect(key);
@@ -241,6 +301,6 @@ describe('lcf blancco', () => {
     // The country came from the connection's default.
     const assets = await t.app.services.db.prisma.asset.findMany({ where: { org_id: org.id }, select: { country: true } });
     expect(new Set(assets.map((a) => a.country))).toEqual(new Set(['BE']));
-    await expect(syncBlancco({ ...target, key: 'svc_live_' + 'x'.repeat(32) }, {})).rejects.toThrow(/^401 INVALID_API_KEY/);
+    await expect(syncBlancco({ ...target, key: `svc_live_${'x'.repeat(32)}` }, {})).rejects.toThrow(/^401 INVALID_API_KEY/);
   });
 });

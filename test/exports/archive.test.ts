@@ -44,7 +44,7 @@ async function seedOrg(name: string, serials: string[]): Promise<Org> {
         model: i % 2 ? 'Latitude 5440' : 'EliteBook 840 G10',
         serial_number,
         country: ['DE', 'FR', 'NL'][i % 3],
-        purchase_date: '2024-02-0' + (i + 1),
+        purchase_date: `2024-02-0${i + 1}`,
         status: ASSET_STATUS_VALUES[i % ASSET_STATUS_VALUES.length],
         ram_gb: 16,
       })),

@@ -9,7 +9,7 @@ import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
 import { TEST_ADMIN_TOKEN, UNLIMITED } from '../support/test-app.ts';
 import { ADMIN_BASE } from '../../src/admin/routes.ts';
 import { openDatabase, type Database } from '../../src/db/database.ts';
-import { prepareDatabase } from '../../src/db/prepare.ts';
+import { prepareDatabase } from '../../src/reference/prepare-database.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { seedDemo } from '../../src/assets/seed-demo.ts';
 import { unzipEntries } from './zip.ts';
@@ -39,6 +39,8 @@ describe(`an export survives its killed worker on ${TEST_DATABASE_KIND}`, () => 
     EXPORT_LEASE_SECONDS: String(LEASE_SECONDS),
     // On PostgreSQL the servers leave exports to `lcf worker` processes.
     EXPORT_WORKER: pg ? 'off' : 'inline',
+    // Each worker's health endpoint on a free port.
+    WORKER_PORT: '0',
   });
   const startWorker = () => {
     const child = spawn(process.execPath, ['bin/lcf.js', 'worker'], { cwd: ROOT, env: { ...process.env, ...env() }, stdio: 'ignore' });

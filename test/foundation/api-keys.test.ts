@@ -64,6 +64,39 @@ describe('organisations and API keys', () => {
     expect(gql.body.errors[0].extensions.code).toBe('API_KEY_REVOKED');
   });
 
+  it('records when each key was last used, at most once a minute, and shows it to the operator', async () => {
+    const org = await t.createOrg('business', 'Last Used');
+    const used = await t.createKey(org.id);
+    const idle = await t.createKey(org.id);
+    const usage = t.app.services.keys.usage!;
+    const lastUsed = async (id: string) => (await t.app.services.db.prisma.apiKey.findUniqueOrThrow({ where: { id } })).last_used_at;
+    expect(await lastUsed(used.id)).toBeNull();
+
+    const before = Date.now();
+    expect((await t.graphql(ORG_QUERY, {}, used.key)).status).toBe(200);
+    // Noted by the request, written by the flush (a timer in the server), not by the request itself.
+    expect(await lastUsed(used.id)).toBeNull();
+    await usage.flush();
+    const first = await lastUsed(used.id);
+    expect(first!.getTime()).toBeGreaterThanOrEqual(before - 5);
+    expect(first!.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(await lastUsed(idle.id)).toBeNull();
+
+    // Within the minute another request writes nothing; a refused key is never noted.
+    expect((await t.graphql(ORG_QUERY, {}, used.key)).status).toBe(200);
+    await t.app.services.db.prisma.apiKey.update({ where: { id: idle.id }, data: { revoked_at: new Date() } });
+    t.app.services.keys.forget(idle.id);
+    expect((await t.graphql(ORG_QUERY, {}, idle.key)).status).toBe(401);
+    await usage.flush();
+    expect(await lastUsed(used.id)).toEqual(first);
+    expect(await lastUsed(idle.id)).toBeNull();
+
+    const detail = await t.json(`/admin/v1/orgs/${org.id}`, { headers: { authorization: 'Bearer test-admin-token-0123456789abcdef' } });
+    const keys = detail.body.api_keys as { id: string; last_used_at: string | null }[];
+    expect(keys.find((k) => k.id === used.id)!.last_used_at).toBe(first!.toISOString());
+    expect(keys.find((k) => k.id === idle.id)!.last_used_at).toBeNull();
+  });
+
   it('requires a key for the organisation query', async () => {
     const res = await t.graphql(ORG_QUERY);
     expect(res.status).toBe(401);

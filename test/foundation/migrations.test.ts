@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { diffMigrationsToSchema } from '../../scripts/schema-engine.ts';
 import { applyMigrations, readMigrations, withStartupLock } from '../../src/db/migrate.ts';
-import { prepareDatabase } from '../../src/db/prepare.ts';
+import { prepareDatabase } from '../../src/reference/prepare-database.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { openDatabase, startPGlite, type Database } from '../../src/db/database.ts';
 import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';

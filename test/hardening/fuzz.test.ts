@@ -40,6 +40,7 @@ const hostileText: fc.Arbitrary<string> = fc.oneof(
       "' OR 1=1 --",
       '%ZZ',
       '%00',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a Log4Shell lookup, sent as plain text on purpose
       '${jndi:ldap://127.0.0.1/a}',
       "=cmd|' /C calc'!A0",
       '../../etc/passwd',

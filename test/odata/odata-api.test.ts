@@ -40,7 +40,7 @@ const SEED: AssetSeed[] = [
   { serial_number: 'S09', brand: 'Lenovo', mpn: null, category: 'tablet', country: 'PL', status: 'in_use', purchase_date: '2025-01-01', total_kg_co2e: -1.5, created_at: '2024-01-09T10:00:00Z' },
   { serial_number: 'S10', brand: 'Lenovo', mpn: "it's", category: 'laptop', country: 'DE', status: 'in_use', purchase_date: null, total_kg_co2e: 88.125, created_at: '2024-01-10T10:00:00Z' },
 ];
-let ids: Record<string, string> = {};
+const ids: Record<string, string> = {};
 
 const auth = (key: string | null | undefined): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {});
 /** `key` null: no Authorization header. */

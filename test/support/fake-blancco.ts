@@ -4,14 +4,16 @@
  *
  *   POST {url}/v1/report/export, header X-BLANCCO-API-KEY, body
  *   {"filter": {"date": {"gte": "<ISO>"}, "erasure_state": {"eq": "Successful"}}, "format": "JSON", "container": "NONE",
- *    "size": 1..100, "cursor": "<epoch ms>,<document_id>"}
- *   200 {"root": {"report": [...]}} ordered by report date then document_id, at most min(size, pageSize)
+ *    "size": 1..10, "cursor": "<epoch ms>,<document_id>"}
+ *   200 {"root": {"report": [...]}} ordered by report date then document_id, at most min(size or 100, pageSize)
  *       reports, with X-BLANCCO-CURSOR (of the last report) when more match; 401 {"error": "Unauthorized"}
  *       for a wrong or missing key; 400 {"error": "..."} for a bad body.
  *
  * The report date and overall erasure state are read by erasureSummary(), the parser's own reading.
  * `erasure_state.eq` "Successful" selects reports whose erasures all succeeded; any other value
  * selects the others (an assumption: the portal's exact semantics for other states are not modelled).
+ * `size` is held to the 1-10 Blancco's knowledge base documents; without it a page holds up to 100.
+ * With `ignoreFilters` set the fake answers as if the filters were not there (a console that ignores them).
  *
  *   const blancco = await startFakeBlancco({ reports: [laptopReport], pageSize: 2 });
  *   blancco.failNext(503, 2);         // the next two export requests answer 503
@@ -33,6 +35,8 @@ export interface FakeBlancco {
   requests: { headers: Record<string, string>; body: unknown }[];
   /** server-side cap per page (tests use small pages to force several pages); settable */
   pageSize: number;
+  /** answer as a console that ignores `filter` would; settable */
+  ignoreFilters: boolean;
   /** The next `times` export requests answer `status` (e.g. 500, 503, 429 with retryAfterSeconds). */
   failNext(status: number, times?: number, retryAfterSeconds?: number): void;
   /** The next `times` export requests hang for `ms` before answering (timeouts). */
@@ -42,8 +46,10 @@ export interface FakeBlancco {
 
 export const EXPORT_PATH = '/v1/report/export';
 export const CURSOR_HEADER = 'X-BLANCCO-CURSOR';
-/** The portal's maximum (and default) page size. */
-export const MAX_PAGE_SIZE = 100;
+/** The portal's page without `size`: at most this many reports. */
+export const DEFAULT_PAGE_SIZE = 100;
+/** The largest `size` the portal documents. */
+export const MAX_SIZE = 10;
 
 interface ExportQuery {
   since?: number;
@@ -52,7 +58,9 @@ interface ExportQuery {
   after?: { ms: number; id: string };
 }
 
-export async function startFakeBlancco(options: { reports?: unknown[]; apiKey?: string; pageSize?: number } = {}): Promise<FakeBlancco> {
+export async function startFakeBlancco(
+  options: { reports?: unknown[]; apiKey?: string; pageSize?: number; ignoreFilters?: boolean } = {},
+): Promise<FakeBlancco> {
   const failures: { status: number; retryAfterSeconds?: number }[] = [];
   const stalls: number[] = [];
   const timers = new Set<NodeJS.Timeout>();
@@ -62,7 +70,8 @@ export async function startFakeBlancco(options: { reports?: unknown[]; apiKey?: 
     apiKey: options.apiKey ?? 'blancco-test-key',
     reports: [...(options.reports ?? [])],
     requests: [],
-    pageSize: options.pageSize ?? MAX_PAGE_SIZE,
+    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
+    ignoreFilters: options.ignoreFilters ?? false,
     failNext(status, times = 1, retryAfterSeconds) {
       for (let i = 0; i < times; i++) failures.push({ status, retryAfterSeconds });
     },
@@ -108,6 +117,7 @@ export async function startFakeBlancco(options: { reports?: unknown[]; apiKey?: 
 
     const query = readQuery(body);
     if (typeof query === 'string') return send(res, 400, { error: query });
+    if (fake.ignoreFilters) Object.assign(query, { since: undefined, successful: undefined });
     const matching = fake.reports
       .map((report) => ({ report, ...orderKey(report) }))
       .filter(({ summary }) => query.since === undefined || (summary.at !== null && summary.at.getTime() >= query.since))
@@ -143,10 +153,10 @@ function readQuery(body: unknown): ExportQuery | string {
   const { filter, format, container, size, cursor } = body;
   if (format !== undefined && (typeof format !== 'string' || format.toUpperCase() !== 'JSON')) return 'format: only "JSON" is served';
   if (container !== undefined && (typeof container !== 'string' || container.toUpperCase() !== 'NONE')) return 'container: only "NONE" is served';
-  if (size !== undefined && !(Number.isInteger(size) && (size as number) >= 1 && (size as number) <= MAX_PAGE_SIZE)) {
-    return `size: must be an integer from 1 to ${MAX_PAGE_SIZE}`;
+  if (size !== undefined && !(Number.isInteger(size) && (size as number) >= 1 && (size as number) <= MAX_SIZE)) {
+    return `size: must be an integer from 1 to ${MAX_SIZE}`;
   }
-  const query: ExportQuery = { size: (size as number | undefined) ?? MAX_PAGE_SIZE };
+  const query: ExportQuery = { size: (size as number | undefined) ?? DEFAULT_PAGE_SIZE };
   if (cursor !== undefined) {
     const m = typeof cursor === 'string' ? /^(\d+),(.+)$/.exec(cursor) : null;
     if (!m) return 'cursor: must be the value of the X-BLANCCO-CURSOR header';

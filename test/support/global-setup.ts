@@ -5,7 +5,7 @@ import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../../src/db/database.ts';
-import { prepareDatabase, writePGliteSeed } from '../../src/db/prepare.ts';
+import { prepareDatabase, writePGliteSeed } from '../../src/reference/prepare-database.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
 declare module 'vitest' {

@@ -6,9 +6,12 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The arguments `npm start` of the checkout at `root` gives node (`node <flags> dist/main.js`), for starting its build as it does without npm. */
+/** The arguments `npm start` of the checkout at `root` gives node (`[exec] node <flags> dist/main.js`), for starting its build as it does without npm. */
 export const startArgsOf = (root: string): string[] =>
-  (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start.split(/\s+/).slice(1);
+  (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+    .replace(/^exec\s+/, '')
+    .split(/\s+/)
+    .slice(1);
 
 export const START_ARGS = startArgsOf(ROOT);
 

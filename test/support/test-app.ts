@@ -93,6 +93,7 @@ export async function createTestApp(
       await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
       if (options.database) {
         await services.calculations.flush();
+        await services.keys.usage?.close();
         await services.quota.close();
       } else {
         await stopServices(services);

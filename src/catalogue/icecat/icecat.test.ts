@@ -110,7 +110,7 @@ describe('IcecatClient lookups against the fake Icecat', () => {
     expect(request?.query).toEqual({ UserName: 'test-user', Language: 'EN', Brand: 'HP', ProductCode: '3C6D4EA' });
     expect(request?.headers['api-token']).toBe('api-secret');
     expect(request?.headers['content-token']).toBe('content-secret');
-    expect(request?.headers['accept']).toBe('application/json');
+    expect(request?.headers.accept).toBe('application/json');
   });
 
   it('sends no token headers and no UserName when none are configured, and the configured language', async () => {

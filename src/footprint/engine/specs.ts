@@ -102,12 +102,16 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
     }
     return d[k];
   };
+  const defaultOf = <K extends 'screen_type' | 'storage_type'>(k: K): (typeof d)[K] => {
+    defaulted.push(k);
+    return d[k];
+  };
   const screen_size_inch = num('screen_size_inch');
-  const screen_type = isScreenType(specs.screen_type) ? specs.screen_type : (defaulted.push('screen_type'), d.screen_type);
+  const screen_type = isScreenType(specs.screen_type) ? specs.screen_type : defaultOf('screen_type');
   const processor_tdp_w = num('processor_tdp_w');
   const ram_gb = num('ram_gb');
   const storage_gb = num('storage_gb');
-  const storage_type = isStorageType(specs.storage_type) ? specs.storage_type : (defaulted.push('storage_type'), d.storage_type);
+  const storage_type = isStorageType(specs.storage_type) ? specs.storage_type : defaultOf('storage_type');
   const battery_wh = num('battery_wh');
   const statedWeight = usable(specs.weight_kg) && specs.weight_kg > 0 ? specs.weight_kg : null;
   const estimated = statedWeight === null
