@@ -5,6 +5,7 @@ import type { GraphQLError, ValidationContext } from 'graphql';
 import { schema } from './graphql/schema.ts';
 import type { GraphQLContext } from './graphql/context.ts';
 import { currentCaller, useAccessControl } from './auth/access-plugin.ts';
+import { PUBLIC } from './auth/access.ts';
 import { FootprintFastPath } from './footprint/fast-path.ts';
 import { useErrorBodies } from './errors/render.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
@@ -13,7 +14,7 @@ import { useValidationErrorCodes } from './graphql/validation-codes.ts';
 import { useCostLimit } from './graphql/cost.ts';
 import { EnvelopArmorPlugin } from '@escape.tech/graphql-armor';
 import { currentRequest, runWithRequest, type RequestState } from './observability/request-context.ts';
-import { restRoutes, useRest } from './rest/rest-plugin.ts';
+import { declareRestRoutes, useRest } from './rest/rest-plugin.ts';
 import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from './kernel/paths.ts';
 import { useReasonPhrases } from './rest/reason-phrase.ts';
 import { useRequestLimits } from './validation/request-limits.ts';
@@ -42,6 +43,8 @@ export interface App {
   /** In-process fetch, for tests and benchmarks. */
   fetch(request: Request, options?: { ip?: string }): Promise<Response>;
   services: Services;
+  /** Every route of the service, with who may call each (tests walk it). */
+  routes: RouteTable;
   /** True once drain() was called: /readyz answers 503 so load balancers drain this instance. */
   readonly draining: boolean;
   /**
@@ -84,9 +87,10 @@ const introspectionDepthLimit = {
 export function createApp(services: Services): App {
   const fastPath = new FootprintFastPath(services);
   // Every route of the service: the system routes, SOFA's, and each mounted router's (declared as it is mounted).
-  const routes = new RouteTable().add('GET', '/healthz').add('GET', '/readyz').add('GET', OPENAPI_PATH);
-  for (const method of ['GET', 'POST']) routes.add(method, GRAPHQL_PATH);
-  for (const route of Object.values(restRoutes(schema))) routes.add(route.method, `${REST_BASE}${route.path}`, { owner: 'sofa' });
+  const routes = new RouteTable().add('GET', '/healthz').add('GET', '/readyz').add('GET', OPENAPI_PATH, { access: PUBLIC });
+  // GraphQL is a keyed interface (useAccessControl); each root field declares more (its authScopes).
+  for (const method of ['GET', 'POST']) routes.add(method, GRAPHQL_PATH, { access: { key: true } });
+  declareRestRoutes(schema, routes);
   const mount = (router: Router) => {
     router.declareIn(routes);
     return useMountedRouter(router);
@@ -97,6 +101,7 @@ export function createApp(services: Services): App {
   let draining = false;
   const app: App = {
     services,
+    routes,
     get draining() {
       return draining;
     },

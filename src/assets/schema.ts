@@ -2,7 +2,7 @@ import { decodeBase64, decodeCursorChunk } from '@pothos/core';
 import { builder } from '../graphql/builder.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
-import { requireOrgContext } from '../auth/caller.ts';
+import { keyCaller } from '../auth/access.ts';
 import { normaliseRegionCode } from '../reference/grid-data.ts';
 import type { Prisma } from '../db/database.ts';
 import { FactorType } from '../factors/schema.ts';
@@ -142,9 +142,9 @@ builder.queryField('asset', (t) =>
     type: 'Asset',
     nullable: true,
     description: "An asset of the caller's organisation by id; null when there is none (assets of other organisations are not visible).",
+    authScopes: { organisation: true },
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
-    resolve: (query, _root, { id }, { prisma, caller }) => {
-      requireOrgContext(caller);
+    resolve: (query, _root, { id }, { prisma }) => {
       if (!UUID.test(String(id))) throw invalidParameter('id', `must be an asset id (UUID), got '${id}'`);
       return prisma.asset.findUnique({ ...query, where: { id: String(id) } });
     },
@@ -238,9 +238,9 @@ builder.queryField('assets', (t) =>
         purchase_date_from: t.arg({ type: 'Date', description: 'Purchased on or after this date' }),
         purchase_date_to: t.arg({ type: 'Date', description: 'Purchased on or before this date' }),
       },
+      authScopes: { organisation: true },
       totalCount: (_parent, args, { prisma }) => prisma.asset.count({ where: assetWhere(args) }),
-      resolve: async (query, _root, args, { prisma, caller }) => {
-        requireOrgContext(caller);
+      resolve: async (query, _root, args, { prisma }) => {
         // Prisma positions a cursor by its row wherever it is; only a row of the caller's own scope may be one.
         const cursor = (query as { cursor?: { id: string } }).cursor?.id;
         if (cursor !== undefined && !(await prisma.asset.findUnique({ where: { id: cursor }, select: { id: true } }))) throw invalidCursor(args);
@@ -324,10 +324,11 @@ builder.mutationFields((t) => ({
       `Imports up to ${MAX_IMPORT_ROWS} assets: each is matched to a product and calculated through the lookup chain, and the calculation ` +
       'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept ' +
       '(over REST also an item with a wrongly typed or unknown field).',
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/assets', tags: ['Assets'], perItemArgument: 'assets' } },
     args: { assets: t.arg({ type: [AssetInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_IMPORT_ROWS }) }) },
     resolve: async (_root, { assets }, { prisma, services, caller }) => {
-      const key = requireOrgContext(caller);
+      const key = keyCaller(caller);
       checkRowCount(assets.length, 'assets');
       return importAssets({ prisma, services, caller: key }, assets, 'json', refusedItems());
     },
@@ -338,10 +339,11 @@ builder.mutationFields((t) => ({
       `Imports assets from CSV text (header row, then up to ${MAX_IMPORT_ROWS} rows): columns brand, mpn and/or model, serial_number, country, ` +
       'optional category, purchase_date, status and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. ' +
       'Same semantics as importAssets; errors name the 1-based data row.',
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/assets/csv', tags: ['Assets'] } },
     args: { csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)', ...maxChars(TEXT_LIMITS.csv, { multiline: true }) }) },
     resolve: async (_root, { csv }, { prisma, services, caller }) => {
-      const key = requireOrgContext(caller);
+      const key = keyCaller(caller);
       return importAssets({ prisma, services, caller: key }, parseAssetCsv(csv), 'csv');
     },
   }),

@@ -1,6 +1,6 @@
 import type { Plan } from '../generated/prisma/enums.ts';
 import type { PrismaClient } from '../db/database.ts';
-import { forbidden, unauthorized } from '../errors/api-error.ts';
+import { unauthorized } from '../errors/api-error.ts';
 import { KEY_PATTERN, hashApiKey, type KeyEnvironment } from './api-keys.ts';
 import type { KeyUsage } from './key-usage.ts';
 
@@ -108,16 +108,4 @@ export async function authenticate(authorization: string | null, ip: string, key
   if (entry.revoked) throw unauthorized('API_KEY_REVOKED', 'API key has been revoked');
   keys.usage?.note(entry.caller.keyId);
   return { ...entry.caller, ip };
-}
-
-export function requireKey(caller: Caller): KeyCaller {
-  if (caller.kind !== 'key') throw unauthorized('MISSING_API_KEY', 'This endpoint needs an API key: Authorization: Bearer svc_…');
-  return caller;
-}
-
-/** The caller's organisation, for routes that act on organisation data (the demo sandbox, read-only, for test keys without one). */
-export function requireOrgContext(caller: Caller): KeyCaller {
-  const keyCaller = requireKey(caller);
-  if (!keyCaller.orgContext && !keyCaller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'This API key has no organisation context');
-  return keyCaller;
 }

@@ -2,6 +2,7 @@ import { getDatamodel } from '../generated/pothos-types.ts';
 import type { PrismaClient } from '../db/database.ts';
 import { forbidden } from '../errors/api-error.ts';
 import type { Caller } from './caller.ts';
+import { SANDBOX_READ_ONLY_REASON } from './access.ts';
 
 const models = getDatamodel().datamodel.models;
 
@@ -17,7 +18,7 @@ const READ_OPERATIONS = new Set(['findUnique', 'findUniqueOrThrow', 'findFirst',
 const WHERE_OPERATIONS = new Set([...READ_OPERATIONS, 'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany']);
 const CREATE_OPERATIONS = new Set(['create', 'createMany', 'createManyAndReturn']);
 
-const readOnlyRefusal = () => forbidden('SANDBOX_READ_ONLY', 'Test keys without organisation context read the demo sandbox and cannot change it');
+const readOnlyRefusal = () => forbidden('SANDBOX_READ_ONLY', SANDBOX_READ_ONLY_REASON);
 
 function ownerColumn(model: string) {
   return model === 'Organization' ? 'id' : 'org_id';

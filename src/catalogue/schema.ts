@@ -1,4 +1,5 @@
 import { builder } from '../graphql/builder.ts';
+import { PUBLIC } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { IcecatUnavailableError } from './icecat/index.ts';
@@ -117,7 +118,8 @@ builder.queryField('search', (t) =>
     description:
       'Fuzzy, typo-tolerant search of the built-in device database over brand, name, part number and aliases; up to `limit` results, best first. ' +
       'Devices that match the same words rank by how close their model number is to the one searched for (`latitude 5441` lists the Latitude 5440 and 5450 first).',
-    extensions: { rest: { method: 'GET', path: '/search', tags: ['Products'], open: true }, pageSize: { default: MAX_RESULTS, max: MAX_RESULTS } },
+    authScopes: PUBLIC,
+    extensions: { rest: { method: 'GET', path: '/search', tags: ['Products'] }, pageSize: { default: MAX_RESULTS, max: MAX_RESULTS } },
     args: {
       q: t.arg.string({ required: true, description: `Search text, at least ${MIN_QUERY} characters`, ...maxChars(TEXT_LIMITS.searchQuery) }),
       limit: t.arg.int({ defaultValue: MAX_RESULTS, description: `Most results to return, 1 to ${MAX_RESULTS} (default ${MAX_RESULTS})` }),
@@ -139,7 +141,8 @@ builder.mutationField('identify', (t) =>
     description:
       'Identifies a product by manufacturer (alias brand) and model string or part number (alias mpn), or by GTIN. ' +
       'Not found: 404 {found: false, brand, mpn, message}. External catalogue unreachable: 503.',
-    extensions: { rest: { method: 'POST', path: '/identify', tags: ['Products'], open: true, errors: { 404: NOT_IDENTIFIED, 503: 'The external catalogue (Icecat) cannot be reached (CATALOGUE_UNAVAILABLE)' } } },
+    authScopes: PUBLIC,
+    extensions: { rest: { method: 'POST', path: '/identify', tags: ['Products'], errors: { 404: NOT_IDENTIFIED, 503: 'The external catalogue (Icecat) cannot be reached (CATALOGUE_UNAVAILABLE)' } } },
     args: {
       manufacturer: t.arg.string(maxChars(TEXT_LIMITS.brand)),
       brand: t.arg.string({ description: 'Alias of manufacturer', ...maxChars(TEXT_LIMITS.brand) }),

@@ -1,4 +1,4 @@
-import { requireOrgContext } from '../auth/caller.ts';
+import { keyCaller } from '../auth/access.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
 import { nextMinuteBoundary } from '../auth/quota/index.ts';
 import { RateLimitError, invalidParameter } from '../errors/api-error.ts';
@@ -71,8 +71,8 @@ export function createWellKnownRouter(services: Services): Router {
  * the body is a binary PDF, which SOFA cannot answer.
  */
 export function createCertificateDownloadRouter(services: Services): Router {
-  return new Router(CERTIFICATE_PATH).on('GET', '/', async (request) => {
-    const caller = requireOrgContext(currentCaller());
+  return new Router(CERTIFICATE_PATH).on('GET', '/', { organisation: true }, async (request) => {
+    const caller = keyCaller(currentCaller());
     const id = new URL(request.url).searchParams.get('id');
     if (id === null) throw invalidParameter('id', 'is required');
     checkText(id, 'id', { maxLength: TEXT_LIMITS.id });

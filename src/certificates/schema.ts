@@ -1,7 +1,7 @@
 import type { YogaInitialContext } from 'graphql-yoga';
 import { builder } from '../graphql/builder.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
-import { requireOrgContext } from '../auth/caller.ts';
+import { keyCaller } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { publicBase } from '../rest/public-url.ts';
 import { certificateLinks, issueCertificate, revokeCertificate, type CertificateRow } from './service.ts';
@@ -37,7 +37,7 @@ const RevokedCertificateRef = builder.objectRef<IssuedCertificate>('RevokedCerti
 
 /** The caller's organisation context for certificate work; Yoga merges the request into the context. */
 function certificateContext(ctx: GraphQLContext) {
-  const caller = requireOrgContext(ctx.caller);
+  const caller = keyCaller(ctx.caller);
   const request = (ctx as GraphQLContext & Partial<YogaInitialContext>).request!;
   return { prisma: ctx.prisma, caller, keys: ctx.services.certificateKeys, base: publicBase(request, ctx.services.config) };
 }
@@ -48,6 +48,7 @@ builder.mutationFields((t) => ({
     description:
       'Issues a signed CO2 impact certificate for a stored calculation of your organisation (its calculation_id). ' +
       'Idempotent: while the calculation has a certificate that is not revoked, that one is returned; after a revocation a new one is issued.',
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/certificate', tags: ['Certificates'], errors: { 422: 'The stored calculation lacks what a certificate states (CALCULATION_NOT_CERTIFIABLE)' } } },
     args: { calculation_id: t.arg.id({ required: true, description: 'A stored calculation of your organisation (UUID)', ...maxChars(TEXT_LIMITS.id) }) },
     resolve: async (_root, { calculation_id }, ctx) => {
@@ -58,6 +59,7 @@ builder.mutationFields((t) => ({
   revokeCertificate: t.field({
     type: RevokedCertificateRef,
     description: 'Revokes a certificate of your organisation: verification then answers "revoked". Revoking again returns it unchanged.',
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/certificate/revoke', tags: ['Certificates'] } },
     args: { id: t.arg.id({ required: true, description: 'The certificate id (UUID)', ...maxChars(TEXT_LIMITS.id) }) },
     resolve: async (_root, { id }, ctx) => {

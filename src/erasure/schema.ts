@@ -2,8 +2,9 @@ import { builder } from '../graphql/builder.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { ErasureItemStatus, ErasureSyncStatus } from '../generated/prisma/enums.ts';
 import type { ErasureConnection, ErasureSyncRun } from '../generated/prisma/client.ts';
-import { requirePlan, ERASURE_SYNC_MIN_PLAN } from '../auth/plan-rules.ts';
-import { forbidden, invalidParameter } from '../errors/api-error.ts';
+import { PLAN_RULES } from '../auth/plan-rules.ts';
+import { keyCaller, type Access } from '../auth/access.ts';
+import { invalidParameter } from '../errors/api-error.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { API_KEY_LENGTH, DEFAULT_COUNTRY, deleteConnection, saveConnection, showConnection, type ErasureContext } from './connection.ts';
 import { SYNC_LIMIT_MAX, syncErasureReports, type SyncItem, type SyncResult } from './sync.ts';
@@ -21,10 +22,12 @@ const ERASURE_CONSOLE_ERRORS = {
   503: 'The portal is unavailable or limits the rate of calls; retry after Retry-After seconds',
 } as const;
 
-function erasureContext(ctx: GraphQLContext, { write = false } = {}): ErasureContext {
-  const caller = requirePlan(ctx.caller, ERASURE_SYNC_MIN_PLAN, 'Erasure-report sync');
-  if (write && caller.readOnly) throw forbidden('SANDBOX_READ_ONLY', 'Test keys without organisation context read the demo sandbox and cannot change it');
-  return { prisma: ctx.prisma, caller, services: ctx.services };
+const ERASURE_SYNC_MIN_PLAN = PLAN_RULES.erasureSync.minimum;
+const READ: Access = { organisation: true, plan: 'erasureSync' };
+const WRITE: Access = { ...READ, writes: true };
+
+function erasureContext(ctx: GraphQLContext): ErasureContext {
+  return { prisma: ctx.prisma, caller: keyCaller(ctx.caller), services: ctx.services };
 }
 
 const ErasureItemStatusEnum = builder.enumType('ErasureItemStatus', { values: Object.values(ErasureItemStatus) });
@@ -103,12 +106,14 @@ builder.queryFields((t) => ({
   erasureConnection: t.field({
     type: ErasureConnectionRef,
     description: `Your organisation's Blancco connection (404 ERASURE_CONNECTION_NOT_FOUND when none). ${ERASURE_SYNC_MIN_PLAN} plan or higher.`,
+    authScopes: READ,
     extensions: { rest: { method: 'GET', path: '/blancco/connection', tags: TAGS, errors: { 404: 'No connection is configured (ERASURE_CONNECTION_NOT_FOUND)' } } },
     resolve: (_root, _args, ctx) => showConnection(erasureContext(ctx).prisma),
   }),
   erasureSyncRuns: t.field({
     type: ErasureSyncRunPageRef,
     description: `Your organisation's syncs, most recent first (${RUN_PAGE.default} per page by default, at most ${RUN_PAGE.max}).`,
+    authScopes: READ,
     extensions: { rest: { method: 'GET', path: '/blancco/sync/runs', tags: TAGS }, pageSize: RUN_PAGE },
     args: {
       limit: t.arg.int({ description: `1 to ${RUN_PAGE.max} (default ${RUN_PAGE.default})` }),
@@ -135,19 +140,21 @@ builder.mutationFields((t) => ({
     description:
       'Creates or replaces the Blancco Management Portal connection: the regional API base URL (https, public address) and an API key from the portal, ' +
       `stored AES-256-GCM encrypted and never returned. ${ERASURE_SYNC_MIN_PLAN} plan or higher.`,
+    authScopes: WRITE,
     extensions: { rest: { method: 'PUT', path: '/blancco/connection', tags: TAGS } },
     args: {
       base_url: t.arg.string({ required: true, description: 'e.g. https://api.eu-west-1.blancco.cloud', ...maxChars(URL_MAX) }),
       api_key: t.arg.string({ required: true, description: `The portal API key (${API_KEY_LENGTH.min} to ${API_KEY_LENGTH.max} characters)`, ...maxChars(API_KEY_LENGTH.max) }),
       default_country: t.arg.string({ description: `Country of use for footprints when a sync names none (default ${DEFAULT_COUNTRY})`, ...maxChars(TEXT_LIMITS.country) }),
     },
-    resolve: (_root, args, ctx) => saveConnection(erasureContext(ctx, { write: true }), args),
+    resolve: (_root, args, ctx) => saveConnection(erasureContext(ctx), args),
   }),
   deleteErasureConnection: t.field({
     type: ErasureConnectionRef,
     description: 'Removes the connection and its stored key. Synced reports and assets stay.',
+    authScopes: WRITE,
     extensions: { rest: { method: 'DELETE', path: '/blancco/connection', tags: TAGS, errors: { 404: 'No connection is configured (ERASURE_CONNECTION_NOT_FOUND)' } } },
-    resolve: (_root, _args, ctx) => deleteConnection(erasureContext(ctx, { write: true })),
+    resolve: (_root, _args, ctx) => deleteConnection(erasureContext(ctx)),
   }),
   syncErasureReports: t.field({
     type: ErasureSyncResultRef,
@@ -155,6 +162,7 @@ builder.mutationFields((t) => ({
       'Fetches new erasure reports from the Blancco portal, parses the hardware of each wiped device, calculates its footprint and creates or updates the asset ' +
       `(matched by serial number). Reports already synced are skipped; one that cannot be used is an error item. At most ${SYNC_LIMIT_MAX} reports per call ` +
       '(has_more and continuation for the rest); one sync at a time per organisation (429 ERASURE_SYNC_IN_PROGRESS).',
+    authScopes: WRITE,
     extensions: { rest: { method: 'POST', path: '/blancco/sync', tags: TAGS, errors: ERASURE_CONSOLE_ERRORS }, pageSize: { default: SYNC_LIMIT_MAX, max: SYNC_LIMIT_MAX } },
     args: {
       onlySuccessful: t.arg.boolean({ description: 'Only reports whose erasure succeeded (default false)' }),
@@ -163,6 +171,6 @@ builder.mutationFields((t) => ({
       limit: t.arg.int({ description: `Most reports to take from the portal in this call, 1 to ${SYNC_LIMIT_MAX} (default ${SYNC_LIMIT_MAX})` }),
       continuation: t.arg.string({ description: 'The continuation of an earlier sync with has_more: takes its next batch with its filters', ...maxChars(TEXT_LIMITS.id) }),
     },
-    resolve: (_root, args, ctx) => syncErasureReports(erasureContext(ctx, { write: true }), args),
+    resolve: (_root, args, ctx) => syncErasureReports(erasureContext(ctx), args),
   }),
 }));

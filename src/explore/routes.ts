@@ -2,6 +2,7 @@ import { escapeHtml, pagePolicy } from '../rest/html.ts';
 import { publicBase } from '../rest/public-url.ts';
 import { DOCS_PATH, GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 import { Router } from '../rest/router.ts';
+import { PUBLIC } from '../auth/access.ts';
 import { routeNotFound } from '../kernel/routes.ts';
 import { CONSOLE_BASE } from '../console/routes.ts';
 import type { Services } from '../services.ts';
@@ -73,10 +74,10 @@ export function createExploreRouter(services: Services): Router {
   };
   return new Router('')
     .on('GET', '/', landing)
-    .on('GET', REST_BASE, landing)
-    .on('GET', `${REST_BASE}/`, landing)
-    .on('GET', DOCS_PATH, () => html(referencePage(), REFERENCE_POLICY))
-    .on('GET', `${DOCS_PATH}/assets/:name`, async (request, { name }) => {
+    .on('GET', REST_BASE, PUBLIC, landing)
+    .on('GET', `${REST_BASE}/`, PUBLIC, landing)
+    .on('GET', DOCS_PATH, PUBLIC, () => html(referencePage(), REFERENCE_POLICY))
+    .on('GET', `${DOCS_PATH}/assets/:name`, PUBLIC, async (request, { name }) => {
       const response = await assetResponse(name!, request);
       if (!response) throw routeNotFound(request.method, `${DOCS_PATH}/assets/${name}`, `${DOCS_PATH}/assets/${name} is not a file of the documentation pages`);
       return response;

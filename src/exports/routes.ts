@@ -1,4 +1,4 @@
-import { requireOrgContext } from '../auth/caller.ts';
+import { keyCaller } from '../auth/access.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
 import { publicBase } from '../rest/public-url.ts';
 import { wantsJson } from '../rest/accept.ts';
@@ -11,8 +11,8 @@ export const EXPORT_JOBS_PATH = `${REST_BASE}/org/export/jobs`;
 
 /** The download answers a 302 or JSON by the Accept header, which SOFA cannot express; mounted after access control for the caller. */
 export function createExportDownloadRouter(services: Services): Router {
-  return new Router(EXPORT_JOBS_PATH, { 'Cache-Control': 'no-store' }).on('GET', '/:id/download', async (request, { id }) => {
-    const caller = requireOrgContext(currentCaller());
+  return new Router(EXPORT_JOBS_PATH, { 'Cache-Control': 'no-store' }).on('GET', '/:id/download', { organisation: true }, async (request, { id }) => {
+    const caller = keyCaller(currentCaller());
     const download = await exportDownload(
       { prisma: services.scopes.forCaller(caller), caller, storage: services.exportStorage, base: publicBase(request, services.config) },
       id!,
@@ -33,7 +33,6 @@ export const EXPORT_OPENAPI_PATHS = {
         'With Accept: application/json: {signed_url, expires_at, bytes, sha256}; otherwise 302 to the signed URL. ' +
         '409 EXPORT_NOT_COMPLETED before completion, EXPORT_FAILED or EXPORT_CANCELLED for a job that will never complete; 410 EXPORT_EXPIRED 72 hours after completion.',
       tags: ['Organisation export'],
-      security: [{ bearer: [] }],
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid', maxLength: 64 } }],
       responses: {
         200: {

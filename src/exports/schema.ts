@@ -2,7 +2,7 @@ import type { YogaInitialContext } from 'graphql-yoga';
 import { builder } from '../graphql/builder.ts';
 import { ExportJobStatus } from '../generated/prisma/enums.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
-import { requireOrgContext } from '../auth/caller.ts';
+import { keyCaller } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { EXPORT_TABLES } from './tables.ts';
 import type { ArchiveProgress, ExportManifest } from './archive.ts';
@@ -112,7 +112,7 @@ const ExportScopeInput = builder.inputType('ExportScopeInput', {
 
 const exportContext = (ctx: GraphQLContext) => ({
   prisma: ctx.prisma,
-  caller: requireOrgContext(ctx.caller),
+  caller: keyCaller(ctx.caller),
   storage: ctx.services.exportStorage,
 });
 
@@ -122,6 +122,7 @@ builder.queryFields((t) => ({
   exportJobs: t.field({
     type: ExportJobListRef,
     description: 'Export jobs of your organisation from the last 30 days, most recent first.',
+    authScopes: { organisation: true },
     extensions: { rest: { method: 'GET', path: '/org/export/jobs', tags: TAGS }, pageSize: { default: EXPORT_LIST_MAX, max: EXPORT_LIST_MAX } },
     args: {
       limit: t.arg.int({ defaultValue: EXPORT_LIST_MAX, description: `1 to ${EXPORT_LIST_MAX}` }),
@@ -132,6 +133,7 @@ builder.queryFields((t) => ({
   exportJob: t.field({
     type: ExportJobRef,
     description: 'One export job of your organisation (404 for an unknown id or another organisation\'s).',
+    authScopes: { organisation: true },
     extensions: { rest: { method: 'GET', path: '/org/export/jobs/:id', tags: TAGS } },
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
     resolve: (_root, { id }, ctx) => findExportJob(exportContext(ctx).prisma, String(id)),
@@ -144,6 +146,7 @@ builder.mutationFields((t) => ({
     description:
       'Starts an export of all your organisation\'s data as a ZIP (202). Header Idempotency-Key: the same key again the same UTC day returns that job. ' +
       'One active export per organisation (429 TOO_MANY_ACTIVE_EXPORTS); one export per plan interval: free 30 days, pro 7 days, business 24 hours, enterprise 1 hour (429 EXPORT_TOO_FREQUENT).',
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/org/export/jobs', responseStatus: 202, tags: TAGS, errors: { 422: 'The Idempotency-Key was used today for an export of another scope (IDEMPOTENCY_KEY_REUSED)' } } },
     args: {
       scope: t.arg({ type: ExportScopeInput, required: false }),
@@ -159,6 +162,7 @@ builder.mutationFields((t) => ({
   cancelExportJob: t.field({
     type: ExportJobRef,
     description: 'Cancels a pending or processing export and deletes its partial archive; any other state is 409 EXPORT_NOT_CANCELLABLE.',
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'DELETE', path: '/org/export/jobs/:id', tags: TAGS, errors: { 409: 'The job is no longer pending or processing (EXPORT_NOT_CANCELLABLE)' } } },
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
     resolve: (_root, { id }, ctx) => cancelExportJob(exportContext(ctx), String(id)),

@@ -87,6 +87,8 @@ builder.queryField('factorByRegion', (t) =>
       'The emission factor of a region valid at a date (default: now): the vintage with valid_from <= date <= valid_to (valid_to null: open). ' +
       'A date before the oldest vintage answers the oldest. An unknown region is an INVALID_PARAMETER error naming the closest region codes. ' +
       'A reference lookup: it does not prove that this factor was used in a stored calculation (see Calculation.emission_factor for that).',
+    // Reference data, GraphQL only (which needs a key).
+    authScopes: { key: true },
     args: {
       type: t.arg({ type: FactorType, required: true, defaultValue: 'GRID' }),
       regionCode: t.arg.string({ required: true, description: 'ISO 3166-1 alpha-2 (DE) or ISO 3166-2 (US-CA); case-insensitive', ...maxChars(TEXT_LIMITS.country) }),

@@ -1,4 +1,5 @@
 import { builder } from '../graphql/builder.ts';
+import { PUBLIC } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { cacheFor, currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
@@ -321,7 +322,8 @@ builder.queryFields((t) => ({
   footprint: t.field({
     type: FootprintResult,
     description: 'Lifecycle footprint of one device in a country of use. Cache-Control: public, max-age=86400.',
-    extensions: { rest: { method: 'GET', path: '/footprint', tags: ['Footprint'], open: true } },
+    authScopes: PUBLIC,
+    extensions: { rest: { method: 'GET', path: '/footprint', tags: ['Footprint'] } },
     args: deviceArgs,
     resolve: async (_root, args, { services, caller }) => {
       const result = await services.footprint.footprint(args, caller);
@@ -334,7 +336,8 @@ builder.queryFields((t) => ({
   savings: t.field({
     type: SavingsResult,
     description: 'CO2 avoided by extending a device’s life by remaining_years (default 2).',
-    extensions: { rest: { method: 'GET', path: '/savings', tags: ['Footprint'], open: true } },
+    authScopes: PUBLIC,
+    extensions: { rest: { method: 'GET', path: '/savings', tags: ['Footprint'] } },
     args: { ...deviceArgs, remaining_years: t.arg.float(REMAINING_YEARS) },
     resolve: async (_root, args, { services, caller }) => {
       const result = await services.footprint.savings(args, caller);
@@ -348,7 +351,8 @@ builder.queryFields((t) => ({
       'Refurbishment impact: grade A (Like New), B (Good) or C (Fair) overhead, component swaps ' +
       '(comma-separated tokens battery:<wh>, storage:<gb>:<type>, ram:<modules>:<gb per module>, display:<inches>:<screen_type>, keyboard_trackpad), ' +
       'use phase in reuse_country, net savings, break-even and a production heatmap.',
-    extensions: { rest: { method: 'GET', path: '/refurbishment', tags: ['Footprint'], open: true } },
+    authScopes: PUBLIC,
+    extensions: { rest: { method: 'GET', path: '/refurbishment', tags: ['Footprint'] } },
     args: {
       ...deviceArgs,
       grade: t.arg({ type: Grade, required: true }),
@@ -368,7 +372,8 @@ builder.mutationField('footprintBatch', (t) =>
   t.field({
     type: BatchResult,
     description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed or unknown field. Counts as one request against quotas.`,
-    extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'], open: true, perItemArgument: 'products' } },
+    authScopes: PUBLIC,
+    extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'], perItemArgument: 'products' } },
     args: { products: t.arg({ type: [BatchItemInput], required: true, ...checkedBy(itemCount(1, MAX_BATCH)) }) },
     resolve: async (_root, { products }, { services, caller }) => {
       const refused = refusedItems();

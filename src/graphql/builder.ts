@@ -4,6 +4,9 @@ import RelayPlugin from '@pothos/plugin-relay';
 import ValidationPlugin from '@pothos/plugin-validation';
 import TextInputsPlugin from '../validation/text-plugin.ts';
 import { invalidInput } from '../validation/schemas.ts';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
+import type { GraphQLField } from 'graphql';
+import { accessRefusal, accessScopes, declaredAccess, type Access, type AccessScopes } from '../auth/access.ts';
 import type PrismaTypes from '../generated/pothos-types.ts';
 import { getDatamodel } from '../generated/pothos-types.ts';
 import type { GraphQLContext } from './context.ts';
@@ -14,8 +17,6 @@ export interface RestRoute {
   path: string;
   responseStatus?: 200 | 201 | 202;
   tags?: string[];
-  /** Answers callers without an API key too (spec 5.3); other routes answer them 401. OpenAPI: optional bearer. */
-  open?: boolean;
   /**
    * Errors the route answers besides those its shape implies (src/rest/openapi.ts: 400, 401, 403,
    * 404 for an id, 413, 429): status -> when, with the body's OpenAPI schema if it is not ApiError.
@@ -33,6 +34,8 @@ export interface RestRoute {
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;
+  AuthScopes: AccessScopes;
+  DefaultAuthStrategy: 'all';
   DefaultFieldNullability: false;
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
@@ -41,9 +44,18 @@ export const builder = new SchemaBuilder<{
     Long: { Input: number; Output: number | bigint };
   };
 }>({
-  plugins: [PrismaPlugin, RelayPlugin, ValidationPlugin, TextInputsPlugin],
+  // Scope auth first: its check runs before the other plugins' resolver wrappers (access is refused before input is checked).
+  plugins: [ScopeAuthPlugin, PrismaPlugin, RelayPlugin, ValidationPlugin, TextInputsPlugin],
   validation: { validationError: ({ issues }) => invalidInput(issues) },
   defaultFieldNullability: false,
+  // Who may call each root field is its `authScopes`, an Access (src/auth/access.ts); every scope of it must hold.
+  scopeAuth: {
+    authScopes: (ctx) => accessScopes(ctx.caller),
+    defaultStrategy: 'all',
+    // The refusal of the field's whole declaration, in the order of accessRefusal (the scopes are checked one by one).
+    unauthorizedError: (_parent, ctx, info) =>
+      accessRefusal(fieldAccess(info.parentType.getFields()[info.fieldName]!), ctx.caller) ?? new TypeError(`${info.parentType.name}.${info.fieldName}: refused without a refusal`),
+  },
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),
@@ -58,3 +70,7 @@ export const builder = new SchemaBuilder<{
 
 builder.queryType({});
 builder.mutationType({});
+
+/** Who may call a root field: its `authScopes` declaration (throws for a field without one). */
+export const fieldAccess = (field: Pick<GraphQLField<unknown, unknown>, 'name' | 'extensions'>): Access =>
+  declaredAccess((field.extensions?.pothosOptions as { authScopes?: unknown } | undefined)?.authScopes, `Field ${field.name}`);

@@ -3,13 +3,21 @@ import { ApiError } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 
+/**
+ * What the owner of a route declares with it; the table only carries it. Layers above add what they
+ * declare (src/auth/access.ts: who may call it).
+ */
+export interface RouteDeclaration {
+  /** Who answers it (a hand-written router, SOFA). */
+  owner?: unknown;
+  /** Headers the owner puts on every answer of this path, its 405 included. */
+  headers?: Readonly<Record<string, string>>;
+}
+
 /** A route of the service: a method and a full path pattern (`/v1/assets/:id`, parameters as `:name`). */
-export interface Route {
+export interface Route extends RouteDeclaration {
   method: string;
   pattern: string;
-  /** Who answers it (a hand-written router, SOFA); the table only carries it. */
-  owner: unknown;
-  /** Headers the owner puts on every answer of this path, its 405 included. */
   headers: Readonly<Record<string, string>>;
 }
 
@@ -51,9 +59,9 @@ export const openApiPath = (pattern: string) => pattern.replace(/:(\w+)/g, '{$1}
 export class RouteTable {
   private readonly compiled: CompiledRoute[] = [];
 
-  add(method: string, pattern: string, { owner, headers = {} }: { owner?: unknown; headers?: Readonly<Record<string, string>> } = {}): this {
+  add(method: string, pattern: string, declaration: RouteDeclaration = {}): this {
     if (this.compiled.some((r) => r.method === method && r.pattern === pattern)) throw new Error(`Route ${method} ${pattern} is declared twice`);
-    this.compiled.push({ method, pattern, owner, headers, regex: compile(pattern), parameterCount: pattern.split('/:').length - 1 });
+    this.compiled.push({ ...declaration, method, pattern, headers: declaration.headers ?? {}, regex: compile(pattern), parameterCount: pattern.split('/:').length - 1 });
     // Exact segments first (`/v1/assets/csv` before `/v1/assets/:id`), otherwise in the order declared.
     this.compiled.sort((a, b) => a.parameterCount - b.parameterCount);
     return this;

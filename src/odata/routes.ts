@@ -4,10 +4,9 @@
  * Mounted after access control, which has authenticated the key (Bearer, or Basic on these paths:
  * basic-auth.ts) and counted the request against the quota.
  */
-import type { KeyCaller } from '../auth/caller.ts';
+import { keyCaller, type Access } from '../auth/access.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
-import { requireBiAccess } from '../auth/plan-rules.ts';
-import { ApiError, forbidden } from '../errors/api-error.ts';
+import { ApiError } from '../errors/api-error.ts';
 import { publicBase } from '../rest/public-url.ts';
 import { Router } from '../rest/router.ts';
 import type { Services } from '../services.ts';
@@ -21,36 +20,34 @@ import { runEntityQuery } from './query.ts';
 
 const JSON_TYPE = 'application/json; odata.metadata=minimal; odata.streaming=true; IEEE754Compatible=false; charset=utf-8';
 
+/** Spec 5.7: 401 without a key, 402 without bi_enabled, 403 below enterprise (the spec orders 402 before 403). */
+const BI_ACCESS: Access = { bi: true, organisation: true, plan: 'odata' };
+/** Every query is recorded in the audit log of the organisation it reads: the shared demo sandbox of test keys has none to write to. */
+const QUERY_ACCESS: Access = { ...BI_ACCESS, records: 'OData queries are recorded in the audit log of the organisation; use a key with organisation context' };
+
+/** The 401 also invites Basic, which BI tools then offer. */
+const missingKey = () =>
+  new ApiError(401, 'MISSING_API_KEY', 'Unauthorized', 'OData needs an API key: Authorization: Bearer <key>, or HTTP Basic with the key as the password', {
+    'WWW-Authenticate': 'Bearer realm="v1", Basic realm="OData", charset="UTF-8"',
+  });
+
+const metadata = () => new Response(METADATA_XML, { headers: { 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'private, max-age=300' } });
+
 export function createODataRouter(services: Services): Router {
-  return new Router(ODATA_BASE, { 'OData-Version': '4.0' })
-    .on('GET', '/', (request) => {
-      biCaller();
+  return new Router(ODATA_BASE, { 'OData-Version': '4.0' }, { missingKey })
+    .on('GET', '/', BI_ACCESS, (request) => {
       const base = serviceRoot(services, request);
       return json({ '@odata.context': `${base}/$metadata`, value: ENTITY_SETS.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name })) }, { 'Cache-Control': 'no-store' });
     })
-    .on('GET', '/:segment', (request, { segment }) => {
-      biCaller();
-      if (segment === '$metadata') {
-        return new Response(METADATA_XML, { headers: { 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'private, max-age=300' } });
-      }
-      return queryEntitySet(services, request, segment!);
-    })
-    .on('GET', '/:segment/:path', (_request, { segment }) => {
-      biCaller();
+    .on('GET', '/$metadata', BI_ACCESS, metadata)
+    .on('GET', '/:segment', QUERY_ACCESS, (request, { segment }) =>
+      // $metadata percent-encoded (%24metadata) is no exact match of the route above.
+      segment === '$metadata' ? metadata() : queryEntitySet(services, request, segment!),
+    )
+    .on('GET', '/:segment/:path', BI_ACCESS, (_request, { segment }) => {
       if (!entitySetNamed(segment!)) throw entitySetNotFound(segment!);
       throw new ODataNotImplemented('Addressing paths below an entity set ($count, keys, properties)');
     });
-}
-
-/** Spec 5.7: 401 without a key, 402 without bi_enabled, 403 below enterprise. The 401 also invites Basic, which BI tools then offer. */
-function biCaller(): KeyCaller {
-  const caller = currentCaller();
-  if (caller.kind !== 'key') {
-    throw new ApiError(401, 'MISSING_API_KEY', 'Unauthorized', 'OData needs an API key: Authorization: Bearer <key>, or HTTP Basic with the key as the password', {
-      'WWW-Authenticate': 'Bearer realm="v1", Basic realm="OData", charset="UTF-8"',
-    });
-  }
-  return requireBiAccess(caller);
 }
 
 const serviceRoot = (services: Services, request: Request) => `${publicBase(request, services.config)}${ODATA_BASE}`;
@@ -67,11 +64,9 @@ function preferredPageSize(request: Request): number | undefined {
 }
 
 async function queryEntitySet(services: Services, request: Request, segment: string): Promise<Response> {
-  const caller = biCaller();
+  const caller = keyCaller(currentCaller());
   const set = entitySetNamed(segment);
   if (!set) throw entitySetNotFound(segment);
-  // Every query is recorded in the audit log of the organisation it reads: the shared demo sandbox of test keys has none to write to.
-  if (caller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'OData queries are recorded in the audit log of the organisation; use a key with organisation context');
   const url = new URL(request.url);
   const query = parseQuery(set, url.searchParams);
   const maxPageSize = preferredPageSize(request);

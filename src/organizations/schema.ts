@@ -1,5 +1,4 @@
 import { builder } from '../graphql/builder.ts';
-import { requireOrgContext } from '../auth/caller.ts';
 
 const Plan = builder.enumType('Plan', { values: ['free', 'pro', 'business', 'enterprise'] as const });
 
@@ -28,10 +27,8 @@ builder.queryField('organization', (t) =>
   t.prismaField({
     type: 'Organization',
     description: "The caller's organisation.",
+    authScopes: { organisation: true },
     // ctx.prisma is scoped to the caller's organisation (or the sandbox for test keys): the id filter is added there.
-    resolve: (query, _root, _args, { prisma, caller }) => {
-      requireOrgContext(caller);
-      return prisma.organization.findFirstOrThrow({ ...query });
-    },
+    resolve: (query, _root, _args, { prisma }) => prisma.organization.findFirstOrThrow({ ...query }),
   }),
 );

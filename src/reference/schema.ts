@@ -1,4 +1,5 @@
 import { builder } from '../graphql/builder.ts';
+import { PUBLIC } from '../auth/access.ts';
 import { cacheFor } from '../observability/request-context.ts';
 import type { CategorySnapshot } from './store.ts';
 import { factorBasisProvenance, factorCitation } from './grid-data.ts';
@@ -66,7 +67,8 @@ builder.queryFields((t) => ({
   referenceCountries: t.field({
     type: CountryList,
     description: 'Countries and sub-national regions with their current grid emission factor.',
-    extensions: { rest: { method: 'GET', path: '/reference/countries', tags: ['Reference'], open: true } },
+    authScopes: PUBLIC,
+    extensions: { rest: { method: 'GET', path: '/reference/countries', tags: ['Reference'] } },
     resolve: (_root, _args, { services }) => {
       cacheFor(REFERENCE_MAX_AGE);
       const countries: CountryRow[] = [];
@@ -93,7 +95,8 @@ builder.queryFields((t) => ({
   referenceCategories: t.field({
     type: CategoryList,
     description: 'Device categories with lifetime and fallback yearly energy use.',
-    extensions: { rest: { method: 'GET', path: '/reference/categories', tags: ['Reference'], open: true } },
+    authScopes: PUBLIC,
+    extensions: { rest: { method: 'GET', path: '/reference/categories', tags: ['Reference'] } },
     resolve: (_root, _args, { services }) => {
       cacheFor(REFERENCE_MAX_AGE);
       return { total: services.reference.categories.length, categories: services.reference.categories };

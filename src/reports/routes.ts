@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { RateLimitError, forbidden } from '../errors/api-error.ts';
-import { requirePlan } from '../auth/plan-rules.ts';
+import { RateLimitError } from '../errors/api-error.ts';
+import { keyCaller, type Access } from '../auth/access.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { readJsonBody } from '../rest/json-body.ts';
 import { countRequest, currentCaller } from '../auth/access-plugin.ts';
@@ -17,17 +17,17 @@ export const REPORT_AUDIT_EVENT = 'report.created';
 
 /** POST /v1/report answers a PDF; SOFA answers JSON only, so the route is hand-written (mounted after access control). */
 export function createReportRouter(services: Services): Router {
-  return new Router(REPORT_PATH).on('POST', '/', (request) => createReport(services, request));
+  return new Router(REPORT_PATH).on('POST', '/', REPORT_ACCESS, (request) => createReport(services, request));
 }
+
+/** Pro plan or higher; a report is recorded, so the shared demo sandbox of test keys without organisation context cannot make one. */
+const REPORT_ACCESS: Access = { organisation: true, plan: 'report', records: 'Reports need an API key with organisation context' };
 
 /** pdfkit writes one `/Type /Page` dictionary per page (and `/Type /Pages` for the tree). */
 const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
 
 async function createReport(services: Services, request: Request): Promise<Response> {
-  // Access control has authenticated every /v1 request before this router (a caller without a key is anonymous).
-  const caller = requirePlan(currentCaller(), 'pro', 'POST /v1/report');
-  // Test keys without organisation context read the shared demo sandbox read-only; a report is recorded, so it needs an organisation.
-  if (caller.readOnly) throw forbidden('NO_ORGANIZATION_CONTEXT', 'Reports need an API key with organisation context');
+  const caller = keyCaller(currentCaller());
   const report = reportRequest(await readJsonBody(request, reportBody, { optional: true }));
   // Counted only now (access control leaves this route to count itself): a refused report costs no request of the day.
   await countRequest(services, caller);
@@ -92,7 +92,6 @@ export const REPORT_OPENAPI_PATHS = {
         `Dates are UTC days, both included, from ${EARLIEST_DATE} to ${LATEST_DATE}: dateTo defaults to today, dateFrom to one year before dateTo; ` +
         'any length; a period wholly in the future is refused. A refused request (400, 403) counts against neither the monthly report limit nor the daily quota. ' +
         'Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining). Period semantics: docs/reports.md.',
-      security: [{ bearer: [] }],
       requestBody: {
         required: true,
         content: { 'application/json': { schema: openApiSchema(reportBody) } },

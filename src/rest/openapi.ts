@@ -4,6 +4,8 @@ import type { OpenApiDocument, OpenApiOperation, OpenApiSchema, Security } from 
 import type { RestRoute } from '../graphql/builder.ts';
 import { pageSizeOf, PAGE_SIZE_ARGUMENTS } from '../graphql/cost.ts';
 import type { Bounds } from '../validation/schemas.ts';
+import type { Access } from '../auth/access.ts';
+import { PLAN_RULES } from '../auth/plan-rules.ts';
 
 /** The document type, for the REST plugin that serves it. */
 export type { OpenApiDocument } from '../kernel/openapi-types.ts';
@@ -37,20 +39,37 @@ const ERROR_SCHEMAS: Record<string, OpenApiSchema> = {
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object',
   401: 'Missing, invalid or revoked API key',
-  403: "The key may not use this route: its plan (PLAN_TOO_LOW), no organisation context (NO_ORGANIZATION_CONTEXT), or the demo sandbox's read-only key (SANDBOX_READ_ONLY)",
+  402: 'BI export is not enabled on this API key (BI_NOT_ENABLED)',
   404: 'No such record in your organisation',
   413: 'Request body too large (PAYLOAD_TOO_LARGE)',
   429: 'A rate limit is reached (code names which); retry after Retry-After seconds',
 };
 
+/** Why a route whose access is `access` may refuse a key with 403, as its codes. */
+function forbiddenReasons(access: Access): string | undefined {
+  const organisation = access.organisation || access.plan || access.writes || access.records;
+  if (!organisation) return undefined;
+  const reasons = ['no organisation context (NO_ORGANIZATION_CONTEXT)'];
+  if (access.plan) reasons.push(`a plan below ${PLAN_RULES[access.plan].minimum} (PLAN_TOO_LOW)`);
+  if (access.writes) reasons.push("the demo sandbox's read-only key (SANDBOX_READ_ONLY)");
+  if (access.records) reasons.push('a test key of the demo sandbox, which keeps no records (NO_ORGANIZATION_CONTEXT)');
+  return `The key may not use this route: ${reasons.join(', ')}`;
+}
+
 /**
  * Completes the OpenAPI document SOFA generates (and the hand-written routes add) so that client
  * generators read it right: bodies only as requestBody, an operationId on every operation
- * (the GraphQL field name for SOFA's routes), per-operation security, the error responses each
- * operation can answer with the ApiError and RateLimitError schemas, and the numeric bounds the
- * code checks. Text limits are addOpenApiLimits'. `routeFields`: SOFA's root fields by `METHOD /path`.
+ * (the GraphQL field name for SOFA's routes), per-operation security and plan from the route's
+ * declared access, the error responses each operation can answer with the ApiError and
+ * RateLimitError schemas, and the numeric bounds the code checks. Text limits are addOpenApiLimits'.
+ * `routeFields`: SOFA's root fields by `METHOD /path`; `routeAccess`: every route's declared access by the same key.
  */
-export function completeOpenApi(document: OpenApiDocument, schema: GraphQLSchema, routeFields: Map<string, GraphQLField<unknown, unknown>>): OpenApiDocument {
+export function completeOpenApi(
+  document: OpenApiDocument,
+  schema: GraphQLSchema,
+  routeFields: Map<string, GraphQLField<unknown, unknown>>,
+  routeAccess: Map<string, Access>,
+): OpenApiDocument {
   const operationIds = new Set<string>();
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
@@ -63,10 +82,11 @@ export function completeOpenApi(document: OpenApiDocument, schema: GraphQLSchema
       if (BODY_METHODS.has(method)) onlyBodyInputs(operation);
       if (field) addArgumentBounds(operation, field);
       const route = field?.extensions?.rest as RestRoute | undefined;
-      // Hand-written routes state their security; SOFA's say whether they are open.
-      const keyed = route ? !route.open : !operation.security?.some((requirement) => Object.keys(requirement).length === 0);
-      operation.security = keyed ? KEY_REQUIRED : KEY_OPTIONAL;
-      addErrorResponses(operation, keyed, route?.errors ?? {});
+      const access = routeAccess.get(`${method.toUpperCase()} ${path}`);
+      if (!access) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} is no route of the table that declares its access`);
+      operation.security = access.public ? KEY_OPTIONAL : KEY_REQUIRED;
+      if (access.plan) operation.description = [operation.description, `Requires the ${PLAN_RULES[access.plan].minimum} plan or above.`].filter(Boolean).join(' ');
+      addErrorResponses(operation, access, route?.errors ?? {});
     }
   }
   for (const [name, component] of Object.entries(document.components?.schemas ?? {})) {
@@ -128,11 +148,12 @@ function setBounds(schema: OpenApiSchema | undefined, declared: (Bounds & { defa
 
 /**
  * The error responses an operation can answer, from what the route is: any route may meet a bad key
- * (401) or a rate limit (429); inputs can be invalid (400); a body can be too large (413); a keyed
- * route checks plan and organisation context (403); an id names a record that may not exist (404);
+ * (401) or a rate limit (429); inputs can be invalid (400); a body can be too large (413); its
+ * declared access may refuse a key (402, 403); an id names a record that may not exist (404);
  * anything else the route declares (RestRoute.errors). Descriptions a hand-written route gives stay.
  */
-function addErrorResponses(operation: OpenApiOperation, keyed: boolean, declared: NonNullable<RestRoute['errors']>): void {
+function addErrorResponses(operation: OpenApiOperation, access: Access, declared: NonNullable<RestRoute['errors']>): void {
+  const forbidden = forbiddenReasons(access);
   const identifiesRecord =
     operation.parameters?.some((p) => p.in === 'path') ||
     [...(operation.parameters ?? []).filter((p) => p.required).map((p) => p.name), ...(operation.requestBody?.content?.['application/json']?.schema?.required ?? [])].some(
@@ -141,7 +162,8 @@ function addErrorResponses(operation: OpenApiOperation, keyed: boolean, declared
   const statuses: Record<number, boolean> = {
     400: Boolean(operation.parameters?.length || operation.requestBody),
     401: true,
-    403: keyed,
+    402: Boolean(access.bi),
+    403: forbidden !== undefined,
     404: Boolean(identifiesRecord),
     413: Boolean(operation.requestBody),
     429: true,
@@ -163,7 +185,8 @@ function addErrorResponses(operation: OpenApiOperation, keyed: boolean, declared
   }
   for (const [status, applies] of Object.entries(statuses)) {
     if (!applies) continue;
-    describe(Number(status), status === '401' && !keyed ? 'Invalid or revoked API key (the route also answers without one)' : ERROR_DESCRIPTIONS[Number(status)]!);
+    const description = status === '401' && access.public ? 'Invalid or revoked API key (the route also answers without one)' : status === '403' ? forbidden : ERROR_DESCRIPTIONS[Number(status)];
+    describe(Number(status), description!);
   }
   // Errors a hand-written route lists with a description only get their body's schema.
   for (const [status, response] of Object.entries(responses)) {

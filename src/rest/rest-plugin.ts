@@ -4,7 +4,8 @@ import { getOperationAST, parse, printType, type DocumentNode, type GraphQLArgum
 type Maybe<T> = T | null | undefined;
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { useSofa } from 'sofa-api';
-import type { RestRoute } from '../graphql/builder.ts';
+import { fieldAccess, type RestRoute } from '../graphql/builder.ts';
+import type { Access } from '../auth/access.ts';
 import { errorResponse } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { openApiPath, type RouteTable } from '../kernel/routes.ts';
@@ -79,6 +80,25 @@ export function restRoutes(schema: GraphQLSchema): Record<string, RestRoute> {
     }
   }
   return routes;
+}
+
+/** Declares SOFA's routes in the service's route table, each with its field's access (`authScopes`). */
+export function declareRestRoutes(schema: GraphQLSchema, table: RouteTable): void {
+  for (const root of [schema.getQueryType(), schema.getMutationType()]) {
+    for (const field of Object.values(root?.getFields() ?? {})) {
+      const route = restRouteOf(field);
+      if (route) table.add(route.method, `${REST_BASE}${route.path}`, { owner: 'sofa', access: fieldAccess(field) });
+    }
+  }
+}
+
+/** The declared access of each route of the table by `METHOD /path` as the OpenAPI document names it (under /v1). */
+function accessByOpenApiPath(table: RouteTable): Map<string, Access> {
+  const access = new Map<string, Access>();
+  for (const route of table.routes) {
+    if (route.access && route.pattern.startsWith(`${REST_BASE}/`)) access.set(`${route.method} ${openApiPath(route.pattern.slice(REST_BASE.length))}`, route.access);
+  }
+  return access;
 }
 
 /**
@@ -161,7 +181,7 @@ export function useRest(
         openApi.document ??= Promise.resolve(sofa.handleRequest(request, serverContext as never))
           .then((r) => r!.json())
           .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...handWrittenPaths } }))
-          .then((doc) => JSON.stringify(completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields)));
+          .then((doc) => JSON.stringify(completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, accessByOpenApiPath(routeTable))));
         return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }
       const response = await sofa.handleRequest(request, serverContext as never);

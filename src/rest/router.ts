@@ -1,8 +1,10 @@
 import type { Plugin } from 'graphql-yoga';
-import { invalidParameter } from '../errors/api-error.ts';
+import { invalidParameter, type ApiError } from '../errors/api-error.ts';
 import { errorResponse, toApiError } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { RouteMatch, RouteTable } from '../kernel/routes.ts';
+import { enforceAccess, type Access } from '../auth/access.ts';
+import { currentCaller } from '../auth/access-plugin.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
 
 export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response> | Response;
@@ -22,30 +24,42 @@ function decodeParam(name: string, raw: string): string {
   return value;
 }
 
+interface HandledRoute {
+  handler: RouteHandler;
+  access?: Access;
+}
+
 /**
  * The hand-written routes beside SOFA (admin API, binary bodies, redirects, 202/409/410
  * contracts): method + `/path/:param` routes under a base path, declared in the service's route
  * table (RouteTable), which also answers their 404 and 405. `headers` go on every response of the
- * router, errors included.
+ * router, errors included. A route of the API declares who may call it (Access), which the router
+ * enforces before its handler runs; `missingKey` is how this router's 401 for a caller without a key reads.
  */
 export class Router {
-  private readonly handlers = new Map<string, RouteHandler>();
+  private readonly routes = new Map<string, HandledRoute>();
 
   constructor(
     readonly base: string,
     readonly headers: Record<string, string> = {},
+    private readonly options: { missingKey?: () => ApiError } = {},
   ) {}
 
-  on(method: string, path: string, handler: RouteHandler): this {
-    this.handlers.set(`${method} ${path === '/' ? this.base || '/' : `${this.base}${path}`}`, handler);
+  /** A route outside API-key access (its own credential or none: admin token, console session, signed links, pages). */
+  on(method: string, path: string, handler: RouteHandler): this;
+  /** A route of the API: who may call it, then what answers. */
+  on(method: string, path: string, access: Access, handler: RouteHandler): this;
+  on(method: string, path: string, ...declaration: [RouteHandler] | [Access, RouteHandler]): this {
+    const route = declaration.length === 1 ? { handler: declaration[0] } : { access: declaration[0], handler: declaration[1] };
+    this.routes.set(`${method} ${path === '/' ? this.base || '/' : `${this.base}${path}`}`, route);
     return this;
   }
 
   /** Declares its routes in the service's route table, as this router's. */
   declareIn(table: RouteTable): void {
-    for (const key of this.handlers.keys()) {
+    for (const [key, { access }] of this.routes) {
       const [method, pattern] = key.split(' ') as [string, string];
-      table.add(method, pattern, { owner: this, headers: this.headers });
+      table.add(method, pattern, { owner: this, headers: this.headers, access });
     }
   }
 
@@ -54,9 +68,10 @@ export class Router {
     const { route, params } = match;
     let response: Response;
     try {
-      const handler = route && this.handlers.get(`${route.method} ${route.pattern}`);
-      if (!handler) throw new TypeError(`${request.method} ${match.pattern} is not a route of the router at ${this.base}`);
-      response = await handler(request, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeParam(k, v)])));
+      const handled = route && this.routes.get(`${route.method} ${route.pattern}`);
+      if (!handled) throw new TypeError(`${request.method} ${match.pattern} is not a route of the router at ${this.base}`);
+      if (handled.access) enforceAccess(handled.access, currentCaller(), this.options);
+      response = await handled.handler(request, Object.fromEntries(Object.entries(params).map(([k, v]) => [k, decodeParam(k, v)])));
     } catch (error) {
       response = errorResponse([toApiError(error)]);
     }

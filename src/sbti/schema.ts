@@ -1,7 +1,6 @@
 import { builder } from '../graphql/builder.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
-import { requireOrgContext } from '../auth/caller.ts';
-import { requirePlan } from '../auth/plan-rules.ts';
+import { keyCaller, type Access } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { SBTI_PROGRESS_FIELDS, SBTI_SCOPES, inventoryFrom, inventoryQuery, isSbtiScope, progressOf, type Inventory, type SbtiProgress } from './progress.ts';
 import { SBTI_RULES, SBTI_STATUSES, createTarget, deleteTarget, updateTarget, type SbtiTargetFields } from './targets.ts';
@@ -80,16 +79,14 @@ const fields = (required: boolean) => (t: InputFields) => ({
 const SbtiTargetInput = builder.inputType('SbtiTargetInput', { fields: fields(true) });
 const SbtiTargetPatch = builder.inputType('SbtiTargetPatch', { description: 'Fields to change; the others keep their values.', fields: fields(false) });
 
-const manager = (ctx: GraphQLContext) => requirePlan(ctx.caller, 'business', 'Managing SBTi targets');
+const MANAGE: Access = { organisation: true, plan: 'sbtiTargets', writes: true };
 
 builder.queryField('sbtiTargets', (t) =>
   t.prismaField({
     type: ['SbtiTarget'],
     description: "The organisation's SBTi targets, by target year, with their progress against the current inventory.",
-    resolve: (query, _root, _args, { prisma, caller }) => {
-      requireOrgContext(caller);
-      return prisma.sbtiTarget.findMany({ ...query, orderBy: [{ target_year: 'asc' }, { name: 'asc' }, { id: 'asc' }] });
-    },
+    authScopes: { organisation: true },
+    resolve: (query, _root, _args, { prisma }) => prisma.sbtiTarget.findMany({ ...query, orderBy: [{ target_year: 'asc' }, { name: 'asc' }, { id: 'asc' }] }),
   }),
 );
 
@@ -97,18 +94,21 @@ builder.mutationFields((t) => ({
   createSbtiTarget: t.prismaField({
     type: 'SbtiTarget',
     description: `Adds an SBTi target (business and enterprise plans; at most ${SBTI_RULES.maxTargetsPerOrganisation} per organisation). Audit event sbti.target.created.`,
+    authScopes: MANAGE,
     args: { input: t.arg({ type: SbtiTargetInput, required: true }) },
-    resolve: (_query, _root, { input }, ctx) => createTarget(ctx.prisma, manager(ctx), { status: 'committed', ...input } as SbtiTargetFields),
+    resolve: (_query, _root, { input }, ctx) => createTarget(ctx.prisma, keyCaller(ctx.caller), { status: 'committed', ...input } as SbtiTargetFields),
   }),
   updateSbtiTarget: t.prismaField({
     type: 'SbtiTarget',
     description: 'Changes an SBTi target (business and enterprise plans); the whole target is checked again. Audit event sbti.target.updated.',
+    authScopes: MANAGE,
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }), patch: t.arg({ type: SbtiTargetPatch, required: true }) },
-    resolve: (_query, _root, { id, patch }, ctx) => updateTarget(ctx.prisma, manager(ctx), String(id), patch as Partial<SbtiTargetFields>),
+    resolve: (_query, _root, { id, patch }, ctx) => updateTarget(ctx.prisma, keyCaller(ctx.caller), String(id), patch as Partial<SbtiTargetFields>),
   }),
   deleteSbtiTarget: t.id({
     description: 'Deletes an SBTi target (business and enterprise plans) and answers its id. Audit event sbti.target.deleted.',
+    authScopes: MANAGE,
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
-    resolve: (_root, { id }, ctx) => deleteTarget(ctx.prisma, manager(ctx), String(id)),
+    resolve: (_root, { id }, ctx) => deleteTarget(ctx.prisma, keyCaller(ctx.caller), String(id)),
   }),
 }));

@@ -1,6 +1,6 @@
 import { builder } from '../graphql/builder.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
-import { requireOrgContext } from '../auth/caller.ts';
+import { keyCaller } from '../auth/access.ts';
 import { MAX_SCENARIO_ASSETS, simulateRefurbish, type ScenarioOutcome } from './simulate.ts';
 import { QUARTER_YEARS } from './refurbish.ts';
 
@@ -28,11 +28,13 @@ builder.mutationField('simulateRefurbish', (t) =>
       `Compares, for the coming quarter (${QUARTER_YEARS} years), buying one new device per asset with refurbishing the existing one. ` +
       `At most ${MAX_SCENARIO_ASSETS} distinct assets per call (larger portfolios are batched by the client); unknown ids are an ASSETS_NOT_FOUND error naming them. ` +
       'The inventory stays unchanged; each run is logged (scenario_runs, audit event scenario.simulate_refurbish).',
+    // Each run is logged (scenario_runs): a write, which the read-only demo sandbox refuses.
+    authScopes: { organisation: true, writes: true },
     args: {
       assetIds: t.arg.idList({ required: true, ...maxChars(TEXT_LIMITS.id) }),
       grade: t.arg.string({ defaultValue: 'B', description: 'Refurbishment grade A (Like New), B (Good, default) or C (Fair)', ...maxChars(TEXT_LIMITS.shortCode) }),
     },
     resolve: (_root, { assetIds, grade }, { prisma, services, caller }) =>
-      simulateRefurbish({ prisma, services, caller: requireOrgContext(caller) }, assetIds.map(String), grade),
+      simulateRefurbish({ prisma, services, caller: keyCaller(caller) }, assetIds.map(String), grade),
   }),
 );

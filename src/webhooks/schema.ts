@@ -1,6 +1,6 @@
 import { builder } from '../graphql/builder.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
-import { requireOrgContext } from '../auth/caller.ts';
+import { keyCaller } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
 import {
@@ -87,7 +87,7 @@ const WebhookDeliveryPageRef = builder.objectRef<DeliveryPage>('WebhookDeliveryP
 });
 
 function webhookContext(ctx: GraphQLContext) {
-  return { prisma: ctx.prisma, caller: requireOrgContext(ctx.caller), allowPrivateUrls: ctx.services.config.webhooks.allowPrivateUrls };
+  return { prisma: ctx.prisma, caller: keyCaller(ctx.caller), allowPrivateUrls: ctx.services.config.webhooks.allowPrivateUrls };
 }
 
 const idArg = { required: true, description: 'The webhook endpoint id (UUID)', ...maxChars(TEXT_LIMITS.id) } as const;
@@ -96,12 +96,14 @@ builder.queryFields((t) => ({
   webhookEndpoints: t.field({
     type: [WebhookEndpointRef],
     description: "Your organisation's webhook endpoints (deleted ones are not listed), oldest first. Secrets are not shown.",
+    authScopes: { organisation: true },
     extensions: { rest: { method: 'GET', path: '/webhooks/endpoints', tags: TAGS } },
     resolve: (_root, _args, ctx) => listEndpoints(webhookContext(ctx).prisma),
   }),
   webhookDeliveries: t.field({
     type: WebhookDeliveryPageRef,
     description: `The delivery log: every attempt to your endpoints, most recent first, ${DELIVERY_PAGE.default} per page by default and at most ${DELIVERY_PAGE.max}.`,
+    authScopes: { organisation: true },
     extensions: { rest: { method: 'GET', path: '/webhooks/deliveries', tags: TAGS }, pageSize: DELIVERY_PAGE },
     args: {
       endpoint_id: t.arg.id({ description: 'Only attempts to this endpoint', ...maxChars(TEXT_LIMITS.id) }),
@@ -120,6 +122,7 @@ builder.mutationFields((t) => ({
     description:
       'Registers an endpoint for signed webhook events (Standard Webhooks). The answer carries the signing secret, shown only this once. ' +
       `The URL must be http(s) and resolve to public addresses. At most ${MAX_ACTIVE_ENDPOINTS} active endpoints per organisation.`,
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/webhooks/endpoints', responseStatus: 201, tags: TAGS, errors: { 409: 'The organisation has the most active endpoints it may have (WEBHOOK_ENDPOINT_LIMIT)' } } },
     args: {
       url: t.arg.string({ required: true, description: 'http or https URL that receives the events', ...maxChars(LIMITS.url) }),
@@ -131,6 +134,7 @@ builder.mutationFields((t) => ({
   deleteWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
     description: 'Deletes an endpoint: it receives nothing more, and attempts still waiting for it fail with "endpoint deleted". Its delivery log stays.',
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'DELETE', path: '/webhooks/endpoints/:id', tags: TAGS } },
     args: { id: t.arg.id(idArg) },
     resolve: (_root, { id }, ctx) => deleteEndpoint(webhookContext(ctx), String(id)),
@@ -138,6 +142,7 @@ builder.mutationFields((t) => ({
   rotateWebhookSecret: t.field({
     type: WebhookEndpointWithSecretRef,
     description: 'Replaces the signing secret of an endpoint, effective at once (also for retries still waiting). The new secret is shown only in this answer.',
+    authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/webhooks/endpoints/:id/rotate-secret', tags: TAGS } },
     args: { id: t.arg.id(idArg) },
     resolve: (_root, { id }, ctx) => rotateSecret(webhookContext(ctx), String(id)),
