@@ -33,7 +33,12 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * rules (length, control characters) are applied by the schema (applyInputLimits) and by the
  * hand-written routes' zod schemas.
  */
-export function useRequestLimits({ restBase }: { restBase: string }): Plugin {
+export interface RequestLimitsOptions {
+  /** The REST base path (`/v1`): its bodies must be JSON objects; `${restBase}/graphql` is the GraphQL endpoint. */
+  restBase: string;
+}
+
+export function useRequestLimits({ restBase }: RequestLimitsOptions): Plugin {
   return {
     async onRequest({ request, url, setRequest, endResponse }) {
       try {
