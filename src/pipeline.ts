@@ -38,6 +38,10 @@ import { SERVICE_VERSION } from './version.ts';
 
 const LIVENESS_PATH = '/healthz';
 const READINESS_PATH = '/readyz';
+// Yoga's built-in liveness check answers an empty 200 to any method on every URL that ends in its endpoint
+// (`/health` by default, a query string's last value included), before routing and access control. It gets
+// an endpoint no URL ends with (a raw space ends no request target or URL); liveness is useLiveness's.
+const NO_URL_ENDS_WITH = ' ';
 
 export interface Pipeline {
   /** Stage 0, before Yoga: answers a repeated GET /v1/footprint on node:http directly. */
@@ -66,6 +70,7 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
+    healthCheckEndpoint: NO_URL_ENDS_WITH,
     landingPage: false,
     // GraphiQL for browsers (GET with Accept: text/html), its assets served by this server (src/explore/).
     graphiql: graphiqlOptions(services.approvedOperations),

@@ -7,7 +7,7 @@ export interface LivenessOptions {
 }
 
 /** The process is alive: 200 {"status":"ok"}. */
-// Not Yoga's healthCheckEndpoint: that answers an empty body, to any method, for every URL ending in the endpoint.
+// Not Yoga's healthCheckEndpoint: that answers an empty body, to any method, on every URL ending in the endpoint.
 export function useLiveness({ endpoint }: LivenessOptions): Plugin {
   return {
     onRequest({ endResponse }) {

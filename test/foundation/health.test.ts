@@ -29,6 +29,14 @@ describe('GET /healthz and GET /readyz', () => {
     }
   });
 
+  it('are the only health checks: another path ending in /health is answered as that path', async () => {
+    expect((await t.json('/health')).status).toBe(404);
+    expect((await fetch(`${await t.listen()}/v1/graphql/health`)).status).toBe(404);
+    const footprint = await t.json('/v1/footprint?brand=Dell&country=DE&model=Latitude/health');
+    expect(footprint.status).toBe(200);
+    expect(footprint.body.product.brand).toBe('Dell');
+  });
+
   it('say unavailable, 503, while the database does not answer', async () => {
     const queryRaw = vi.spyOn(t.app.services.db.prisma, '$queryRaw').mockRejectedValueOnce(new Error('connection refused'));
     try {
