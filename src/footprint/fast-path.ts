@@ -81,8 +81,11 @@ export class FootprintFastPath {
       const body = this.write(await this.services.footprint.footprint(args, caller));
       cacheCalculation();
       state.route = this.route;
-      // Header names in lower case, as the Fetch Headers of every other answer put them on the wire.
-      const headers = new Headers({ 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(body)) });
+      // Names in lower case, as the Fetch Headers of every other answer put them on the wire.
+      const headers = new Map([
+        ['content-type', 'application/json; charset=utf-8'],
+        ['content-length', String(Buffer.byteLength(body))],
+      ]);
       completeResponse(state, 'GET', FOOTPRINT_PATH, 200, headers);
       observeResponse(this.services.metrics, state, 'GET', 200);
       res.writeHead(200, Object.fromEntries(headers));

@@ -44,18 +44,16 @@ function compileNullable(type: GraphQLOutputType, path: string): JsonWriter {
   }
   if (isLeafType(type)) return (value) => JSON.stringify(type.serialize(value));
   if (isObjectType(type)) {
-    const fields = Object.values(type.getFields()).map((field) => {
+    const fields = Object.values(type.getFields()).map((field, i) => {
       if (field.args.length > 0) throw new TypeError(`${type.name}.${field.name} takes arguments: only argument-less fields can be written without executing`);
-      return { key: `${JSON.stringify(field.name)}:`, property: propertyOf(type.name, field), write: compile(field.type, `${path}.${field.name}`) };
+      // Each field's text starts with what precedes its value: `{"name":` for the first, `,"name":` for the others.
+      return { prefix: `${i === 0 ? '{' : ','}${JSON.stringify(field.name)}:`, property: propertyOf(type.name, field), write: compile(field.type, `${path}.${field.name}`) };
     });
     return (value) => {
       const object = value as Record<string, unknown>;
-      let json = '{';
-      for (let i = 0; i < fields.length; i++) {
-        const { key, property, write } = fields[i]!;
-        json += `${i === 0 ? '' : ','}${key}${write(object[property])}`;
-      }
-      return `${json}}`;
+      let json = '';
+      for (const { prefix, property, write } of fields) json += prefix + write(object[property]);
+      return fields.length === 0 ? '{}' : `${json}}`;
     };
   }
   throw new TypeError(`${path}: ${String(type)} is abstract (an interface or union): its object type is only known by executing`);
