@@ -54,7 +54,9 @@ export interface FootprintFastPathOptions {
 export class FootprintFastPath {
   private readonly argsByQuery = new Map<string, FootprintArgs>();
   private readonly write: JsonWriter;
-  private readonly route: RouteMatch | undefined;
+  private readonly routes: RouteTable;
+  // Looked up at the first answer: routers declare their routes in the table as the pipeline mounts them.
+  private route: RouteMatch | undefined;
   private readonly capacity: number;
 
   constructor(
@@ -64,7 +66,7 @@ export class FootprintFastPath {
     const field = schema.getQueryType()?.getFields().footprint;
     if (!field) throw new TypeError('The schema has no footprint query field');
     this.write = compileJsonWriter(field.type);
-    this.route = routes.match('GET', FOOTPRINT_PATH);
+    this.routes = routes;
     this.capacity = capacity;
   }
 
@@ -80,7 +82,7 @@ export class FootprintFastPath {
       if (!(await checkQuota(this.services, caller)).allowed) return false;
       const body = this.write(await this.services.footprint.footprint(args, caller));
       cacheCalculation();
-      state.route = this.route;
+      state.route = this.route ??= this.routes.match('GET', FOOTPRINT_PATH);
       // Names in lower case, as the Fetch Headers of every other answer put them on the wire.
       const headers = new Map([
         ['content-type', 'application/json; charset=utf-8'],
