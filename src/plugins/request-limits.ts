@@ -25,6 +25,11 @@ export const bodyLimitFor = (pathname: string) => BODY_LIMITS.find((l) => pathna
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+export interface RequestLimitsOptions {
+  /** The REST base path (`/v1`): its bodies must be JSON objects; `${restBase}/graphql` is the GraphQL endpoint. */
+  restBase: string;
+}
+
 /**
  * The edge of every request, before routing, authentication or parsing: request-target length
  * (414), strict percent-encoding of the query string (400 naming the parameter), the body size
@@ -33,7 +38,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * rules (length, control characters) are zod schemas: the schema's (TextInputsPlugin) and the
  * hand-written routes'.
  */
-export function useRequestLimits({ restBase }: { restBase: string }): Plugin {
+export function useRequestLimits({ restBase }: RequestLimitsOptions): Plugin {
   return {
     async onRequest({ request, url, setRequest, endResponse }) {
       try {
