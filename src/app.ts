@@ -33,7 +33,7 @@ export function createApp(services: Services): App {
   const closeConnectionAfter = (res: ServerResponse) => res.headersSent || res.setHeader('connection', 'close');
   let draining = false;
   // The footprint fast path (stage 0) and Yoga with every other stage, in the order src/pipeline.ts sets.
-  const { fastPath, yoga, routes } = createPipeline(services, { isDraining: () => draining });
+  const { methods, fastPath, yoga, routes } = createPipeline(services, { isDraining: () => draining });
   const app: App = {
     services,
     routes,
@@ -61,6 +61,7 @@ export function createApp(services: Services): App {
       });
       void runWithRequest(state, async () => {
         try {
+          if (methods(req, res, state)) return;
           if (!(await fastPath.tryServe(req, res, state))) await yoga(req, res);
         } finally {
           handled = true;
@@ -75,8 +76,13 @@ export function createApp(services: Services): App {
             whenSettled.push(resolve);
             setTimeout(() => resolve(false), timeoutMs).unref();
           }),
-    fetch: (request, options = {}) =>
-      runWithRequest(newRequestState(services, request.headers.get('x-request-id'), options.ip ?? '127.0.0.1'), async () => yoga.fetch(request)),
+    fetch: async (request, options = {}) => {
+      // As handle() does: HEAD served as GET, without the body.
+      const head = request.method === 'HEAD';
+      const state = newRequestState(services, request.headers.get('x-request-id'), options.ip ?? '127.0.0.1');
+      const response = await runWithRequest(state, async () => yoga.fetch(head ? new Request(request, { method: 'GET' }) : request));
+      return head ? new Response(null, response) : response;
+    },
   };
   return app;
 }

@@ -22,6 +22,7 @@ import { useLiveness } from './plugins/liveness.ts';
 import { useReadiness } from './plugins/readiness.ts';
 import { useRouteNotFound } from './plugins/route-not-found.ts';
 import { useReasonPhrases } from './plugins/reason-phrases.ts';
+import { methodsStage } from './plugins/methods.ts';
 import { createMetricsRouter } from './admin/metrics-route.ts';
 import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
@@ -45,6 +46,8 @@ const READINESS_PATH = '/readyz';
 const NO_URL_ENDS_WITH = ' ';
 
 export interface Pipeline {
+  /** Before everything, on node:http: HEAD served as GET, TRACE and TRACK answered (true: answered). */
+  methods: ReturnType<typeof methodsStage>;
   /** Stage 0, before Yoga: answers a repeated GET /v1/footprint on node:http directly. */
   fastPath: FootprintFastPath;
   /** Yoga with every other stage, in order. */
@@ -147,5 +150,5 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
       useReasonPhrases(),
     ],
   });
-  return { fastPath, yoga, routes };
+  return { methods: methodsStage({ routes, metrics: services.metrics }), fastPath, yoga, routes };
 }

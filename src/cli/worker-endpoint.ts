@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createMetricsRouter } from '../admin/metrics-route.ts';
 import type { Database } from '../db/database.ts';
 import { errorResponse, toApiError } from '../errors/render.ts';
+import { writeNodeResponse } from '../kernel/node-response.ts';
 import { RouteTable, unanswered } from '../kernel/routes.ts';
 import type { Logger } from '../observability/logger.ts';
 import { runWithRequest } from '../observability/request-context.ts';
@@ -35,12 +36,13 @@ export async function listenWorkerEndpoint(services: EndpointServices, { host, p
   const answer = (req: IncomingMessage): Promise<Response> => {
     const state = { id: randomUUID(), startedAt: performance.now(), ip: req.socket.remoteAddress ?? 'unknown', log: services.log, responseHeaders: new Headers(), successHeaders: new Headers() };
     return runWithRequest(state, async () => {
-      const method = req.method ?? 'GET';
+      // HEAD as GET, as the servers answer it (Node leaves the body out).
+      const method = req.method === 'HEAD' || !req.method ? 'GET' : req.method;
       const { pathname } = new URL(req.url ?? '/', 'http://worker');
       const match = routes.match(method, pathname);
       try {
         if (!match?.route) throw unanswered(routes, match, method, pathname);
-        return await (match.route.owner as Router).fetch(toRequest(req), match);
+        return await (match.route.owner as Router).fetch(toRequest(req, method), match);
       } catch (error) {
         return errorResponse([toApiError(error)]);
       }
@@ -50,10 +52,7 @@ export async function listenWorkerEndpoint(services: EndpointServices, { host, p
   const server = createServer((req, res) => {
     void answer(req)
       .catch((error: unknown) => errorResponse([toApiError(error)]))
-      .then(async (response) => {
-        res.writeHead(response.status, Object.fromEntries(response.headers));
-        res.end(Buffer.from(await response.arrayBuffer()));
-      });
+      .then((response) => writeNodeResponse(res, response));
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -64,8 +63,8 @@ export async function listenWorkerEndpoint(services: EndpointServices, { host, p
 }
 
 // Its routes take GET only, without a body: method, path and headers are the whole request.
-function toRequest(req: IncomingMessage): Request {
+function toRequest(req: IncomingMessage, method: string): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  return new Request(new URL(req.url ?? '/', 'http://worker'), { method: req.method, headers });
+  return new Request(new URL(req.url ?? '/', 'http://worker'), { method, headers });
 }

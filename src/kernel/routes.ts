@@ -76,7 +76,8 @@ export class RouteTable {
       pattern: matching[0]!.pattern,
       route,
       params: { ...route?.regex.exec(pathname)?.groups },
-      allowed: [...new Set(matching.map((r) => r.method))].sort(),
+      // HEAD is served wherever GET is (src/plugins/methods.ts).
+      allowed: [...new Set(matching.flatMap((r) => (r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])))].sort(),
     };
   }
 }

@@ -157,20 +157,28 @@ function checkGraphQLJsonParams(url: URL): void {
 }
 
 /**
- * Requests Node's HTTP parser refuses before any handler runs (a request line and headers over
- * its 16 KiB limit, malformed HTTP) get a JSON ApiError instead of an empty answer or a reset.
+ * Requests that never reach a handler get a JSON ApiError instead of an empty answer or a reset:
+ * those Node's HTTP parser refuses (a request line and headers over its 16 KiB limit, malformed
+ * HTTP), and CONNECT (501).
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
-    const [status, code, message] =
-      error.code === 'HPE_HEADER_OVERFLOW'
-        ? [431, 'HEADERS_TOO_LARGE', 'Request header fields too large']
-        : [400, 'MALFORMED_REQUEST', 'Malformed HTTP request'];
-    const details = status === 431 ? 'headers: the request line and headers must fit in 16 KiB' : `request: ${error.code ?? 'could not be parsed'}`;
-    const body = JSON.stringify({ error: message, code, details });
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
+    if (error.code === 'HPE_HEADER_OVERFLOW') {
+      return answerOnSocket(socket, 431, 'HEADERS_TOO_LARGE', 'Request header fields too large', 'headers: the request line and headers must fit in 16 KiB');
+    }
+    answerOnSocket(socket, 400, 'MALFORMED_REQUEST', 'Malformed HTTP request', `request: ${error.code ?? 'could not be parsed'}`);
   });
+  // Node hands CONNECT (a proxy tunnel) to this event, not to the request handler; this server is no proxy.
+  server.on('connect', (_request: unknown, socket: Duplex) => {
+    answerOnSocket(socket, 501, 'METHOD_NOT_IMPLEMENTED', 'Not implemented', 'CONNECT: this server is not a proxy; its routes take GET, HEAD, POST, PUT, PATCH, DELETE');
+  });
+}
+
+/** An ApiError written straight to the connection, which then closes: for requests that never reach a handler. */
+function answerOnSocket(socket: Duplex, status: number, code: string, message: string, details: string): void {
+  const body = JSON.stringify({ error: message, code, details });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

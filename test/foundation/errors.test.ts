@@ -34,7 +34,7 @@ describe('error model', () => {
   it('answers a wrong method on a REST route with 405 and Allow', async () => {
     const res = await t.json('/v1/reference/countries', { method: 'DELETE' });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
     expectApiError(res.body, 'METHOD_NOT_ALLOWED');
   });
 
@@ -47,7 +47,7 @@ describe('error model', () => {
   it('lists every method of a path in Allow, whoever answers each (GET /v1/certificate is hand-written, POST is SOFA\'s)', async () => {
     const res = await t.json('/v1/certificate', { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET, POST');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
     expectApiError(res.body, 'METHOD_NOT_ALLOWED');
   });
 

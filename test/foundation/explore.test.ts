@@ -45,10 +45,10 @@ describe('GET / and GET /v1', () => {
     for (const href of ['/v1/docs', '/v1/openapi.json', '/v1/graphql', '/healthz']) expect(page).toContain(`href="https://api.example.com${href}"`);
   });
 
-  it('are GET only, and cost no quota', async () => {
+  it('are GET (and HEAD) only, and cost no quota', async () => {
     const res = await t.json('/', { method: 'POST' });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD');
     expect((await t.request('/v1')).headers.get('x-ratelimit-limit')).toBeNull();
   });
 });

@@ -17,13 +17,13 @@ describe('GET /healthz and GET /readyz', () => {
     expect(ready.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('take GET only: 405 with Allow on other methods, and no other path answers for them', async () => {
+  it('take GET (and HEAD) only: 405 with Allow on other methods, and no other path answers for them', async () => {
     for (const path of ['/healthz', '/readyz']) {
       for (const method of ['POST', 'DELETE']) {
         const res = await t.json(path, { method });
         expect(res.status, `${method} ${path}`).toBe(405);
         expect(res.body.code).toBe('METHOD_NOT_ALLOWED');
-        expect(res.headers.get('allow')).toBe('GET');
+        expect(res.headers.get('allow')).toBe('GET, HEAD');
       }
       expect((await t.json(`/v1${path}`)).status).toBe(404);
     }

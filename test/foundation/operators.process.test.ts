@@ -125,7 +125,7 @@ describe.skipIf(TEST_DATABASE_KIND !== 'postgres')('npx lcf worker, as a supervi
       expect(text).toMatch(/^lcf_queue_depth\{queue="export_jobs",status="pending"\} \d+$/m);
       expect(text).toMatch(/^lcf_db_pool_connections \d+$/m);
       const wrongMethod = await fetch(`${base}/healthz`, { method: 'POST' });
-      expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'GET']);
+      expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
       expect((await fetch(`${base}/nothing`)).status).toBe(404);
 
       process.kill(worker.child.pid!, 'SIGTERM');

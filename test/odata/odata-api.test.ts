@@ -127,10 +127,10 @@ describe(`OData access on ${TEST_DATABASE_KIND}`, () => {
     expect(graphql.status).toBe(401);
   });
 
-  it('is read-only (405 with Allow: GET), answers 404 for unknown sets and finds sets case-insensitively', async () => {
+  it('is read-only (405 with Allow: GET, HEAD), answers 404 for unknown sets and finds sets case-insensitively', async () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       const res = await t.json('/v1/odata/Assets', { method, headers: { ...auth(keys.bi), 'content-type': 'application/json' }, body: '{}' });
-      expect([res.status, res.body.code, res.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET']);
+      expect([res.status, res.body.code, res.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET, HEAD']);
     }
     const missing = await odata('Laptops');
     expect([missing.status, missing.body.code]).toEqual([404, 'ENTITY_SET_NOT_FOUND']);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
+import { answerClientErrors } from '../../src/plugins/request-limits.ts';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -85,6 +86,8 @@ export async function createTestApp(
     createKey: (orgId, options = {}) => admin('POST', '/keys', { org_id: orgId, ...options }),
     async listen() {
       const server = createServer(app.handle);
+      // As src/main.ts serves it.
+      answerClientErrors(server);
       servers.push(server);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
