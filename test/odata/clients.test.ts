@@ -118,6 +118,12 @@ describe(`OData through @odata/client on ${TEST_DATABASE_KIND}`, () => {
     expect(await assets.retrieve(ids.C1!)).toMatchObject({ serial_number: 'C1', brand: 'Dell' });
   });
 
+  it('returns one page per call: the caller follows @odata.nextLink', async () => {
+    const paged = OData.New4({ serviceEndpoint: `${base}/`, credential: { username: 'sdk', password: key }, commonHeaders: { Prefer: 'odata.maxpagesize=3' } });
+    const rows = await paged.getEntitySet<{ serial_number: string }>('Assets').query(paged.newParam().select(['serial_number']).orderby('serial_number', 'asc'));
+    expect(rows.map((r) => r.serial_number)).toEqual(['C1', 'C2', 'C3']);
+  });
+
   it('shows the server\'s message when a request is refused', async () => {
     const assets = client().getEntitySet('Assets');
     const foreign = await assets.retrieve(ids.other!).catch((e: unknown) => e);
