@@ -1,7 +1,8 @@
 /**
  * $filter: the text is parsed by odata-v4-parser; its syntax tree is checked against the entity set
  * and turned into a small expression tree of what the interface supports (comparisons, and/or/not,
- * contains/startswith/endswith, literals). Everything else that is valid OData is a 501 naming it.
+ * contains/startswith/endswith, tolower/toupper, year/month/day, literals). Everything else that is
+ * valid OData is a 501 naming it.
  * prisma-query.ts translates the tree into a Prisma where clause; `printExpression` gives its
  * canonical text (the normalised query of the audit log).
  */

@@ -141,16 +141,18 @@ function datePartCondition(property: PropertyDef, part: DatePart, op: CompareOp,
   } else {
     const span = years.get(property);
     for (let year = span?.first ?? 1; span && year <= span.last; year++) {
-      for (let month = 1; month <= 12; month++) {
-        if (part === 'month' && month > 1) break;
+      if (part === 'month') {
         for (const [lo, hi] of intervals(op, n)) {
-          if (part === 'month') {
-            const clipped = clip(lo, hi, 1, 12);
-            if (clipped) ranges.push([utcDate(year, clipped[0], 1), utcDate(year, clipped[1] + 1, 1)]);
-          } else {
-            const clipped = clip(lo, hi, 1, utcDate(year, month + 1, 0).getUTCDate());
-            if (clipped) ranges.push([utcDate(year, month, clipped[0]), utcDate(year, month, clipped[1] + 1)]);
-          }
+          const months = clip(lo, hi, 1, 12);
+          if (months) ranges.push([utcDate(year, months[0], 1), utcDate(year, months[1] + 1, 1)]);
+        }
+        continue;
+      }
+      for (let month = 1; month <= 12; month++) {
+        const daysInMonth = utcDate(year, month + 1, 0).getUTCDate();
+        for (const [lo, hi] of intervals(op, n)) {
+          const days = clip(lo, hi, 1, daysInMonth);
+          if (days) ranges.push([utcDate(year, month, days[0]), utcDate(year, month, days[1] + 1)]);
         }
       }
       if (ranges.length > MAX_DATE_RANGES) throw new ODataNotImplemented(`${part}() over ${span.last - span.first + 1} years of ${property.name}`);
