@@ -162,7 +162,7 @@ function datePartCondition(property: PropertyDef, part: DatePart, op: CompareOp,
   const merged: typeof ranges = [];
   for (const range of ranges) {
     const last = merged.at(-1);
-    if (last && last[1] && range[0] && last[1].getTime() === range[0].getTime()) last[1] = range[1];
+    if (last?.[1] && range[0] && last[1].getTime() === range[0].getTime()) last[1] = range[1];
     else merged.push([...range]);
   }
   return any(...merged.map(([from, to]) => nest(fieldOf(property), { ...(from ? { gte: from } : {}), ...(to ? { lt: to } : {}) })));
