@@ -438,6 +438,22 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
     expect((await t.json('/v1/assets', { headers: auth('svc_live_wrongwrongwrongwrongwrongwrong00') })).body).toMatchObject({ code: 'INVALID_API_KEY' });
   });
 
+  it('answers a refused quota in the OData shape too, with the rate-limit body as innererror and Retry-After', async () => {
+    const limited = await createTestApp({ QUOTA_LIMITS: 'minute.enterprise=1,day.enterprise=100' });
+    try {
+      const org = await limited.createOrg('enterprise', 'Limited Corp');
+      const key = (await limited.createKey(org.id, { bi_enabled: true })).key;
+      expect((await limited.request('/v1/odata/$metadata', { headers: auth(key) })).status).toBe(200);
+      const refused = await limited.json('/v1/odata/Assets', { headers: auth(key) });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.body.error).toMatchObject({ code: 'RATE_LIMITED_MINUTE', message: refused.body.error.innererror.message, details: [] });
+      expect(refused.body.error.innererror).toMatchObject({ error: 'Rate limit exceeded', retry_after_seconds: expect.any(Number) });
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('offers Bearer and Basic on every 401, a missing key, a wrong key and a wrong Basic password alike', async () => {
     const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`excel:${password}`).toString('base64')}` });
     for (const headers of [{}, auth('svc_live_notAKeyOfThisService0000000000'), basic('svc_live_notAKeyOfThisService0000000000'), basic('')]) {
