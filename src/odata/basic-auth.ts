@@ -1,13 +1,19 @@
 /**
  * BI clients (Excel, Power BI) send a credential as HTTP Basic: on /v1/odata paths the API key is
  * accepted as the password of Basic authentication (any user name) and handed on as a bearer key.
+ * Every 401 there offers both schemes, and every error body is in the OData error shape, whichever
+ * layer refused the request (access control, quota, route table or the OData router).
  */
 import type { Plugin } from 'graphql-yoga';
 import { unauthorized } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
 import { ODATA_BASE } from '../kernel/paths.ts';
+import { odataErrorBody } from './errors.ts';
 
 const isODataPath = (pathname: string) => pathname === ODATA_BASE || pathname.startsWith(`${ODATA_BASE}/`);
+
+/** The challenge of every OData 401: BI tools ask for Basic credentials only when it is offered. */
+export const ODATA_CHALLENGE = 'Bearer realm="v1", Basic realm="OData", charset="UTF-8"';
 
 /** The Authorization header access control should read: Basic turned into Bearer on OData paths, anything else unchanged. */
 function odataAuthorization(pathname: string, authorization: string | null): string | null {
@@ -21,9 +27,27 @@ function odataAuthorization(pathname: string, authorization: string | null): str
   return `Bearer ${password}`;
 }
 
+/** An error response of the service as OData clients read it: the OData error shape, headers kept, 401s with both challenges. */
+async function asODataError(response: Response): Promise<Response> {
+  let body: unknown;
+  try {
+    body = await response.clone().json();
+  } catch {
+    body = undefined;
+  }
+  const headers = new Headers(response.headers);
+  if (response.status === 401) headers.set('WWW-Authenticate', ODATA_CHALLENGE);
+  const isServiceBody = typeof body === 'object' && body !== null && !Array.isArray(body) && typeof (body as { error?: unknown }).error === 'string';
+  if (!isServiceBody) return new Response(response.body, { status: response.status, headers });
+  headers.delete('content-length');
+  headers.set('Content-Type', 'application/json; charset=utf-8');
+  return new Response(JSON.stringify(odataErrorBody(body as Record<string, unknown>, response.status)), { status: response.status, headers });
+}
+
 /**
  * Before access control: an OData request's Basic credentials become the bearer key access control
  * reads, so that access control knows one scheme only; malformed ones are a 401 that costs no quota.
+ * After every layer: error responses on OData paths become OData errors (asODataError).
  */
 export function useODataBasicCredentials(): Plugin {
   return {
@@ -36,6 +60,10 @@ export function useODataBasicCredentials(): Plugin {
       } catch (error) {
         endResponse(errorResponse([error], { graphql: false }));
       }
+    },
+    async onResponse({ request, response, setResponse }) {
+      if (response.status < 400 || !isODataPath(new URL(request.url).pathname)) return;
+      setResponse(await asODataError(response));
     },
   };
 }

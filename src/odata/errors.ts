@@ -1,14 +1,27 @@
-/** The errors of the OData interface (docs/odata.md lists every code). Bodies are the service's ApiError body. */
+/**
+ * The errors of the OData interface (docs/odata.md lists every code). On /v1/odata every error body is
+ * the OData JSON error shape, which carries the service's ApiError body as its `innererror`.
+ */
 import { ApiError } from '../errors/api-error.ts';
 import { ENTITY_SETS, allProperties, type EntitySetDef } from './entity-sets.ts';
 
 /** What the interface supports, listed in the body of every 501. */
 export const SUPPORTED = {
   query_options: ['$filter', '$select', '$orderby', '$top', '$skip', '$count', '$skiptoken', '$format=json'],
-  operators: ['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'and', 'or', 'not', '( )'],
-  functions: ['contains', 'startswith', 'endswith'],
-  literals: ["'text' (quotes doubled inside)", 'null', 'true', 'false', 'numbers', 'YYYY-MM-DD', 'date-times with offset', 'GUIDs', "enumeration members ('in_use' or Service.AssetStatus'in_use')"],
-  requests: ['GET /v1/odata', 'GET /v1/odata/$metadata', 'GET /v1/odata/{EntitySet}'],
+  operators: ['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'in', 'and', 'or', 'not', '( )'],
+  functions: ['contains', 'startswith', 'endswith', 'tolower', 'toupper', 'year', 'month', 'day'],
+  literals: [
+    "'text' (quotes doubled inside)",
+    'null',
+    'true',
+    'false',
+    'numbers (also with a type suffix: 100D, 1.5M, 2F, 7L)',
+    'YYYY-MM-DD',
+    'date-times with offset',
+    'GUIDs',
+    "enumeration members ('in_use' or Service.AssetStatus'in_use')",
+  ],
+  requests: ['GET /v1/odata', 'GET /v1/odata/$metadata', 'GET /v1/odata/{EntitySet}', 'GET /v1/odata/{EntitySet}(<key>)', 'GET /v1/odata/{EntitySet}/$count'],
 } as const;
 
 /** 501: valid OData the interface does not implement; the body adds the supported options. */
@@ -44,3 +57,20 @@ export const notQueryable = (option: string, name: string) =>
 
 export const entitySetNotFound = (name: string) =>
   new ApiError(404, 'ENTITY_SET_NOT_FOUND', 'Entity set not found', `'${name}' is not an entity set; the entity sets are ${ENTITY_SETS.map((s) => s.name).join(', ')}`);
+
+export const entityNotFound = (set: EntitySetDef, key: string) => new ApiError(404, 'ENTITY_NOT_FOUND', 'Entity not found', `${set.name} has no entity with the key ${key}`);
+
+export const notAcceptable = (offered: string) =>
+  new ApiError(406, 'NOT_ACCEPTABLE', 'Not acceptable', `This resource is available as ${offered} only; ask for it in Accept (or send none, or */*)`);
+
+/**
+ * The OData JSON error shape (OData JSON Format 4.0, section 21) of a service error body: the
+ * service's code, its details sentence as the message clients show, and the service's whole error
+ * body (spec 2.14: ApiError or the rate-limit error) as `innererror`.
+ */
+export function odataErrorBody(body: Record<string, unknown>, status: number): Record<string, unknown> {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const code = text(body.code) ?? `HTTP_${status}`;
+  const message = text(body.details) ?? text(body.message) ?? text(body.error) ?? `Request failed with status ${status}`;
+  return { error: { code, message, details: [], innererror: body } };
+}

@@ -1,7 +1,8 @@
 /**
  * $filter: the text is parsed by odata-v4-parser; its syntax tree is checked against the entity set
  * and turned into a small expression tree of what the interface supports (comparisons, and/or/not,
- * contains/startswith/endswith, literals). Everything else that is valid OData is a 501 naming it.
+ * contains/startswith/endswith, tolower/toupper, year/month/day, literals). Everything else that is
+ * valid OData is a 501 naming it.
  * prisma-query.ts translates the tree into a Prisma where clause; `printExpression` gives its
  * canonical text (the normalised query of the audit log).
  */
@@ -15,6 +16,11 @@ export const FILTER_LIMITS = { maxLength: 2_000, maxNesting: 32, maxConditions: 
 
 export type CompareOp = 'eq' | 'ne' | 'gt' | 'ge' | 'lt' | 'le';
 export type TextFunction = 'contains' | 'startswith' | 'endswith';
+/** tolower()/toupper() of a text property: compared case-insensitively (SQL LOWER on both sides). */
+export type CaseFold = 'tolower' | 'toupper';
+export type DatePart = 'year' | 'month' | 'day';
+const CASE_FOLDS = new Set<string>(['tolower', 'toupper']);
+const DATE_PARTS = new Set<string>(['year', 'month', 'day']);
 
 /** A literal value converted for the property it is compared with; `text` is its canonical OData form. */
 export interface Value {
@@ -26,8 +32,9 @@ export type Expression =
   | { kind: 'const'; value: boolean }
   | { kind: 'and' | 'or'; left: Expression; right: Expression }
   | { kind: 'not'; operand: Expression }
-  | { kind: 'compare'; op: CompareOp; property: PropertyDef; value: Value | null }
-  | { kind: 'text'; fn: TextFunction; property: PropertyDef; value: string };
+  | { kind: 'compare'; op: CompareOp; property: PropertyDef; value: Value | null; fold?: CaseFold }
+  | { kind: 'text'; fn: TextFunction; property: PropertyDef; value: string; fold?: CaseFold }
+  | { kind: 'part'; part: DatePart; op: CompareOp; property: PropertyDef; value: number };
 
 /** The parser's syntax tree (odata-v4-parser ships loose typings). */
 interface Token {
@@ -49,7 +56,11 @@ type Literal =
   | { kind: 'enum'; type: string; member: string }
   | { kind: 'other'; type: string; raw: string };
 
-type Operand = { kind: 'property'; property: PropertyDef } | { kind: 'literal'; literal: Literal; raw: string };
+type Operand =
+  | { kind: 'property'; property: PropertyDef }
+  | { kind: 'function'; fn: CaseFold | DatePart; property: PropertyDef }
+  | { kind: 'literal'; literal: Literal; raw: string };
+type LiteralOperand = Extract<Operand, { kind: 'literal' }>;
 
 const COMPARISONS: Record<string, CompareOp> = {
   EqualsExpression: 'eq',
@@ -74,26 +85,129 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The parser reads URL syntax (RFC 3986 pchar): inside string literals it accepts percent-encoded
- * octets but not a raw %, /, ?, #, " or a few other characters. The option arrives decoded, so those
- * characters of string literals are encoded again for it (decodeStringLiteral undoes that);
- * `origin[i]` is the position in the client's text of character i of the encoded text.
+ * What the parser is given: the client's text with the forms that real clients send but
+ * odata-v4-parser does not read rewritten into forms it does, token by token; `origin[i]` is the
+ * position in the client's text of character i of the rewritten text (for error positions).
+ * - The parser reads URL syntax (RFC 3986 pchar): inside string literals it accepts percent-encoded
+ *   octets but not a raw %, /, ?, #, " or a few other characters. The option arrives decoded, so those
+ *   characters of string literals are encoded again (decodeStringLiteral undoes that).
+ * - Numbers with a type suffix (100D, 1.5M, 2F, 7L; the SAP Cloud SDK writes Double literals so):
+ *   the suffix is dropped, the property's type decides the value's type.
+ * - `not(` without a space (Power Query writes it so): a space is put in.
+ * - `fn(…) eq true|false` (also ne) for a Boolean function (SAP Cloud SDK): the call, or `not` the call.
+ * - `x in (a, b)`: `(x eq a or x eq b)`.
  */
 const NOT_PCHAR = /[%/?#"\\[\]{}<>|^`]/;
+const TOKEN = /'(?:[^']|'')*'?|\s+|[(),]|[^\s'(),]+/g;
+const TYPED_NUMBER = /^(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)[dDfFmMlL]$/;
+const BOOLEAN_FUNCTIONS = new Set(['contains', 'startswith', 'endswith']);
+const UNPARSED_FUNCTIONS = new Set(['cast']);
+const KEYWORD_LITERALS = new Set(['null', 'true', 'false', 'INF', 'NaN']);
+
+interface Piece {
+  text: string;
+  /** Position in the client's text of each character. */
+  origin: number[];
+}
+
+const piece = (text: string, at: number, originOf?: (k: number) => number): Piece => ({ text, origin: [...text].map((_, k) => (originOf ? originOf(k) : at)) });
+const isBlank = (p: Piece | undefined) => p !== undefined && /^\s+$/.test(p.text);
+
+/** Index of the parenthesis that closes (or, backwards, opens) the one at `at`; -1 when unbalanced. */
+function matching(pieces: readonly Piece[], at: number, step: 1 | -1): number {
+  let depth = 0;
+  for (let i = at; i >= 0 && i < pieces.length; i += step) {
+    const t = pieces[i]!.text;
+    if (t === '(' || t === ')') depth += (t === '(') === (step === 1) ? 1 : -1;
+    if (depth === 0) return i;
+  }
+  return -1;
+}
+
+/** The next (or previous) piece that is not white space. */
+function around(pieces: readonly Piece[], at: number, step: 1 | -1): number {
+  let i = at + step;
+  while (isBlank(pieces[i])) i += step;
+  return i;
+}
+
+/** `left in (a, b)` as `(left eq a or left eq b)`; anything else unchanged. */
+function expandIn(pieces: Piece[]): Piece[] {
+  for (let i = 0; i < pieces.length; i++) {
+    if (pieces[i]!.text !== 'in' || !isBlank(pieces[i - 1])) continue;
+    const open = around(pieces, i, 1);
+    const leftEnd = around(pieces, i, -1);
+    if (pieces[open]?.text !== '(' || leftEnd < 0) continue;
+    const close = matching(pieces, open, 1);
+    let leftStart = leftEnd;
+    if (pieces[leftEnd]!.text === ')') {
+      leftStart = matching(pieces, leftEnd, -1);
+      if (leftStart > 0 && !isBlank(pieces[leftStart - 1]) && !'(),'.includes(pieces[leftStart - 1]!.text)) leftStart--;
+    }
+    if (close < 0 || leftStart < 0) continue;
+    const items: Piece[][] = [[]];
+    for (let k = open + 1, depth = 0; k < close; k++) {
+      const t = pieces[k]!.text;
+      if (t === '(') depth++;
+      if (t === ')') depth--;
+      if (t === ',' && depth === 0) items.push([]);
+      else items.at(-1)!.push(pieces[k]!);
+    }
+    // A list of literals only (4.01 says so): `x in (y)` of a property y is left to the parser, which refuses it.
+    const isLiteral = (item: Piece[]) => {
+      const solid = item.filter((p) => !isBlank(p));
+      return solid.length > 0 && !(solid.length === 1 && /^[A-Za-z_]\w*$/.test(solid[0]!.text) && !KEYWORD_LITERALS.has(solid[0]!.text));
+    };
+    if (!items.every(isLiteral)) continue;
+    const at = pieces[i]!.origin[0]!;
+    const left = pieces.slice(leftStart, leftEnd + 1);
+    const expanded = [piece('(', at), ...items.flatMap((item, k) => [...(k ? [piece(' or ', at)] : []), ...left, piece(' eq ', at), ...item]), piece(')', at)];
+    return expandIn([...pieces.slice(0, leftStart), ...expanded, ...pieces.slice(close + 1)]);
+  }
+  return pieces;
+}
 
 function forParser(text: string): { encoded: string; origin: number[] } {
-  let encoded = '';
-  const origin: number[] = [];
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (c === "'") quoted = !quoted;
-    const out = quoted && NOT_PCHAR.test(c) ? `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : c;
-    encoded += out;
-    for (let k = 0; k < out.length; k++) origin.push(i);
+  const pieces = expandIn([...text.matchAll(TOKEN)].map((m) => piece(m[0], m.index, (k) => m.index + k)));
+  const out: Piece[] = [];
+  const dropped = new Set<number>();
+  for (let i = 0; i < pieces.length; i++) {
+    const p = pieces[i]!;
+    if (dropped.has(i)) continue;
+    const next = pieces[i + 1]?.text;
+    if (p.text.startsWith("'")) {
+      for (let k = 0; k < p.text.length; k++) {
+        const c = p.text[k]!;
+        out.push(piece(NOT_PCHAR.test(c) ? `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : c, p.origin[k]!));
+      }
+      continue;
+    }
+    if (next === '(' && UNPARSED_FUNCTIONS.has(p.text)) throw new ODataNotImplemented(`The function ${p.text}()`);
+    const typed = TYPED_NUMBER.exec(p.text);
+    if (typed) {
+      out.push({ text: typed[1]!, origin: p.origin.slice(0, typed[1]!.length) });
+      continue;
+    }
+    if (p.text === 'not' && next === '(') {
+      out.push(p, piece(' ', p.origin.at(-1)!));
+      continue;
+    }
+    if (BOOLEAN_FUNCTIONS.has(p.text) && next === '(') {
+      // fn(…) eq|ne true|false: the comparison is dropped, and the call negated where it says false.
+      const close = matching(pieces, i + 1, 1);
+      const op = close < 0 ? -1 : around(pieces, close, 1);
+      const bool = op < 0 ? -1 : around(pieces, op, 1);
+      const [opText, boolText] = [pieces[op]?.text, pieces[bool]?.text];
+      if ((opText === 'eq' || opText === 'ne') && (boolText === 'true' || boolText === 'false')) {
+        if ((opText === 'eq') !== (boolText === 'true')) out.push(piece('not ', p.origin[0]!));
+        for (let k = close + 1; k <= bool; k++) dropped.add(k);
+      }
+    }
+    out.push(p);
   }
+  const origin = out.flatMap((p) => p.origin);
   origin.push(text.length);
-  return { encoded, origin };
+  return { encoded: out.map((p) => p.text).join(''), origin };
 }
 
 const decodeStringLiteral = (raw: string) => decodeURIComponent(raw.slice(1, -1).replaceAll("''", "'"));
@@ -234,8 +348,14 @@ class FilterReader {
         return { kind: 'literal', literal: literalOf(token), raw: token.raw };
       case 'FirstMemberExpression':
         return { kind: 'property', property: this.propertyOf(token) };
-      case 'MethodCallExpression':
-        throw new ODataNotImplemented(`The function ${token.value.method}() as a value`);
+      case 'MethodCallExpression': {
+        const fn = String(token.value.method);
+        const parameters = token.value.parameters as Token[];
+        if (!CASE_FOLDS.has(fn) && !DATE_PARTS.has(fn)) throw new ODataNotImplemented(`The function ${fn}() as a value`);
+        const argument = parameters.length === 1 ? this.operand(parameters[0]!) : undefined;
+        if (argument?.kind !== 'property') throw new ODataNotImplemented(`${fn}() of anything but a property`);
+        return { kind: 'function', fn: fn as CaseFold | DatePart, property: argument.property };
+      }
       default:
         throw this.unsupported(token);
     }
@@ -244,27 +364,31 @@ class FilterReader {
   private comparison(op: CompareOp, token: Token): Expression {
     const left = this.operand(token.value.left);
     const right = this.operand(token.value.right);
-    if (left.kind === 'property' && right.kind === 'property') throw new ODataNotImplemented('Comparing two properties');
+    if (left.kind !== 'literal' && right.kind !== 'literal') throw new ODataNotImplemented('Comparing two properties');
     if (left.kind === 'literal' && right.kind === 'literal') return this.counted({ kind: 'const', value: compareLiterals(op, left, right) });
-    const [property, literal, effectiveOp] =
-      left.kind === 'property' ? [left.property, right as Extract<Operand, { kind: 'literal' }>, op] : [(right as Extract<Operand, { kind: 'property' }>).property, left, FLIPPED[op]];
-    if (!property.field) throw notQueryable('$filter', property.name);
-    return this.counted(comparisonOf(property, effectiveOp, literal));
+    const [subject, literal, effectiveOp] = left.kind === 'literal' ? [right as Exclude<Operand, LiteralOperand>, left, FLIPPED[op]] : [left, right as LiteralOperand, op];
+    if (!subject.property.field) throw notQueryable('$filter', subject.property.name);
+    if (subject.kind === 'property') return this.counted(comparisonOf(subject.property, effectiveOp, literal));
+    return this.counted(functionComparison(subject.fn, subject.property, effectiveOp, literal));
   }
 
   private method(token: Token): Expression {
     const name = String(token.value.method);
     if (name !== 'contains' && name !== 'startswith' && name !== 'endswith') throw new ODataNotImplemented(`The function ${name}()`);
     const [first, second] = (token.value.parameters as Token[]).map((p) => this.operand(p));
-    if (first?.kind !== 'property' || second?.kind !== 'literal') {
-      throw new ODataNotImplemented(`${name}() with arguments other than (property, 'text')`);
+    const fold = first?.kind === 'function' && CASE_FOLDS.has(first.fn) ? (first.fn as CaseFold) : undefined;
+    if ((first?.kind !== 'property' && !fold) || second?.kind !== 'literal') {
+      throw new ODataNotImplemented(`${name}() with arguments other than (property, 'text') or (tolower(property), 'text')`);
     }
-    const { property } = first;
+    const { property } = first as Exclude<Operand, LiteralOperand>;
     if (!property.field) throw notQueryable('$filter', property.name);
     if (property.type !== 'Edm.String') throw typeMismatch('$filter', `${name}() needs a text property; ${property.name} is ${typeName(property)}`);
     if (second.literal.kind === 'null') return this.counted({ kind: 'const', value: false });
     if (second.literal.kind !== 'string') throw typeMismatch('$filter', `${name}() needs a text literal in quotes, got ${second.raw}`);
-    return this.counted({ kind: 'text', fn: name, property, value: second.literal.value });
+    const value = second.literal.value;
+    // tolower(x) holds no upper-case letter: a text with one is found in no row.
+    if (fold && folded(fold, value) !== value) return this.counted({ kind: 'const', value: false });
+    return this.counted({ kind: 'text', fn: name, property, value, ...(fold ? { fold } : {}) });
   }
 }
 
@@ -306,7 +430,7 @@ function isCalendarDate(text: string): boolean {
 const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 /** A comparison of two literals is decided here (OData: null equals only null; ordering with null is false). */
-function compareLiterals(op: CompareOp, a: Extract<Operand, { kind: 'literal' }>, b: Extract<Operand, { kind: 'literal' }>): boolean {
+function compareLiterals(op: CompareOp, a: LiteralOperand, b: LiteralOperand): boolean {
   const value = (l: Literal) =>
     l.kind === 'null' ? null : l.kind === 'datetime' ? l.value.getTime() : l.kind === 'enum' ? l.member : l.kind === 'other' ? undefined : l.value;
   const x = value(a.literal);
@@ -320,8 +444,34 @@ function compareLiterals(op: CompareOp, a: Extract<Operand, { kind: 'literal' }>
 const compareValues = (op: CompareOp, order: number) =>
   ({ eq: order === 0, ne: order !== 0, gt: order > 0, ge: order >= 0, lt: order < 0, le: order <= 0 })[op];
 
+const folded = (fold: CaseFold, text: string) => (fold === 'tolower' ? text.toLowerCase() : text.toUpperCase());
+
+/**
+ * `fn(property) op literal` for tolower/toupper (text) and year/month/day (dates and date-times,
+ * in UTC, which is every stored instant's offset). A null literal tests the property for null.
+ */
+function functionComparison(fn: CaseFold | DatePart, property: PropertyDef, op: CompareOp, operand: LiteralOperand): Expression {
+  const { literal } = operand;
+  if (literal.kind === 'null') return { kind: 'compare', op, property, value: null };
+  if (fn === 'tolower' || fn === 'toupper') {
+    if (property.type !== 'Edm.String') throw typeMismatch('$filter', `${fn}() needs a text property; ${property.name} is ${typeName(property)}`);
+    if (literal.kind !== 'string') throw typeMismatch('$filter', `${fn}(${property.name}) is text; compare it with a text literal in quotes, got ${operand.raw}`);
+    const value = literal.value;
+    const ordering = op !== 'eq' && op !== 'ne';
+    // LOWER(x) op LOWER(value) is exactly tolower(x) op value when value is lower case; for toupper only equality matches it.
+    if (ordering && (fn === 'toupper' || folded(fn, value) !== value)) throw new ODataNotImplemented(`${fn}() with ${op} and a text not in ${fn === 'tolower' ? 'lower' : 'upper'} case (compare tolower(…) with lower-case text)`);
+    if (folded(fn, value) !== value) return { kind: 'const', value: op === 'ne' };
+    return { kind: 'compare', op, property, value: { prisma: value, text: quote(value) }, fold: fn };
+  }
+  if (property.type !== 'Edm.Date' && property.type !== 'Edm.DateTimeOffset') {
+    throw typeMismatch('$filter', `${fn}() needs a date or date-time property; ${property.name} is ${typeName(property)}`);
+  }
+  if (literal.kind !== 'number' || !Number.isInteger(literal.value)) throw typeMismatch('$filter', `${fn}(${property.name}) is an integer; got ${operand.raw}`);
+  return { kind: 'part', part: fn, op, property, value: literal.value };
+}
+
 /** `property op literal`, the literal checked against and converted for the property's type. */
-function comparisonOf(property: PropertyDef, op: CompareOp, operand: Extract<Operand, { kind: 'literal' }>): Expression {
+function comparisonOf(property: PropertyDef, op: CompareOp, operand: LiteralOperand): Expression {
   const literal = operand.literal;
   if (literal.kind === 'null') return { kind: 'compare', op, property, value: null };
   const mismatch = () => typeMismatch('$filter', `${property.name} is ${typeName(property)}; ${operand.raw} does not fit it`);
@@ -396,10 +546,16 @@ export function printExpression(expression: Expression): string {
   switch (expression.kind) {
     case 'const':
       return String(expression.value);
-    case 'compare':
-      return `${expression.property.name} ${expression.op} ${expression.value?.text ?? 'null'}`;
-    case 'text':
-      return `${expression.fn}(${expression.property.name},${quote(expression.value)})`;
+    case 'compare': {
+      const subject = expression.fold ? `${expression.fold}(${expression.property.name})` : expression.property.name;
+      return `${subject} ${expression.op} ${expression.value?.text ?? 'null'}`;
+    }
+    case 'text': {
+      const subject = expression.fold ? `${expression.fold}(${expression.property.name})` : expression.property.name;
+      return `${expression.fn}(${subject},${quote(expression.value)})`;
+    }
+    case 'part':
+      return `${expression.part}(${expression.property.name}) ${expression.op} ${expression.value}`;
     case 'not': {
       const inner = printExpression(expression.operand);
       return expression.operand.kind === 'and' || expression.operand.kind === 'or' ? `not (${inner})` : `not ${inner}`;
@@ -429,6 +585,8 @@ export function nonNullProperties(expression: Expression | undefined): Set<Prope
   switch (expression.kind) {
     case 'compare':
       return (expression.value === null) === (expression.op === 'ne') ? new Set([expression.property]) : new Set();
+    case 'part':
+      return expression.op === 'ne' ? new Set() : new Set([expression.property]);
     case 'text':
       return new Set([expression.property]);
     case 'and':

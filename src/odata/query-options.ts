@@ -7,7 +7,7 @@ import { invalidParameter } from '../errors/api-error.ts';
 import { Prisma } from '../generated/prisma/client.ts';
 import { checkText } from '../validation/text.ts';
 import { isEnum, keyProperty, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
-import { ODataNotImplemented } from './errors.ts';
+import { notAcceptable, ODataNotImplemented } from './errors.ts';
 import { nonNullProperties, parseFilterExpression, parseOrderBy, parseSelect, printExpression, type Expression, type OrderItem } from './expression.ts';
 
 export const PAGE_SIZE = 1_000;
@@ -17,6 +17,14 @@ const MAX_SKIP = 2_147_483_647;
 const MAX_SKIPTOKEN_LENGTH = 4_000;
 
 const SUPPORTED_OPTIONS = new Set(['$filter', '$orderby', '$select', '$top', '$skip', '$count', '$skiptoken', '$format']);
+/** The options that apply to what the path addresses: the whole set, one entity by its key, or the set's count. */
+const APPLICABLE_OPTIONS = {
+  collection: SUPPORTED_OPTIONS,
+  entity: new Set(['$select', '$format']),
+  count: new Set(['$filter']),
+} as const;
+export type Addressed = keyof typeof APPLICABLE_OPTIONS;
+const ADDRESSED_AS: Record<Addressed, string> = { collection: 'an entity set', entity: 'a single entity', count: '/$count' };
 const UNSUPPORTED_OPTIONS = new Set(['$expand', '$apply', '$search', '$compute', '$levels', '$index', '$schemaversion', '$deltatoken', '$id']);
 
 export interface ODataQuery {
@@ -41,7 +49,7 @@ const integer = (name: string, text: string, max: number): number => {
   return Number(text);
 };
 
-export function parseQuery(set: EntitySetDef, params: URLSearchParams): ODataQuery {
+export function parseQuery(set: EntitySetDef, params: URLSearchParams, addressed: Addressed = 'collection'): ODataQuery {
   const options = new Map<string, string>();
   for (const [rawName, value] of params) {
     // System options start with $; other parameters are custom options, which OData says to ignore.
@@ -49,11 +57,12 @@ export function parseQuery(set: EntitySetDef, params: URLSearchParams): ODataQue
     const name = rawName.toLowerCase();
     if (UNSUPPORTED_OPTIONS.has(name)) throw new ODataNotImplemented(`The query option ${name}`);
     if (!SUPPORTED_OPTIONS.has(name)) throw invalidParameter(rawName.slice(0, 40), 'is not an OData system query option');
+    if (!APPLICABLE_OPTIONS[addressed].has(name)) throw invalidParameter(name, `does not apply to ${ADDRESSED_AS[addressed]}`);
     if (options.has(name)) throw invalidParameter(name, 'is given more than once');
     options.set(name, value);
   }
   const format = options.get('$format');
-  if (format !== undefined && format !== 'json' && !format.startsWith('application/json')) throw new ODataNotImplemented(`$format=${format.slice(0, 40)} (only json)`);
+  if (format !== undefined && format !== 'json' && !format.startsWith('application/json')) throw notAcceptable('json ($format=json)');
   const count = options.get('$count');
   if (count !== undefined && count !== 'true' && count !== 'false') throw invalidParameter('$count', `must be true or false, got '${count.slice(0, 20)}'`);
   const top = options.has('$top') ? integer('$top', options.get('$top')!, MAX_TOP) : undefined;
@@ -74,6 +83,17 @@ export function parseQuery(set: EntitySetDef, params: URLSearchParams): ODataQue
   const skiptoken = options.get('$skiptoken');
   const after = skiptoken === undefined ? undefined : decodeSkipToken(skiptoken, orderBy);
   return { set, filter, orderBy, select, top, skip, count: count === 'true', after, skiptoken, text };
+}
+
+/** One entity by its key (a GUID): the set's query with the key as its filter; only $select applies. */
+export function entityQuery(set: EntitySetDef, key: string, params: URLSearchParams): ODataQuery {
+  const query = parseQuery(set, params, 'entity');
+  return { ...query, filter: { kind: 'compare', op: 'eq', property: keyProperty(set), value: { prisma: key, text: key } }, top: 1 };
+}
+
+/** The number of entities (that match $filter), without rows. */
+export function countQuery(set: EntitySetDef, params: URLSearchParams): ODataQuery {
+  return { ...parseQuery(set, params, 'count'), top: 0, count: true };
 }
 
 /** The query in one canonical text (the audit log's normalised query): same request, same text. */

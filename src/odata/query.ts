@@ -8,7 +8,7 @@ import { auditEntry } from '../audit/audit-log.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { allProperties, isEnum, keyProperty, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
-import { afterWhere, all, filterWhere, orderByOf, readField, selectOf, whereArgument, type Where } from './prisma-query.ts';
+import { afterWhere, all, filterWhere, nest, orderByOf, readField, selectOf, whereArgument, yearSpanProperties, type Where } from './prisma-query.ts';
 import { encodeSkipToken, normalisedQuery, PAGE_SIZE, MAX_TOP, type ODataQuery } from './query-options.ts';
 import { proofHash } from './proof.ts';
 
@@ -52,29 +52,46 @@ const latest = (dates: readonly (Date | null | undefined)[]) =>
 
 export async function runEntityQuery(prisma: PrismaClient, caller: KeyCaller, query: ODataQuery, maxPageSize?: number): Promise<QueryResult> {
   const { set } = query;
-  const delegate = (prisma as unknown as Record<EntitySetDef['model'], Delegate>)[set.model];
   // $top rows in one page (1000 without $top), unless the client prefers smaller pages.
   const pageSize = Math.min(maxPageSize ?? query.top ?? PAGE_SIZE, query.top ?? MAX_TOP);
 
-  const filtered: Where = query.filter ? filterWhere(query.filter) : all();
-  const where = whereArgument(filtered);
-  const pageWhere = whereArgument(query.after ? all(filtered, afterWhere(query.orderBy, query.after)) : filtered);
   const output = query.select ?? allProperties(set);
   const computed = set.computed;
   // Read what is shown, what the order and the next token need, and what computed properties are made from.
   const needed = [...new Set([...output, ...query.orderBy.map((o) => o.property), keyProperty(set), ...(computed ? set.properties : [])])];
   const now = new Date();
   const freshnessProperties = set.freshnessFields.map((name) => set.properties.find((p) => p.name === name)!);
+  // The latest (or first) value of a property, as ORDER BY … LIMIT 1 (an index walk; Prisma's aggregate reads every row).
+  const extreme = (client: PrismaClient, p: PropertyDef, descending: boolean) =>
+    (client as unknown as Record<EntitySetDef['model'], Delegate>)[set.model].findFirst({
+      ...(p.nullable ? { where: nest(p.field!, { not: null }) } : {}),
+      select: selectOf([p]),
+      orderBy: orderByOf([{ property: p, descending, nullable: false }]),
+    });
 
-  // One snapshot for the page, the freshness, the data of computed properties and the count.
-  const batch: Prisma.PrismaPromise<unknown>[] = [
-    delegate.findMany({ where: pageWhere, orderBy: orderByOf(query.orderBy), select: selectOf(needed), skip: query.skip, take: pageSize + 1 }),
-    // The latest value of each field, as ORDER BY … LIMIT 1 (an index walk; Prisma's aggregate reads every row).
-    ...freshnessProperties.map((p) => delegate.findFirst({ select: selectOf([p]), orderBy: orderByOf([{ property: p, descending: true, nullable: p.nullable }]) })),
-    ...(computed ? [computed.load(prisma)] : []),
-    ...(query.count ? [delegate.count({ where })] : []),
-  ];
-  const results = await prisma.$transaction(batch, { isolationLevel: 'RepeatableRead' });
+  // One snapshot for the year spans of month()/day(), the page, the freshness, the data of computed properties and the count.
+  const results = await prisma.$transaction(
+    async (transaction) => {
+      // The transaction's client has the delegates (and the organisation scope) of the client it was opened on.
+      const tx = transaction as unknown as PrismaClient;
+      const years = new Map<PropertyDef, { first: number; last: number } | null>();
+      for (const p of yearSpanProperties(query.filter)) {
+        const [first, last] = [await extreme(tx, p, false), await extreme(tx, p, true)];
+        const year = (row: Record<string, unknown> | null) => (readField(row!, p) as Date).getUTCFullYear();
+        years.set(p, first && last ? { first: year(first), last: year(last) } : null);
+      }
+      const filtered: Where = query.filter ? filterWhere(query.filter, years) : all();
+      const where = whereArgument(filtered);
+      const pageWhere = whereArgument(query.after ? all(filtered, afterWhere(query.orderBy, query.after)) : filtered);
+      const delegate = (tx as unknown as Record<EntitySetDef['model'], Delegate>)[set.model];
+      const read: unknown[] = [await delegate.findMany({ where: pageWhere, orderBy: orderByOf(query.orderBy), select: selectOf(needed), skip: query.skip, take: pageSize + 1 })];
+      for (const p of freshnessProperties) read.push(await extreme(tx, p, true));
+      if (computed) read.push(await computed.load(tx));
+      if (query.count) read.push(await delegate.count({ where }));
+      return read;
+    },
+    { isolationLevel: 'RepeatableRead' },
+  );
   const found = results[0] as Record<string, unknown>[];
   const freshest = freshnessProperties.map((p, i) => (results[1 + i] ? (readField(results[1 + i] as Record<string, unknown>, p) as Date | null) : null));
   const loaded = computed ? results[1 + freshnessProperties.length] : undefined;

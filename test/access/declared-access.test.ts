@@ -136,9 +136,9 @@ describe(`declared access on ${TEST_DATABASE_KIND}`, () => {
       for (const caller of callers) {
         const headers = { ...(init.headers as Record<string, string>), ...(caller.key ? { authorization: `Bearer ${caller.key}` } : {}) };
         const res = await t.request(path, { ...init, headers });
-        // Refusals are JSON: the ApiError body, or GraphQL's error body on its endpoint. Pages, PDFs and XML are no refusal.
+        // Refusals are JSON: the ApiError body, the OData error shape on /v1/odata, or GraphQL's error body on its endpoint. Pages, PDFs and XML are no refusal.
         const body = /json/.test(res.headers.get('content-type') ?? '') ? await res.json() : await res.text();
-        const code = body?.code ?? body?.errors?.[0]?.extensions?.code;
+        const code = body?.code ?? body?.error?.code ?? body?.errors?.[0]?.extensions?.code;
         const expected = expectedAnswer(route.access, caller);
         const actual = answerOf(res.status, code);
         if (actual !== 'allowed') refusalsSeen.add(`${actual.status} ${actual.code}`);

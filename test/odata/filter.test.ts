@@ -80,6 +80,44 @@ describe('$filter to Prisma', () => {
     expect(where("false and brand eq 'b'")).toEqual({ OR: [] });
   });
 
+  it('turns year(), month() and day() into ranges of the column, month() and day() in each year of its values', () => {
+    const at = (date: string) => new Date(`${date}T00:00:00Z`);
+    const purchaseDate = assets.properties.find((p) => p.name === 'purchase_date')!;
+    const within = (text: string, first: number, last: number) => whereArgument(filterWhere(parse(text), new Map([[purchaseDate, { first, last }]])));
+    expect(where('year(purchase_date) eq 2024')).toEqual({ purchase_date: { gte: at('2024-01-01'), lt: at('2025-01-01') } });
+    expect(where('year(purchase_date) gt 2024')).toEqual({ purchase_date: { gte: at('2025-01-01') } });
+    expect(where('year(purchase_date) le 2024')).toEqual({ purchase_date: { lt: at('2025-01-01') } });
+    expect(where('year(purchase_date) ne 2024')).toEqual({ OR: [{ purchase_date: null }, { purchase_date: { lt: at('2024-01-01') } }, { purchase_date: { gte: at('2025-01-01') } }] });
+    expect(where('year(purchase_date) eq 0')).toEqual({ OR: [] });
+    expect(within('month(purchase_date) eq 2', 2023, 2024)).toEqual({
+      OR: [{ purchase_date: { gte: at('2023-02-01'), lt: at('2023-03-01') } }, { purchase_date: { gte: at('2024-02-01'), lt: at('2024-03-01') } }],
+    });
+    // Adjacent ranges are one: months 11–12 of one year and 1–2 of the next are not, every month of every year is.
+    expect(within('month(purchase_date) ge 1', 2023, 2024)).toEqual({ purchase_date: { gte: at('2023-01-01'), lt: at('2025-01-01') } });
+    // February 2024 has no 30th: eleven ranges of a day.
+    expect(within('day(purchase_date) eq 30', 2024, 2024)).toEqual({
+      OR: ['01', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'].map((m) => ({ purchase_date: { gte: at(`2024-${m}-30`), lt: at(`2024-${m}-31`) } })),
+    });
+    expect(within('day(purchase_date) lt 3', 2024, 2024).OR).toContainEqual({ purchase_date: { gte: at('2024-02-01'), lt: at('2024-02-03') } });
+    // No values: no row has a month.
+    expect(whereArgument(filterWhere(parse('month(purchase_date) eq 2'), new Map([[purchaseDate, null]])))).toEqual({ OR: [] });
+  });
+
+  it('compares tolower() and toupper() case-insensitively, and text that case folding cannot produce with nothing', () => {
+    expect(where("tolower(brand) eq 'hp'")).toEqual({ brand: { in: ['hp'], mode: 'insensitive' } });
+    expect(where("tolower(mpn) ne 'hp'")).toEqual({ OR: [{ mpn: null }, { mpn: { notIn: ['hp'], mode: 'insensitive' } }] });
+    expect(where("tolower(brand) gt 'hp'")).toEqual({ brand: { gt: 'hp', mode: 'insensitive' } });
+    expect(where("contains(toupper(brand),'H%P')")).toEqual({ brand: { contains: 'H\\%P', mode: 'insensitive' } });
+    expect(where("tolower(brand) eq 'HP'")).toEqual({ OR: [] });
+    expect(where("contains(tolower(brand),'HP')")).toEqual({ OR: [] });
+  });
+
+  it('reads the rewritten forms with error positions in the text as sent', () => {
+    expect(printExpression(parse("brand in ('a', 'b') and not(total_kg_co2e gt 1.5D)"))).toBe("(brand eq 'a' or brand eq 'b') and not total_kg_co2e gt 1.5");
+    expect(printExpression(parse("startswith(brand,'a') eq false"))).toBe("not startswith(brand,'a')");
+    expect(failure(() => parse("brand in ('a%/', 'b') and country eqq 'DE'")).details).toMatch(/^\$filter: invalid syntax at character 34 /);
+  });
+
   it('escapes LIKE wildcards and decodes doubled quotes', () => {
     expect(where("contains(brand,'50%_\\x')")).toEqual({ brand: { contains: '50\\%\\_\\\\x' } });
     expect(where("startswith(brand,'O''Neil')")).toEqual({ brand: { startsWith: "O'Neil" } });

@@ -262,8 +262,8 @@ describe(`SbtiTargets on ${TEST_DATABASE_KIND}`, () => {
       { name: 'Use phase', scope: 'scope_1_2', current_kg_co2e: Math.round(sums._sum.use_phase_kg!.toNumber() * 1000) / 1000, progress_pct: expect.any(Number), on_track: expect.any(Boolean) },
     ]);
     const notFilterable = await odata('SbtiTargets', '$filter=progress_pct gt 10');
-    expect([notFilterable.status, notFilterable.body.code]).toEqual([400, 'PROPERTY_NOT_QUERYABLE']);
-    expect((await odata('SbtiTargets', '$orderby=on_track')).body.code).toBe('PROPERTY_NOT_QUERYABLE');
+    expect([notFilterable.status, notFilterable.body.error.code]).toEqual([400, 'PROPERTY_NOT_QUERYABLE']);
+    expect((await odata('SbtiTargets', '$orderby=on_track')).body.error.code).toBe('PROPERTY_NOT_QUERYABLE');
     const filtered = await odata('SbtiTargets', "$filter=scope eq 'scope_3' and target_year le 2030&$count=true");
     expect(filtered.body['@odata.count']).toBe(1);
     // The progress follows the inventory: new assets change the figures, the freshness and the proof hash.

@@ -95,18 +95,18 @@ describe(`OData access on ${TEST_DATABASE_KIND}`, () => {
       // Errors are JSON on every path, $metadata included.
       const none = await get(p, null);
       expect(none.status).toBe(401);
-      expect(none.body.code).toBe('MISSING_API_KEY');
+      expect(none.body.error.code).toBe('MISSING_API_KEY');
       expect(none.headers.get('www-authenticate')).toMatch(/Basic realm="OData"/);
       expect((await get(p, 'svc_live_notAKeyOfThisService0000000000')).status).toBe(401);
-      expect((await get(p, keys.noBi)).body).toMatchObject({ code: 'BI_NOT_ENABLED' });
+      expect((await get(p, keys.noBi)).body.error).toMatchObject({ code: 'BI_NOT_ENABLED' });
       expect((await get(p, keys.noBi)).status).toBe(402);
       const business = await get(p, keys.business);
-      expect([business.status, business.body.code]).toEqual([403, 'PLAN_TOO_LOW']);
+      expect([business.status, business.body.error.code]).toEqual([403, 'PLAN_TOO_LOW']);
       const noContext = await get(p, keys.noContext);
-      expect([noContext.status, noContext.body.code]).toEqual([403, 'NO_ORGANIZATION_CONTEXT']);
+      expect([noContext.status, noContext.body.error.code]).toEqual([403, 'NO_ORGANIZATION_CONTEXT']);
     }
     // The read-only demo sandbox has no audit log to record a query in.
-    expect((await odata('Assets', '', keys.demo)).body.code).toBe('NO_ORGANIZATION_CONTEXT');
+    expect((await odata('Assets', '', keys.demo)).body.error.code).toBe('NO_ORGANIZATION_CONTEXT');
     expect((await t.request('/v1/odata/$metadata', { headers: auth(keys.demo) })).status).toBe(200);
   });
 
@@ -117,9 +117,9 @@ describe(`OData access on ${TEST_DATABASE_KIND}`, () => {
     expect(ok.body.value).toHaveLength(1);
     expect((await t.request('/v1/odata/$metadata', { headers: basic('', keys.bi!) })).status).toBe(200);
     const wrong = await t.json('/v1/odata/Assets', { headers: basic('excel', 'svc_live_wrongwrongwrongwrongwrongwrong00') });
-    expect([wrong.status, wrong.body.code]).toEqual([401, 'INVALID_API_KEY']);
+    expect([wrong.status, wrong.body.error.code]).toEqual([401, 'INVALID_API_KEY']);
     const empty = await t.json('/v1/odata/Assets', { headers: basic('excel', '') });
-    expect([empty.status, empty.body.code]).toEqual([401, 'INVALID_AUTHORIZATION']);
+    expect([empty.status, empty.body.error.code]).toEqual([401, 'INVALID_AUTHORIZATION']);
     const notBi = await t.json('/v1/odata/Assets', { headers: basic('x', keys.noBi!) });
     expect(notBi.status).toBe(402);
     // Elsewhere Basic is not a way to send a key.
@@ -130,15 +130,15 @@ describe(`OData access on ${TEST_DATABASE_KIND}`, () => {
   it('is read-only (405 with Allow: GET, HEAD), answers 404 for unknown sets and finds sets case-insensitively', async () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
       const res = await t.json('/v1/odata/Assets', { method, headers: { ...auth(keys.bi), 'content-type': 'application/json' }, body: '{}' });
-      expect([res.status, res.body.code, res.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET, HEAD']);
+      expect([res.status, res.body.error.code, res.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET, HEAD']);
     }
     const missing = await odata('Laptops');
-    expect([missing.status, missing.body.code]).toEqual([404, 'ENTITY_SET_NOT_FOUND']);
-    expect(missing.body.details).toContain('Assets, Certificates, Products, EmissionFactors, SbtiTargets, MonthlyEmissions');
+    expect([missing.status, missing.body.error.code]).toEqual([404, 'ENTITY_SET_NOT_FOUND']);
+    expect(missing.body.error.message).toContain('Assets, Certificates, Products, EmissionFactors, SbtiTargets, MonthlyEmissions');
     const lower = await odata('assets', '$top=1');
     expect(lower.status).toBe(200);
     expect(lower.body['@odata.context']).toBe('http://localhost/v1/odata/$metadata#Assets');
-    expect((await odata('Assets/$count')).status).toBe(501);
+    expect((await odata('Assets/brand')).status).toBe(501);
     expect((await odata('Nope/$count')).status).toBe(404);
   });
 
@@ -228,27 +228,27 @@ describe(`OData $filter on ${TEST_DATABASE_KIND}`, () => {
 
   it('refuses unknown properties (400 naming them), type mismatches and bad syntax (400 with the position)', async () => {
     const unknown = await odata('Assets', '$filter=colour eq 1');
-    expect([unknown.status, unknown.body.code]).toEqual([400, 'UNKNOWN_PROPERTY']);
-    expect(unknown.body.error).toBe("Unknown property 'colour'");
-    expect(unknown.body.details).toMatch(/^\$filter: 'colour' is not a property of Assets; its properties are asset_id, brand,/);
+    expect([unknown.status, unknown.body.error.code]).toEqual([400, 'UNKNOWN_PROPERTY']);
+    expect(unknown.body.error.innererror.error).toBe("Unknown property 'colour'");
+    expect(unknown.body.error.message).toMatch(/^\$filter: 'colour' is not a property of Assets; its properties are asset_id, brand,/);
     for (const [option, value] of [['$select', 'brand,colour'], ['$orderby', 'colour desc']] as const) {
       const res = await odata('Assets', `${option}=${encodeURIComponent(value)}`);
-      expect([res.status, res.body.code, res.body.details.startsWith(`${option}: 'colour'`)]).toEqual([400, 'UNKNOWN_PROPERTY', true]);
+      expect([res.status, res.body.error.code, res.body.error.message.startsWith(`${option}: 'colour'`)]).toEqual([400, 'UNKNOWN_PROPERTY', true]);
     }
     const syntax = await odata('Assets', `$filter=${encodeURIComponent("brand eqq 'Dell'")}`);
-    expect([syntax.status, syntax.body.code]).toEqual([400, 'ODATA_SYNTAX_ERROR']);
-    expect(syntax.body.details).toBe('$filter: invalid syntax at character 6 (near "brand eqq \'Dell\'")');
+    expect([syntax.status, syntax.body.error.code]).toEqual([400, 'ODATA_SYNTAX_ERROR']);
+    expect(syntax.body.error.message).toBe('$filter: invalid syntax at character 6 (near "brand eqq \'Dell\'")');
     const unclosed = await odata('Assets', `$filter=${encodeURIComponent("brand eq 'Dell")}`);
-    expect(unclosed.body.code).toBe('ODATA_SYNTAX_ERROR');
+    expect(unclosed.body.error.code).toBe('ODATA_SYNTAX_ERROR');
     const mismatch = await odata('Assets', `$filter=${encodeURIComponent("total_kg_co2e eq 'heavy'")}`);
-    expect([mismatch.status, mismatch.body.code]).toEqual([400, 'ODATA_TYPE_MISMATCH']);
-    expect((await odata('Assets', '$filter=purchase_date eq 2023-02-30')).body.details).toBe('$filter: 2023-02-30 is not a calendar date');
-    expect((await odata('Assets', "$filter=status eq 'broken'")).body.details).toMatch(/status is one of in_stock, in_use/);
-    expect((await odata('Assets', "$filter=contains(total_kg_co2e,'1')")).body.code).toBe('ODATA_TYPE_MISMATCH');
+    expect([mismatch.status, mismatch.body.error.code]).toEqual([400, 'ODATA_TYPE_MISMATCH']);
+    expect((await odata('Assets', '$filter=purchase_date eq 2023-02-30')).body.error.message).toBe('$filter: 2023-02-30 is not a calendar date');
+    expect((await odata('Assets', "$filter=status eq 'broken'")).body.error.message).toMatch(/status is one of in_stock, in_use/);
+    expect((await odata('Assets', "$filter=contains(total_kg_co2e,'1')")).body.error.code).toBe('ODATA_TYPE_MISMATCH');
     const deep = await odata('Assets', `$filter=${'('.repeat(40)}true${')'.repeat(40)}`);
-    expect([deep.status, deep.body.code]).toEqual([400, 'ODATA_SYNTAX_ERROR']);
+    expect([deep.status, deep.body.error.code]).toEqual([400, 'ODATA_SYNTAX_ERROR']);
     const long = await odata('Assets', `$filter=${encodeURIComponent(`brand eq '${'x'.repeat(2_100)}'`)}`);
-    expect([long.status, long.body.code]).toEqual([400, 'INVALID_PARAMETER']);
+    expect([long.status, long.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
   });
 
   it('answers 501 listing what is supported for valid OData it does not implement', async () => {
@@ -259,17 +259,18 @@ describe(`OData $filter on ${TEST_DATABASE_KIND}`, () => {
       '$compute=total_kg_co2e mul 2 as double',
       `$filter=${encodeURIComponent('total_kg_co2e add 1 gt 2')}`,
       `$filter=${encodeURIComponent("certificates/any(c:c/country eq 'DE')")}`,
-      `$filter=${encodeURIComponent("tolower(brand) eq 'hp'")}`,
+      `$filter=${encodeURIComponent("cast(brand,Edm.String) eq 'hp'")}`,
+      `$filter=${encodeURIComponent("isof(brand,Edm.String)")}`,
+      `$filter=${encodeURIComponent("length(brand) gt 3")}`,
       `$filter=${encodeURIComponent("product/brand eq 'HP'")}`,
       `$filter=${encodeURIComponent('brand eq mpn')}`,
       `$orderby=${encodeURIComponent('tolower(brand)')}`,
-      '$format=xml',
     ];
     for (const query of cases) {
       const res = await odata('Assets', query);
-      expect([query, res.status, res.body.code]).toEqual([query, 501, 'ODATA_NOT_IMPLEMENTED']);
-      expect(res.body.supported.query_options).toContain('$filter');
-      expect(res.body.supported.functions).toEqual(['contains', 'startswith', 'endswith']);
+      expect([query, res.status, res.body.error.code]).toEqual([query, 501, 'ODATA_NOT_IMPLEMENTED']);
+      expect(res.body.error.innererror.supported.query_options).toContain('$filter');
+      expect(res.body.error.innererror.supported.functions).toEqual(['contains', 'startswith', 'endswith', 'tolower', 'toupper', 'year', 'month', 'day']);
     }
   });
 });
@@ -299,13 +300,13 @@ describe(`OData options and paging on ${TEST_DATABASE_KIND}`, () => {
 
   it('checks $top (at most 5000), $skip and $count, and refuses unknown or repeated options', async () => {
     const over = await odata('Assets', '$top=5001');
-    expect([over.status, over.body.code, over.body.details]).toEqual([400, 'INVALID_PARAMETER', "$top: must be an integer from 0 to 5000, got '5001'"]);
+    expect([over.status, over.body.error.code, over.body.error.message]).toEqual([400, 'INVALID_PARAMETER', "$top: must be an integer from 0 to 5000, got '5001'"]);
     expect((await odata('Assets', '$top=-1')).status).toBe(400);
     expect((await odata('Assets', '$top=1.5')).status).toBe(400);
     expect((await odata('Assets', '$skip=x')).status).toBe(400);
     expect((await odata('Assets', '$count=yes')).status).toBe(400);
-    expect((await odata('Assets', '$top=1&$top=2')).body.details).toBe('$top: is given more than once');
-    expect((await odata('Assets', '$frobnicate=1')).body.details).toBe('$frobnicate: is not an OData system query option');
+    expect((await odata('Assets', '$top=1&$top=2')).body.error.message).toBe('$top: is given more than once');
+    expect((await odata('Assets', '$frobnicate=1')).body.error.message).toBe('$frobnicate: is not an OData system query option');
     expect((await odata('Assets', '$top=5000')).body.value).toHaveLength(10);
     const page = await odata('Assets', '$select=serial_number&$orderby=serial_number&$top=3&$skip=2&$count=true');
     expect(page.body.value.map((r: any) => r.serial_number)).toEqual(['S03', 'S04', 'S05']);
@@ -344,7 +345,7 @@ describe(`OData options and paging on ${TEST_DATABASE_KIND}`, () => {
     expect([...first.body.value, ...second.body.value, ...third.body.value].map((r: any) => r.serial_number)).toEqual(['S01', 'S02', 'S03', 'S04', 'S05']);
     expect(third.body['@odata.nextLink']).toBeUndefined();
     const tampered = await odata('Assets', '$skiptoken=eyJ4IjoxfQ');
-    expect([tampered.status, tampered.body.code]).toEqual([400, 'INVALID_PARAMETER']);
+    expect([tampered.status, tampered.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
   });
 
   it("shows only the caller's organisation, and shared reference data to everyone", async () => {
@@ -412,5 +413,184 @@ describe(`OData proof headers on ${TEST_DATABASE_KIND}`, () => {
     expect(changed.headers.get('x-service-proof-hash')).not.toBe(first.headers.get('x-service-proof-hash'));
     expect(new Date(changed.headers.get('x-service-data-freshness')!).getTime()).toBeGreaterThan(Date.parse('2024-01-10T10:00:00Z'));
     await prisma().asset.update({ where: { id: ids.S01 }, data: { brand: 'Dell' } });
+  });
+});
+
+describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
+  it('answers every error in the OData JSON error shape, the service body as innererror, so that clients show the message', async () => {
+    const syntax = await odata('Assets', `$filter=${encodeURIComponent("brand eqq 'Dell'")}`);
+    expect([syntax.status, syntax.headers.get('content-type')]).toEqual([400, 'application/json; charset=utf-8']);
+    expect(syntax.body).toEqual({
+      error: {
+        code: 'ODATA_SYNTAX_ERROR',
+        message: '$filter: invalid syntax at character 6 (near "brand eqq \'Dell\'")',
+        details: [],
+        innererror: { error: 'Invalid $filter', code: 'ODATA_SYNTAX_ERROR', details: '$filter: invalid syntax at character 6 (near "brand eqq \'Dell\'")' },
+      },
+    });
+    // Errors of every layer before the OData router too: access control, the route table.
+    expect((await odata('Assets', '', keys.noBi)).body.error).toMatchObject({ code: 'BI_NOT_ENABLED', message: 'BI export is not enabled on this API key' });
+    const route = await get('/v1/odata/Assets/brand/x');
+    expect([route.status, route.body.error.code]).toEqual([404, 'ROUTE_NOT_FOUND']);
+    const method = await t.json('/v1/odata/Assets', { method: 'DELETE', headers: auth(keys.bi) });
+    expect([method.status, method.body.error.code, method.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET']);
+    // Elsewhere the service's own error body stays.
+    expect((await t.json('/v1/assets', { headers: auth('svc_live_wrongwrongwrongwrongwrongwrong00') })).body).toMatchObject({ code: 'INVALID_API_KEY' });
+  });
+
+  it('answers a refused quota in the OData shape too, with the rate-limit body as innererror and Retry-After', async () => {
+    const limited = await createTestApp({ QUOTA_LIMITS: 'minute.enterprise=1,day.enterprise=100' });
+    try {
+      const org = await limited.createOrg('enterprise', 'Limited Corp');
+      const key = (await limited.createKey(org.id, { bi_enabled: true })).key;
+      expect((await limited.request('/v1/odata/$metadata', { headers: auth(key) })).status).toBe(200);
+      const refused = await limited.json('/v1/odata/Assets', { headers: auth(key) });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.body.error).toMatchObject({ code: 'RATE_LIMITED_MINUTE', message: refused.body.error.innererror.message, details: [] });
+      expect(refused.body.error.innererror).toMatchObject({ error: 'Rate limit exceeded', retry_after_seconds: expect.any(Number) });
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('offers Bearer and Basic on every 401, a missing key, a wrong key and a wrong Basic password alike', async () => {
+    const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`excel:${password}`).toString('base64')}` });
+    for (const headers of [{}, auth('svc_live_notAKeyOfThisService0000000000'), basic('svc_live_notAKeyOfThisService0000000000'), basic('')]) {
+      const res = await t.json('/v1/odata/Assets', { headers });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toBe('Bearer realm="v1", Basic realm="OData", charset="UTF-8"');
+      expect(res.body.error.message.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('answers 406 for formats other than JSON (XML for $metadata), by Accept or $format', async () => {
+    for (const accept of ['application/atom+xml', 'text/csv', 'application/xml', 'application/json;q=0']) {
+      const res = await odata('Assets', '$top=1', keys.bi, { accept });
+      expect([accept, res.status, res.body.error.code]).toEqual([accept, 406, 'NOT_ACCEPTABLE']);
+    }
+    expect((await odata('Assets', '$format=atom')).status).toBe(406);
+    expect((await odata('Assets', '$format=xml')).status).toBe(406);
+    for (const accept of ['application/json', 'application/json;odata.metadata=minimal', 'application/*', '*/*', 'application/atom+xml;q=0.9, application/json;q=0.8']) {
+      expect([accept, (await odata('Assets', '$top=1', keys.bi, { accept })).status]).toEqual([accept, 200]);
+    }
+    expect((await get('/v1/odata/$metadata', keys.bi, { accept: 'application/json' })).status).toBe(406);
+    for (const accept of ['application/xml', 'text/xml', 'text/*', 'application/xml;q=0.9, application/json']) {
+      expect([accept, (await t.request('/v1/odata/$metadata', { headers: { ...auth(keys.bi), accept } })).status]).toEqual([accept, 200]);
+    }
+    expect((await get('/v1/odata', keys.bi, { accept: 'text/csv' })).status).toBe(406);
+  });
+
+  it('answers one entity by its key, in every key form, scoped like the set: another organisation\'s key is as missing as an unknown one', async () => {
+    for (const form of [ids.S04, `asset_id=${ids.S04}`, `'${ids.S04}'`, ids.S04!.toUpperCase()]) {
+      const res = await get(`/v1/odata/Assets(${form})`);
+      expect([form, res.status]).toEqual([form, 200]);
+      expect(res.body).toMatchObject({ '@odata.context': 'http://localhost/v1/odata/$metadata#Assets/$entity', asset_id: ids.S04, serial_number: 'S04', brand: '100% Green', purchase_date: '2024-02-29' });
+      expect(res.body.value).toBeUndefined();
+      expect(res.headers.get('x-service-proof')).toMatch(/^[0-9a-f-]{36}$/);
+    }
+    const selected = await get(`/v1/odata/Assets(${ids.S04})?$select=brand,serial_number`);
+    expect(selected.body).toEqual({ '@odata.context': 'http://localhost/v1/odata/$metadata#Assets(brand,serial_number)/$entity', brand: '100% Green', serial_number: 'S04' });
+
+    const otherAsset = await prisma().asset.findFirstOrThrow({ where: { serial_number: 'OTHER-1' } });
+    const unknownId = '00000000-0000-4000-8000-000000000000';
+    const foreign = await get(`/v1/odata/Assets(${otherAsset.id})`);
+    const missing = await get(`/v1/odata/Assets(${unknownId})`);
+    expect([foreign.status, missing.status]).toEqual([404, 404]);
+    expect(foreign.body.error.message.replace(otherAsset.id, 'KEY')).toBe(missing.body.error.message.replace(unknownId, 'KEY'));
+    expect(foreign.body.error).toMatchObject({ code: 'ENTITY_NOT_FOUND', message: `Assets has no entity with the key ${otherAsset.id}` });
+    expect((await get(`/v1/odata/Assets(${otherAsset.id})`, keys.other)).body.serial_number).toBe('OTHER-1');
+
+    // Every set by its key.
+    const product = (await odata('Products', '$top=1&$select=product_id,name')).body.value[0];
+    expect((await get(`/v1/odata/Products(${product.product_id})`)).body).toMatchObject(product);
+    const bad = await get('/v1/odata/Assets(42)');
+    expect([bad.status, bad.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
+    expect((await get(`/v1/odata/Assets(brand=${ids.S04})`)).status).toBe(400);
+    expect((await get(`/v1/odata/Nope(${ids.S04})`)).status).toBe(404);
+    expect((await get(`/v1/odata/Assets(${ids.S04})?$filter=true`)).body.error.message).toBe('$filter: does not apply to a single entity');
+    expect((await get(`/v1/odata/Assets(${ids.S04})?$expand=product`)).status).toBe(501);
+    expect((await get(`/v1/odata/Assets(${ids.S04})/brand`)).status).toBe(501);
+  });
+
+  it('answers /{Set}/$count as text/plain, filtered and scoped, recorded in the audit log', async () => {
+    const count = await t.request('/v1/odata/Assets/$count', { headers: auth(keys.bi) });
+    expect([count.status, count.headers.get('content-type'), await count.text()]).toEqual([200, 'text/plain; charset=utf-8', String(SEED.length)]);
+    const proof = count.headers.get('x-service-proof')!;
+    expect((await prisma().auditLog.findUniqueOrThrow({ where: { id: proof } })).data).toMatchObject({ entity_set: 'Assets', count: SEED.length, row_count: 0 });
+    const filtered = await t.request(`/v1/odata/Assets/$count?$filter=${encodeURIComponent("country eq 'DE'")}`, { headers: auth(keys.bi) });
+    expect(await filtered.text()).toBe(String(where((a) => a.country === 'DE').length));
+    expect(await (await t.request('/v1/odata/Assets/$count', { headers: auth(keys.other) })).text()).toBe('1');
+    expect((await get('/v1/odata/Assets/$count?$top=1')).body.error.message).toBe('$top: does not apply to /$count');
+    expect((await get('/v1/odata/Assets/$count', keys.bi, { accept: 'application/json' })).status).toBe(406);
+  });
+
+  it('reads the forms the SAP Cloud SDK and Power Query write: typed number suffixes, fn() eq true|false, not( and in', async () => {
+    // Hand-written: the SAP Cloud SDK is not installable here; these are the URL forms it sends.
+    expect(await serials('total_kg_co2e gt 300D')).toEqual(await serials('total_kg_co2e gt 300'));
+    expect(await serials('total_kg_co2e gt 300D')).toEqual(where((a) => a.total_kg_co2e !== null && a.total_kg_co2e > 300));
+    expect(await serials('total_kg_co2e le 1.5e2d and total_kg_co2e ge -2F')).toEqual(where((a) => a.total_kg_co2e !== null && a.total_kg_co2e <= 150 && a.total_kg_co2e >= -2));
+    expect(await serials('total_kg_co2e eq 88.125M')).toEqual(['S10']);
+    expect(await serials("startswith(brand,'Dell') eq true")).toEqual(['S01', 'S02']);
+    expect(await serials("startswith(brand,'Dell') eq false")).toEqual(where((a) => !a.brand.startsWith('Dell')));
+    expect(await serials("contains(mpn,'book') ne true and country eq 'DE'")).toEqual(where((a) => !(a.mpn ?? '').includes('book') && a.country === 'DE'));
+    expect(await serials("endswith(brand,'o') eq true or brand eq 'HP'")).toEqual(where((a) => a.brand.endsWith('o') || a.brand === 'HP'));
+    expect(await serials("not(brand eq 'Dell')")).toEqual(where((a) => a.brand !== 'Dell'));
+    expect(await serials("not(startswith(brand,'Dell')) and not(country eq 'DE')")).toEqual(where((a) => !a.brand.startsWith('Dell') && a.country !== 'DE'));
+    expect(await serials("country in ('FR', 'NL','PL')")).toEqual(['S02', 'S04', 'S09']);
+    expect(await serials("status in ('in_use','in_repair') and brand ne 'Lenovo'")).toEqual(['S01', 'S04', 'S05']);
+    expect(await serials("not (country in ('DE'))")).toEqual(where((a) => a.country !== 'DE'));
+    expect(await serials("mpn in ('a_b', null)")).toEqual(['S03', 'S04', 'S09']);
+    expect(await serials("tolower(brand) in ('hp','dell')")).toEqual(['S01', 'S02', 'S07', 'S08']);
+    // A list of properties is not OData; neither is an empty list.
+    expect((await odata('Assets', `$filter=${encodeURIComponent('brand in (mpn)')}`)).status).toBe(400);
+    expect((await odata('Assets', `$filter=${encodeURIComponent('brand in ()')}`)).status).toBe(400);
+  });
+
+  it('translates tolower() and toupper() into case-insensitive SQL, for comparisons and the text functions', async () => {
+    expect(await serials("tolower(brand) eq 'hp'")).toEqual(['S07', 'S08']);
+    expect(await serials("toupper(brand) eq 'HP'")).toEqual(['S07', 'S08']);
+    expect(await serials("'hp' eq tolower(brand)")).toEqual(['S07', 'S08']);
+    expect(await serials("tolower(brand) ne 'hp'")).toEqual(where((a) => a.brand.toLowerCase() !== 'hp'));
+    expect(await serials("tolower(brand) eq 'HP'")).toEqual([]);
+    expect(await serials("tolower(brand) ne 'HP'")).toHaveLength(SEED.length);
+    expect(await serials("tolower(brand) ge 'l'")).toEqual(where((a) => a.brand.toLowerCase() >= 'l'));
+    // LIKE wildcards stay literal under the case-insensitive comparison too.
+    expect(await serials("tolower(brand) eq '100% green'")).toEqual(['S04']);
+    expect(await serials("tolower(brand) eq '100_ green'")).toEqual([]);
+    expect(await serials("contains(tolower(mpn),'elitebook')")).toEqual(['S07', 'S08']);
+    expect(await serials("startswith(toupper(brand),'LEN')")).toEqual(['S09', 'S10']);
+    expect(await serials("not contains(tolower(mpn),'elitebook')")).toEqual(where((a) => !(a.mpn ?? '').toLowerCase().includes('elitebook')));
+    expect(await serials("tolower(mpn) eq null")).toEqual(['S03', 'S09']);
+    expect((await odata('Assets', `$filter=${encodeURIComponent("toupper(brand) gt 'H'")}`)).status).toBe(501);
+    expect((await odata('Assets', `$filter=${encodeURIComponent("tolower(total_kg_co2e) eq '1'")}`)).body.error.code).toBe('ODATA_TYPE_MISMATCH');
+  });
+
+  it('translates year(), month() and day() of dates and date-times into ranges of the column', async () => {
+    const date = (a: AssetSeed) => (a.purchase_date ? new Date(`${a.purchase_date}T00:00:00Z`) : null);
+    const part = (fn: (d: Date) => number, test: (n: number) => boolean) => where((a) => date(a) !== null && test(fn(date(a)!)));
+    const year = (d: Date) => d.getUTCFullYear();
+    const month = (d: Date) => d.getUTCMonth() + 1;
+    const day = (d: Date) => d.getUTCDate();
+    expect(await serials('year(purchase_date) eq 2023')).toEqual(part(year, (n) => n === 2023));
+    expect(await serials('year(purchase_date) gt 2022')).toEqual(part(year, (n) => n > 2022));
+    expect(await serials('year(purchase_date) le 2021')).toEqual(part(year, (n) => n <= 2021));
+    // ne, and not of a comparison, match the rows without a date (OData: null ne 2023 is true).
+    expect(await serials('year(purchase_date) ne 2023')).toEqual(where((a) => date(a) === null || year(date(a)!) !== 2023));
+    expect(await serials('not (year(purchase_date) lt 2023)')).toEqual(where((a) => date(a) === null || year(date(a)!) >= 2023));
+    expect(await serials('month(purchase_date) eq 1')).toEqual(part(month, (n) => n === 1));
+    expect(await serials('month(purchase_date) ge 6')).toEqual(part(month, (n) => n >= 6));
+    expect(await serials('month(purchase_date) ne 1')).toEqual(where((a) => date(a) === null || month(date(a)!) !== 1));
+    expect(await serials('day(purchase_date) eq 31')).toEqual(part(day, (n) => n === 31));
+    expect(await serials('day(purchase_date) eq 29 and month(purchase_date) eq 2')).toEqual(['S04']);
+    expect(await serials('day(purchase_date) lt 5')).toEqual(part(day, (n) => n < 5));
+    expect(await serials('year(purchase_date) eq 2023 and month(purchase_date) eq 1 and day(purchase_date) eq 15')).toEqual(['S01', 'S07']);
+    expect(await serials('year(purchase_date) in (2019, 2020)')).toEqual(['S06', 'S08']);
+    expect(await serials('year(purchase_date) eq null')).toEqual(['S03', 'S10']);
+    // Date-times by their UTC date.
+    expect(await serials('year(created_at) eq 2024 and day(created_at) ge 9')).toEqual(['S09', 'S10']);
+    expect(await serials('month(created_at) eq 2')).toEqual([]);
+    expect((await odata('Assets', `$filter=${encodeURIComponent('year(brand) eq 2024')}`)).body.error.code).toBe('ODATA_TYPE_MISMATCH');
+    expect((await odata('Assets', `$filter=${encodeURIComponent('month(purchase_date) eq 1.5')}`)).body.error.code).toBe('ODATA_TYPE_MISMATCH');
   });
 });
