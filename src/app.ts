@@ -125,7 +125,7 @@ export function forwardedOrigin(req: IncomingMessage, trustedProxies: readonly s
   if (!trustedProxies.includes(peerAddress(req))) return undefined;
   const first = (name: string) => {
     const value = req.headers[name];
-    return (Array.isArray(value) ? value[0] : value)?.split(',')[0]!.trim() || undefined;
+    return (Array.isArray(value) ? value[0] : value)?.split(',')[0]?.trim() || undefined;
   };
   return { proto: first('x-forwarded-proto')?.toLowerCase(), host: first('x-forwarded-host') };
 }
