@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
@@ -5,15 +7,20 @@ import { seedDemo } from '../../src/assets/seed-demo.ts';
 
 // GraphQL errors as a client of GraphQL over HTTP sees them, with either media type it may accept
 // (docs/errors.md, "GraphQL errors over HTTP"): the status, the content type, and extensions.code and
-// extensions.details on every error.
+// extensions.details on every error. Sent with fetch over a real HTTP connection, as a client does.
 
 const JSON_TYPE = 'application/json';
 const GRAPHQL_RESPONSE = 'application/graphql-response+json';
 
 let t: TestApp;
+let server: Server;
+let url: string;
 const keys: Record<string, string> = {};
 beforeAll(async () => {
   t = await createTestApp();
+  server = createServer((req, res) => t.app.handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/graphql`;
   for (const plan of ['free', 'business']) {
     const org = await t.createOrg(plan);
     keys[plan] = (await t.createKey(org.id)).key;
@@ -21,7 +28,11 @@ beforeAll(async () => {
   }
   keys.noOrganisation = (await t.createKey((await t.createOrg('business')).id, { org_context: false })).key;
 });
-afterAll(() => t?.close());
+afterAll(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => server?.close(resolve));
+  await t?.close();
+});
 
 type GraphQLBody = { data?: unknown; errors?: { message: string; extensions: { code: string; details: string } }[] };
 
@@ -29,7 +40,7 @@ async function post(key: string | undefined, body: object, accept?: string) {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (accept) headers.accept = accept;
   if (key) headers.authorization = `Bearer ${key}`;
-  const res = await t.app.fetch(new Request('http://localhost/v1/graphql', { method: 'POST', headers, body: JSON.stringify(body) }));
+  const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
   return { status: res.status, type: res.headers.get('content-type')?.split(';')[0], body: (await res.json()) as GraphQLBody };
 }
 
