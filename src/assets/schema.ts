@@ -157,7 +157,8 @@ export function pageSize(args: { first?: number | null; last?: number | null }):
     if (n != null && n > MAX_PAGE_SIZE) {
       throw new ApiError(400, 'PAGE_SIZE_TOO_LARGE', `Invalid parameter '${name}'`, `${name}: at most ${MAX_PAGE_SIZE} assets per page, got ${n}; page on with the after cursor`);
     }
-    if (n != null && n < 0) throw invalidParameter(name, `must not be negative, got ${n}`);
+    // An empty page would have no cursor to page on from, yet more assets after it: refused rather than answered inconsistently.
+    if (n != null && n < 1) throw invalidParameter(name, `must be between 1 and ${MAX_PAGE_SIZE}, got ${n} (totalCount is answered with any page)`);
   }
   return MAX_PAGE_SIZE;
 }
@@ -229,7 +230,7 @@ builder.queryField('assets', (t) =>
       },
       description:
         `Assets of the caller's organisation, ${DEFAULT_PAGE_SIZE} per page by default and at most ${MAX_PAGE_SIZE} ` +
-        '(a larger first is a PAGE_SIZE_TOO_LARGE error), in a stable order (by id). Page on with after = pageInfo.endCursor; cursors are opaque. ' +
+        '(a larger first is a PAGE_SIZE_TOO_LARGE error, first or last below 1 an INVALID_PARAMETER error), in a stable order (by id). Page on with after = pageInfo.endCursor; cursors are opaque. ' +
         'Filters combine with AND; purchase dates are inclusive.',
       args: {
         status: t.arg({ type: [AssetStatus], description: 'Any of these statuses' }),

@@ -58,10 +58,10 @@ const equivalentRow = (s: { km_driving_avoided: number; trees_year_equivalent: n
   `${fmt.count(s.km_driving_avoided)} km by an average car, or ${fmt.kg(s.trees_year_equivalent)} tree-years of CO₂ uptake`,
 ];
 
-function breakEven(value: number | null): string {
-  if (value === null) return 'never: it uses no more electricity than a new one';
-  if (value === 0) return 'none: refurbishing emits more than it avoids';
-  return `after ${years(value)} of use`;
+/** null is "never" for two reasons, told apart by the sign of the net savings (they are positive when only the extra electricity is missing). */
+function breakEven(statement: { break_even_years: number | null; net_savings_kg: number }): string {
+  if (statement.break_even_years !== null) return `after ${years(statement.break_even_years)} of use`;
+  return statement.net_savings_kg > 0 ? 'never: it uses no more electricity than a new one' : 'never: refurbishing emits more than it avoids';
 }
 
 /** The figures of the statement, in the order they add up. */
@@ -95,7 +95,7 @@ export function statementRows(statement: CertificateStatement): Row[] {
         ],
         ['Extra electricity in the country of reuse', `− ${kg(statement.additional_use_phase_kg)}`],
         ['Net savings', `${kg(statement.net_savings_kg)} (${fmt.pct(statement.net_savings_pct)})`],
-        ['Break-even (extra electricity = savings)', breakEven(statement.break_even_years)],
+        ['Break-even (extra electricity = savings)', breakEven(statement)],
         equivalentRow(statement),
       ];
   }

@@ -343,7 +343,7 @@ builder.queryFields((t) => ({
     type: RefurbishmentResult,
     description:
       'Refurbishment impact: grade A (Like New), B (Good) or C (Fair) overhead, component swaps ' +
-      '(comma-separated tokens battery:<wh>, storage:<gb>:<type>, ram:<modules>:<gb per module>, display:<inches>:<screen_type>, keyboard_trackpad), ' +
+      '(comma-separated tokens battery:<wh>, storage:<gb>:<type>, ram:<total GB>:<modules>, display:<inches>:<screen_type>, keyboard_trackpad), ' +
       'use phase in reuse_country, net savings, break-even and a production heatmap.',
     authScopes: PUBLIC,
     extensions: { rest: { method: 'GET', path: '/refurbishment', tags: ['Footprint'] } },

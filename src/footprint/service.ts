@@ -7,6 +7,7 @@ import {
   statedInterval,
   parseSwaps,
   SwapParseError,
+  swapLimitProblems,
   type EngineParameters,
   type FootprintResult,
   type Grade,
@@ -137,7 +138,7 @@ export class FootprintService {
       problems.push({ field: 'swaps', reason: `invalid token '${error.token}': ${error.reason}` });
     }
     const reuse = query.reuse_country?.trim() ? this.region(query.reuse_country, 'reuse_country', problems) : undefined;
-    const { device, region, result, unrounded } = await this.evaluate(query, 'country', problems);
+    const { device, region, result, unrounded } = await this.evaluate(query, 'country', problems, (d) => swapLimitProblems(swaps, d.category));
     const reuseRegion = reuse ?? region;
     const refurbishment = calculateRefurbishment({
       footprint: unrounded,
@@ -164,16 +165,22 @@ export class FootprintService {
 
   /**
    * Device, region and footprint (`result` rounded for the answer, `unrounded` for the
-   * savings and refurbishment derived from it), or one 400 listing every problem found (including `problems` passed in).
+   * savings and refurbishment derived from it), or one 400 listing every problem found (including `problems` passed in
+   * and those `checkDevice` finds in the resolved device).
    */
-  private async evaluate(query: DeviceQuery & { country?: string | null }, field: string, problems: FieldProblem[] = []) {
+  private async evaluate(
+    query: DeviceQuery & { country?: string | null },
+    field: string,
+    problems: FieldProblem[] = [],
+    checkDevice: (device: ResolvedDevice) => FieldProblem[] = () => [],
+  ) {
     const brand = query.brand?.trim();
     const mpn = query.mpn?.trim() || null;
     const model = query.model?.trim() || null;
     const match = brand && (mpn || model) ? await this.catalogue.find(brand, mpn, model, suppliedSpecs(query)) : undefined;
     const resolved = resolveDevice(query, match);
     const region = this.region(query.country, field, problems);
-    const all = [...resolved.problems, ...problems];
+    const all = [...resolved.problems, ...problems, ...(resolved.device ? checkDevice(resolved.device) : [])];
     if (all.length || !resolved.device || !region) throw invalidFields(all);
     const device = resolved.device;
     const unrounded = footprintModelOf(device, region.code, region.factor.value);

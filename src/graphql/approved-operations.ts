@@ -34,7 +34,7 @@ export function loadApprovedOperations(dir = TEMPLATES_DIR): ApprovedOperation[]
     });
 }
 
-const rejection = (code: string, message: string, status: number) => new GraphQLError(message, { extensions: { code, http: { status } } });
+const rejection = (code: string, message: string, details: string, status: number) => new GraphQLError(message, { extensions: { code, details, http: { status } } });
 
 /**
  * GraphQL access by plan. Every plan may send an approved template by its hash (persisted
@@ -54,8 +54,8 @@ export function useApprovedOperations(operations: ApprovedOperation[]): Plugin[]
       // Text queries are allowed here and checked against the templates below, after the hash (if any) is resolved.
       allowArbitraryOperations: true,
       customErrors: {
-        notFound: { message: 'No approved query template has this hash (GET the templates from the API documentation)', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 400 } } },
-        keyNotFound: { message: 'The persisted operation id is missing', extensions: { code: 'PERSISTED_QUERY_ID_MISSING', http: { status: 400 } } },
+        notFound: { message: 'No approved query template has this hash (GET the templates from the API documentation)', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 400 }, details: 'extensions.persistedQuery.sha256Hash: not the hash of an approved query template' } },
+        keyNotFound: { message: 'The persisted operation id is missing', extensions: { code: 'PERSISTED_QUERY_ID_MISSING', http: { status: 400 }, details: 'extensions.persistedQuery.sha256Hash: is required (or documentId), or send the query text' } },
       },
     }),
     {
@@ -72,6 +72,7 @@ export function useApprovedOperations(operations: ApprovedOperation[]): Plugin[]
           throw rejection(
             'OPERATION_NOT_APPROVED',
             `The ${plan} plan may run only the approved query templates (${operations.map((o) => o.name).join(', ')}); ad-hoc queries need the business or enterprise plan`,
+            `query: not one of the approved query templates of the ${plan} plan (send a template's text or its hash; the business and enterprise plans run any query)`,
             403,
           );
         }

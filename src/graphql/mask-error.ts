@@ -3,15 +3,16 @@ import { ApiError } from '../errors/api-error.ts';
 import { toApiError } from '../errors/render.ts';
 
 /**
- * GraphQL's error masking: the service's ApiErrors keep their message and extensions.code;
- * GraphQL's own errors (syntax, validation) pass through with Yoga's codes; anything
+ * GraphQL's error masking: the service's ApiErrors keep their message, extensions.code and details;
+ * GraphQL's own errors (syntax, validation) pass through with their codes, given details; anything
  * unexpected is logged and masked as INTERNAL_ERROR by toApiError.
  */
 export function maskGraphQLError(error: unknown): Error {
   if (error instanceof GraphQLError && error.originalError === undefined && !(error instanceof ApiError)) {
-    if (error.extensions?.code) return error;
+    if (error.extensions?.code && error.extensions.details) return error;
     // GraphQL's own coercion errors (a missing or mistyped variable) carry no code: named like REST's.
-    const { code, details } = toApiError(error);
+    // A library's coded error without details (Yoga's request errors) is its own details: every error has both.
+    const { code, details } = error.extensions?.code ? { code: error.extensions.code, details: error.message } : toApiError(error);
     return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...error.extensions, code, details } });
   }
   const api = toApiError(error);

@@ -10,18 +10,29 @@ const ARMOR_LIMITS: [RegExp, string][] = [
   [/Token limit/i, 'MAX_TOKENS_EXCEEDED'],
 ];
 
+/** `details` of an error of the query text, worded like REST's: the field (`query`), then the reason (and where, for a syntax or validation error). */
+function queryDetails(error: GraphQLError, withPosition = false): string {
+  const at = withPosition ? error.locations?.[0] : undefined;
+  return `query: ${error.message.replace(/^Syntax Error: /, '')}${at ? ` (line ${at.line}, column ${at.column})` : ''}`;
+}
+
 /**
- * Every validation error leaves with extensions.code, armor's limits included; a limit rejection
- * answers HTTP 400 (docs/api.md, "GraphQL") whatever the Accept header, like a malformed query.
+ * Every parse and validation error leaves with extensions.code and extensions.details, armor's limits
+ * included; a limit rejection answers HTTP 400 (docs/api.md, "GraphQL") whatever the Accept header, like a malformed query.
  */
 export function useValidationErrorCodes(): Plugin {
   const withCode = (error: GraphQLError, fallback: string) => {
     const limit = ARMOR_LIMITS.find(([pattern]) => pattern.test(error.message))?.[1];
     // As an ApiError a limit keeps its 400 for application/json clients too (Yoga answers those 200
     // for its own parse and validation errors, and marks them so on the way out).
-    if (limit) return new ApiError(400, limit, error.message, `query: ${error.message.replace(/^Syntax Error: /, '')}`);
-    if (error.extensions?.code) return error;
-    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, extensions: { ...error.extensions, code: fallback } });
+    if (limit) return new ApiError(400, limit, error.message, queryDetails(error));
+    if (error.extensions?.code && error.extensions.details) return error;
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      extensions: { ...error.extensions, code: error.extensions?.code ?? fallback, details: queryDetails(error, true) },
+    });
   };
   return {
     onValidate() {
@@ -31,8 +42,7 @@ export function useValidationErrorCodes(): Plugin {
     },
     onParse() {
       return ({ result, replaceParseResult }) => {
-        // Only armor's token limit is worth renaming; other syntax errors keep Yoga's GRAPHQL_PARSE_FAILED.
-        if (result instanceof GraphQLError && /Token limit/i.test(result.message)) replaceParseResult(withCode(result, 'GRAPHQL_PARSE_FAILED'));
+        if (result instanceof GraphQLError) replaceParseResult(withCode(result, 'GRAPHQL_PARSE_FAILED'));
       };
     },
   };

@@ -189,6 +189,17 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
     expect(page).toContain('Country of reuse US-TX');
   });
 
+  it('a refurbishment that emits more than it avoids has no break-even: null in the API and the payload, "never" on the PDF', async () => {
+    const api = await calculate('refurbishment', { country: 'FR', grade: 'A', swaps: 'display:17:mini_led,display:17:mini_led,display:17:mini_led,storage:20000:ssd' });
+    expect(api.net_savings_kg).toBeLessThan(0);
+    expect(api.break_even_years).toBeNull();
+    const { cert, text } = await certify(api.calculation_id);
+    expect(text).toContain('never: refurbishing emits more than it avoids');
+    const { payload } = await verifyJson(cert.verify_url);
+    expect(payload.statement.break_even_years).toBeNull();
+    expect(payload.statement.net_savings_kg).toBe(api.net_savings_kg);
+  });
+
   it('prints an interval of ±110 % with a positive low bound, and the method', async () => {
     const api = await calculate('footprint', { country: 'DE' });
     // A category-default estimate can be ±110 %: the stored answer says so before the certificate is issued.

@@ -232,12 +232,12 @@ describe('GET /v1/refurbishment', () => {
   const base = { brand: 'Lenovo', model: 'ThinkPad X1 Carbon', country: 'DE', category: 'laptop' };
 
   it('answers overhead by grade, swap costs, adjusted use phase, net savings, break-even and a heatmap', async () => {
-    const res = await t.json(`/v1/refurbishment?${qs({ ...base, grade: 'B', swaps: 'battery:57,storage:512:nvme,ram:2:8,display:14:ips,keyboard_trackpad', reuse_country: 'pl' })}`);
+    const res = await t.json(`/v1/refurbishment?${qs({ ...base, grade: 'B', swaps: 'battery:57,storage:512:nvme,ram:16:2,display:14:ips,keyboard_trackpad', reuse_country: 'pl' })}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=86400');
     const b = res.body;
     expect(b).toMatchObject({ grade: 'B', grade_label: 'Good', country: 'DE', reuse_country: 'PL', remaining_life_years: 2 });
-    expect(b.swaps.map((s: any) => s.token)).toEqual(['battery:57', 'storage:512:nvme', 'ram:2:8', 'display:14:ips', 'keyboard_trackpad']);
+    expect(b.swaps.map((s: any) => s.token)).toEqual(['battery:57', 'storage:512:nvme', 'ram:16:2', 'display:14:ips', 'keyboard_trackpad']);
     for (const s of b.swaps) expect(s.production_kg).toBeGreaterThan(0);
     expect(b.swaps_total_kg).toBeCloseTo(b.swaps.reduce((n: number, s: any) => n + s.production_kg, 0), 1);
     expect(b.refurbishment_total_kg).toBeCloseTo(b.overhead.total_kg + b.swaps_total_kg, 1);
@@ -257,7 +257,23 @@ describe('GET /v1/refurbishment', () => {
     expect(a.net_savings_kg).toBeLessThan(c.net_savings_kg);
   });
 
+  it('reads ram:<total_gb>:<modules>: 16 GB in two modules costs two 8 GB modules', async () => {
+    const memoryKg = async (swaps: string) => (await t.json(`/v1/refurbishment?${qs({ ...base, grade: 'B', swaps })}`)).body.swaps[0].production_kg;
+    expect(await memoryKg('ram:16:2')).toBeCloseTo(2 * (await memoryKg('ram:8:1')), 1);
+  });
+
+  it('gives no break-even (null) when refurbishing already emits more than buying new', async () => {
+    const swaps = 'display:17:mini_led,display:17:mini_led,display:17:mini_led,storage:20000:ssd';
+    const res = await t.json(`/v1/refurbishment?${qs({ ...base, grade: 'A', swaps })}`);
+    expect(res.status).toBe(200);
+    expect(res.body.net_savings_kg).toBeLessThan(0);
+    expect(res.body.break_even_years).toBeNull();
+  });
+
   it.each([
+    [{ ...base, grade: 'B', swaps: 'battery:56,display:99:ips' }, 'swaps[1]', /'display:99:ips': display size 99 inches is out of range for category laptop \(allowed 1 to 23 inches\)/],
+    [{ ...base, grade: 'B', swaps: 'ram:1024:8' }, 'swaps[0]', /'ram:1024:8': total memory 1024 GB is out of range for category laptop \(allowed above 0 to 512 GB\)/],
+    [{ ...base, grade: 'B', swaps: 'ram:2:8' }, 'swaps', /invalid token 'ram:2:8': ram:<total_gb>:<modules> puts 2 GB in 8 modules \(0.25 GB each\); a module holds 1 to 1024 GB/],
     [{ ...base, grade: 'B', swaps: 'battery:abc' }, 'swaps', /invalid token 'battery:abc'/],
     [{ ...base, grade: 'B', swaps: 'battery:50,turbo:9' }, 'swaps', /invalid token 'turbo:9'/],
     [{ ...base, grade: 'B', swaps: 'storage:512:floppy' }, 'swaps', /invalid token 'storage:512:floppy'/],

@@ -18,7 +18,7 @@ export type { StatedInterval, UncertaintyInterval } from './interval.ts';
 export { roundTo, round1, round2, roundFootprint, roundSavings, roundRefurbishment } from './rounding.ts';
 export { calculateRefurbishment, refurbishmentModel, GRADE_PROFILES, swapProductionKg } from './refurbishment.ts';
 export { parseSwaps, SwapParseError, swapToken, SWAP_KINDS } from './swaps.ts';
-export { outsideRealRange, specLimits } from './limits.ts';
+export { outsideRealRange, specLimits, swapLimitProblems } from './limits.ts';
 export { countSuppliedSpecs, isScreenType, isStorageType, resolveSpecs, screenAreaM2 } from './specs.ts';
 export type { ResolvedSpecs } from './specs.ts';
 export { useRegionOf } from './transport.ts';

@@ -3,7 +3,8 @@
  * Inputs are checked against them by the deviceSpecs schema (src/footprint/inputs.ts), the
  * calibration loader's sheets too.
  */
-import type { CategoryDefinition, DeviceSpecs, FieldProblem } from './types.ts';
+import { SWAP_LIMITS, swapToken } from './swaps.ts';
+import type { CategoryDefinition, DeviceSpecs, FieldProblem, Swap } from './types.ts';
 
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -62,4 +63,32 @@ export function outsideRealRange(specs: DeviceSpecs, category: CategoryDefinitio
     });
   }
   return out;
+}
+
+/**
+ * Swapped parts beyond the category's refusal bounds (specLimits): a new part is held to the same
+ * bounds as the device's own spec, so a 99-inch panel in a laptop is refused as a 99-inch laptop
+ * would be. One problem per swap, the field naming its place in the list (`swaps[0]`).
+ */
+export function swapLimitProblems(swaps: readonly Swap[], category: CategoryDefinition): FieldProblem[] {
+  const limits = specLimits(category);
+  const bound = (swap: Swap): { value: number; max: number; what: string; min: string; unit: string } | undefined => {
+    switch (swap.kind) {
+      case 'battery':
+        return { value: swap.wh, max: limits.battery_wh, what: 'battery capacity', min: 'above 0', unit: 'Wh' };
+      case 'storage':
+        return { value: swap.gb, max: limits.storage_gb, what: 'storage capacity', min: 'above 0', unit: 'GB' };
+      case 'ram':
+        return { value: swap.total_gb, max: limits.ram_gb, what: 'total memory', min: 'above 0', unit: 'GB' };
+      case 'display':
+        return { value: swap.inches, max: limits.screen_size_inch, what: 'display size', min: String(SWAP_LIMITS.display_inches.min), unit: 'inches' };
+      case 'keyboard_trackpad':
+        return undefined;
+    }
+  };
+  return swaps.flatMap((swap, i) => {
+    const b = bound(swap);
+    if (!b || b.value <= b.max) return [];
+    return [{ field: `swaps[${i}]`, reason: `'${swapToken(swap)}': ${b.what} ${b.value} ${b.unit} is out of range for category ${category.id} (allowed ${b.min} to ${b.max} ${b.unit})` }];
+  });
 }

@@ -57,7 +57,7 @@ export function swapProductionKg(swap: Swap, category: CategoryDefinition, param
     case 'storage':
       return storageKg(swap.gb, swap.storage_type, category.parameters.production.hdd_gb_per_drive) * m.memory_storage;
     case 'ram':
-      return memoryModulesKg(swap.modules, swap.gb_per_module) * m.memory_storage;
+      return memoryModulesKg(swap.modules, swap.total_gb / swap.modules) * m.memory_storage;
     case 'display':
       return displayComponentKg(category, swap.inches, swap.screen_type, fit.shape) * m.display;
     case 'keyboard_trackpad':
@@ -114,7 +114,8 @@ export function refurbishmentModel(input: RefurbishmentInput, params: EnginePara
   const net = gross - refurbTotal - additional;
   const extraPerYear = (annualRefurb - annualNew) * grid;
   const margin = gross - refurbTotal;
-  const breakEven = margin <= 0 ? 0 : extraPerYear > 0 ? margin / extraPerYear : null;
+  // null: never; either the savings never turn positive, or the extra electricity never erodes them
+  const breakEven = margin > 0 && extraPerYear > 0 ? margin / extraPerYear : null;
 
   // heatmap of the device's production
   const swapped = new Set(swaps.map((x) => x.component));

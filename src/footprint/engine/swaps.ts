@@ -1,9 +1,11 @@
 /**
  * Parser of the refurbishment `swaps` string: comma-separated tokens
- *   battery:<wh> | storage:<gb>:<storage_type> | ram:<modules>:<gb_per_module>
+ *   battery:<wh> | storage:<gb>:<storage_type> | ram:<total_gb>:<modules>
  *   | display:<inches>:<screen_type> | keyboard_trackpad
+ * The first number is always the part's size, as on a parts list: `ram:16:2` is 16 GB in two modules.
  * Whitespace around tokens and parts is ignored; kinds and enum values are case-insensitive.
  * An empty or blank string means no swaps. Any malformed token throws SwapParseError naming it.
+ * These bounds hold in any category; the category's own (swapLimitProblems, limits.ts) are narrower.
  */
 import { SCREEN_TYPES, STORAGE_TYPES } from './types.ts';
 import type { ScreenType, StorageType, Swap } from './types.ts';
@@ -22,8 +24,10 @@ export class SwapParseError extends Error {
 export const SWAP_LIMITS = {
   battery_wh: { min: 0, max: 2000 },
   storage_gb: { min: 0, max: 1_000_000 },
+  ram_total_gb: { min: 0, max: 65_536 },
   ram_modules: { min: 1, max: 64 },
-  ram_gb_per_module: { min: 0, max: 1024 },
+  /** a memory module holds at least 1 GB: also refuses the reversed `ram:2:8` (2 GB over 8 modules) */
+  ram_gb_per_module: { min: 1, max: 1024 },
   display_inches: { min: 1, max: 120 },
 } as const;
 
@@ -65,11 +69,19 @@ function parseToken(token: string): Swap {
       return { kind: 'storage', gb, storage_type: t as StorageType };
     }
     case 'ram': {
-      arity(token, parts, 3, 'ram:<modules>:<gb_per_module>');
-      const modules = parseNumber(token, parts[1], 'number of modules', SWAP_LIMITS.ram_modules.min, SWAP_LIMITS.ram_modules.max, false);
-      if (!Number.isInteger(modules)) throw new SwapParseError(token, 'number of modules must be a whole number');
-      const gb = parseNumber(token, parts[2], 'GB per module', SWAP_LIMITS.ram_gb_per_module.min, SWAP_LIMITS.ram_gb_per_module.max, true);
-      return { kind: 'ram', modules, gb_per_module: gb };
+      arity(token, parts, 3, 'ram:<total_gb>:<modules>');
+      const totalGb = parseNumber(token, parts[1], 'total memory (GB)', SWAP_LIMITS.ram_total_gb.min, SWAP_LIMITS.ram_total_gb.max, true);
+      const modules = parseNumber(token, parts[2], 'module count', SWAP_LIMITS.ram_modules.min, SWAP_LIMITS.ram_modules.max, false);
+      if (!Number.isInteger(modules)) throw new SwapParseError(token, 'module count must be a whole number');
+      const perModule = totalGb / modules;
+      const { min, max } = SWAP_LIMITS.ram_gb_per_module;
+      if (perModule < min || perModule > max) {
+        throw new SwapParseError(
+          token,
+          `ram:<total_gb>:<modules> puts ${totalGb} GB in ${modules} module${modules === 1 ? '' : 's'} (${Math.round(perModule * 1000) / 1000} GB each); a module holds ${min} to ${max} GB`,
+        );
+      }
+      return { kind: 'ram', total_gb: totalGb, modules };
     }
     case 'display': {
       arity(token, parts, 3, 'display:<inches>:<screen_type>');
@@ -108,7 +120,7 @@ export function swapToken(s: Swap): string {
     case 'storage':
       return `storage:${s.gb}:${s.storage_type}`;
     case 'ram':
-      return `ram:${s.modules}:${s.gb_per_module}`;
+      return `ram:${s.total_gb}:${s.modules}`;
     case 'display':
       return `display:${s.inches}:${s.screen_type}`;
     case 'keyboard_trackpad':

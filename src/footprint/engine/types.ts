@@ -188,7 +188,7 @@ export interface SavingsResult {
 export type Swap =
   | { kind: 'battery'; wh: number }
   | { kind: 'storage'; gb: number; storage_type: StorageType }
-  | { kind: 'ram'; modules: number; gb_per_module: number }
+  | { kind: 'ram'; total_gb: number; modules: number }
   | { kind: 'display'; inches: number; screen_type: ScreenType }
   | { kind: 'keyboard_trackpad' };
 
