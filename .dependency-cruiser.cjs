@@ -73,7 +73,7 @@ module.exports = {
       severity: 'error',
       comment: 'Metrics and logging serve every layer: they import no admin, REST, GraphQL or OData code and no wiring.',
       from: { path: '^src/observability/' },
-      to: { path: '^src/(admin|rest|graphql|odata|explore|console)/|^src/(services|app|main|startup|background)[.]ts$' },
+      to: { path: '^src/(admin|rest|graphql|odata|explore|console)/|^src/(services|app|pipeline|main|startup|background)[.]ts$' },
     },
     {
       name: 'access-control-knows-no-interface',
@@ -83,18 +83,25 @@ module.exports = {
       to: { path: '^src/(odata|rest|graphql|admin)/' },
     },
     {
+      name: 'pipeline-stages-know-no-feature',
+      comment: 'The generic stages of the request pipeline (src/plugins/) serve every route: they import the kernel, observability and database types only.',
+      severity: 'error',
+      from: { path: '^src/plugins/' },
+      to: { path: '^src/', pathNot: `${KERNEL}|^src/(plugins|observability|db)/|${GENERATED}` },
+    },
+    {
       name: 'services-handed-down',
       severity: 'error',
       comment: 'The services are built at start-up and handed down: shared infrastructure declares what it needs instead of importing src/services.ts.',
-      from: { path: `^src/(auth|config|db|observability|validation|net|resilience|secrets)/|${KERNEL}` },
+      from: { path: `^src/(auth|config|db|observability|plugins|validation|net|resilience|secrets)/|${KERNEL}` },
       to: { path: '^src/services[.]ts$' },
     },
     {
       name: 'wiring-on-top',
       severity: 'error',
-      comment: 'app.ts, startup.ts and background.ts are wired from main.ts and the CLIs; no lower module imports them.',
+      comment: 'app.ts (with its pipeline.ts), startup.ts and background.ts are wired from main.ts and the CLIs; no lower module imports them.',
       from: { path: '^src/', pathNot: `^src/(main|cli/.*|startup|app)[.]ts$|${TEST_CODE}` },
-      to: { path: '^src/(main|app|startup|background)[.]ts$' },
+      to: { path: '^src/(main|app|pipeline|startup|background)[.]ts$' },
     },
     {
       name: 'worker-loads-no-http-interface',

@@ -23,7 +23,7 @@ const [{ startServices, stopServices }, { startBackgroundWork }, { createApp }, 
   import('./startup.ts'),
   import('./background.ts'),
   import('./app.ts'),
-  import('./validation/request-limits.ts'),
+  import('./plugins/request-limits.ts'),
 ]);
 const services = await startServices(config, log, await database).catch((error: unknown) => {
   // A key that does not open with this instance's configuration: said in one line, like a bad variable.

@@ -4,7 +4,7 @@ import { errorResponse } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { anonymousCaller, authenticate, type Caller, type KeyStore } from './caller.ts';
-import { rateLimitHeaders, type QuotaService, type QuotaSubject } from './quota/index.ts';
+import { rateLimitHeaders, type QuotaDecision, type QuotaService, type QuotaSubject } from './quota/index.ts';
 import { DOCS_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
 declare module '../observability/request-context.ts' {
@@ -48,11 +48,21 @@ export interface AccessControlOptions {
   countedByRoute: readonly string[];
 }
 
-/** Counts the request against the caller's daily and per-minute budget; 429 when one is used up. */
-export async function countRequest(services: Pick<AccessServices, 'quota' | 'metrics'>, caller: Caller): Promise<void> {
-  const state = currentRequest()!;
+/**
+ * Counts the request against the caller's daily and per-minute budget and collects the decision's
+ * rate-limit headers for the answer. A refusal consumes nothing: the footprint fast path, which
+ * leaves a refused request to the pipeline, checks it again there.
+ */
+export async function checkQuota(services: Pick<AccessServices, 'quota'>, caller: Caller): Promise<QuotaDecision> {
   const decision = await services.quota.check(subjectOf(caller));
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
+  const { responseHeaders } = currentRequest()!;
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) responseHeaders.set(name, value);
+  return decision;
+}
+
+/** Counts the request against the caller's daily and per-minute budget (checkQuota); 429 when one is used up. */
+export async function countRequest(services: Pick<AccessServices, 'quota' | 'metrics'>, caller: Caller): Promise<void> {
+  const decision = await checkQuota(services, caller);
   if (!decision.allowed) {
     services.metrics.quotaRefused(decision.plan, decision.exceeded ?? 'day');
     const window = decision.exceeded === 'minute' ? 'per-minute' : 'daily';

@@ -8,6 +8,8 @@ import { RouteTable, unanswered } from '../kernel/routes.ts';
 import type { Logger } from '../observability/logger.ts';
 import { runWithRequest } from '../observability/request-context.ts';
 import { Router } from '../rest/router.ts';
+import { livenessAnswer } from '../plugins/liveness.ts';
+import { readinessAnswer } from '../plugins/readiness.ts';
 import type { Services } from '../services.ts';
 
 export interface WorkerEndpointOptions {
@@ -25,17 +27,8 @@ type EndpointServices = Pick<Services, 'adminToken' | 'quota' | 'metrics'> & { d
  */
 export async function listenWorkerEndpoint(services: EndpointServices, { host, port, isStopping }: WorkerEndpointOptions): Promise<{ server: Server; address: string }> {
   const probes = new Router('', { 'Cache-Control': 'no-store' })
-    .on('GET', '/healthz', () => Response.json({ status: 'ok' }))
-    .on('GET', '/readyz', async () => {
-      if (isStopping()) return Response.json({ status: 'draining' }, { status: 503 });
-      try {
-        await services.db.prisma.$queryRaw`SELECT 1`;
-        return Response.json({ status: 'ready', database: services.db.kind });
-      } catch (error) {
-        services.log.warn({ err: error }, 'readiness check failed');
-        return Response.json({ status: 'unavailable', database: services.db.kind }, { status: 503 });
-      }
-    });
+    .on('GET', '/healthz', livenessAnswer)
+    .on('GET', '/readyz', () => readinessAnswer({ isDraining: isStopping, database: services.db, log: services.log }));
   const routes = new RouteTable();
   for (const router of [probes, createMetricsRouter(services)]) router.declareIn(routes);
 

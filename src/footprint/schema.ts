@@ -1,7 +1,7 @@
 import { builder } from '../graphql/builder.ts';
 import { PUBLIC } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
-import { cacheFor, currentRequest } from '../observability/request-context.ts';
+import { currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { describeProblems, refusedItems } from '../rest/item-refusals.ts';
 import { SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
@@ -9,17 +9,11 @@ import { checkedBy, itemCount, openApiBounds } from '../validation/schemas.ts';
 import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, remainingYears, SPEC_VALUES } from './inputs.ts';
 import type { FootprintProduct } from './device.ts';
 import type { DeviceMatch, MatchedDevice } from '../catalogue/service.ts';
-import { FOOTPRINT_MAX_AGE } from './fast-path.ts';
+import { cacheCalculation } from './fast-path.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
 import type { StatedInterval } from './engine/index.ts';
 
 export const MAX_BATCH = 100;
-
-/** Calculation results are public and cacheable for a day (spec 4.1); they differ by key only in calculation_id. */
-function cacheCalculation() {
-  cacheFor(FOOTPRINT_MAX_AGE);
-  currentRequest()?.successHeaders.set('Vary', 'Authorization');
-}
 
 export const ScreenType = builder.enumType('ScreenType', { values: SCREEN_TYPES });
 export const StorageType = builder.enumType('StorageType', { values: STORAGE_TYPES });

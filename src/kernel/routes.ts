@@ -1,7 +1,4 @@
-import type { Plugin } from 'graphql-yoga';
 import { ApiError } from '../errors/api-error.ts';
-import { errorResponse } from '../errors/render.ts';
-import { currentRequest } from '../observability/request-context.ts';
 
 /**
  * What the owner of a route declares with it; the table only carries it. Layers above add what they
@@ -35,7 +32,7 @@ export interface RouteMatch {
 
 declare module '../observability/request-context.ts' {
   interface RequestState {
-    /** The route the request's path and method matched, looked up once by useRouting; undefined: no route has this path. */
+    /** The route the request's path and method matched, looked up once by useRouting (src/plugins/routing.ts); undefined: no route has this path. */
     route?: RouteMatch;
   }
 }
@@ -86,30 +83,6 @@ export class RouteTable {
 
 export const routeNotFound = (method: string, pathname: string, details = `${method} ${pathname} is not a route of this API`) =>
   new ApiError(404, 'ROUTE_NOT_FOUND', 'Route not found', details);
-
-/** Looks the request up in the route table, once, first in the pipeline; the answer is kept in the request state. */
-export function useRouting(table: RouteTable): Plugin {
-  return {
-    onRequest({ request, url }) {
-      const state = currentRequest();
-      if (state) state.route = table.match(request.method, url.pathname);
-    },
-  };
-}
-
-/**
- * The one 404 and 405 of the service, last in the pipeline: a request no stage answered is a path
- * of no route (404 ROUTE_NOT_FOUND) or a method the path does not take (405 METHOD_NOT_ALLOWED, with
- * Allow). `except` (the GraphQL endpoint) is left to its server.
- */
-export function useRouteNotFound(table: RouteTable, { except = [] }: { except?: readonly string[] } = {}): Plugin {
-  return {
-    onRequest({ request, url, endResponse }) {
-      if (except.includes(url.pathname)) return;
-      endResponse(errorResponse([unanswered(table, currentRequest()?.route ?? table.match(request.method, url.pathname), request.method, url.pathname)]));
-    },
-  };
-}
 
 /** The error of a request no route answered: 404 ROUTE_NOT_FOUND, or 405 METHOD_NOT_ALLOWED with Allow when its path takes other methods. */
 export function unanswered(table: RouteTable, match: RouteMatch | undefined, method: string, pathname: string): ApiError {

@@ -1,9 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Plugin } from 'graphql-yoga';
 import type { Plan } from '../auth/quota/index.ts';
 import type { Database } from '../db/database.ts';
 import type { Logger } from './logger.ts';
-import { currentRequest } from './request-context.ts';
 
 /** Label of a request whose path is no route of the service (its 404s), whatever the path. */
 export const UNMATCHED_ROUTE = 'unmatched';
@@ -138,14 +136,4 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-/** Counts every response of the Yoga pipeline (the footprint fast path counts its own), labelled by its route's pattern (useRouting). */
-export function useRequestMetrics(metrics: Metrics): Plugin {
-  return {
-    onResponse({ request, response }) {
-      const state = currentRequest();
-      if (state) metrics.observeRequest(request.method, state.route?.pattern ?? UNMATCHED_ROUTE, response.status, state.startedAt);
-    },
-  };
 }

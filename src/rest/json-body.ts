@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { ApiError } from '../errors/api-error.ts';
 import { invalidInput } from '../validation/schemas.ts';
-import { parseJson, refuseUnknown } from '../validation/strict-input.ts';
+import { parseJson } from '../kernel/json-text.ts';
+import { refuseUnknown } from '../validation/strict-input.ts';
 
 /** Parses and validates a JSON request body for hand-written routes; 400 naming the field (an undeclared one: UNKNOWN_PARAMETER) otherwise. */
 export async function readJsonBody<S extends z.ZodType>(request: Request, schema: S, { optional = false } = {}): Promise<z.infer<S>> {

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { createExportFileRouter, createExportStorage, type ExportStorage } from '../../src/exports/storage/index.ts';
 import { PART_SIZE } from '../../src/exports/storage/s3.ts';
-import { RouteTable, useRouteNotFound } from '../../src/kernel/routes.ts';
+import { RouteTable } from '../../src/kernel/routes.ts';
+import { useRouteNotFound } from '../../src/plugins/route-not-found.ts';
 import { startS3rver, type TestS3Server } from './s3-server.ts';
 
 // The storage contract of organisation export archives (issue 11 item 5), run against both stores:
@@ -52,7 +53,7 @@ async function serve(router: ReturnType<typeof createExportFileRouter>): Promise
       if (match?.route) endResponse(await router.fetch(request, match));
     },
   };
-  const yoga = createYoga({ schema: createSchema({ typeDefs: 'type Query { ok: Boolean }' }), logging: false, plugins: [mount, useRouteNotFound(routes)] });
+  const yoga = createYoga({ schema: createSchema({ typeDefs: 'type Query { ok: Boolean }' }), logging: false, plugins: [mount, useRouteNotFound({ routes })] });
   const server = createServer(yoga);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };

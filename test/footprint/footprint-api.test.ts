@@ -362,6 +362,16 @@ describe('GET /v1/footprint served again for a query already seen (node:http fas
     expect(await t.app.services.db.prisma.calculation.count({ where: { id: { in: [first.body.calculation_id, second.body.calculation_id] } } })).toBe(2);
   });
 
+  it('answers byte for byte what the pipeline answers, but for its own time and calculation id', async () => {
+    const path = `/v1/footprint?${qs({ brand: 'Lenovo', model: 'ThinkPad T14 Gen 4', country: 'US-CA', ram_gb: 16 })}`;
+    const headers = { authorization: `Bearer ${orgKey}` };
+    const first = await (await fetch(`${base}${path}`, { headers })).text();
+    const second = await (await fetch(`${base}${path}`, { headers })).text();
+    const ownValues = (text: string) => text.replace(/"(calculated_at|calculation_id)":"[^"]*"/g, '"$1":"…"');
+    expect(second).not.toBe(first);
+    expect(ownValues(second)).toBe(ownValues(first));
+  });
+
   it('leaves bad keys and refusals to the full pipeline', async () => {
     const path = `/v1/footprint?${qs({ brand: 'Dell', model: 'Repeat', country: 'DE' })}`;
     expect((await get(path)).status).toBe(200);

@@ -4,7 +4,7 @@ import type { Plugin } from 'graphql-yoga';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
 import { GRAPHQL_PATH, REST_BASE } from '../kernel/paths.ts';
-import { parseJson } from './strict-input.ts';
+import { parseJson } from '../kernel/json-text.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -26,6 +26,11 @@ export const bodyLimitFor = (pathname: string) => BODY_LIMITS.find((l) => pathna
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+export interface RequestLimitsOptions {
+  /** The REST base path (`/v1`): its bodies must be JSON objects; `${restBase}/graphql` is the GraphQL endpoint. */
+  restBase: string;
+}
+
 /**
  * The edge of every request, before routing, authentication or parsing: request-target length
  * (414), strict percent-encoding of the query string (400 naming the parameter), the body size
@@ -34,7 +39,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * rules (length, control characters) are zod schemas: the schema's (TextInputsPlugin) and the
  * hand-written routes'.
  */
-export function useRequestLimits({ restBase }: { restBase: string }): Plugin {
+export function useRequestLimits({ restBase }: RequestLimitsOptions): Plugin {
   return {
     async onRequest({ request, url, setRequest, endResponse }) {
       try {
