@@ -35,9 +35,9 @@ export interface RequestLimitsOptions {
  * The edge of every request, before routing, authentication or parsing: request-target length
  * (414), strict percent-encoding of the query string (400 naming the parameter), the body size
  * (413, from Content-Length or while reading, so an oversized body is never buffered whole) and
- * its encoding (UTF-8 for textual bodies). REST bodies must be JSON objects of bounded nesting. Field-level text
- * rules (length, control characters) are zod schemas: the schema's (TextInputsPlugin) and the
- * hand-written routes'.
+ * its encoding (UTF-8 for textual bodies). REST bodies must be JSON objects of bounded nesting.
+ * Field-level text rules (length, control characters) are zod schemas: the schema's
+ * (TextInputsPlugin) and the hand-written routes'.
  */
 export function useRequestLimits({ restBase }: RequestLimitsOptions): Plugin {
   return {
