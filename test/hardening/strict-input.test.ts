@@ -97,6 +97,11 @@ describe(`strict input on ${TEST_DATABASE_KIND}`, () => {
       expect(res.body.errors[0].message).toMatch(/^Unknown argument "ramgb"/);
     });
 
+    it('refuses an unknown input field of a GraphQL variable with UNKNOWN_PARAMETER', async () => {
+      const res = await t.graphql('mutation($p: [FootprintBatchItem!]!) { footprintBatch(products: $p) { total } }', { p: [{ ...laptop, ramgb: 16 }] }, key);
+      expect(res.body.errors[0].extensions).toMatchObject({ code: 'UNKNOWN_PARAMETER', details: "p[0].ramgb: unknown parameter, did you mean 'ram_gb'?" });
+    });
+
     it('makes an unknown field of a batch item that item\'s error', async () => {
       const res = await post('/v1/footprint/batch', { products: [{ ...laptop, ramgb: 16 }, laptop] });
       expect(res.status).toBe(200);
