@@ -207,7 +207,7 @@ export async function prepareImport(
       for (const p of problems) errors.push({ ...position, serial_number: serial, field: p.field, reason: p.reason });
     };
     const refusal = refused.get(i);
-    // Refused before it reached us (a wrongly typed or unknown field: src/rest/item-refusals.ts); the item is a stand-in.
+    // Refused before it reached us (a wrongly typed, unknown or over-long field: src/rest/item-refusals.ts); the item is a stand-in.
     if (refusal !== undefined) return fail(null, refusal.map((p) => ({ field: p.field || 'row', reason: p.reason })));
     const serial = item.serial_number === undefined || item.serial_number === null ? null : String(item.serial_number).trim() || null;
     const checked = normaliseRow(item, today);

@@ -324,7 +324,7 @@ builder.mutationFields((t) => ({
     description:
       `Imports up to ${MAX_IMPORT_ROWS} assets: each is matched to a product and calculated through the lookup chain, and the calculation ` +
       'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept ' +
-      '(over REST also an item with a wrongly typed or unknown field).',
+      '(over REST also an item with a wrongly typed, unknown or over-long field or that is no object).',
     authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/assets', tags: ['Assets'], perItemArgument: 'assets' } },
     args: { assets: t.arg({ type: [AssetInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_IMPORT_ROWS }) }) },

@@ -55,6 +55,12 @@ export class RateLimitError extends ApiError {
 export const invalidParameter = (field: string, reason: string) =>
   new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter '${field}'`, `${field}: ${reason}`);
 
+/** Fields or parameters the route does not declare, each with the closest declared name when one is close; the first in the message. */
+export function unknownParameters(unknown: readonly { field: string; closest?: string | undefined }[]): ApiError {
+  const details = unknown.map(({ field, closest }) => `${field}: unknown parameter${closest ? `, did you mean '${closest}'?` : ''}`);
+  return new ApiError(400, 'UNKNOWN_PARAMETER', `Unknown parameter '${unknown[0]!.field}'`, details.join('; '));
+}
+
 /** What is wrong with one input, naming it as the caller wrote it (`products[3].country`). */
 export interface FieldProblem {
   field: string;

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { ApiError, invalidParameter } from './api-error.ts';
+import { ApiError, invalidParameter, unknownParameters } from './api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
 
 /**
@@ -14,6 +14,7 @@ export function toApiError(error: unknown): ApiError {
     const { code, details, http } = error.extensions as { code?: unknown; details?: unknown; http?: { status?: number; headers?: Record<string, string> } };
     // Checked first: the masked copy of a coercion error still carries GraphQL's message.
     const coercion = describeCoercionError(error);
+    if (coercion?.unknown) return unknownParameters([{ field: coercion.field, closest: coercion.closest }]);
     if (coercion) return invalidParameter(coercion.field, coercion.reason);
     // An ApiError re-created by a layer in between (envelop wraps errors thrown by the context factory).
     if (typeof code === 'string' && typeof details === 'string' && http?.status) {
@@ -50,7 +51,7 @@ function internal(error: unknown): ApiError {
  * 'Variable "$products" got invalid value "lots" at "products[0].ram_gb"; Float cannot represent non numeric value: "lots"'
  *   -> products[0].ram_gb: must be a number, got 'lots'
  */
-export function describeCoercionError(error: GraphQLError): { field: string; reason: string } | undefined {
+export function describeCoercionError(error: GraphQLError): CoercionProblem | undefined {
   const variable = /^Variable "\$(\w+)" of (?:required|non-null) type "[^"]+" (was not provided|must not be null)\.$/.exec(error.message);
   if (variable) return { field: variable[1]!, reason: variable[2] === 'was not provided' ? 'is required' : 'must not be null' };
   const invalid = /^Variable "\$(\w+)" got invalid value .*?(?: at "\w+([^"]*)")?; /s.exec(error.message);
@@ -60,8 +61,16 @@ export function describeCoercionError(error: GraphQLError): { field: string; rea
   return rephraseCoercion(field, error.originalError?.message ?? error.message.slice(invalid[0].length));
 }
 
+/** A refused value in the service's words; `unknown` for a field the input type does not declare, with GraphQL's closest suggestion. */
+export interface CoercionProblem {
+  field: string;
+  reason: string;
+  unknown?: boolean;
+  closest?: string | undefined;
+}
+
 /** GraphQL's reason for refusing the value of `field` ('Float cannot represent non numeric value: "lots"'), in the service's words. */
-export function rephraseCoercion(field: string, reason: string): { field: string; reason: string } {
+export function rephraseCoercion(field: string, reason: string): CoercionProblem {
   for (const [pattern, rephrase] of COERCION_REASONS) {
     const match = pattern.exec(reason);
     if (match) return rephrase(field, match);
@@ -72,7 +81,7 @@ export function rephraseCoercion(field: string, reason: string): { field: string
 /** A value as GraphQL's inspect() prints it ("lots", 5, { a: 1 }), quoted as the service quotes values ('lots'). */
 const shown = (inspected: string) => (/^".*"$/s.test(inspected) ? `'${inspected.slice(1, -1)}'` : inspected);
 
-const COERCION_REASONS: [RegExp, (field: string, match: RegExpExecArray) => { field: string; reason: string }][] = [
+const COERCION_REASONS: [RegExp, (field: string, match: RegExpExecArray) => CoercionProblem][] = [
   [/^Int cannot represent non-integer value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be an integer, got ${shown(v!)}` })],
   [/^Int cannot represent non 32-bit signed integer value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be an integer from -2147483648 to 2147483647, got ${v}` })],
   [/^Float cannot represent non numeric value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be a number, got ${shown(v!)}` })],
@@ -84,7 +93,12 @@ const COERCION_REASONS: [RegExp, (field: string, match: RegExpExecArray) => { fi
   [/^Expected type "\w+" to be an object\.$/, (field) => ({ field, reason: 'must be an object' })],
   [/^Expected non-nullable type "[^"]+" not to be null\.$/, (field) => ({ field, reason: 'must not be null' })],
   [/^Field "(\w+)" of required type "[^"]+" was not provided\.$/, (field, [, f]) => ({ field: `${field}.${f}`, reason: 'is required' })],
-  [/^Field "(\w+)" is not defined by type "\w+"\.(?: Did you mean (.*)\?)?$/s, (field, [, f, similar]) => ({ field: `${field}.${f}`, reason: similar ? `unknown field; did you mean ${similar.replaceAll('"', "'")}?` : 'unknown field' })],
+  [/^Field "(\w+)" is not defined by type "\w+"\.(?: Did you mean (.*)\?)?$/s, (field, [, f, similar]) => ({
+    field: `${field}.${f}`,
+    reason: similar ? `unknown field; did you mean ${similar.replaceAll('"', "'")}?` : 'unknown field',
+    unknown: true,
+    closest: similar && /"(\w+)"/.exec(similar)?.[1],
+  })],
   // A custom scalar's own message (DateTime, Date, Long), without GraphQL's prefix.
   [/^Expected type "\w+"\. (.+)$/s, (field, [, message]) => ({ field, reason: message! })],
 ];

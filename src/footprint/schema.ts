@@ -365,7 +365,7 @@ builder.queryFields((t) => ({
 builder.mutationField('footprintBatch', (t) =>
   t.field({
     type: BatchResult,
-    description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed or unknown field. Counts as one request against quotas.`,
+    description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed, unknown or over-long field or that is no object. Counts as one request against quotas.`,
     authScopes: PUBLIC,
     extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'], perItemArgument: 'products' } },
     args: { products: t.arg({ type: [BatchItemInput], required: true, ...checkedBy(itemCount(1, MAX_BATCH)) }) },

@@ -23,8 +23,9 @@ export interface RestRoute {
    */
   errors?: Readonly<Partial<Record<404 | 409 | 410 | 422 | 502 | 503, string | { description: string; schema: Record<string, unknown> }>>>;
   /**
-   * A list argument checked item by item: an item GraphQL would refuse (a wrongly typed or unknown
-   * field, an unknown enum value, not an object) does not refuse the request; the resolver finds
+   * A list argument checked item by item: an item GraphQL or a field's schema would refuse (a wrongly
+   * typed, unknown or over-long field, an unknown enum value, not an object) does not refuse the
+   * request, which must give the argument as a list; the resolver finds
    * its reason in refusedItems() (src/rest/item-refusals.ts) and answers it as that item's error.
    */
   perItemArgument?: string;

@@ -4,6 +4,7 @@ import type { Plugin } from 'graphql-yoga';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
 import { GRAPHQL_PATH, REST_BASE } from '../kernel/paths.ts';
+import { parseJson } from '../kernel/json-text.ts';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -34,9 +35,9 @@ export interface RequestLimitsOptions {
  * The edge of every request, before routing, authentication or parsing: request-target length
  * (414), strict percent-encoding of the query string (400 naming the parameter), the body size
  * (413, from Content-Length or while reading, so an oversized body is never buffered whole) and
- * its encoding (UTF-8 for textual bodies). REST bodies must be JSON objects. Field-level text
- * rules (length, control characters) are zod schemas: the schema's (TextInputsPlugin) and the
- * hand-written routes'.
+ * its encoding (UTF-8 for textual bodies). REST bodies must be JSON objects of bounded nesting.
+ * Field-level text rules (length, control characters) are zod schemas: the schema's
+ * (TextInputsPlugin) and the hand-written routes'.
  */
 export function useRequestLimits({ restBase }: RequestLimitsOptions): Plugin {
   return {
@@ -132,16 +133,14 @@ function decodeUtf8(body: Uint8Array): string {
   }
 }
 
-/** Request bodies are read as fields (SOFA's arguments, GraphQL's query and variables): anything but a JSON object is refused here. */
+/**
+ * Request bodies are read as fields (SOFA's arguments, GraphQL's query and variables): anything but
+ * a JSON object, or one nested deeper than MAX_JSON_DEPTH, is refused here.
+ */
 function checkJsonObject(text: string, field = 'body'): void {
   // An empty body is no arguments; an empty parameter is not JSON.
   if (field === 'body' && text.trim() === '') return;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    throw new ApiError(400, 'INVALID_JSON', `Invalid JSON in '${field}'`, `${field}: could not be parsed as JSON`);
-  }
+  const parsed = parseJson(text, field);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     const got = parsed === null ? 'null' : Array.isArray(parsed) ? 'an array' : typeof parsed;
     throw new ApiError(400, 'INVALID_JSON', `Invalid JSON in '${field}'`, `${field}: expected a JSON object, got ${got}`);

@@ -11,29 +11,54 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { invalidParameter } from '../errors/api-error.ts';
+import { isQueryBoolean, queryNumber, refuseUnknown } from '../validation/strict-input.ts';
 
 const INT_RANGE = [-(2 ** 31), 2 ** 31 - 1] as const;
 
-/** A value as the service quotes it in `details`: strings in single quotes, the rest as JSON, cut at 50 characters. */
+/**
+ * A value as the service quotes it in `details`: strings in single quotes cut at 50 characters, other
+ * scalars as JSON, arrays and objects by their kind only (never walked: the input may be hostile).
+ */
 const shown = (value: unknown) => {
-  const text = typeof value === 'string' ? `'${value}'` : JSON.stringify(value) ?? String(value);
+  if (Array.isArray(value)) return 'an array';
+  if (value !== null && typeof value === 'object') return 'an object';
+  const text = typeof value === 'string' ? `'${value}'` : String(value);
   return text.length > 50 ? `${text.slice(0, 50)}…` : text;
 };
 
 /**
  * The top-level arguments of a REST route as SOFA reads them (a path parameter, else the query
  * parameter, else the body field), checked before SOFA parses them: SOFA's own parse errors
- * ("Int cannot represent non-integer value") name no field. Deeper values are GraphQL's to coerce
- * (rephrased by describeCoercionError), enums are normalizeEnumInputs'.
+ * ("Int cannot represent non-integer value") name no field, and SOFA ignores what it does not
+ * know. A query parameter or body field that is no argument is 400 UNKNOWN_PARAMETER; a body
+ * value must have its argument's JSON type exactly, a query value follows the query-string rule
+ * (queryNumber, isQueryBoolean). The per-item list argument must be a list; its items are the
+ * items' own (setAsideRefusedItems). Deeper values are GraphQL's to coerce (rephrased by
+ * describeCoercionError), enums are normalizeEnumInputs'.
  */
-export function checkRestArguments(args: readonly GraphQLArgument[], pathParams: ReadonlySet<string>, url: URL, body: Record<string, unknown>): void {
+export function checkRestArguments(
+  args: readonly GraphQLArgument[],
+  pathParams: ReadonlySet<string>,
+  url: URL,
+  body: Record<string, unknown>,
+  perItemArgument?: string,
+): void {
+  const declared = args.map((arg) => arg.name);
+  // A bracketed parameter (`a[x]=1`) is refused by name below (queryValue) when `a` is declared.
+  refuseUnknown(new Set([...url.searchParams.keys()].map((key) => (declared.includes(key.split('[')[0]!) ? key.split('[')[0]! : key))), declared);
+  refuseUnknown(Object.keys(body), declared);
   for (const arg of args) {
     if (pathParams.has(arg.name)) continue;
     const fromQuery = queryValue(url.searchParams, arg.name);
     // SOFA takes the query parameter when it is non-empty, the body field otherwise.
     const inQuery = fromQuery !== undefined && fromQuery !== '';
     const value = inQuery ? fromQuery : body[arg.name];
-    if (value !== undefined && value !== null) checkArgument(arg.type, value, arg.name, inQuery);
+    if (value === undefined || value === null) continue;
+    if (arg.name === perItemArgument) {
+      if (!Array.isArray(value)) throw invalidParameter(arg.name, `must be an array, got ${shown(value)}`);
+      continue;
+    }
+    checkArgument(arg.type, value, arg.name, inQuery);
   }
 }
 
@@ -63,7 +88,8 @@ function checkArgument(type: GraphQLInputType, value: unknown, field: string, in
   }
   if (!isScalarType(nullable)) return;
   const text = typeof value === 'string';
-  const number = text ? (value.trim() === '' ? Number.NaN : Number(value)) : value;
+  // A JSON body is exact ("5" is no number); a query string is text, read by the query-string rule.
+  const number = !inQuery ? value : text ? queryNumber(value) : Number.NaN;
   switch (nullable.name) {
     case 'Int':
       if (typeof number !== 'number' || !Number.isInteger(number)) throw invalidParameter(field, `must be an integer, got ${shown(value)}`);
@@ -73,14 +99,14 @@ function checkArgument(type: GraphQLInputType, value: unknown, field: string, in
       if (typeof number !== 'number' || !Number.isFinite(number)) throw invalidParameter(field, `must be a number, got ${shown(value)}`);
       return;
     case 'String':
-      if (typeof value === 'object') throw invalidParameter(field, `must be a string, got ${shown(value)}`);
+      if (!text) throw invalidParameter(field, `must be a string, got ${shown(value)}`);
       return;
     case 'ID':
-      if (!text && !Number.isInteger(value)) throw invalidParameter(field, `must be a string or an integer, got ${shown(value)}`);
+      if (!text && !(typeof value === 'number' && Number.isInteger(value))) throw invalidParameter(field, `must be a string or an integer, got ${shown(value)}`);
       return;
     case 'Boolean':
       // SOFA reads anything but true and 'true' as false: a query parameter is `true` or `false`, a JSON value true or false.
-      if (inQuery ? value !== 'true' && value !== 'false' : typeof value !== 'boolean') {
+      if (inQuery ? !isQueryBoolean(value as string) : typeof value !== 'boolean') {
         throw invalidParameter(field, `must be ${inQuery ? "'true' or 'false'" : 'true or false'}, got ${shown(value)}`);
       }
       return;

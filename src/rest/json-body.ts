@@ -1,20 +1,20 @@
-import type * as z from 'zod';
+import * as z from 'zod';
 import { ApiError } from '../errors/api-error.ts';
 import { invalidInput } from '../validation/schemas.ts';
+import { parseJson } from '../kernel/json-text.ts';
+import { refuseUnknown } from '../validation/strict-input.ts';
 
-/** Parses and validates a JSON request body for hand-written routes; 400 naming the field otherwise. */
+/** Parses and validates a JSON request body for hand-written routes; 400 naming the field (an undeclared one: UNKNOWN_PARAMETER) otherwise. */
 export async function readJsonBody<S extends z.ZodType>(request: Request, schema: S, { optional = false } = {}): Promise<z.infer<S>> {
   const text = await request.text();
   let body: unknown = {};
   if (text.trim() !== '') {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      throw new ApiError(400, 'INVALID_JSON', 'Request body is not valid JSON', 'body: could not be parsed as JSON');
-    }
+    body = parseJson(text);
   } else if (!optional) {
     throw new ApiError(400, 'INVALID_JSON', 'Request body is required', 'body: expected a JSON object');
   }
+  // A field the schema does not declare is refused by name, as SOFA's routes refuse theirs.
+  if (schema instanceof z.ZodObject && body !== null && typeof body === 'object' && !Array.isArray(body)) refuseUnknown(Object.keys(body), Object.keys(schema.shape));
   return validateBody(schema, body);
 }
 

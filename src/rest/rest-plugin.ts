@@ -10,7 +10,7 @@ import { errorResponse } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { openApiPath, type RouteTable } from '../kernel/routes.ts';
 import { checkRestArguments, normalizeEnumInputs } from './arguments.ts';
-import { setAsideRefusedItems } from './item-refusals.ts';
+import { setAsideRefusedItems, withStringItemsQuoted } from './item-refusals.ts';
 import { addOpenApiLimits } from '../validation/input-limits.ts';
 import { completeOpenApi, type OpenApiDocument } from './openapi.ts';
 import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
@@ -36,6 +36,7 @@ export function restSchema(schema: GraphQLSchema): GraphQLSchema {
 interface RouteArguments {
   pathParams: ReadonlySet<string>;
   args: readonly GraphQLArgument[];
+  perItemArgument?: string;
 }
 
 function routeArguments(schema: GraphQLSchema): Map<string, RouteArguments> {
@@ -45,7 +46,7 @@ function routeArguments(schema: GraphQLSchema): Map<string, RouteArguments> {
       const route = restRouteOf(field);
       if (!route) continue;
       const pathParams = new Set([...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!));
-      routes.set(`${route.method} ${REST_BASE}${route.path}`, { pathParams, args: field.args });
+      routes.set(`${route.method} ${REST_BASE}${route.path}`, { pathParams, args: field.args, perItemArgument: route.perItemArgument });
     }
   }
   return routes;
@@ -167,9 +168,12 @@ export function useRest(
       if (!url.pathname.startsWith(`${REST_BASE}/`) || url.pathname === GRAPHQL_PATH) return;
       const matched = currentRequest()?.route?.route;
       const route = matched && argumentsByRoute.get(`${matched.method} ${matched.pattern}`);
+      let forSofa = request;
       if (route) {
         try {
-          checkRestArguments(route.args, route.pathParams, url, await jsonBody(request));
+          const body = await jsonBody(request);
+          checkRestArguments(route.args, route.pathParams, url, body, route.perItemArgument);
+          forSofa = withStringItemsQuoted(request, body, route.perItemArgument);
         } catch (error) {
           return endResponse(errorResponse([error]));
         }
@@ -184,7 +188,7 @@ export function useRest(
           .then((doc) => JSON.stringify(completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, accessByOpenApiPath(routeTable))));
         return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }
-      const response = await sofa.handleRequest(request, serverContext as never);
+      const response = await sofa.handleRequest(forSofa, serverContext as never);
       // SOFA's router answers a path it does not know with an empty 404 (left to useRouteNotFound); a 404 with a body is a resolver's answer.
       if (response && (response.status !== 404 || (await response.clone().text()).length > 0)) endResponse(response);
     },

@@ -146,7 +146,7 @@ describe(`links never name a host outside the allow-list, on ${TEST_DATABASE_KIN
   });
 
   it('gives export download URLs, landing links and OData links of the listen address to Host: evil.example', async () => {
-    const submitted = await at(EVIL, '/v1/org/export/jobs', { method: 'POST', headers: bearer(key), body: JSON.stringify({ include: ['organizations'] }) });
+    const submitted = await at(EVIL, '/v1/org/export/jobs', { method: 'POST', headers: bearer(key), body: JSON.stringify({ scope: { include: ['organizations'] } }) });
     expect(submitted.status).toBe(202);
     const job = await submitted.json();
     // Poll and download URLs are paths on whichever host the client used.

@@ -67,6 +67,11 @@ const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 1, arbitrary: fc.array(hostileText, { maxLength: 5 }) },
 );
 
+/** Names no route declares, near misses of declared ones among them. */
+const unknownName = fc.constantFrom('ramgb', 'modle', 'Brand', 'limit_', 'x', '__proto__', 'constructor', '$top');
+/** A JSON value nested `depth` deep, written as text: JSON.stringify would itself run out of stack. */
+const deepJson = fc.tuple(fc.integer({ min: 30, max: 8_000 }), fc.constantFrom(['[', ']'], ['{"a":', '}'], ['[{"a":', '}]'])).map(([depth, [open, close]]) => `${open.repeat(depth)}1${close.repeat(depth)}`);
+
 /** Percent-encoding that also carries lone surrogates, as the invalid UTF-8 (CESU) a hostile client would send. */
 const encode = (value: string) => encodeURIComponent(value.replace(/\p{Cs}/gu, '\uFFFD')).replaceAll('%EF%BF%BD', '%ED%A0%80');
 
@@ -163,10 +168,15 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       );
       return fc.record({
         auth: auth(),
-        query: fc.subarray(params.filter((p) => p.in === 'query')).chain((chosen) => fc.tuple(...chosen.map((p) => fc.tuple(fc.constant(p.name), hostileJson)))),
+        query: fc
+          .subarray(params.filter((p) => p.in === 'query'))
+          .chain((chosen) => fc.tuple(...chosen.map((p) => fc.tuple(fc.constant(p.name), hostileJson))))
+          .chain((entries) => fc.oneof({ weight: 5, arbitrary: fc.constant(entries) }, { weight: 1, arbitrary: fc.tuple(unknownName, hostileJson).map((extra) => [...entries, extra]) })),
         pathValue: fc.oneof(fc.constant(assetId), hostileText),
         body: fc.oneof(
           { weight: 6, arbitrary: bodyValue.map((b) => JSON.stringify(b)) },
+          { weight: 1, arbitrary: fc.tuple(bodyValue, unknownName, hostileJson).map(([b, name, value]) => JSON.stringify({ ...b, [name]: value })) },
+          { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...Object.keys(bodyProps), 'x'), deepJson).map(([name, deep]) => `{${JSON.stringify(name)}: ${deep}}`) },
           { weight: 1, arbitrary: fc.constantFrom('null', '[]', '"text"', '{', '{"products": null}', '', '\u0000') },
           { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 50 }) },
         ),
