@@ -9,6 +9,7 @@ import { checkText } from '../validation/text.ts';
 import { isEnum, keyProperty, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
 import { notAcceptable, ODataNotImplemented } from './errors.ts';
 import { nonNullProperties, parseFilterExpression, parseOrderBy, parseSelect, printExpression, type Expression, type OrderItem } from './expression.ts';
+import { refuseUnknown } from '../validation/strict-input.ts';
 
 export const PAGE_SIZE = 1_000;
 export const MAX_TOP = 5_000;
@@ -17,6 +18,7 @@ const MAX_SKIP = 2_147_483_647;
 const MAX_SKIPTOKEN_LENGTH = 4_000;
 
 const SUPPORTED_OPTIONS = new Set(['$filter', '$orderby', '$select', '$top', '$skip', '$count', '$skiptoken', '$format']);
+const SYSTEM_OPTION_NAMES = [...SUPPORTED_OPTIONS];
 /** The options that apply to what the path addresses: the whole set, one entity by its key, or the set's count. */
 const APPLICABLE_OPTIONS = {
   collection: SUPPORTED_OPTIONS,
@@ -52,11 +54,16 @@ const integer = (name: string, text: string, max: number): number => {
 export function parseQuery(set: EntitySetDef, params: URLSearchParams, addressed: Addressed = 'collection'): ODataQuery {
   const options = new Map<string, string>();
   for (const [rawName, value] of params) {
-    // System options start with $; other parameters are custom options, which OData says to ignore.
-    if (!rawName.startsWith('$')) continue;
+    // System options start with $; other parameters are custom options, which OData 4.0 lets a service
+    // ignore, but not one named like a system option (OData 4.01 makes the $ optional): ignored, a
+    // `filter=` would quietly answer everything.
+    if (!rawName.startsWith('$')) {
+      if (SUPPORTED_OPTIONS.has(`$${rawName.toLowerCase()}`)) refuseUnknown([rawName.slice(0, 40)], SYSTEM_OPTION_NAMES);
+      continue;
+    }
     const name = rawName.toLowerCase();
     if (UNSUPPORTED_OPTIONS.has(name)) throw new ODataNotImplemented(`The query option ${name}`);
-    if (!SUPPORTED_OPTIONS.has(name)) throw invalidParameter(rawName.slice(0, 40), 'is not an OData system query option');
+    if (!SUPPORTED_OPTIONS.has(name)) refuseUnknown([rawName.slice(0, 40)], SYSTEM_OPTION_NAMES);
     if (!APPLICABLE_OPTIONS[addressed].has(name)) throw invalidParameter(name, `does not apply to ${ADDRESSED_AS[addressed]}`);
     if (options.has(name)) throw invalidParameter(name, 'is given more than once');
     options.set(name, value);

@@ -105,8 +105,8 @@ describe('OASIS OData ABNF $filter corpus', () => {
     }
   });
 
-  it('treats the 4.01 option without $ as a custom option', () => {
-    const [ignored] = tally('ignore').cases;
-    expect([ignored!.c.input, ignored!.outcome]).toEqual(['filter=true', { status: 200, filter: false }]);
+  it('refuses the 4.01 option without $ (a custom option named like a system option), naming $filter', () => {
+    const [dollarless] = tally('ignore').cases;
+    expect([dollarless!.c.input, dollarless!.outcome]).toEqual(['filter=true', { status: 400, code: 'UNKNOWN_PARAMETER' }]);
   });
 });
