@@ -78,6 +78,17 @@ WITH r AS (
 )
 SELECT (SELECT count FROM r) AS after, (SELECT count FROM usage_counters WHERE bucket = $1) AS seen`;
 
+/**
+ * Gives back one admitted request: -1 on its minute counter ($2), then on its day counter ($1), neither
+ * below zero. The day's update reads `m` (an InitPlan, run before it locks a row), so rows are locked
+ * minute first, then day, as CONSUME_SQL locks them: the two statements cannot deadlock.
+ */
+const RELEASE_SQL = `
+WITH m AS (
+  UPDATE usage_counters SET count = count - 1 WHERE bucket = $2 AND count > 0 RETURNING 1
+)
+UPDATE usage_counters SET count = count - 1 WHERE bucket = $1 AND count > 0 AND (SELECT count(*) FROM m) >= 0`;
+
 interface ConsumeRow {
   minute_after: number | null;
   day_after: number | null;
@@ -162,6 +173,11 @@ export class DatabaseCounterStore implements CounterStore {
       return { allowed: false, exceeded: 'day', dayCount: Math.max(dayAfter ?? daySeen, limits.day), minuteCount: minuteSeen };
     }
     return { allowed: false, exceeded: 'minute', dayCount: dayAfter, minuteCount: Math.max(minuteSeen, limits.minute) };
+  }
+
+  async release(subject: QuotaSubject, at: Date): Promise<void> {
+    const buckets = bucketsFor(subject, at);
+    await this.prisma.$executeRawUnsafe(RELEASE_SQL, buckets.day, buckets.minute);
   }
 
   async reserveMonthly(bucket: MonthBucket, limit: number): Promise<MonthCounterResult> {
