@@ -118,10 +118,18 @@ export function useAccessControl(services: AccessServices, { graphqlEndpoint }: 
       const spent = state?.spentQuota;
       if (!spent || response.status < 400 || response.status >= 500) return;
       state.spentQuota = undefined;
-      await services.quota.release(spent.subject, spent.at);
+      try {
+        await services.quota.release(spent.subject, spent.at);
+      } catch (error) {
+        // The refusal is still answered; the unit stays spent (as if it had been served).
+        state.log.warn({ err: error }, 'quota release failed');
+        return;
+      }
       // This answer's remaining counts the request given back.
       const { decision } = spent;
       response.headers.set('X-RateLimit-Remaining', String(Math.min(decision.limit, decision.remaining + 1)));
+      // Every 429 has X-RateLimit-Reset (spec); one of another allowance gets the request quota's day, never that allowance's.
+      if (response.status === 429) response.headers.set('X-RateLimit-Reset', String(decision.reset));
     },
   };
 }

@@ -125,6 +125,7 @@ describe(`auth before quota, refusals free, counters in ${store}`, () => {
     // The request quota's headers, not the export allowance's: this request was given back.
     expect(refused.headers.get('x-ratelimit-limit')).toBe(String(DAY));
     expect(refused.headers.get('x-ratelimit-remaining')).toBe(String(DAY - 1));
+    expect(Number(refused.headers.get('x-ratelimit-reset')) % 86_400).toBe(0);
     expect(await counts(subject)).toEqual({ day: 1, minute: 1 });
   });
 
