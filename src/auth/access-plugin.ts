@@ -1,7 +1,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { RateLimitError } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
-import { currentRequest } from '../observability/request-context.ts';
+import { currentRequest, type RequestState } from '../observability/request-context.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { anonymousCaller, authenticate, type Caller, type KeyStore } from './caller.ts';
 import { accessRefusal } from './access.ts';
@@ -69,6 +69,24 @@ export async function checkQuota(services: Pick<AccessServices, 'quota'>, caller
   return decision;
 }
 
+/**
+ * Gives back the request checkQuota admitted for this request, if any (its answer is a refusal, or the
+ * request is handed on to be counted again): its decision, or undefined when there was none or the store
+ * failed (the unit then stays spent).
+ */
+export async function giveBackQuota(services: Pick<AccessServices, 'quota'>, state: RequestState): Promise<QuotaDecision | undefined> {
+  const spent = state.spentQuota;
+  if (!spent) return undefined;
+  state.spentQuota = undefined;
+  try {
+    await services.quota.release(spent.subject, spent.at);
+    return spent.decision;
+  } catch (error) {
+    state.log.warn({ err: error }, 'quota release failed');
+    return undefined;
+  }
+}
+
 /** Counts the request against the caller's daily and per-minute budget (checkQuota); 429 when one is used up. */
 export async function countRequest(services: Pick<AccessServices, 'quota' | 'metrics'>, caller: Caller): Promise<void> {
   const decision = await checkQuota(services, caller);
@@ -115,18 +133,11 @@ export function useAccessControl(services: AccessServices, { graphqlEndpoint }: 
     },
     async onResponse({ response }) {
       const state = currentRequest();
-      const spent = state?.spentQuota;
-      if (!spent || response.status < 400 || response.status >= 500) return;
-      state.spentQuota = undefined;
-      try {
-        await services.quota.release(spent.subject, spent.at);
-      } catch (error) {
-        // The refusal is still answered; the unit stays spent (as if it had been served).
-        state.log.warn({ err: error }, 'quota release failed');
-        return;
-      }
+      if (!state?.spentQuota || response.status < 400 || response.status >= 500) return;
+      // A failed release leaves the unit spent (as if served); the refusal is answered all the same.
+      const decision = await giveBackQuota(services, state);
+      if (!decision) return;
       // This answer's remaining counts the request given back.
-      const { decision } = spent;
       response.headers.set('X-RateLimit-Remaining', String(Math.min(decision.limit, decision.remaining + 1)));
       // Every 429 has X-RateLimit-Reset (spec); one of another allowance gets the request quota's day, never that allowance's.
       if (response.status === 429) response.headers.set('X-RateLimit-Reset', String(decision.reset));

@@ -129,6 +129,30 @@ describe(`auth before quota, refusals free, counters in ${store}`, () => {
     expect(await counts(subject)).toEqual({ day: 1, minute: 1 });
   });
 
+  it('counts a footprint once when the fast path hands it on to the pipeline after counting it', async () => {
+    const { auth, subject } = await keyed('pro');
+    const base = await t.listen();
+    const get = () => fetch(`${base}/v1/footprint?brand=Dell&model=Fast%20Path%205420&country=FR`, { headers: auth });
+    expect((await get()).status).toBe(200); // the pipeline's answer: the fast path learns the query
+    const footprints = t.app.services.footprint;
+    const original = footprints.footprint;
+    let failed = false;
+    footprints.footprint = (...args: Parameters<typeof original>) => {
+      if (failed) return original.apply(footprints, args);
+      failed = true;
+      throw new Error('a fault of the fast path');
+    };
+    try {
+      const again = await get();
+      expect(failed).toBe(true);
+      expect(again.status).toBe(200);
+      expect(again.headers.get('x-ratelimit-remaining')).toBe('998');
+    } finally {
+      footprints.footprint = original;
+    }
+    expect(await counts(subject)).toEqual({ day: 2, minute: 2 });
+  });
+
   it('admits exactly the budget under concurrency while refusals run beside it, and charges only what was served', async () => {
     const { auth, subject } = await keyed('business');
     const valid = () => t.request('/v1/reference/categories', { headers: auth }).then((r) => r.status);
