@@ -10,6 +10,7 @@ import { useArmor } from './graphql/armor.ts';
 import { useCostLimit } from './graphql/cost.ts';
 import { declareRestRoutes, useRest } from './rest/rest-plugin.ts';
 import { PUBLIC } from './auth/access.ts';
+import { unauthorized } from './errors/api-error.ts';
 import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from './kernel/paths.ts';
 import { RouteTable } from './kernel/routes.ts';
 import { useMountedRouter, type Router } from './rest/router.ts';
@@ -28,7 +29,6 @@ import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
 import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRouter } from './certificates/routes.ts';
 import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
-import { REPORT_PATH } from './reports/paths.ts';
 import { createODataRouter } from './odata/routes.ts';
 import { useODataBasicCredentials } from './odata/basic-auth.ts';
 import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/routes.ts';
@@ -65,8 +65,9 @@ export interface Pipeline {
 export function createPipeline(services: Services, { isDraining }: { isDraining: () => boolean }): Pipeline {
   // Every route of the service: the system routes, SOFA's, and each mounted router's (declared as it is mounted).
   const routes = new RouteTable().add('GET', LIVENESS_PATH).add('GET', READINESS_PATH).add('GET', OPENAPI_PATH, { access: PUBLIC });
-  // GraphQL is a keyed interface (useAccessControl); each root field declares more (its authScopes).
-  for (const method of ['GET', 'POST']) routes.add(method, GRAPHQL_PATH, { access: { key: true } });
+  // GraphQL is a keyed interface (spec 5.3: without a key, 401 before any quota); each root field declares more (its authScopes).
+  const graphqlMissingKey = () => unauthorized('MISSING_API_KEY', 'GraphQL needs an API key: Authorization: Bearer svc_…');
+  for (const method of ['GET', 'POST']) routes.add(method, GRAPHQL_PATH, { access: { key: true }, missingKey: graphqlMissingKey });
   declareRestRoutes(schema, routes);
   const mount = (router: Router) => {
     router.declareIn(routes);
@@ -114,10 +115,10 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
       mount(createWellKnownRouter(services)),
       mount(createExportFileRouter(services.exportStorage)),
       // 5. Access control for every /v1 route but its documentation: BI tools' HTTP Basic turned into the bearer
-      // key (/v1/odata only), then the caller (401) and the quota (429). A report counts itself once accepted:
-      // a refused report is the one request users must not pay for.
+      // key (/v1/odata only), then the caller (401: a bad key anywhere, no key on a keyed route) and the quota
+      // (429). Any refusal further on (4xx) gives the request back: only what is served costs.
       useODataBasicCredentials(),
-      useAccessControl(services, { graphqlEndpoint: GRAPHQL_PATH, countedByRoute: [REPORT_PATH] }),
+      useAccessControl(services, { graphqlEndpoint: GRAPHQL_PATH }),
       // 6. Hand-written keyed routes: the certificate PDF (GET; POST /v1/certificate is SOFA's), POST /v1/report
       // (a PDF body, which SOFA cannot answer), OData, the export download (302 or JSON by Accept).
       mount(createCertificateDownloadRouter(services)),

@@ -1,9 +1,10 @@
 import type { Plugin } from 'graphql-yoga';
-import { RateLimitError, unauthorized } from '../errors/api-error.ts';
+import { RateLimitError } from '../errors/api-error.ts';
 import { errorResponse } from '../errors/render.ts';
-import { currentRequest } from '../observability/request-context.ts';
+import { currentRequest, type RequestState } from '../observability/request-context.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { anonymousCaller, authenticate, type Caller, type KeyStore } from './caller.ts';
+import { accessRefusal } from './access.ts';
 import { rateLimitHeaders, type QuotaDecision, type QuotaService, type QuotaSubject } from './quota/index.ts';
 import { DOCS_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
@@ -11,7 +12,16 @@ declare module '../observability/request-context.ts' {
   interface RequestState {
     /** Who is calling, set by access control for metered routes. */
     caller?: Caller;
+    /** The request the quota admitted for this answer (checkQuota), given back when the answer is a refusal. */
+    spentQuota?: SpentQuota;
   }
+}
+
+interface SpentQuota {
+  subject: QuotaSubject;
+  /** When it was counted: the day and minute to give it back to. */
+  at: Date;
+  decision: QuotaDecision;
 }
 
 /**
@@ -41,23 +51,40 @@ export interface AccessServices {
 
 export interface AccessControlOptions {
   graphqlEndpoint: string;
-  /**
-   * Routes that count the request themselves once they have accepted it (countRequest), so that a
-   * refused one (403, 400) costs nothing.
-   */
-  countedByRoute: readonly string[];
 }
 
 /**
  * Counts the request against the caller's daily and per-minute budget and collects the decision's
  * rate-limit headers for the answer. A refusal consumes nothing: the footprint fast path, which
- * leaves a refused request to the pipeline, checks it again there.
+ * leaves a refused request to the pipeline, checks it again there. An admitted request is kept in the
+ * request state, so that a refusal further on can give it back (useAccessControl).
  */
 export async function checkQuota(services: Pick<AccessServices, 'quota'>, caller: Caller): Promise<QuotaDecision> {
-  const decision = await services.quota.check(subjectOf(caller));
-  const { responseHeaders } = currentRequest()!;
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) responseHeaders.set(name, value);
+  const subject = subjectOf(caller);
+  const at = new Date();
+  const decision = await services.quota.check(subject, at);
+  const state = currentRequest()!;
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
+  if (decision.allowed) state.spentQuota = { subject, at, decision };
   return decision;
+}
+
+/**
+ * Gives back the request checkQuota admitted for this request, if any (its answer is a refusal, or the
+ * request is handed on to be counted again): its decision, or undefined when there was none or the store
+ * failed (the unit then stays spent).
+ */
+export async function giveBackQuota(services: Pick<AccessServices, 'quota'>, state: RequestState): Promise<QuotaDecision | undefined> {
+  const spent = state.spentQuota;
+  if (!spent) return undefined;
+  state.spentQuota = undefined;
+  try {
+    await services.quota.release(spent.subject, spent.at);
+    return spent.decision;
+  } catch (error) {
+    state.log.warn({ err: error }, 'quota release failed');
+    return undefined;
+  }
 }
 
 /** Counts the request against the caller's daily and per-minute budget (checkQuota); 429 when one is used up. */
@@ -78,27 +105,42 @@ export async function countRequest(services: Pick<AccessServices, 'quota' | 'met
 }
 
 /**
- * Authentication and quotas for REST and GraphQL alike, before either runs: who is calling
- * (a bad key is a 401 on every route), then one shared budget per key (per client IP without a key).
- * The caller is kept in the request state for the GraphQL context.
+ * Authentication and quotas for REST and GraphQL alike, before either runs: who is calling (a bad key
+ * is a 401 on every route, no key a 401 on every route that is not public: neither spends any budget),
+ * then one shared budget per key (per client IP without a key). The request is counted before its
+ * route runs, atomically, so the limit holds under concurrency; an answer that refuses it (any 4xx: a
+ * bad parameter, no such route, too low a plan, another allowance used up) gives it back, so only
+ * what is served costs. The caller is kept in the request state for the GraphQL context.
  */
-export function useAccessControl(services: AccessServices, { graphqlEndpoint, countedByRoute }: AccessControlOptions): Plugin {
-  const countedByItself = new Set(countedByRoute);
+export function useAccessControl(services: AccessServices, { graphqlEndpoint }: AccessControlOptions): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
       if (!isMetered(url.pathname)) return;
       const state = currentRequest()!;
       try {
         const caller = await authenticate(request.headers.get('authorization'), state.ip, services.keys);
-        // GraphQL is a keyed interface (spec 5.3): without a key it answers 401 and costs no quota.
-        if (url.pathname === graphqlEndpoint && caller.kind === 'anonymous') {
-          throw unauthorized('MISSING_API_KEY', 'GraphQL needs an API key: Authorization: Bearer svc_…');
+        // A keyed route refuses a caller without a key before anything is counted: the route's own 401.
+        const route = state.route?.route;
+        if (caller.kind === 'anonymous' && route?.access) {
+          const refusal = accessRefusal(route.access, caller, { missingKey: route.missingKey });
+          if (refusal) throw refusal;
         }
-        if (!countedByItself.has(url.pathname.replace(/\/$/, ''))) await countRequest(services, caller);
+        await countRequest(services, caller);
         state.caller = caller;
       } catch (error) {
         endResponse(errorResponse([error], { graphql: url.pathname === graphqlEndpoint }));
       }
+    },
+    async onResponse({ response }) {
+      const state = currentRequest();
+      if (!state?.spentQuota || response.status < 400 || response.status >= 500) return;
+      // A failed release leaves the unit spent (as if served); the refusal is answered all the same.
+      const decision = await giveBackQuota(services, state);
+      if (!decision) return;
+      // This answer's remaining counts the request given back.
+      response.headers.set('X-RateLimit-Remaining', String(Math.min(decision.limit, decision.remaining + 1)));
+      // Every 429 has X-RateLimit-Reset (spec); one of another allowance gets the request quota's day, never that allowance's.
+      if (response.status === 429) response.headers.set('X-RateLimit-Reset', String(decision.reset));
     },
   };
 }

@@ -110,5 +110,7 @@ declare module '../kernel/routes.ts' {
   interface RouteDeclaration {
     /** Who may call the route; undefined for routes outside API-key access (admin token, console session, signed links, system routes). */
     access?: Access;
+    /** How the route's 401 for a caller without a key reads, where its interface phrases its own (accessRefusal). */
+    missingKey?: () => ApiError;
   }
 }

@@ -96,7 +96,8 @@ const syncInProgress = (retryAfterSeconds: number) =>
     'ERASURE_SYNC_IN_PROGRESS',
     'Another erasure sync of this organisation is running; only one runs at a time. Try again when it has finished (its reports are then skipped).',
     retryAfterSeconds,
-    { limit: 1, reset: Math.ceil(Date.now() / 1000) + retryAfterSeconds },
+    // Retry-After alone: X-RateLimit-* on this answer stay the request quota's.
+    undefined,
   );
 
 /** Filters and where to start: from the request, or from the run a continuation names. */

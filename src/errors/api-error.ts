@@ -34,9 +34,10 @@ export interface RefusingWindow {
 
 /**
  * 429: the spec gives rate limiting its own body {error, message, retry_after_seconds}; `code` names which limit.
- * Its headers are the spec's for every 429: Retry-After, and X-RateLimit-Limit, -Remaining (0) and -Reset of
- * the refusing `window` (the request quota passes none: the pipeline sets its own window's headers);
- * `headers` adds a route's own.
+ * Its headers: Retry-After, and X-RateLimit-Limit, -Remaining (0) and -Reset of the refusing `window` for a
+ * limit of its own outside the request quota (sign-in, certificate verification). Under /v1 the pipeline
+ * sets the request quota's X-RateLimit-* on every answer, so a route's own allowance passes no window and
+ * names its headers in `headers` (X-Report-*, X-Export-*).
  */
 export class RateLimitError extends ApiError {
   readonly retryAfterSeconds: number;

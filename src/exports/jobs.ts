@@ -90,12 +90,16 @@ function normaliseRequest(request: ExportRequest): { scope: StoredScope; tables:
 const sameScope = (a: StoredScope, b: StoredScope) =>
   JSON.stringify([[...a.include].sort(), [...a.exclude].sort()]) === JSON.stringify([[...b.include].sort(), [...b.exclude].sort()]);
 
+/** The export allowance's own headers on its 429: X-RateLimit-* stay the request quota's. */
+const exportAllowanceHeaders = (reset: number) => ({ 'X-Export-Limit': '1', 'X-Export-Remaining': '0', 'X-Export-Reset': String(reset) });
+
 function tooManyActive(activeId: string): RateLimitError {
   return new RateLimitError(
     'TOO_MANY_ACTIVE_EXPORTS',
     `Export ${activeId} of this organisation is still pending or processing; only one export may be active at a time.`,
     ACTIVE_RETRY_SECONDS,
-    { limit: 1, reset: Math.ceil(Date.now() / 1000) + ACTIVE_RETRY_SECONDS },
+    undefined,
+    exportAllowanceHeaders(Math.ceil(Date.now() / 1000) + ACTIVE_RETRY_SECONDS),
   );
 }
 
@@ -107,7 +111,8 @@ function tooFrequent(caller: KeyCaller, last: Date, now: Date): RateLimitError {
     'EXPORT_TOO_FREQUENT',
     `The ${caller.plan} plan allows one export every ${humanInterval(interval)}; the last one was submitted at ${last.toISOString()}. Next export possible in ${retryAfter} s.`,
     retryAfter,
-    { limit: 1, reset: Math.ceil(allowedAt / 1000) },
+    undefined,
+    exportAllowanceHeaders(Math.ceil(allowedAt / 1000)),
   );
 }
 

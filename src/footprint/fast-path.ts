@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { authenticate } from '../auth/caller.ts';
-import { checkQuota } from '../auth/access-plugin.ts';
+import { checkQuota, giveBackQuota } from '../auth/access-plugin.ts';
 import { cacheFor, currentRequest, type RequestState } from '../observability/request-context.ts';
 import { compileJsonWriter, type JsonWriter } from '../graphql/json-writer.ts';
 import type { RouteMatch, RouteTable } from '../kernel/routes.ts';
@@ -49,7 +49,8 @@ export interface FootprintFastPathOptions {
  * access control's (authenticate, checkQuota), the headers, access-log line and metrics the
  * pipeline's (completeResponse, observeResponse). Anything but the plain success case (unknown
  * query, bad key, quota used up, an error) falls through to the full pipeline, which answers it as
- * usual; a refused request consumes no quota, so checking it twice is safe.
+ * usual; a refused request consumes no quota and an admitted one is given back first (giveBackQuota),
+ * so the pipeline counts it once.
  */
 export class FootprintFastPath {
   private readonly argsByQuery = new Map<string, FootprintArgs>();
@@ -94,6 +95,8 @@ export class FootprintFastPath {
       res.end(body);
       return true;
     } catch {
+      // The pipeline counts the request again: what was counted here is given back.
+      await giveBackQuota(this.services, state);
       return false;
     }
   }

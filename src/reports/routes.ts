@@ -3,7 +3,7 @@ import { RateLimitError } from '../errors/api-error.ts';
 import { keyCaller, type Access } from '../auth/access.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { readJsonBody } from '../rest/json-body.ts';
-import { countRequest, currentCaller } from '../auth/access-plugin.ts';
+import { currentCaller } from '../auth/access-plugin.ts';
 import { Router } from '../rest/router.ts';
 import { renderReportPdf } from '../documents/index.ts';
 import type { Services } from '../services.ts';
@@ -29,20 +29,18 @@ const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type\s*\/Page
 async function createReport(services: Services, request: Request): Promise<Response> {
   const caller = keyCaller(currentCaller());
   const report = reportRequest(await readJsonBody(request, reportBody, { optional: true }));
-  // Counted only now (access control leaves this route to count itself): a refused report costs no request of the day.
-  await countRequest(services, caller);
 
   // The allowance is the key's organisation's, like the request quota (test keys included).
   const allowance = await services.quota.reserveReport(caller.keyOrgId, caller.plan);
   const allowanceHeaders = { 'X-Report-Limit': String(allowance.limit), 'X-Report-Remaining': String(allowance.remaining), 'X-Report-Reset': String(allowance.reset) };
   if (!allowance.allowed) {
     services.metrics.quotaRefused(caller.plan, 'monthly_reports');
-    // The refusing window is the month: its X-RateLimit-* headers replace the request quota's on this answer.
+    // The month's window is told by X-Report-*; X-RateLimit-* stay the request quota's, which gives this request back.
     throw new RateLimitError(
       'REPORT_LIMIT_REACHED',
       `The monthly limit of ${allowance.limit} reports of the ${caller.plan} plan is used up; it resets at the start of the next UTC month, in ${allowance.retryAfterSeconds} s.`,
       allowance.retryAfterSeconds ?? 1,
-      { limit: allowance.limit, reset: allowance.reset },
+      undefined,
       allowanceHeaders,
     );
   }
@@ -90,8 +88,8 @@ export const REPORT_OPENAPI_PATHS = {
       description:
         'Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). ' +
         `Dates are UTC days, both included, from ${EARLIEST_DATE} to ${LATEST_DATE}: dateTo defaults to today, dateFrom to one year before dateTo; ` +
-        'any length; a period wholly in the future is refused. A refused request (400, 403) counts against neither the monthly report limit nor the daily quota. ' +
-        'Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining). Period semantics: docs/reports.md.',
+        'any length; a period wholly in the future is refused. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. ' +
+        'Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining, X-Report-Reset). Period semantics: docs/reports.md.',
       requestBody: {
         required: true,
         content: { 'application/json': { schema: openApiSchema(reportBody) } },

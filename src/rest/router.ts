@@ -59,7 +59,7 @@ export class Router {
   declareIn(table: RouteTable): void {
     for (const [key, { access }] of this.routes) {
       const [method, pattern] = key.split(' ') as [string, string];
-      table.add(method, pattern, { owner: this, headers: this.headers, access });
+      table.add(method, pattern, { owner: this, headers: this.headers, access, missingKey: access && this.options.missingKey });
     }
   }
 

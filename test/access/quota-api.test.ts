@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
@@ -50,7 +51,15 @@ describe(`plan quotas over REST and GraphQL on ${TEST_DATABASE_KIND}`, () => {
     });
     expect(batch.status).toBe(200);
     expect(batch.headers.get('x-ratelimit-remaining')).toBe('24');
-    const gql = await t.json('/v1/graphql', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ organization { plan } }' }) });
+    const graphql = (query: string, variables = {}) =>
+      t.json('/v1/graphql', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+    // An ad-hoc query is refused on the free plan (403), which costs nothing; an approved template is served.
+    const adHoc = await graphql('{ organization { plan } }');
+    expect(adHoc.status).toBe(403);
+    expect(adHoc.headers.get('x-ratelimit-remaining')).toBe('24');
+    const template = await readFile(new URL('../../templates/factor-lookup.graphql', import.meta.url), 'utf8');
+    const gql = await graphql(template, { regionCode: 'DE' });
+    expect(gql.status).toBe(200);
     expect(gql.headers.get('x-ratelimit-remaining')).toBe('23');
     const rest = await t.request('/v1/reference/categories', { headers: auth });
     expect(rest.headers.get('x-ratelimit-remaining')).toBe('22');

@@ -117,7 +117,11 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
       expect(Object.keys(r.body).sort()).toEqual(['code', 'error', 'message', 'retry_after_seconds']);
       expect(r.body.code).toBe('TOO_MANY_ACTIVE_EXPORTS');
       expect(r.headers.get('retry-after')).toBe(String(r.body.retry_after_seconds));
-      expect(r.headers.get('x-ratelimit-remaining')).toBe('0');
+      // The export allowance's own headers; X-RateLimit-* stay the request quota's.
+      expect(r.headers.get('x-export-limit')).toBe('1');
+      expect(r.headers.get('x-export-remaining')).toBe('0');
+      expect(Number(r.headers.get('x-export-reset')) - Date.now() / 1000).toBeGreaterThan(0);
+      expect(Number(r.headers.get('x-ratelimit-reset')) % 86_400).toBe(0);
       expect(r.body.message).toContain('only one export may be active');
     }
     expect(await db().exportJob.count({ where: { org_id: org.id } })).toBe(1);

@@ -183,7 +183,9 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     expect(report.org_id).toBe(sandboxOrgId(orgs.pro!));
   });
 
-  it(`admits exactly ${REPORT_LIMIT} of 10 concurrent reports under a monthly limit of ${REPORT_LIMIT}, the rest 429`, async () => {
+  it(`admits exactly ${REPORT_LIMIT} of 10 concurrent reports under a monthly limit of ${REPORT_LIMIT}, the rest 429 costing no request`, async () => {
+    const requestsToday = async () => (await t.app.services.quota.usageToday([{ keyId: keyIds.busy!, orgId: orgs.busy!, plan: 'pro' }]))[0]!.used;
+    const before = await requestsToday();
     const responses = await Promise.all(Array.from({ length: 10 }, () => post(keys.busy, { type: 'sustainability_summary' })));
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([...Array(REPORT_LIMIT).fill(200), ...Array(10 - REPORT_LIMIT).fill(429)]);
@@ -196,10 +198,18 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     expect(body.message).toMatch(/monthly limit of 3 reports of the pro plan is used up/);
     expect(Number(refused.headers.get('retry-after'))).toBe(body.retry_after_seconds);
     expect(Math.abs(body.retry_after_seconds - (nextMonth - now.getTime() / 1000))).toBeLessThan(60);
-    expect(refused.headers.get('x-ratelimit-limit')).toBe(String(REPORT_LIMIT));
-    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
-    expect(refused.headers.get('x-ratelimit-reset')).toBe(String(nextMonth));
+    // The month's window in its own headers; X-RateLimit-* stay the request quota's (its day).
+    expect(refused.headers.get('x-report-limit')).toBe(String(REPORT_LIMIT));
+    expect(refused.headers.get('x-report-remaining')).toBe('0');
+    expect(refused.headers.get('x-report-reset')).toBe(String(nextMonth));
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('1000000');
+    expect(Number(refused.headers.get('x-ratelimit-reset')) % 86_400).toBe(0);
     expect(await t.app.services.db.prisma.report.count({ where: { org_id: orgs.busy } })).toBe(REPORT_LIMIT);
+    // Only the delivered reports cost a request of the day; the 429s were given back.
+    expect(await requestsToday()).toBe(before + REPORT_LIMIT);
+    const next = await post(keys.busy, { type: 'sustainability_summary' });
+    expect(next.status).toBe(429);
+    expect(await requestsToday()).toBe(before + REPORT_LIMIT);
     const remaining = responses.filter((r) => r.status === 200).map((r) => r.headers.get('x-report-remaining')).sort();
     expect(remaining).toEqual(['0', '1', '2']);
   });

@@ -24,11 +24,10 @@ import {
  * last unit of a window: with a budget of 100, 200 concurrent requests admit exactly 100. Rows are
  * always locked minute first, then day, so concurrent statements cannot deadlock.
  *
- * A refused request consumes no daily budget and no minute budget, with one harmless exception: a
- * request that races the very request taking the last daily unit passes `m` (the day still looked
- * open) and is then refused by `d`, leaving the minute counter one higher. That cannot change a
- * later decision (the day stays used up until UTC midnight, and a minute window never spans
- * midnight), and the minute remaining reported for that request leaves it out.
+ * A refused request consumes no daily budget and no minute budget. A request that races the very
+ * request taking the last daily unit passes `m` (the day still looked open) and is then refused by
+ * `d`: consume gives that minute unit back at once (RELEASE_MINUTE_SQL), and the minute remaining
+ * reported for the request leaves it out.
  *
  * `$9` = 'off' (option asyncCommit) commits this statement's own transaction asynchronously
  * (set_config with is_local); null keeps the server's setting, the default. Asynchronous commit does
@@ -77,6 +76,20 @@ WITH r AS (
   RETURNING c.count
 )
 SELECT (SELECT count FROM r) AS after, (SELECT count FROM usage_counters WHERE bucket = $1) AS seen`;
+
+/**
+ * Gives back one admitted request: -1 on its minute counter ($2), then on its day counter ($1), neither
+ * below zero. The day's update reads `m` (an InitPlan, run before it locks a row), so rows are locked
+ * minute first, then day, as CONSUME_SQL locks them: the two statements cannot deadlock.
+ */
+const RELEASE_SQL = `
+WITH m AS (
+  UPDATE usage_counters SET count = count - 1 WHERE bucket = $2 AND count > 0 RETURNING 1
+)
+UPDATE usage_counters SET count = count - 1 WHERE bucket = $1 AND count > 0 AND (SELECT count(*) FROM m) >= 0`;
+
+/** The minute unit of a request `d` refused after `m` counted it (CONSUME_SQL), never below zero. */
+const RELEASE_MINUTE_SQL = 'UPDATE usage_counters SET count = count - 1 WHERE bucket = $1 AND count > 0';
 
 interface ConsumeRow {
   minute_after: number | null;
@@ -154,7 +167,8 @@ export class DatabaseCounterStore implements CounterStore {
     const dayAfter = row.day_after === null ? null : Number(row.day_after);
     if (minuteAfter !== null && dayAfter !== null) return { allowed: true, dayCount: dayAfter, minuteCount: minuteAfter };
     if (minuteAfter !== null) {
-      // Counted for the minute, then found the day used up (see CONSUME_SQL): not this request's unit.
+      // Counted for the minute, then found the day used up (see CONSUME_SQL): a refusal spends nothing.
+      await this.prisma.$executeRawUnsafe(RELEASE_MINUTE_SQL, buckets.minute);
       return { allowed: false, exceeded: 'day', dayCount: Math.max(daySeen, limits.day), minuteCount: minuteAfter - 1 };
     }
     if (dayAfter === null || dayAfter >= limits.day) {
@@ -162,6 +176,11 @@ export class DatabaseCounterStore implements CounterStore {
       return { allowed: false, exceeded: 'day', dayCount: Math.max(dayAfter ?? daySeen, limits.day), minuteCount: minuteSeen };
     }
     return { allowed: false, exceeded: 'minute', dayCount: dayAfter, minuteCount: Math.max(minuteSeen, limits.minute) };
+  }
+
+  async release(subject: QuotaSubject, at: Date): Promise<void> {
+    const buckets = bucketsFor(subject, at);
+    await this.prisma.$executeRawUnsafe(RELEASE_SQL, buckets.day, buckets.minute);
   }
 
   async reserveMonthly(bucket: MonthBucket, limit: number): Promise<MonthCounterResult> {

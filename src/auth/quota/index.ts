@@ -64,7 +64,8 @@ export interface MonthlyDecision {
 /**
  * The per-request quota check: one shared budget for REST and GraphQL per API key (per client IP for
  * anonymous callers, at the free plan), a UTC-day window and a one-minute window. `check` counts the
- * request only if it is admitted; a refused request uses no budget.
+ * request only if it is admitted; a refused request uses no budget, and `release` gives back an admitted
+ * one that was then refused.
  */
 export class QuotaService {
   private readonly day: Record<Plan, number>;
@@ -94,6 +95,11 @@ export class QuotaService {
     const limits = this.limitsFor(plan);
     const counts = await this.store.consume(subject, now, limits);
     return decide(plan, limits, counts, now);
+  }
+
+  /** Gives back the request `check` admitted for `subject` at `at` (the day and minute it was counted in). */
+  async release(subject: QuotaSubject, at: Date): Promise<void> {
+    await this.store.release(subject, at);
   }
 
   /**

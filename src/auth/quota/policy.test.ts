@@ -137,13 +137,13 @@ describe('decide and rateLimitHeaders', () => {
     });
   });
 
-  it('on a per-minute refusal: daily remaining unchanged, Retry-After and Reset at the minute boundary', () => {
+  it('on a per-minute refusal: daily remaining unchanged, the headers the minute window (limit, 0 left, reset at its boundary)', () => {
     const decision = decide('pro', { day: 1000, minute: 60 }, { allowed: false, exceeded: 'minute', dayCount: 400, minuteCount: 60 }, now);
     expect(decision).toMatchObject({ allowed: false, exceeded: 'minute', remaining: 600, retryAfterSeconds: 40 });
     expect(decision.minute).toEqual({ limit: 60, remaining: 0, reset: nextMinute });
     expect(rateLimitHeaders(decision)).toEqual({
-      'X-RateLimit-Limit': '1000',
-      'X-RateLimit-Remaining': '600',
+      'X-RateLimit-Limit': '60',
+      'X-RateLimit-Remaining': '0',
       'X-RateLimit-Plan': 'pro',
       'Retry-After': '40',
       'X-RateLimit-Reset': String(nextMinute),

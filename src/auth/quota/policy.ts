@@ -111,6 +111,11 @@ export interface CounterResult {
  */
 export interface CounterStore {
   consume(subject: QuotaSubject, now: Date, limits: WindowLimits): Promise<CounterResult>;
+  /**
+   * Gives back the request `consume` admitted for `subject` at `at` (its answer was a refusal): one unit
+   * of that day's and that minute's counters, as one atomic step, neither below zero.
+   */
+  release(subject: QuotaSubject, at: Date): Promise<void>;
   /** Requests counted today (UTC) per subject, without counting anything (the console's usage view). */
   dayCounts(subjects: QuotaSubject[], now: Date): Promise<number[]>;
   /** The subject's count in the current minute, without counting anything. */
@@ -246,21 +251,21 @@ export function decide(plan: Plan, limits: WindowLimits, counts: CounterResult, 
 }
 
 /**
- * Response headers for a decision. Always: X-RateLimit-Limit and X-RateLimit-Remaining (the daily
- * quota, the one the spec documents) and X-RateLimit-Plan. On refusal also Retry-After (seconds) and
- * X-RateLimit-Reset (Unix time the refusing window resets: next UTC midnight for the daily quota, the
- * next minute boundary for the per-minute one).
+ * Response headers for a decision. Admitted: X-RateLimit-Limit and X-RateLimit-Remaining of the daily
+ * quota (the one the spec documents) and X-RateLimit-Plan. Refused: the refusing window's
+ * X-RateLimit-Limit, -Remaining (0) and -Reset (Unix time it resets: the next UTC midnight for the daily
+ * quota, the next minute boundary for the per-minute one), and Retry-After (seconds).
  */
 export function rateLimitHeaders(decision: QuotaDecision): Record<string, string> {
+  const window = decision.exceeded === 'minute' ? decision.minute : decision;
   const headers: Record<string, string> = {
-    'X-RateLimit-Limit': String(decision.limit),
-    'X-RateLimit-Remaining': String(decision.remaining),
+    'X-RateLimit-Limit': String(window.limit),
+    'X-RateLimit-Remaining': String(window.remaining),
     'X-RateLimit-Plan': decision.plan,
   };
   if (!decision.allowed) {
-    const reset = decision.exceeded === 'minute' ? decision.minute.reset : decision.reset;
     headers['Retry-After'] = String(decision.retryAfterSeconds ?? 1);
-    headers['X-RateLimit-Reset'] = String(reset);
+    headers['X-RateLimit-Reset'] = String(window.reset);
   }
   return headers;
 }

@@ -34,6 +34,14 @@ return {1, day, minute, 0}
 `;
 const CONSUME_SHA = createHash('sha1').update(CONSUME_LUA).digest('hex');
 
+/** Gives back one admitted request: -1 on each of KEYS (day, minute) that is above zero (never re-creating an expired key). */
+const RELEASE_LUA = `
+for _, key in ipairs(KEYS) do
+  if tonumber(redis.call('GET', key) or '0') > 0 then redis.call('DECR', key) end
+end
+return 0
+`;
+
 /** A monthly allowance: +1 only while below ARGV[1]; TTL ARGV[2] set on creation. Returns {allowed 0|1, count}. */
 const RESERVE_MONTHLY_LUA = `
 local n = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -118,6 +126,12 @@ export class RedisCounterStore implements CounterStore {
     const [allowed, dayCount, minuteCount, exceeded] = reply as [number, number, number, number];
     if (allowed === 1) return { allowed: true, dayCount, minuteCount };
     return { allowed: false, exceeded: exceeded === 2 ? 'minute' : 'day', dayCount, minuteCount };
+  }
+
+  // Refusals only: plain EVAL, no script cache round trip.
+  async release(subject: QuotaSubject, at: Date): Promise<void> {
+    const buckets = bucketsFor(subject, at);
+    await this.redis.eval(RELEASE_LUA, 2, this.key(buckets.day, buckets.subject), this.key(buckets.minute, buckets.subject));
   }
 
   // Rare calls (a report each): plain EVAL, no script cache round trip.
