@@ -77,7 +77,10 @@ try {
   // Sample ids at random positions for cursors and scenarios.
   const pgDb: Database = await openDatabase({ kind: 'postgres', url: db.url, poolSize: 2 });
   const sample = (
-    await pgDb.prisma.$queryRawUnsafe<{ id: string }[]>(`SELECT id::text AS id FROM assets WHERE org_id = $1::uuid ORDER BY random() LIMIT 5000`, org.id)
+    await pgDb.prisma.$queryRawUnsafe<{ id: string }[]>(
+      `SELECT id::text AS id FROM assets WHERE org_id = $1::uuid ORDER BY random() LIMIT 5000`,
+      org.id,
+    )
   ).map((r) => r.id);
   await pgDb.close();
 
@@ -95,17 +98,27 @@ try {
     },
   };
   counted = await startServices(
-    loadConfig({ DATABASE_URL: db.url, ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef', LOG_LEVEL: 'silent', QUOTA_LIMITS, DATA_DIR: tmp }),
+    loadConfig({
+      DATABASE_URL: db.url,
+      ADMIN_TOKEN: 'bench-admin-token-0123456789abcdef',
+      LOG_LEVEL: 'silent',
+      QUOTA_LIMITS,
+      DATA_DIR: tmp,
+    }),
     createLogger('silent'),
     countingDb,
   );
   const app = createApp(counted);
   const inProcess = (variables: Record<string, unknown>) =>
-    app.fetch(new Request('http://localhost/v1/graphql', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ query: PAGE, variables }),
-    })).then((r) => r.json());
+    app
+      .fetch(
+        new Request('http://localhost/v1/graphql', {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ query: PAGE, variables }),
+        }),
+      )
+      .then((r) => r.json());
   await inProcess({ first: 100 });
   const countFor = async (variables: Record<string, unknown>) => {
     statements.reset();
@@ -125,7 +138,10 @@ try {
   const pageFirst = await timed(() => graphql(PAGE, { first: 100 }), 100);
   let i = 0;
   const pageRandom = await timed(() => graphql(PAGE, { first: 100, after: cursorOf(sample[i++ % sample.length]!) }), 200);
-  const pageFiltered = await timed(() => graphql(PAGE, { first: 100, after: cursorOf(sample[i++ % sample.length]!), status: ['in_use'], country: 'DE' }), 100);
+  const pageFiltered = await timed(
+    () => graphql(PAGE, { first: 100, after: cursorOf(sample[i++ % sample.length]!), status: ['in_use'], country: 'DE' }),
+    100,
+  );
   // Walking: each page after the previous one.
   let after: string | null = null;
   const walk = await timed(async () => {
@@ -140,16 +156,25 @@ try {
 
   // 4. import of a 10 000-row CSV through the CLI (chunks of 1 000 rows)
   const devices = [
-    ['Dell', 'Latitude 5440', 'laptop'], ['Lenovo', 'ThinkPad T14 Gen 4', 'laptop'], ['HP', 'EliteBook 840 G10', 'laptop'], ['Apple', 'MacBook Air 13 M2', 'laptop'],
-    ['HP', 'EliteDesk 800 G9', 'desktop'], ['Dell', 'P2423D', 'monitor'], ['Apple', 'iPhone 15', 'smartphone'], ['Samsung', 'Galaxy Tab S9', 'tablet'],
-    ['Dell', 'PowerEdge R660', 'server'], ['Cisco', 'Catalyst 9200', 'network_switch'],
+    ['Dell', 'Latitude 5440', 'laptop'],
+    ['Lenovo', 'ThinkPad T14 Gen 4', 'laptop'],
+    ['HP', 'EliteBook 840 G10', 'laptop'],
+    ['Apple', 'MacBook Air 13 M2', 'laptop'],
+    ['HP', 'EliteDesk 800 G9', 'desktop'],
+    ['Dell', 'P2423D', 'monitor'],
+    ['Apple', 'iPhone 15', 'smartphone'],
+    ['Samsung', 'Galaxy Tab S9', 'tablet'],
+    ['Dell', 'PowerEdge R660', 'server'],
+    ['Cisco', 'Catalyst 9200', 'network_switch'],
   ];
   const countries = ['DE', 'FR', 'NL', 'GB', 'US-CA', 'PL', 'SE', 'ES'];
   const statuses = ['in_use', 'in_use', 'in_use', 'in_stock', 'in_repair', 'refurbished'];
   const lines = ['brand,model,serial_number,category,purchase_date,country,status,ram_gb'];
   for (let r = 0; r < IMPORT_ROWS; r++) {
     const [brand, model, category] = devices[r % devices.length]!;
-    lines.push(`${brand},${model},BENCH-${String(r).padStart(6, '0')},${category},202${r % 6}-0${(r % 9) + 1}-15,${countries[r % countries.length]},${statuses[r % statuses.length]},${category === 'laptop' ? 8 + (r % 3) * 8 : ''}`);
+    lines.push(
+      `${brand},${model},BENCH-${String(r).padStart(6, '0')},${category},202${r % 6}-0${(r % 9) + 1}-15,${countries[r % countries.length]},${statuses[r % statuses.length]},${category === 'laptop' ? 8 + (r % 3) * 8 : ''}`,
+    );
   }
   const file = path.join(tmp, 'bench-import.csv');
   await writeFile(file, lines.join('\n'));
@@ -165,8 +190,12 @@ try {
   const again = await importOnce();
 
   const p = (ms: number[]) => ({ p50_ms: percentile(ms, 50), p95_ms: percentile(ms, 95), n: ms.length });
-  console.log(`\nseed-demo: ${N} assets (+ ${N} calculations, ${N} calculation_factors), ${seedResult.combinations} device/country footprints, ${seedSeconds.toFixed(1)} s wall (${Math.round(N / seedSeconds)} assets/s)`);
-  console.log('\nSQL statements per GraphQL request (page with product and active_calculation incl. emission factor and registry; includes the quota counter statement):');
+  console.log(
+    `\nseed-demo: ${N} assets (+ ${N} calculations, ${N} calculation_factors), ${seedResult.combinations} device/country footprints, ${seedSeconds.toFixed(1)} s wall (${Math.round(N / seedSeconds)} assets/s)`,
+  );
+  console.log(
+    '\nSQL statements per GraphQL request (page with product and active_calculation incl. emission factor and registry; includes the quota counter statement):',
+  );
   console.table(statementCounts);
   console.log(`latency over HTTP, sequential, ${N} assets in the organisation:`);
   console.table({
@@ -176,8 +205,10 @@ try {
     'walking 100 consecutive pages': p(walk),
     'simulateRefurbish, 500 assets': p(scenario),
   });
-  console.log(`import ${IMPORT_ROWS}-row CSV via lcf assets import: new ${fresh.seconds.toFixed(1)} s = ${Math.round(IMPORT_ROWS / fresh.seconds)} assets/s (${fresh.outcome.created} created); ` +
-    `re-import ${again.seconds.toFixed(1)} s = ${Math.round(IMPORT_ROWS / again.seconds)} assets/s (${again.outcome.updated} updated)`);
+  console.log(
+    `import ${IMPORT_ROWS}-row CSV via lcf assets import: new ${fresh.seconds.toFixed(1)} s = ${Math.round(IMPORT_ROWS / fresh.seconds)} assets/s (${fresh.outcome.created} created); ` +
+      `re-import ${again.seconds.toFixed(1)} s = ${Math.round(IMPORT_ROWS / again.seconds)} assets/s (${again.outcome.updated} updated)`,
+  );
 } finally {
   if (counted) await stopServices(counted).catch(() => {});
   await service.stop();

@@ -21,7 +21,12 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
 };
-const stats = (ms: number[]) => ({ p50_ms: percentile(ms, 50), p95_ms: percentile(ms, 95), max_ms: Math.round(Math.max(...ms)), n: ms.length });
+const stats = (ms: number[]) => ({
+  p50_ms: percentile(ms, 50),
+  p95_ms: percentile(ms, 95),
+  max_ms: Math.round(Math.max(...ms)),
+  n: ms.length,
+});
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const start = performance.now();
@@ -36,7 +41,10 @@ try {
   const org = await adminJson(service.url, '/orgs', { name: 'Bench Documents GmbH', plan: 'enterprise' });
   const { key } = await adminJson(service.url, '/keys', { org_id: org.id });
   const call = async (path: string, init: RequestInit = {}) => {
-    const res = await fetch(`${service.url}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
+    const res = await fetch(`${service.url}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+    });
     if (res.status !== 200) throw new Error(`${init.method ?? 'GET'} ${path}: ${res.status} ${await res.text()}`);
     return res;
   };
@@ -45,14 +53,19 @@ try {
   const calculations: string[] = [];
   for (let i = 0; i < CERTIFICATES + 3; i++) {
     const country = ['DE', 'FR', 'NL', 'SE', 'PL'][i % 5]!;
-    const body = (await (await call(`/v1/footprint?brand=Dell&model=Latitude%205440&country=${country}&ram_gb=${8 + (i % 4) * 8}`)).json()) as { calculation_id: string };
+    const body = (await (
+      await call(`/v1/footprint?brand=Dell&model=Latitude%205440&country=${country}&ram_gb=${8 + (i % 4) * 8}`)
+    ).json()) as { calculation_id: string };
     calculations.push(body.calculation_id);
   }
   const issue: number[] = [];
   const download: number[] = [];
   const both: number[] = [];
   for (const [i, calculation_id] of calculations.entries()) {
-    const [issueMs, certificate] = await timed(async () => (await (await call('/v1/certificate', { method: 'POST', body: JSON.stringify({ calculation_id }) })).json()) as { id: string });
+    const [issueMs, certificate] = await timed(
+      async () =>
+        (await (await call('/v1/certificate', { method: 'POST', body: JSON.stringify({ calculation_id }) })).json()) as { id: string },
+    );
     const [downloadMs] = await timed(async () => (await call(`/v1/certificate?id=${certificate.id}`)).arrayBuffer());
     // The first three warm up the renderer threads (fonts, QR, charts).
     if (i < 3) continue;
@@ -86,17 +99,29 @@ try {
     reports[`POST /v1/report ${type}`] = { ...stats(ms), ...size };
     const view: number[] = [];
     for (let i = 0; i <= REPORTS; i++) {
-      const [elapsed] = await timed(() => assembleReportView({ prisma: scoped, orgId: org.id!, reference, sandbox: false }, { type, ...period }));
+      const [elapsed] = await timed(() =>
+        assembleReportView({ prisma: scoped, orgId: org.id!, reference, sandbox: false }, { type, ...period }),
+      );
       if (i > 0) view.push(elapsed);
     }
     reports[`  view assembly only (in process), ${type}`] = stats(view);
   }
 
   console.log(`\ncertificates (HTTP, sequential, PostgreSQL; ${CERTIFICATES} each after 3 warm-ups):`);
-  console.table({ 'POST /v1/certificate (issue)': stats(issue), 'GET /v1/certificate?id= (PDF)': stats(download), 'issue + PDF': stats(both) });
-  console.log(`\nreports over ${ASSETS} assets (seed-demo: ${seedSeconds.toFixed(1)} s, ${seeded.combinations} device/country footprints), period ${period.dateFrom} to ${period.dateTo}, ${REPORTS} each after a warm-up:`);
+  console.table({
+    'POST /v1/certificate (issue)': stats(issue),
+    'GET /v1/certificate?id= (PDF)': stats(download),
+    'issue + PDF': stats(both),
+  });
+  console.log(
+    `\nreports over ${ASSETS} assets (seed-demo: ${seedSeconds.toFixed(1)} s, ${seeded.combinations} device/country footprints), period ${period.dateFrom} to ${period.dateTo}, ${REPORTS} each after a warm-up:`,
+  );
   console.table(reports);
-  const worst = Math.max(...Object.entries(reports).filter(([name]) => name.startsWith('POST')).map(([, r]) => r.p95_ms));
+  const worst = Math.max(
+    ...Object.entries(reports)
+      .filter(([name]) => name.startsWith('POST'))
+      .map(([, r]) => r.p95_ms),
+  );
   console.log(`report p95 ${worst} ms: ${worst <= TARGET_MS ? 'within' : 'OVER'} the ${TARGET_MS} ms target`);
 } finally {
   await direct.close();

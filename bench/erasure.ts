@@ -19,7 +19,12 @@ const QUOTA_LIMITS = 'day.business=100000000,minute.business=100000000';
 const fake = await startFakeBlancco({ reports: generateReports(N, 20_261_123), pageSize: 100 });
 const db = onPglite ? undefined : await freshPostgres();
 const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-bench-erasure-'));
-const service = await startService({ ...(db ? { DATABASE_URL: db.url } : {}), DATA_DIR: dataDir, QUOTA_LIMITS, ERASURE_ALLOW_PRIVATE_URLS: 'true' });
+const service = await startService({
+  ...(db ? { DATABASE_URL: db.url } : {}),
+  DATA_DIR: dataDir,
+  QUOTA_LIMITS,
+  ERASURE_ALLOW_PRIVATE_URLS: 'true',
+});
 try {
   const org = await adminJson(service.url, '/orgs', { name: 'Bench erasure', plan: 'business' });
   const { key } = await adminJson(service.url, '/keys', { org_id: org.id });

@@ -25,7 +25,12 @@ const db = embedded ? undefined : await freshPostgres();
 const dataDir = embedded ? await mkdtemp(path.join(tmpdir(), 'lcf-bench-')) : undefined;
 // Quotas are checked on every request, with limits high enough not to refuse the benchmark's own load.
 const QUOTA_LIMITS = 'day.enterprise=100000000,minute.enterprise=100000000,day.free=100000000,minute.free=100000000';
-const service = await startService({ DATABASE_URL: db?.url ?? '', ...(dataDir ? { DATA_DIR: dataDir } : {}), QUOTA_LIMITS, ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}) });
+const service = await startService({
+  DATABASE_URL: db?.url ?? '',
+  ...(dataDir ? { DATA_DIR: dataDir } : {}),
+  QUOTA_LIMITS,
+  ...(process.env.BENCH_REDIS_URL ? { REDIS_URL: process.env.BENCH_REDIS_URL } : {}),
+});
 try {
   const org = await adminJson(service.url, '/orgs', { name: 'Bench', plan: 'enterprise' });
   const { key } = await adminJson(service.url, '/keys', { org_id: org.id });
@@ -48,10 +53,14 @@ try {
     url: service.url,
     connections: 1,
     duration: 10,
-    requests: [{ method: 'POST', path: '/v1/footprint/batch', headers: { ...headers, 'content-type': 'application/json' }, body: batchBody }],
+    requests: [
+      { method: 'POST', path: '/v1/footprint/batch', headers: { ...headers, 'content-type': 'application/json' }, body: batchBody },
+    ],
   });
 
-  console.log(`\nresponse body: ${Buffer.byteLength(sample)} bytes; ${paths.length} distinct device/country queries; ${process.env.BENCH_ANONYMOUS ? 'anonymous (nothing stored)' : 'organisation key (calculations stored)'}; ${embedded ? 'PGlite' : 'PostgreSQL'}, quota counters in ${process.env.BENCH_REDIS_URL ? 'Redis' : 'the database'}`);
+  console.log(
+    `\nresponse body: ${Buffer.byteLength(sample)} bytes; ${paths.length} distinct device/country queries; ${process.env.BENCH_ANONYMOUS ? 'anonymous (nothing stored)' : 'organisation key (calculations stored)'}; ${embedded ? 'PGlite' : 'PostgreSQL'}, quota counters in ${process.env.BENCH_REDIS_URL ? 'Redis' : 'the database'}`,
+  );
   console.table({
     'bare node:http': baseline,
     'GET /v1/footprint': footprint,

@@ -18,11 +18,20 @@ try {
   const patterns = Object.keys(openapi.paths).map((p) => `/v1${p.replace(/\{(\w+)\}/g, ':$1')}`);
 
   // The hook alone, as the pipeline runs it per request: label the path, count, observe.
-  const metrics = new Metrics({ db: {} as Database, calculations: { backlog: 0, failures: 0 } as CalculationWriter, log: createLogger('silent') });
+  const metrics = new Metrics({
+    db: {} as Database,
+    calculations: { backlog: 0, failures: 0 } as CalculationWriter,
+    log: createLogger('silent'),
+  });
   const routes = new RouteTable();
   for (const pattern of patterns) routes.add('GET', pattern);
   const label = (path: string) => routes.match('GET', path)?.pattern ?? 'unmatched';
-  const paths = ['/v1/footprint', '/v1/assets/6f1c1f0e-8a4b-4c55-9d2e-0b7d5a1c2e3f', '/v1/org/export/jobs/6f1c1f0e-8a4b-4c55-9d2e-0b7d5a1c2e3f/download', '/nope'];
+  const paths = [
+    '/v1/footprint',
+    '/v1/assets/6f1c1f0e-8a4b-4c55-9d2e-0b7d5a1c2e3f',
+    '/v1/org/export/jobs/6f1c1f0e-8a4b-4c55-9d2e-0b7d5a1c2e3f/download',
+    '/nope',
+  ];
   const N = 200_000;
   for (let i = 0; i < 20_000; i++) metrics.observeRequest('GET', label(paths[i % paths.length]!), 200, performance.now());
   const hookStart = performance.now();

@@ -41,7 +41,10 @@ try {
   const get = async (path: string) => {
     const res = await fetch(`${service.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${await res.text()}`);
-    return { body: (await res.json()) as { value: Record<string, unknown>[]; '@odata.nextLink'?: string; '@odata.count'?: number }, headers: res.headers };
+    return {
+      body: (await res.json()) as { value: Record<string, unknown>[]; '@odata.nextLink'?: string; '@odata.count'?: number },
+      headers: res.headers,
+    };
   };
   const timed = async (path: string, times: number) => {
     for (let i = 0; i < 3; i++) await get(path); // warm-up
@@ -60,19 +63,39 @@ try {
   const seedSeconds = await seed(org.id!, N, db.url);
   // A bulk load of this size triggers autovacuum; done here so that the measurement does not depend on when it runs.
   await sql(db.url, 'VACUUM (ANALYZE) assets');
-  const [rollup] = await sql<{ rows: number; assets: number }>(db.url, 'SELECT count(*)::int AS rows, sum(asset_count)::int AS assets FROM monthly_emissions WHERE org_id = $1', [org.id]);
+  const [rollup] = await sql<{ rows: number; assets: number }>(
+    db.url,
+    'SELECT count(*)::int AS rows, sum(asset_count)::int AS assets FROM monthly_emissions WHERE org_id = $1',
+    [org.id],
+  );
 
   // 2. latency over HTTP
-  const q = (options: Record<string, string>) => `/v1/odata/Assets?${Object.entries(options).map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join('&')}`;
+  const q = (options: Record<string, string>) =>
+    `/v1/odata/Assets?${Object.entries(options)
+      .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
+      .join('&')}`;
   const queries: Record<string, string> = {
-    "category eq 'laptop' and total_kg_co2e gt 200, orderby total_kg_co2e desc, top 1000": q({ $filter: "category eq 'laptop' and total_kg_co2e gt 200", $orderby: 'total_kg_co2e desc', $top: '1000' }),
+    "category eq 'laptop' and total_kg_co2e gt 200, orderby total_kg_co2e desc, top 1000": q({
+      $filter: "category eq 'laptop' and total_kg_co2e gt 200",
+      $orderby: 'total_kg_co2e desc',
+      $top: '1000',
+    }),
     "country eq 'DE' and purchase_date ge 2023-01-01, orderby purchase_date desc,brand, top 1000": q({
       $filter: "country eq 'DE' and purchase_date ge 2023-01-01",
       $orderby: 'purchase_date desc,brand',
       $top: '1000',
     }),
-    "status eq 'in_use' and startswith(brand,'Dell'), orderby brand,serial_number, top 1000": q({ $filter: "status eq 'in_use' and startswith(brand,'Dell')", $orderby: 'brand,serial_number', $top: '1000' }),
-    "the same with $select of 4 properties": q({ $filter: "status eq 'in_use' and startswith(brand,'Dell')", $orderby: 'brand,serial_number', $top: '1000', $select: 'asset_id,brand,total_kg_co2e,purchase_date' }),
+    "status eq 'in_use' and startswith(brand,'Dell'), orderby brand,serial_number, top 1000": q({
+      $filter: "status eq 'in_use' and startswith(brand,'Dell')",
+      $orderby: 'brand,serial_number',
+      $top: '1000',
+    }),
+    'the same with $select of 4 properties': q({
+      $filter: "status eq 'in_use' and startswith(brand,'Dell')",
+      $orderby: 'brand,serial_number',
+      $top: '1000',
+      $select: 'asset_id,brand,total_kg_co2e,purchase_date',
+    }),
     "country eq 'FR' with $count=true, top 1000": q({ $filter: "country eq 'FR'", $count: 'true', $top: '1000' }),
     'first page, no options (1000 rows + nextLink)': '/v1/odata/Assets',
   };
@@ -80,7 +103,10 @@ try {
   for (const [name, path] of Object.entries(queries)) latency[name] = await timed(path, 30);
 
   // Server-driven paging: walk 50 pages from a point deep in the set (keyset, no OFFSET).
-  const [deep] = await sql<{ id: string }>(db.url, 'SELECT id::text FROM assets WHERE org_id = $1 ORDER BY id OFFSET $2 LIMIT 1', [org.id, Math.floor(N * 0.9)]);
+  const [deep] = await sql<{ id: string }>(db.url, 'SELECT id::text FROM assets WHERE org_id = $1 ORDER BY id OFFSET $2 LIMIT 1', [
+    org.id,
+    Math.floor(N * 0.9),
+  ]);
   const token = Buffer.from(JSON.stringify([deep!.id])).toString('base64url');
   let link: string | undefined = `/v1/odata/Assets?$skiptoken=${token}`;
   const walk: number[] = [];
@@ -115,10 +141,25 @@ try {
   const triggerCost = async (where: string) => {
     await client.query('BEGIN');
     try {
-      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) UPDATE assets SET purchase_date = purchase_date + 31 WHERE org_id = $1 AND ${where}`, [org.id]);
-      const plan = (rows[0] as { 'QUERY PLAN': { 'Execution Time': number; Plan: { 'Actual Rows': number }; Triggers: { 'Trigger Name': string; Time: number }[] }[] })['QUERY PLAN'][0]!;
+      const { rows } = await client.query(
+        `EXPLAIN (ANALYZE, FORMAT JSON) UPDATE assets SET purchase_date = purchase_date + 31 WHERE org_id = $1 AND ${where}`,
+        [org.id],
+      );
+      const plan = (
+        rows[0] as {
+          'QUERY PLAN': {
+            'Execution Time': number;
+            Plan: { 'Actual Rows': number };
+            Triggers: { 'Trigger Name': string; Time: number }[];
+          }[];
+        }
+      )['QUERY PLAN'][0]!;
       const trigger = plan.Triggers.filter((t) => t['Trigger Name'].startsWith('monthly_emissions')).reduce((sum, t) => sum + t.Time, 0);
-      return { statement_ms: Math.round(plan['Execution Time']), rollup_trigger_ms: Math.round(trigger), share_pct: Math.round((trigger / plan['Execution Time']) * 100) };
+      return {
+        statement_ms: Math.round(plan['Execution Time']),
+        rollup_trigger_ms: Math.round(trigger),
+        share_pct: Math.round((trigger / plan['Execution Time']) * 100),
+      };
     } finally {
       await client.query('ROLLBACK');
     }
@@ -129,7 +170,9 @@ try {
   };
   await client.end();
 
-  console.log(`\nseed-demo: ${N} assets in ${seedSeconds.toFixed(1)} s (${Math.round(N / seedSeconds)} assets/s); rollup: ${rollup!.rows} MonthlyEmissions rows over ${rollup!.assets} assets`);
+  console.log(
+    `\nseed-demo: ${N} assets in ${seedSeconds.toFixed(1)} s (${Math.round(N / seedSeconds)} assets/s); rollup: ${rollup!.rows} MonthlyEmissions rows over ${rollup!.assets} assets`,
+  );
   console.log(`latency over HTTP, sequential, ${N} assets in the organisation (target: filter + orderby + top 1000 p50 <= 200 ms):`);
   console.table(latency);
   console.log('proof hash (canonicalize + SHA-256) in process:');

@@ -73,7 +73,13 @@ async function migrated(db: Database): Promise<string> {
 async function pgliteTarget(): Promise<Target> {
   const db = await openDatabase({ kind: 'pglite' });
   const orgId = await migrated(db);
-  return { name: 'database / PGlite', store: new DatabaseCounterStore(db.prisma), ping: () => db.prisma.$queryRawUnsafe('SELECT 1'), orgId, done: () => db.close() };
+  return {
+    name: 'database / PGlite',
+    store: new DatabaseCounterStore(db.prisma),
+    ping: () => db.prisma.$queryRawUnsafe('SELECT 1'),
+    orgId,
+    done: () => db.close(),
+  };
 }
 
 async function postgresTarget(serverUrl: string): Promise<Target> {
@@ -154,7 +160,9 @@ async function run(target: Target): Promise<void> {
   }
 }
 
-console.log(`quota bench: ${CHECKS} sequential checks per store after ${WARMUP} warm-up, then ${CHECKS} with ${CONCURRENCY} in flight (node ${process.version})`);
+console.log(
+  `quota bench: ${CHECKS} sequential checks per store after ${WARMUP} warm-up, then ${CHECKS} with ${CONCURRENCY} in flight (node ${process.version})`,
+);
 await run(await pgliteTarget());
 const databaseUrl = process.env.TEST_DATABASE_URL;
 if (databaseUrl) await run(await postgresTarget(databaseUrl));

@@ -48,7 +48,13 @@ const miniPlain: Candidate = {
       searchOptions: { boost: { name: 2, aliases: 1.5, mpn: 1.5, brand: 0.6 }, fuzzy: 0.2, prefix: true },
     });
     mini.addAll(entries.map((e, id) => ({ id, brand: e.brand, name: e.name, mpn: e.mpn, aliases: e.aliases.join(' ; ') })));
-    return { search: (q) => mini.search(q).slice(0, LIMIT).map((r) => entries[r.id as number]!) };
+    return {
+      search: (q) =>
+        mini
+          .search(q)
+          .slice(0, LIMIT)
+          .map((r) => entries[r.id as number]!),
+    };
   },
 };
 
@@ -163,14 +169,17 @@ function trgmWord(fn: 'word_similarity' | 'strict_word_similarity'): Candidate {
     build: async (entries) => {
       const db = await pglite();
       await db.exec(`CREATE TABLE doc (id int PRIMARY KEY, t text NOT NULL); SET ${guc} = 0.3;`);
-      await insertRows(db, 'doc', entries.map((e, i) => [i, fold(allText(e))]));
+      await insertRows(
+        db,
+        'doc',
+        entries.map((e, i) => [i, fold(allText(e))]),
+      );
       await db.exec('CREATE INDEX doc_trgm ON doc USING gin (t gin_trgm_ops); ANALYZE doc;');
       return {
         search: async (q) => {
-          const r = await db.query<{ id: number }>(
-            `SELECT id FROM doc WHERE $1 ${op} t ORDER BY ${fn}($1, t) DESC, id LIMIT ${LIMIT}`,
-            [fold(q)],
-          );
+          const r = await db.query<{ id: number }>(`SELECT id FROM doc WHERE $1 ${op} t ORDER BY ${fn}($1, t) DESC, id LIMIT ${LIMIT}`, [
+            fold(q),
+          ]);
           return r.rows.map((row) => entries[row.id]!);
         },
         close: () => db.close(),
@@ -261,7 +270,10 @@ const trgmNative: Candidate = {
     const rows = textRows(entries, true);
     for (let i = 0; i < rows.length; i += 500) {
       const chunk = rows.slice(i, i + 500);
-      await client.query(`INSERT INTO txt (id, t) VALUES ${chunk.map((_, j) => `($${2 * j + 1}::int, $${2 * j + 2}::text)`).join(',')}`, chunk.flat());
+      await client.query(
+        `INSERT INTO txt (id, t) VALUES ${chunk.map((_, j) => `($${2 * j + 1}::int, $${2 * j + 2}::text)`).join(',')}`,
+        chunk.flat(),
+      );
     }
     await client.query('CREATE INDEX txt_trgm ON txt USING gin (t gin_trgm_ops)');
     await client.query('ANALYZE txt');
@@ -412,7 +424,10 @@ function matchSweep(entries: readonly CatalogueEntry[], queries: readonly Qualit
         if (c.expect && d.hit.entry === c.expect) right++;
         else {
           wrong++;
-          if (m === MIN_MARGIN && wrongs.length < 8) wrongs.push(`${JSON.stringify(c.model)}${c.brand ? ` (${c.brand})` : ''} → ${d.hit.entry.brand} ${d.hit.entry.name} [${d.kind}, margin ${d.margin.toFixed(2)}]`);
+          if (m === MIN_MARGIN && wrongs.length < 8)
+            wrongs.push(
+              `${JSON.stringify(c.model)}${c.brand ? ` (${c.brand})` : ''} → ${d.hit.entry.brand} ${d.hit.entry.name} [${d.kind}, margin ${d.margin.toFixed(2)}]`,
+            );
         }
       }
       const key = `${name} (${cases.length})`;

@@ -43,7 +43,8 @@ export async function quality(
     const at = got.findIndex((e) => sameDevice(e, query));
     if (at === 0) top1++;
     if (at >= 0 && at < 5) top5++;
-    if (at !== 0) misses.push({ q: query.q, expected: `${query.brand} ${query.mpn}`, got: got.slice(0, 3).map((e) => `${e.brand} ${e.mpn}`) });
+    if (at !== 0)
+      misses.push({ q: query.q, expected: `${query.brand} ${query.mpn}`, got: got.slice(0, 3).map((e) => `${e.brand} ${e.mpn}`) });
   }
   return { top1: top1 / queries.length, top5: top5 / queries.length, misses };
 }
@@ -55,7 +56,11 @@ export function percentile(sortedMs: readonly number[], p: number): number {
 }
 
 /** Per-query latency over `rounds` passes of the query list (after one warm-up pass). */
-export async function latency(queries: readonly QualityQuery[], run: (q: string) => unknown, rounds = 20): Promise<{ p50: number; p99: number; n: number }> {
+export async function latency(
+  queries: readonly QualityQuery[],
+  run: (q: string) => unknown,
+  rounds = 20,
+): Promise<{ p50: number; p99: number; n: number }> {
   for (const query of queries) await run(query.q);
   const times: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -70,7 +75,8 @@ export async function latency(queries: readonly QualityQuery[], run: (q: string)
 }
 
 /** The model part of a device's name: "Dell Latitude 5440" → "Latitude 5440". */
-export const modelPart = (e: CatalogueEntry): string => (e.name.toLowerCase().startsWith(`${e.brand.toLowerCase()} `) ? e.name.slice(e.brand.length + 1) : e.name);
+export const modelPart = (e: CatalogueEntry): string =>
+  e.name.toLowerCase().startsWith(`${e.brand.toLowerCase()} `) ? e.name.slice(e.brand.length + 1) : e.name;
 
 /** Every digit run of the catalogue's names, part numbers and aliases. */
 export const numberRuns = (entries: readonly CatalogueEntry[]): Set<string> =>
@@ -100,7 +106,10 @@ export function unknownModel(model: string, seenRuns: Set<string>): string | und
  * number or the next ("Latitude 5441" for the 5440, as no 5441 or 5442 exists), so the device
  * itself has the closest number and should come first.
  */
-export function closeness(entries: readonly CatalogueEntry[], rank: (q: string) => readonly CatalogueEntry[]): { n: number; top1: number; top3: number } {
+export function closeness(
+  entries: readonly CatalogueEntry[],
+  rank: (q: string) => readonly CatalogueEntry[],
+): { n: number; top1: number; top3: number } {
   const seenRuns = numberRuns(entries);
   let n = 0;
   let top1 = 0;
@@ -137,7 +146,12 @@ async function main(): Promise<void> {
   const q = await quality(queries, rank);
   const held = queries.filter((x) => x.note?.startsWith('[holdout]'));
   const heldQ = held.length ? await quality(held, rank) : undefined;
-  const tuneQ = held.length ? await quality(queries.filter((x) => !x.note?.startsWith('[holdout]')), rank) : undefined;
+  const tuneQ = held.length
+    ? await quality(
+        queries.filter((x) => !x.note?.startsWith('[holdout]')),
+        rank,
+      )
+    : undefined;
   const lat = await latency(queries, (text) => index.search(text));
   const brandOf = new Map(queries.map((x) => [x.q, x.brand]));
   const matchLat = await latency(queries, (text) => matchModel(index, text, brandOf.get(text)), 5);
@@ -165,12 +179,16 @@ async function main(): Promise<void> {
     console.log(`  tuning set (${queries.length - held.length}): top-1 ${pct(tuneQ.top1)}, top-5 ${pct(tuneQ.top5)}`);
     console.log(`  holdout set (${held.length}, written after tuning): top-1 ${pct(heldQ.top1)}, top-5 ${pct(heldQ.top5)}`);
   }
-  console.log(`closest model number (${close.n} names with their number + 1, "Latitude 5441" for the 5440): the device itself first ${pct(close.top1)}, top-3 ${pct(close.top3)}`);
+  console.log(
+    `closest model number (${close.n} names with their number + 1, "Latitude 5441" for the 5440): the device itself first ${pct(close.top1)}, top-3 ${pct(close.top3)}`,
+  );
   console.log(
     `matchModel(q, brand) on the same queries: ${pct(matched / queries.length)} confidently matched to the right device; ` +
       `p50 ${ms(matchLat.p50)} ms, p99 ${ms(matchLat.p99)} ms`,
   );
-  console.log(`resolveModel of ${unknown.length} unknown model names (generated, with sheet suffixes): p50 ${ms(unknownLat.p50)} ms, p99 ${ms(unknownLat.p99)} ms`);
+  console.log(
+    `resolveModel of ${unknown.length} unknown model names (generated, with sheet suffixes): p50 ${ms(unknownLat.p50)} ms, p99 ${ms(unknownLat.p99)} ms`,
+  );
   if (q.misses.length) {
     console.log(`misses (${q.misses.length}):`);
     for (const m of q.misses) console.log(`  ${JSON.stringify(m.q)} expected ${m.expected}, got ${m.got.join(' | ') || '(nothing)'}`);

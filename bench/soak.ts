@@ -43,7 +43,18 @@ const DEVICES = [
   { brand: 'Acme', model: 'Unknown Box 3000', category: 'laptop' },
 ];
 const COUNTRIES = ['DE', 'FR', 'US', 'US-CA', 'PL', 'JP', 'GB', 'SE', 'IN', 'BR', 'AU', 'NL'];
-const SEARCHES = ['latitude 5440', 'thinkpad t14', 'iphone 15', 'elitebook', 'optiplex 7010', 'galaxy s23', 'macbook air', 'poweredge', 'surface pro', 'precision 3680'];
+const SEARCHES = [
+  'latitude 5440',
+  'thinkpad t14',
+  'iphone 15',
+  'elitebook',
+  'optiplex 7010',
+  'galaxy s23',
+  'macbook air',
+  'poweredge',
+  'surface pro',
+  'precision 3680',
+];
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
 /** Catalogue devices as sent; laptops sometimes with a weight, so that query strings keep changing. */
@@ -54,8 +65,16 @@ function device(): Record<string, string | number> {
 const query = (params: Record<string, string | number>) => new URLSearchParams(Object.entries(params).map(([k, v]) => [k, String(v)]));
 const typo = (text: string) => (Math.random() < 0.3 ? text.slice(0, 3) + text.slice(4) : text);
 const get = (name: string, path: string, hostile = false): Call => ({ name, hostile, method: 'GET', path });
-const post = (name: string, path: string, body: string, hostile = false, contentType = 'application/json'): Call => ({ name, hostile, method: 'POST', path, body, contentType });
-const graphql = (name: string, document: string, variables: Record<string, unknown> = {}, hostile = false) => post(name, '/v1/graphql', JSON.stringify({ query: document, variables }), hostile);
+const post = (name: string, path: string, body: string, hostile = false, contentType = 'application/json'): Call => ({
+  name,
+  hostile,
+  method: 'POST',
+  path,
+  body,
+  contentType,
+});
+const graphql = (name: string, document: string, variables: Record<string, unknown> = {}, hostile = false) =>
+  post(name, '/v1/graphql', JSON.stringify({ query: document, variables }), hostile);
 const serial = () => `SOAK-${Math.floor(Math.random() * 5000)}`;
 
 const ASSETS_PAGE = readFileSync(new URL('../templates/organization-overview.graphql', import.meta.url), 'utf8');
@@ -63,22 +82,54 @@ const FACTOR = readFileSync(new URL('../templates/factor-lookup.graphql', import
 
 const NORMAL: [number, () => Call][] = [
   [30, () => get('GET /v1/footprint', `/v1/footprint?${query(device())}`)],
-  [6, () => post('POST /v1/footprint/batch', '/v1/footprint/batch', JSON.stringify({ products: Array.from({ length: 5 + Math.floor(Math.random() * 20) }, device) }))],
+  [
+    6,
+    () =>
+      post(
+        'POST /v1/footprint/batch',
+        '/v1/footprint/batch',
+        JSON.stringify({ products: Array.from({ length: 5 + Math.floor(Math.random() * 20) }, device) }),
+      ),
+  ],
   [7, () => get('GET /v1/savings', `/v1/savings?${query({ ...device(), remaining_years: 1 + Math.floor(Math.random() * 4) })}`)],
-  [7, () => get('GET /v1/refurbishment', `/v1/refurbishment?${query({ ...device(), grade: pick(['A', 'B', 'C']), reuse_country: pick(COUNTRIES), swaps: pick(['', 'battery:50', 'storage:512:ssd']) })}`)],
+  [
+    7,
+    () =>
+      get(
+        'GET /v1/refurbishment',
+        `/v1/refurbishment?${query({ ...device(), grade: pick(['A', 'B', 'C']), reuse_country: pick(COUNTRIES), swaps: pick(['', 'battery:50', 'storage:512:ssd']) })}`,
+      ),
+  ],
   [10, () => get('GET /v1/search', `/v1/search?${query({ q: typo(pick(SEARCHES)) })}`)],
-  [6, () => {
-    const { brand, model } = pick(DEVICES);
-    return post('POST /v1/identify', '/v1/identify', JSON.stringify({ manufacturer: brand, model_string: model }));
-  }],
+  [
+    6,
+    () => {
+      const { brand, model } = pick(DEVICES);
+      return post('POST /v1/identify', '/v1/identify', JSON.stringify({ manufacturer: brand, model_string: model }));
+    },
+  ],
   [6, () => get('GET /v1/reference/*', pick(['/v1/reference/countries', '/v1/reference/categories']))],
-  [8, () => graphql('GraphQL assets page + organization', ASSETS_PAGE, { first: pick([20, 50, 100]), status: Math.random() < 0.5 ? ['in_use'] : null })],
+  [
+    8,
+    () =>
+      graphql('GraphQL assets page + organization', ASSETS_PAGE, {
+        first: pick([20, 50, 100]),
+        status: Math.random() < 0.5 ? ['in_use'] : null,
+      }),
+  ],
   [4, () => graphql('GraphQL organization', '{ organization { id name plan asset_count total_kg_co2e } }')],
   [8, () => graphql('GraphQL factorByRegion', FACTOR, { regionCode: pick(COUNTRIES) })],
-  [5, () => {
-    const assets = Array.from({ length: 1 + Math.floor(Math.random() * 5) }, () => ({ ...device(), serial_number: serial(), status: pick(['in_use', 'in_stock', 'refurbished']) }));
-    return post('POST /v1/assets', '/v1/assets', JSON.stringify({ assets }));
-  }],
+  [
+    5,
+    () => {
+      const assets = Array.from({ length: 1 + Math.floor(Math.random() * 5) }, () => ({
+        ...device(),
+        serial_number: serial(),
+        status: pick(['in_use', 'in_stock', 'refurbished']),
+      }));
+      return post('POST /v1/assets', '/v1/assets', JSON.stringify({ assets }));
+    },
+  ],
 ];
 
 const long = (n: number) => 'X'.repeat(n);
@@ -91,13 +142,31 @@ const wide = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `a${i}: __t
 const HOSTILE: (() => Call)[] = [
   () => get('hostile: long string', `/v1/footprint?brand=Dell&model=x&country=${long(15_000)}`, true),
   () => get('hostile: long string', `/v1/footprint?brand=Dell&model=x&country=${long(100_000)}`, true),
-  () => post('hostile: long string', '/v1/footprint/batch', JSON.stringify({ products: [{ brand: 'HP', model: 'x', country: long(100_000) }] }), true),
+  () =>
+    post(
+      'hostile: long string',
+      '/v1/footprint/batch',
+      JSON.stringify({ products: [{ brand: 'HP', model: 'x', country: long(100_000) }] }),
+      true,
+    ),
   () => post('hostile: long string', '/v1/identify', JSON.stringify({ model_string: long(100_000) }), true),
   () => graphql('hostile: long string', FACTOR, { regionCode: long(30_000) }, true),
   () => get('hostile: NUL / lone surrogate', '/v1/footprint?brand=Dell&model=Lat%00itude&country=DE', true),
   () => get('hostile: NUL / lone surrogate', '/v1/search?q=lat%ED%A0%80itude', true),
-  () => post('hostile: NUL / lone surrogate', '/v1/footprint/batch', JSON.stringify({ products: [{ brand: 'Dell\u0000', model: 'x\ud800', country: 'DE' }] }), true),
-  () => post('hostile: NUL / lone surrogate', '/v1/assets', JSON.stringify({ assets: [{ brand: 'Dell', model: 'x', country: 'DE', serial_number: `N\u0000${randomUUID()}` }] }), true),
+  () =>
+    post(
+      'hostile: NUL / lone surrogate',
+      '/v1/footprint/batch',
+      JSON.stringify({ products: [{ brand: 'Dell\u0000', model: 'x\ud800', country: 'DE' }] }),
+      true,
+    ),
+  () =>
+    post(
+      'hostile: NUL / lone surrogate',
+      '/v1/assets',
+      JSON.stringify({ assets: [{ brand: 'Dell', model: 'x', country: 'DE', serial_number: `N\u0000${randomUUID()}` }] }),
+      true,
+    ),
   () => post('hostile: huge body', '/v1/footprint/batch', huge(), true),
   () => post('hostile: huge body', '/v1/graphql', huge(), true),
   () => post('hostile: bad JSON', '/v1/footprint/batch', '{"products": [', true),
@@ -145,7 +214,13 @@ function errorCode(call: Call, status: number, text: string): string | undefined
 
 async function send(baseUrl: string, key: string, call: Call): Promise<Outcome> {
   const started = performance.now();
-  const outcome = (status: Outcome['status'], code?: string): Outcome => ({ name: call.name, hostile: call.hostile, status, ms: performance.now() - started, code });
+  const outcome = (status: Outcome['status'], code?: string): Outcome => ({
+    name: call.name,
+    hostile: call.hostile,
+    status,
+    ms: performance.now() - started,
+    code,
+  });
   try {
     const res = await fetch(baseUrl + call.path, {
       method: call.method,
@@ -203,7 +278,10 @@ const countBy = <T>(items: T[], key: (item: T) => string | undefined) => {
   }
   return Object.fromEntries(Object.entries(counts).sort(([, a], [, b]) => b - a));
 };
-const histogramText = (counts: Record<string, number>) => Object.entries(counts).map(([k, n]) => `${k}: ${n}`).join(', ') || 'none';
+const histogramText = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, n]) => `${k}: ${n}`)
+    .join(', ') || 'none';
 
 function latencies(outcomes: Outcome[]) {
   const sorted = outcomes.map((o) => o.ms).sort((a, b) => a - b);
@@ -254,12 +332,18 @@ try {
   const fiveHundreds = outcomes.filter((o) => typeof o.status === 'number' && o.status >= 500).length;
   const mb = (bytes: number) => Math.round(bytes / 1048576);
 
-  console.log(`\nrequests sent: ${outcomes.length} in ${round(elapsed)} s (${Math.round(outcomes.length / elapsed)} req/s), ${hostile.length} hostile`);
+  console.log(
+    `\nrequests sent: ${outcomes.length} in ${round(elapsed)} s (${Math.round(outcomes.length / elapsed)} req/s), ${hostile.length} hostile`,
+  );
   console.log(`status histogram: ${histogramText(statuses)}`);
-  console.log(`5xx: ${fiveHundreds}; no answer (by kind): ${histogramText(countBy(outcomes, (o) => (typeof o.status === 'string' ? o.status : undefined)))}`);
+  console.log(
+    `5xx: ${fiveHundreds}; no answer (by kind): ${histogramText(countBy(outcomes, (o) => (typeof o.status === 'string' ? o.status : undefined)))}`,
+  );
   console.log(`error codes (normal): ${histogramText(countBy(normal, (o) => o.code))}`);
   console.log(`error codes (hostile): ${histogramText(countBy(hostile, (o) => o.code))}`);
-  console.log(`machine load average during the run: ${round(load.reduce((a, b) => a + b, 0) / load.length)} on ${availableParallelism()} CPUs`);
+  console.log(
+    `machine load average during the run: ${round(load.reduce((a, b) => a + b, 0) / load.length)} on ${availableParallelism()} CPUs`,
+  );
   console.log(`responses slower than 1 s: ${outcomes.filter((o) => o.ms > 1000).length}`);
   console.table(
     Object.fromEntries(

@@ -45,7 +45,10 @@ async function start(root: string, env: Record<string, string>, idleSeconds = 0)
   });
   try {
     for (;;) {
-      const ok = await fetch(`http://127.0.0.1:${port}/v1/reference/countries`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}/v1/reference/countries`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) {
         const ms = performance.now() - started;
         await new Promise((r) => setTimeout(r, idleSeconds * 1000));
@@ -69,7 +72,7 @@ async function commandMs(root: string, command: string, args: string[]): Promise
 }
 
 const samples: Record<string, Sample[][]> = {};
-const add = (build: number, name: string, sample: Sample) => ((samples[name] ??= BUILDS.map(() => []))[build]!).push(sample);
+const add = (build: number, name: string, sample: Sample) => (samples[name] ??= BUILDS.map(() => []))[build]!.push(sample);
 
 for (let run = 0; run < RUNS; run++) {
   for (const [build, root] of BUILDS.entries()) {
@@ -84,7 +87,11 @@ for (let run = 0; run < RUNS; run++) {
         add(build, 'PostgreSQL, restart', await start(root, { ...env, DATABASE_URL: db.url }));
         if (IDLE_SECONDS && run === 0) {
           add(build, `PGlite, restart, RSS after ${IDLE_SECONDS} s idle`, await start(root, env, IDLE_SECONDS));
-          add(build, `PostgreSQL, restart, RSS after ${IDLE_SECONDS} s idle`, await start(root, { ...env, DATABASE_URL: db.url }, IDLE_SECONDS));
+          add(
+            build,
+            `PostgreSQL, restart, RSS after ${IDLE_SECONDS} s idle`,
+            await start(root, { ...env, DATABASE_URL: db.url }, IDLE_SECONDS),
+          );
         }
       } finally {
         await db.drop();
@@ -92,7 +99,10 @@ for (let run = 0; run < RUNS; run++) {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
-    add(build, 'node bin/lcf.js --help', { ms: await commandMs(root, process.execPath, [path.join(root, 'bin/lcf.js'), '--help']), rss: 0 });
+    add(build, 'node bin/lcf.js --help', {
+      ms: await commandMs(root, process.execPath, [path.join(root, 'bin/lcf.js'), '--help']),
+      rss: 0,
+    });
     add(build, 'npx lcf --help', { ms: await commandMs(root, 'npx', ['lcf', '--help']), rss: 0 });
   }
 }
@@ -102,7 +112,17 @@ const seconds = (ms: number) => (ms / 1000).toFixed(2);
 const figure = (list: Sample[]) => {
   const ms = list.map((s) => s.ms);
   const range = list.length > 1 ? ` (${seconds(Math.min(...ms))}-${seconds(Math.max(...ms))})` : '';
-  return `${seconds(percentile(ms, 50))} s${range}${list[0]!.rss ? `, RSS ${Math.round(percentile(list.map((s) => s.rss), 50))} MB` : ''}`;
+  return `${seconds(percentile(ms, 50))} s${range}${
+    list[0]!.rss
+      ? `, RSS ${Math.round(
+          percentile(
+            list.map((s) => s.rss),
+            50,
+          ),
+        )} MB`
+      : ''
+  }`;
 };
 if (BUILDS.length > 1) console.log(`${''.padEnd(44)} ${BUILDS.map((root) => root.padEnd(34)).join(' ')}`);
-for (const [name, lists] of Object.entries(samples)) console.log(`${name.padEnd(44)} ${lists.map((list) => figure(list).padEnd(34)).join(' ')}`.trimEnd());
+for (const [name, lists] of Object.entries(samples))
+  console.log(`${name.padEnd(44)} ${lists.map((list) => figure(list).padEnd(34)).join(' ')}`.trimEnd());

@@ -15,7 +15,11 @@ export function percentile(values: number[], p: number): number {
 /** Runs the `lcf` command from the sources (its stderr shown, e.g. seed progress); its exit code and output. */
 export function runLcf(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     let stdout = '';
     child.stdout!.on('data', (d) => (stdout += d));
     child.on('close', (code) => resolve({ code: code ?? -1, stdout }));
@@ -48,11 +52,15 @@ export async function startService(
   // V8 flag given there wins over the same flag of the start script's.
   const benchArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const startFlags = START_ARGS.filter((arg) => arg.startsWith('--'));
-  const child = spawn(process.execPath, [...startFlags, ...nodeArgs, ...benchArgs, '--import', 'tsx', ...(probe ? ['--import', probe] : []), 'src/main.ts'], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...env },
-    stdio: ['ignore', 'inherit', 'inherit', ...(probe ? ['ipc' as const] : [])],
-  });
+  const child = spawn(
+    process.execPath,
+    [...startFlags, ...nodeArgs, ...benchArgs, '--import', 'tsx', ...(probe ? ['--import', probe] : []), 'src/main.ts'],
+    {
+      cwd: ROOT,
+      env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...env },
+      stdio: ['ignore', 'inherit', 'inherit', ...(probe ? ['ipc' as const] : [])],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   await waitFor(`${url}/readyz`, child);
   return { url, stop: () => stop(child), child };
@@ -72,7 +80,13 @@ async function waitFor(url: string, child: ChildProcess) {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
-    if (await fetch(url).then((r) => r.status < 500, () => false)) return;
+    if (
+      await fetch(url).then(
+        (r) => r.status < 500,
+        () => false,
+      )
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`${url} did not come up`);

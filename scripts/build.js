@@ -13,7 +13,9 @@ const SRC = fileURLToPath(new URL('../src/', import.meta.url));
 const DIST = fileURLToPath(new URL('../dist/', import.meta.url));
 const QUERY_COMPILER_FILE = 'query-compiler.wasm';
 await rm(new URL('../dist/', import.meta.url), { recursive: true, force: true });
-const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--noCheck'], { stdio: 'inherit' });
+const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.build.json', '--noCheck'], {
+  stdio: 'inherit',
+});
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
 
 // Each bundled module keeps the import.meta.url its compiled file has in dist/, so the paths it
@@ -68,16 +70,30 @@ const bundle = await esbuild.build({
   target: 'node20.10',
   sourcemap: 'linked',
   logLevel: 'warning',
-  external: ['@electric-sql/pglite', 'pglite-prisma-adapter', 'pino', 'thread-stream', 'piscina', 'pdfkit', 'fontkit', 'swagger-ui-dist', '@graphql-yoga/render-graphiql'],
+  external: [
+    '@electric-sql/pglite',
+    'pglite-prisma-adapter',
+    'pino',
+    'thread-stream',
+    'piscina',
+    'pdfkit',
+    'fontkit',
+    'swagger-ui-dist',
+    '@graphql-yoga/render-graphiql',
+  ],
   // CommonJS packages in an ES module bundle call require() for Node's built-ins.
-  banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);",
+  },
   plugins: [keepModuleUrls, queryCompilerFromFile],
 });
 // Written as ASCII: V8 keeps a module's source in memory, at two bytes a character for a whole chunk
 // if one character of it (an arrow in a comment, a curly quote in a regular expression) is not
 // Latin-1; escaped, at one byte. esbuild escapes strings only.
 for (const file of bundle.outputFiles) {
-  const text = file.path.endsWith('.js') ? file.text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : file.text;
+  const text = file.path.endsWith('.js')
+    ? file.text.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : file.text;
   await writeFile(file.path, text);
 }
 

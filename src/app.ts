@@ -111,7 +111,10 @@ export function clientIp(req: IncomingMessage, trustedProxies: readonly string[]
   const peer = peerAddress(req);
   const forwarded = req.headers['x-forwarded-for'];
   if (!forwarded || !trustedProxies.includes(peer)) return peer;
-  const hops = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded).split(',').map((s) => s.trim()).filter(Boolean);
+  const hops = (Array.isArray(forwarded) ? forwarded.join(',') : forwarded)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   // Walk back from the nearest hop, skipping our own proxies: the first untrusted address is the client.
   for (let i = hops.length - 1; i >= 0; i--) if (!trustedProxies.includes(hops[i]!)) return hops[i]!;
   return peer;

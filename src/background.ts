@@ -19,7 +19,9 @@ export function startBackgroundWork(
     services.exportWorker.start();
   }
   if (webhookDispatcher) {
-    services.webhookDispatcher = new WebhookDispatcher(services.db.prisma, services.log, { allowPrivateUrls: services.config.webhooks.allowPrivateUrls });
+    services.webhookDispatcher = new WebhookDispatcher(services.db.prisma, services.log, {
+      allowPrivateUrls: services.config.webhooks.allowPrivateUrls,
+    });
     services.webhookDispatcher.start();
   }
 }

@@ -38,7 +38,10 @@ if (!config.secretsKey && config.databaseUrl) {
 }
 if (!config.publicBaseUrl) {
   log.warn(
-    { allowed_hosts: config.allowedHosts.map((h) => (h.port ? `${h.hostname}:${h.port}` : h.hostname)), other_hosts_link_to: config.listenOrigin },
+    {
+      allowed_hosts: config.allowedHosts.map((h) => (h.port ? `${h.hostname}:${h.port}` : h.hostname)),
+      other_hosts_link_to: config.listenOrigin,
+    },
     "PUBLIC_BASE_URL is not set: links (verify_url and QR codes, downloads) name the request's host if allowed, else the listen address; set PUBLIC_BASE_URL to the address clients use",
   );
 }
@@ -65,7 +68,11 @@ server.listen(config.port, config.host, () => {
   // retries) touch tables no request has read yet, work that would stand before the first answer of a restart.
   // With EXPORT_WORKER=off exports are left to separate `lcf worker` processes (PostgreSQL only).
   backgroundStart = setTimeout(
-    () => startBackgroundWork(services, { exportWorker: config.exports.worker === 'inline', webhookDispatcher: config.webhooks.dispatch === 'inline' }),
+    () =>
+      startBackgroundWork(services, {
+        exportWorker: config.exports.worker === 'inline',
+        webhookDispatcher: config.webhooks.dispatch === 'inline',
+      }),
     BACKGROUND_START_DELAY_MS,
   );
 });

@@ -5,14 +5,25 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnergyModel } from '../src/footprint/engine/energy-model.ts';
-import { ENERGY_MODEL_PATH, crossValidateEnergy, energyAccuracy, energyCoverage, energyRows, energyUncertainty, type EnergyPrediction } from '../scripts/calibration/energy-fit.ts';
+import {
+  ENERGY_MODEL_PATH,
+  crossValidateEnergy,
+  energyAccuracy,
+  energyCoverage,
+  energyRows,
+  energyUncertainty,
+  type EnergyPrediction,
+} from '../scripts/calibration/energy-fit.ts';
 import { CALIBRATION_PATH, loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { COVERAGE_TARGET_PCT, ESTIMATE_LEVELS, prepare } from '../scripts/calibration/model.ts';
 
 // CALIBRATION_FILE may point elsewhere (or to a missing file, to exercise the skip), as in calibration.test.ts
 const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
 const present = existsSync(CALIBRATION_FILE);
-if (!present) console.warn(`[calibration-energy.test] ${CALIBRATION_FILE} not found: skipping the energy-model accuracy tests (the set is not part of the repository)`);
+if (!present)
+  console.warn(
+    `[calibration-energy.test] ${CALIBRATION_FILE} not found: skipping the energy-model accuracy tests (the set is not part of the repository)`,
+  );
 
 /**
  * Measured with `npm run calibrate:energy` (5-fold CV by PCF document, 461 rows with a yearly TEC):
@@ -48,7 +59,9 @@ describe.skipIf(!present)('annual energy model vs published yearly TEC (cross-va
     expect(coverage.all.n).toBeGreaterThan(400);
     for (const level of ['all', ...ESTIMATE_LEVELS] as const) {
       expect(coverage[level].n, level).toBeGreaterThan(20);
-      expect(Math.abs(coverage[level].covered_pct - COVERAGE_TARGET_PCT), `${level} ${coverage[level].covered_pct}%`).toBeLessThanOrEqual(5);
+      expect(Math.abs(coverage[level].covered_pct - COVERAGE_TARGET_PCT), `${level} ${coverage[level].covered_pct}%`).toBeLessThanOrEqual(
+        5,
+      );
     }
   });
 
@@ -63,7 +76,9 @@ describe.skipIf(!present)('annual energy model vs published yearly TEC (cross-va
 
   it('data/energy-model.json holds coefficients only, no calibration rows', () => {
     const text = readFileSync(ENERGY_MODEL_PATH, 'utf8');
-    const names = readCalibrationRecords(CALIBRATION_FILE).map((r) => (r.name ?? '').trim()).filter((n) => n.length >= 8);
+    const names = readCalibrationRecords(CALIBRATION_FILE)
+      .map((r) => (r.name ?? '').trim())
+      .filter((n) => n.length >= 8);
     expect(names.filter((n) => text.includes(n))).toEqual([]);
   });
 });

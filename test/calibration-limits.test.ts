@@ -21,7 +21,9 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
 const present = existsSync(CALIBRATION_FILE);
 if (!present) {
-  console.warn(`[calibration-limits.test] ${CALIBRATION_FILE} not found: skipping the "no calibration product refused" test (the set is not part of the repository)`);
+  console.warn(
+    `[calibration-limits.test] ${CALIBRATION_FILE} not found: skipping the "no calibration product refused" test (the set is not part of the repository)`,
+  );
 }
 
 /** The category a user picks from the sheet's label; other labels as the calibration loader maps them. */
@@ -63,7 +65,8 @@ function askAll(mode: 'plain' | 'loader'): { asked: number; refused: Refusal[]; 
     });
     const energy = problemsOf(deviceSpecs(getCategory(category)!), { typical_consumption_kwh: specs.typical_consumption_kwh });
     const all = [...problems, ...energy];
-    if (all.length) refused.push({ row: `${r.manufacturer} ${r.name}`, category, details: all.map((p) => `${p.field}: ${p.reason}`).join('; ') });
+    if (all.length)
+      refused.push({ row: `${r.manufacturer} ${r.name}`, category, details: all.map((p) => `${p.field}: ${p.reason}`).join('; ') });
   }
   return { asked, refused, askedBy };
 }
@@ -79,7 +82,12 @@ describe.skipIf(!present)('no product of the calibration set is refused with its
     const rows = readCalibrationRecords(CALIBRATION_FILE).filter((r) => r.subcategory?.trim() === 'Desktop' && Number(r.screen_size) > 0);
     expect(rows.length).toBeGreaterThan(50);
     for (const r of rows) {
-      const { device } = resolveDevice({ brand: r.manufacturer ?? 'x', model: r.name, category: 'desktop', screen_size_inch: Number(r.screen_size) });
+      const { device } = resolveDevice({
+        brand: r.manufacturer ?? 'x',
+        model: r.name,
+        category: 'desktop',
+        screen_size_inch: Number(r.screen_size),
+      });
       expect(device?.category.id, r.name).toBe('all_in_one');
     }
   });

@@ -28,7 +28,9 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
 const present = existsSync(CALIBRATION_FILE);
 if (!present) {
-  console.warn(`[calibration-names.test] ${CALIBRATION_FILE} not found: skipping the "asked by name" measurement (the set is not part of the repository)`);
+  console.warn(
+    `[calibration-names.test] ${CALIBRATION_FILE} not found: skipping the "asked by name" measurement (the set is not part of the repository)`,
+  );
 }
 
 /**
@@ -90,7 +92,13 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
     const prepared = prepare(rows);
     const foldOf = new Map(prepared.map((p) => [p.row.index, p.fold]));
     const heldOut: EngineParameters[] = [];
-    for (let k = 0; k < K_FOLDS; k++) heldOut.push(fitParameters(prepared.filter((p) => p.fold !== k), defaultParameters()));
+    for (let k = 0; k < K_FOLDS; k++)
+      heldOut.push(
+        fitParameters(
+          prepared.filter((p) => p.fold !== k),
+          defaultParameters(),
+        ),
+      );
 
     type Row = {
       status: string;
@@ -119,7 +127,12 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
       const embodiedOf = (category?: string, params?: EngineParameters, undated = false): number | null => {
         const { device } = resolveDevice({ brand, model: name, ...(category ? { category } : {}) }, match);
         if (!device) return null;
-        const fp = footprintModelOf(undated ? { ...device, release_year: undefined } : device, REGION[row.use_location.toUpperCase()] ?? 'WORLD', row.grid_factor, params);
+        const fp = footprintModelOf(
+          undated ? { ...device, release_year: undefined } : device,
+          REGION[row.use_location.toUpperCase()] ?? 'WORLD',
+          row.grid_factor,
+          params,
+        );
         return fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
       };
       const ape = (v: number | null) => (v !== null && row.embodied !== null ? (Math.abs(v - row.embodied) / row.embodied) * 100 : null);
@@ -146,9 +159,12 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
 
     const resolved = out.filter((r) => r.status !== 'none');
     const none = out.filter((r) => r.status === 'none');
-    const apes = (rs: Row[], k: 'ape' | 'apeHeldOut' | 'apeWithCategory' | 'apeHeldOutUndated' = 'ape') => rs.map((r) => r[k]).filter((v): v is number => v !== null);
+    const apes = (rs: Row[], k: 'ape' | 'apeHeldOut' | 'apeWithCategory' | 'apeHeldOutUndated' = 'ape') =>
+      rs.map((r) => r[k]).filter((v): v is number => v !== null);
     const dated = out.filter((r) => r.apeHeldOutUndated !== null && r.apeHeldOut !== null);
-    const byStatus = ['exact', 'variant', 'shared', 'family', 'none'].map((s) => `${s} ${out.filter((r) => r.status === s).length}`).join(', ');
+    const byStatus = ['exact', 'variant', 'shared', 'family', 'none']
+      .map((s) => `${s} ${out.filter((r) => r.status === s).length}`)
+      .join(', ');
     const subs = [...new Set(out.map((r) => r.sub))].sort();
     // Coverage of the interval a caller sees: the manufacturer's value inside the interval the stated
     // embodied uncertainty_pct gives the held-out estimate (estimate / (1 + u) to estimate x (1 + u)).
@@ -157,7 +173,9 @@ describe.skipIf(!present)('calibration products asked by brand and name only (is
       const inside = seen.filter((r) => insideInterval(r.heldOut!.estimate, r.heldOut!.published, r.uncertainty!.pct));
       return { n: seen.length, pct: (100 * inside.length) / Math.max(seen.length, 1) };
     };
-    const levels = ['estimated_high', 'estimated_medium', 'estimated_low'].map((c) => [c, coverage(out.filter((r) => r.uncertainty?.confidence === c))] as const);
+    const levels = ['estimated_high', 'estimated_medium', 'estimated_low'].map(
+      (c) => [c, coverage(out.filter((r) => r.uncertainty?.confidence === c))] as const,
+    );
     const lines = [
       `calibration products asked by brand + name: ${out.length}; resolved ${resolved.length} (${pct(resolved.length, out.length)}): ${byStatus}`,
       `  median embodied APE: resolved ${f1(median(apes(resolved)))}% (n=${apes(resolved).length}), unresolved ${f1(median(apes(none)))}% (n=${apes(none).length}), ` +

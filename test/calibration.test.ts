@@ -10,7 +10,16 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineParameters } from '../src/footprint/engine/parameters.ts';
 import { loadCalibration, mapCategory, parseStorage, gridFactorFor } from '../scripts/calibration/load.ts';
 import type { LoadResult } from '../scripts/calibration/load.ts';
-import { COVERAGE_TARGET_PCT, ESTIMATE_LEVELS, crossValidate, defaultParameters, fitParameters, logLogSlope, prepare, stats } from '../scripts/calibration/model.ts';
+import {
+  COVERAGE_TARGET_PCT,
+  ESTIMATE_LEVELS,
+  crossValidate,
+  defaultParameters,
+  fitParameters,
+  logLogSlope,
+  prepare,
+  stats,
+} from '../scripts/calibration/model.ts';
 import { getCategory } from '../src/footprint/engine/categories.ts';
 import type { Prediction } from '../scripts/calibration/model.ts';
 import { crossValidatedCoverage, crossValidatedTotalCoverage, fitTotalInterval } from '../scripts/calibration/fit.ts';
@@ -21,7 +30,9 @@ const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
 const present = existsSync(CALIBRATION_FILE);
 if (!present) {
-  console.warn(`[calibration.test] ${CALIBRATION_FILE} not found: skipping the calibration accuracy tests (the set is not part of the repository)`);
+  console.warn(
+    `[calibration.test] ${CALIBRATION_FILE} not found: skipping the calibration accuracy tests (the set is not part of the repository)`,
+  );
 }
 
 /**
@@ -96,7 +107,10 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
   });
 
   it.each(Object.entries(MAX_MEDIAN_EMBODIED_APE))('median embodied error for %s stays below %d%%', (sub, max) => {
-    const ape = preds.filter((p) => p.prepared.row.source_subcategory === sub).map((p) => p.embodiedApe).filter((v): v is number => v !== null);
+    const ape = preds
+      .filter((p) => p.prepared.row.source_subcategory === sub)
+      .map((p) => p.embodiedApe)
+      .filter((v): v is number => v !== null);
     expect(ape.length).toBeGreaterThan(10);
     expect(stats(ape).p50).toBeLessThan(max);
   });
@@ -128,7 +142,12 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
     expect(noBrand.p80).toBeLessThan(47);
     // without the release year (brand known) the reference year stands in: worse than with it
     // (engine 4.6.0: median 16.1 vs 10.3 %), which is why the interval widens then
-    const noYear = stats(preds.filter((p) => p.brandKnown && p.prepared.row.release_year !== null).map((p) => p.embodiedApeNoYear).filter((v): v is number => v !== null));
+    const noYear = stats(
+      preds
+        .filter((p) => p.brandKnown && p.prepared.row.release_year !== null)
+        .map((p) => p.embodiedApeNoYear)
+        .filter((v): v is number => v !== null),
+    );
     expect(noYear.p50).toBeGreaterThan(withBrand.p50);
   });
 
@@ -143,7 +162,9 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
     const coverage = crossValidatedCoverage(preds, stored);
     for (const level of ESTIMATE_LEVELS) {
       expect(coverage[level].n, level).toBeGreaterThan(20);
-      expect(Math.abs(coverage[level].covered_pct - COVERAGE_TARGET_PCT), `${level} ${coverage[level].covered_pct}%`).toBeLessThanOrEqual(5);
+      expect(Math.abs(coverage[level].covered_pct - COVERAGE_TARGET_PCT), `${level} ${coverage[level].covered_pct}%`).toBeLessThanOrEqual(
+        5,
+      );
     }
     expect(Math.abs(coverage.all.covered_pct - COVERAGE_TARGET_PCT)).toBeLessThanOrEqual(3);
     expect(Math.abs(coverage.unknown_brand.covered_pct - COVERAGE_TARGET_PCT)).toBeLessThanOrEqual(6);
@@ -151,50 +172,60 @@ describe.skipIf(!present)('calibration against manufacturer PCFs (5-fold cross-v
     expect(Math.abs(coverage.unknown_year.covered_pct - COVERAGE_TARGET_PCT)).toBeLessThanOrEqual(5);
   });
 
-  it('the total uncertainty_pct, use phase included, covers 80% +/- 5 of held-out manufacturer totals per confidence level', () => {
-    // measured 2026-11-28, engine 4.4.0 (4.5.0: high 81.5, low 78.6 %, the rest alike) (npm run accuracy; 410 rows with a use share and a yearly TEC, TEC withheld,
-    // use phase at the sheet's own grid factor and lifetime; every uncertainty parameter from the other folds): all
-    // 80.5 %; high 77.8 % (n 27), medium 80.8 % (n 313), low 80.0 % (n 70; 75.7 % in 4.3.0, before the widening of
-    // the use part). Before the use-phase multipliers and the error correlations (docs/methodology.md section 8):
-    // all 82.0; high 88.9, medium 85.0, low 65.7 %. Engine 4.7.0, inside the stated interval: all 79.8 %, high 81.5,
-    // medium 80.2, low 77.1 % (72.9 % with the 4.6.0 multipliers).
-    const stored = JSON.parse(readFileSync(resolve(REPO_ROOT, 'data/engine-parameters.json'), 'utf8')) as EngineParameters;
-    const energy = crossValidateEnergy(energyRows(prepare(loaded.rows)));
-    const coverage = crossValidatedTotalCoverage(preds, energy, stored);
-    expect(coverage.all.n).toBeGreaterThan(350);
-    // the shipped correlations and widenings are those of the current fit (npm run calibrate)
-    const refit = fitTotalInterval(preds, energy, stored);
-    expect(stored.embodied_use_error_correlation).toEqual(refit.embodied_use_error_correlation);
-    expect(stored.total_use_widening).toEqual(refit.total_use_widening);
-    for (const level of ['all', ...ESTIMATE_LEVELS] as const) {
-      expect(coverage[level].n, level).toBeGreaterThan(20);
-      expect(Math.abs(coverage[level].covered_pct - COVERAGE_TARGET_PCT), `${level} ${coverage[level].covered_pct}%`).toBeLessThanOrEqual(5);
-    }
-  }, SLOW_MS);
+  it(
+    'the total uncertainty_pct, use phase included, covers 80% +/- 5 of held-out manufacturer totals per confidence level',
+    () => {
+      // measured 2026-11-28, engine 4.4.0 (4.5.0: high 81.5, low 78.6 %, the rest alike) (npm run accuracy; 410 rows with a use share and a yearly TEC, TEC withheld,
+      // use phase at the sheet's own grid factor and lifetime; every uncertainty parameter from the other folds): all
+      // 80.5 %; high 77.8 % (n 27), medium 80.8 % (n 313), low 80.0 % (n 70; 75.7 % in 4.3.0, before the widening of
+      // the use part). Before the use-phase multipliers and the error correlations (docs/methodology.md section 8):
+      // all 82.0; high 88.9, medium 85.0, low 65.7 %. Engine 4.7.0, inside the stated interval: all 79.8 %, high 81.5,
+      // medium 80.2, low 77.1 % (72.9 % with the 4.6.0 multipliers).
+      const stored = JSON.parse(readFileSync(resolve(REPO_ROOT, 'data/engine-parameters.json'), 'utf8')) as EngineParameters;
+      const energy = crossValidateEnergy(energyRows(prepare(loaded.rows)));
+      const coverage = crossValidatedTotalCoverage(preds, energy, stored);
+      expect(coverage.all.n).toBeGreaterThan(350);
+      // the shipped correlations and widenings are those of the current fit (npm run calibrate)
+      const refit = fitTotalInterval(preds, energy, stored);
+      expect(stored.embodied_use_error_correlation).toEqual(refit.embodied_use_error_correlation);
+      expect(stored.total_use_widening).toEqual(refit.total_use_widening);
+      for (const level of ['all', ...ESTIMATE_LEVELS] as const) {
+        expect(coverage[level].n, level).toBeGreaterThan(20);
+        expect(Math.abs(coverage[level].covered_pct - COVERAGE_TARGET_PCT), `${level} ${coverage[level].covered_pct}%`).toBeLessThanOrEqual(
+          5,
+        );
+      }
+    },
+    SLOW_MS,
+  );
 
-  it('data/engine-parameters.json matches a fresh fit (run `npm run calibrate` after changing the model)', () => {
-    const stored = JSON.parse(readFileSync(resolve(REPO_ROOT, 'data/engine-parameters.json'), 'utf8')) as EngineParameters;
-    const fresh = fitParameters(prepare(loaded.rows), defaultParameters());
-    expect(Object.keys(stored.groups).sort()).toEqual(Object.keys(fresh.groups).sort());
-    for (const [g, fit] of Object.entries(fresh.groups)) {
-      for (const [k, v] of Object.entries(fit.production_multipliers)) {
-        expect(stored.groups[g]!.production_multipliers[k as keyof typeof fit.production_multipliers], `${g}.${k}`).toBeCloseTo(v, 2);
+  it(
+    'data/engine-parameters.json matches a fresh fit (run `npm run calibrate` after changing the model)',
+    () => {
+      const stored = JSON.parse(readFileSync(resolve(REPO_ROOT, 'data/engine-parameters.json'), 'utf8')) as EngineParameters;
+      const fresh = fitParameters(prepare(loaded.rows), defaultParameters());
+      expect(Object.keys(stored.groups).sort()).toEqual(Object.keys(fresh.groups).sort());
+      for (const [g, fit] of Object.entries(fresh.groups)) {
+        for (const [k, v] of Object.entries(fit.production_multipliers)) {
+          expect(stored.groups[g]!.production_multipliers[k as keyof typeof fit.production_multipliers], `${g}.${k}`).toBeCloseTo(v, 2);
+        }
       }
-    }
-    // a term the inner cross-validation switched off has lambda Infinity, which JSON writes as null
-    expect(stored.adjustments?.lambdas).toEqual(JSON.parse(JSON.stringify(fresh.adjustments?.lambdas)));
-    expect(stored.confidence_multipliers.estimated_high).toBeLessThanOrEqual(stored.confidence_multipliers.estimated_medium);
-    expect(stored.confidence_multipliers.estimated_medium).toBeLessThanOrEqual(stored.confidence_multipliers.estimated_low);
-    for (const [b, v] of Object.entries(fresh.adjustments?.brand_offsets ?? {})) {
-      expect(stored.adjustments?.brand_offsets[b], `brand ${b}`).toBeCloseTo(v, 2);
-    }
-    for (const [g, a] of Object.entries(fresh.adjustments?.groups ?? {})) {
-      expect(stored.adjustments?.groups[g]?.year_slope, `${g} year slope`).toBeCloseTo(a.year_slope, 2);
-      for (const [b, v] of Object.entries(a.brands)) {
-        expect(stored.adjustments?.groups[g]?.brands[b]?.offset, `${g} ${b}`).toBeCloseTo(v.offset, 2);
+      // a term the inner cross-validation switched off has lambda Infinity, which JSON writes as null
+      expect(stored.adjustments?.lambdas).toEqual(JSON.parse(JSON.stringify(fresh.adjustments?.lambdas)));
+      expect(stored.confidence_multipliers.estimated_high).toBeLessThanOrEqual(stored.confidence_multipliers.estimated_medium);
+      expect(stored.confidence_multipliers.estimated_medium).toBeLessThanOrEqual(stored.confidence_multipliers.estimated_low);
+      for (const [b, v] of Object.entries(fresh.adjustments?.brand_offsets ?? {})) {
+        expect(stored.adjustments?.brand_offsets[b], `brand ${b}`).toBeCloseTo(v, 2);
       }
-    }
-  }, SLOW_MS);
+      for (const [g, a] of Object.entries(fresh.adjustments?.groups ?? {})) {
+        expect(stored.adjustments?.groups[g]?.year_slope, `${g} year slope`).toBeCloseTo(a.year_slope, 2);
+        for (const [b, v] of Object.entries(a.brands)) {
+          expect(stored.adjustments?.groups[g]?.brands[b]?.offset, `${g} ${b}`).toBeCloseTo(v.offset, 2);
+        }
+      }
+    },
+    SLOW_MS,
+  );
 
   it('copies no calibration rows into the project data', () => {
     const names = new Set(

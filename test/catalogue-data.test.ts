@@ -15,13 +15,54 @@ import { CATEGORIES } from '../src/footprint/engine/categories.ts';
 import { logLogSlope, median } from '../scripts/calibration/model.ts';
 
 const CATEGORY_IDS = [
-  'laptop', 'desktop', 'all_in_one', 'workstation', 'thin_client', 'monitor', 'tablet', 'smartphone',
-  'server', 'printer', 'network_switch', 'router', 'access_point', 'nas', 'external_hdd', 'projector',
-  'docking_station', 'ip_phone', 'game_console', 'chromebook', 'convertible', 'rugged_laptop', 'mini_pc',
-  'mobile_workstation', 'tower_server', 'blade_server', 'storage_array', 'firewall', 'ups', 'kvm_switch',
-  'multifunction_printer', 'label_printer', 'scanner', 'webcam', 'headset', 'keyboard', 'mouse',
-  'video_conferencing', 'interactive_display', 'digital_signage', 'television', 'smartwatch',
-  'feature_phone', 'e_reader', 'external_ssd', 'modem', 'pos_terminal', 'barcode_scanner',
+  'laptop',
+  'desktop',
+  'all_in_one',
+  'workstation',
+  'thin_client',
+  'monitor',
+  'tablet',
+  'smartphone',
+  'server',
+  'printer',
+  'network_switch',
+  'router',
+  'access_point',
+  'nas',
+  'external_hdd',
+  'projector',
+  'docking_station',
+  'ip_phone',
+  'game_console',
+  'chromebook',
+  'convertible',
+  'rugged_laptop',
+  'mini_pc',
+  'mobile_workstation',
+  'tower_server',
+  'blade_server',
+  'storage_array',
+  'firewall',
+  'ups',
+  'kvm_switch',
+  'multifunction_printer',
+  'label_printer',
+  'scanner',
+  'webcam',
+  'headset',
+  'keyboard',
+  'mouse',
+  'video_conferencing',
+  'interactive_display',
+  'digital_signage',
+  'television',
+  'smartwatch',
+  'feature_phone',
+  'e_reader',
+  'external_ssd',
+  'modem',
+  'pos_terminal',
+  'barcode_scanner',
 ] as const;
 
 const SCREEN_TYPES = ['lcd', 'oled', 'ips', 'tn', 'va', 'mini_led'] as const;
@@ -118,7 +159,8 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
         problems.push(`${where(l)}: source.url is not an http(s) URL`);
       }
       if (e.aliases !== undefined) {
-        if (!Array.isArray(e.aliases) || !e.aliases.every(isNonEmptyString)) problems.push(`${where(l)}: aliases must be non-empty strings`);
+        if (!Array.isArray(e.aliases) || !e.aliases.every(isNonEmptyString))
+          problems.push(`${where(l)}: aliases must be non-empty strings`);
       }
       if (e.pcf !== undefined) {
         for (const k of Object.keys(e.pcf)) if (!PCF_KEYS.has(k)) problems.push(`${where(l)}: unknown pcf key ${k}`);
@@ -165,7 +207,7 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
     expect(problems).toEqual([]);
   });
 
-  it('has no duplicate mpn per brand and no alias that collides with another device\'s mpn', () => {
+  it("has no duplicate mpn per brand and no alias that collides with another device's mpn", () => {
     const problems: string[] = [];
     const byBrandMpn = new Map<string, Loaded>();
     const mpnOwners = new Map<string, Loaded[]>();
@@ -212,8 +254,10 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
       for (const [field, s] of Object.entries(listed)) {
         if (l.entry.specs?.[field] === undefined) problems.push(`${where(l)}: spec_sources.${field} but no specs.${field}`);
         for (const k of Object.keys(s)) if (!SPEC_SOURCE_KEYS.has(k)) problems.push(`${where(l)}: spec_sources.${field} unknown key ${k}`);
-        if (!(SPEC_BASES as readonly string[]).includes(s.basis)) problems.push(`${where(l)}: spec_sources.${field}.basis ${String(s.basis)}`);
-        if (s.url !== undefined && !/^https?:\/\/\S+$/.test(s.url)) problems.push(`${where(l)}: spec_sources.${field}.url is not an http(s) URL`);
+        if (!(SPEC_BASES as readonly string[]).includes(s.basis))
+          problems.push(`${where(l)}: spec_sources.${field}.basis ${String(s.basis)}`);
+        if (s.url !== undefined && !/^https?:\/\/\S+$/.test(s.url))
+          problems.push(`${where(l)}: spec_sources.${field}.url is not an http(s) URL`);
       }
     }
     expect(problems).toEqual([]);
@@ -224,15 +268,26 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
     const perBasis = new Map<string, number>();
     for (const l of entries) {
       // The basis vocabulary of listed sources is checked by the test above.
-      const resolved = resolveSpecSources(l.entry.specs ?? {}, l.entry.spec_sources as Parameters<typeof resolveSpecSources>[1], l.entry.source);
+      const resolved = resolveSpecSources(
+        l.entry.specs ?? {},
+        l.entry.spec_sources as Parameters<typeof resolveSpecSources>[1],
+        l.entry.source,
+      );
       for (const field of Object.keys(l.entry.specs ?? {})) {
         const s = resolved[field];
-        if (!s || !(SPEC_BASES as readonly string[]).includes(s.basis) || !(s.url || s.note)) problems.push(`${where(l)}: ${field} has no basis or source`);
+        if (!s || !(SPEC_BASES as readonly string[]).includes(s.basis) || !(s.url || s.note))
+          problems.push(`${where(l)}: ${field} has no basis or source`);
         else perBasis.set(`${field} ${s.basis}`, (perBasis.get(`${field} ${s.basis}`) ?? 0) + 1);
-        if (['ram_gb', 'storage_gb', 'processor_tdp_w'].includes(field) && s?.basis === 'published') problems.push(`${where(l)}: ${field} is a configuration`);
+        if (['ram_gb', 'storage_gb', 'processor_tdp_w'].includes(field) && s?.basis === 'published')
+          problems.push(`${where(l)}: ${field} is a configuration`);
       }
     }
-    console.log([...perBasis].sort().map(([k, n]) => `  ${k.padEnd(36)} ${n}`).join('\n'));
+    console.log(
+      [...perBasis]
+        .sort()
+        .map(([k, n]) => `  ${k.padEnd(36)} ${n}`)
+        .join('\n'),
+    );
     expect(problems).toEqual([]);
     // Phone and Samsung tablet batteries are rated mAh x nominal voltage: derived, not published Wh.
     expect(perBasis.get('battery_wh derived')).toBeGreaterThanOrEqual(160);
@@ -248,7 +303,12 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
   });
 
   it('the family-template check catches a copied weight but not a shared configuration', () => {
-    const model = (n: number, specs: Record<string, number | string>) => ({ brand: 'Dell', category: 'mini_pc', name: `Dell OptiPlex ${n} Micro`, specs });
+    const model = (n: number, specs: Record<string, number | string>) => ({
+      brand: 'Dell',
+      category: 'mini_pc',
+      name: `Dell OptiPlex ${n} Micro`,
+      specs,
+    });
     const configuration = { processor_tdp_w: 35, ram_gb: 8, storage_gb: 256, storage_type: 'ssd' };
     const copied = [3060, 3070, 3080, 3090].map((n) => model(n, { weight_kg: 1.2, ...configuration }));
     expect(findFamilyTemplates(copied).map((t) => [t.weight_kg, t.copies.length])).toEqual([[1.2, 4]]);
@@ -263,7 +323,10 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
   it("the catalogue's laptops grow in weight with their screen as the engine assumes for an unstated weight", () => {
     // measured 2026-11-28: 2.11 over 325 laptops stating both (docs/methodology.md section 2)
     const points = entries
-      .filter(({ entry }) => entry.category === 'laptop' && typeof entry.specs?.weight_kg === 'number' && typeof entry.specs.screen_size_inch === 'number')
+      .filter(
+        ({ entry }) =>
+          entry.category === 'laptop' && typeof entry.specs?.weight_kg === 'number' && typeof entry.specs.screen_size_inch === 'number',
+      )
       .map(({ entry }) => ({ x: Number(entry.specs!.screen_size_inch), y: Number(entry.specs!.weight_kg) }));
     expect(points.length).toBeGreaterThan(200);
     const exponent = CATEGORIES.find((c) => c.id === 'laptop')!.parameters.weight_screen_exponent!;
@@ -274,7 +337,16 @@ describe('built-in device catalogue (data/catalogue/*.json)', () => {
     const withTable = CATEGORIES.filter((c) => c.typical_configuration !== undefined);
     // the categories of the calibration groups whose sheets rarely state memory (docs/methodology.md section 2)
     expect(withTable.map((c) => c.id).sort()).toEqual([
-      'all_in_one', 'chromebook', 'convertible', 'desktop', 'laptop', 'mini_pc', 'mobile_workstation', 'smartphone', 'tablet', 'workstation',
+      'all_in_one',
+      'chromebook',
+      'convertible',
+      'desktop',
+      'laptop',
+      'mini_pc',
+      'mobile_workstation',
+      'smartphone',
+      'tablet',
+      'workstation',
     ]);
     for (const c of withTable) expect(Object.keys(c.typical_configuration!).length, c.id).toBeGreaterThanOrEqual(3);
     for (const c of withTable) {

@@ -9,7 +9,18 @@
  */
 import { relative, resolve } from 'node:path';
 import { CALIBRATION_PATH, MAIN_SUBCATEGORIES, REPO_ROOT, calibrationAvailable, gridFactorFor, loadCalibration } from './load.ts';
-import { COVERAGE_TARGET_PCT, K_FOLDS, crossValidate, defaultParameters, fitFormulaEmbodied, fitParameters, median, predict, prepare, stats } from './model.ts';
+import {
+  COVERAGE_TARGET_PCT,
+  K_FOLDS,
+  crossValidate,
+  defaultParameters,
+  fitFormulaEmbodied,
+  fitParameters,
+  median,
+  predict,
+  prepare,
+  stats,
+} from './model.ts';
 import type { Prediction } from './model.ts';
 import { crossValidatedCoverage, crossValidatedTotalCoverage } from './fit.ts';
 import { crossValidateEnergy, energyReport, energyRows } from './energy-fit.ts';
@@ -31,8 +42,18 @@ export function summarise(preds: Prediction[]): { bySubcategory: AccuracyLine[];
   const ordered = [...main.filter((s) => subs.includes(s)), ...subs.filter((s) => !main.includes(s)).sort()];
   const cats = [...new Set(preds.map((p) => p.prepared.category.id))].sort();
   return {
-    bySubcategory: ordered.map((s) => line(s, preds.filter((p) => p.prepared.row.source_subcategory === s))),
-    byCategory: cats.map((c) => line(c, preds.filter((p) => p.prepared.category.id === c))),
+    bySubcategory: ordered.map((s) =>
+      line(
+        s,
+        preds.filter((p) => p.prepared.row.source_subcategory === s),
+      ),
+    ),
+    byCategory: cats.map((c) =>
+      line(
+        c,
+        preds.filter((p) => p.prepared.category.id === c),
+      ),
+    ),
     overall: line('OVERALL', preds),
   };
 }
@@ -83,21 +104,41 @@ function main(): void {
   console.log(
     `embodied APE with the brand withheld (unknown brand, release year kept): median ${noBrand.p50.toFixed(1)}, p80 ${noBrand.p80.toFixed(1)}, p90 ${noBrand.p90.toFixed(1)}; brand and year withheld: median ${noContext.p50.toFixed(1)}, p80 ${noContext.p80.toFixed(1)}, p90 ${noContext.p90.toFixed(1)} (all rows)`,
   );
-  const noYear = stats(preds.filter((p) => p.brandKnown && p.prepared.row.release_year !== null).map((p) => p.embodiedApeNoYear).filter((v): v is number => v !== null));
+  const noYear = stats(
+    preds
+      .filter((p) => p.brandKnown && p.prepared.row.release_year !== null)
+      .map((p) => p.embodiedApeNoYear)
+      .filter((v): v is number => v !== null),
+  );
   console.log(
     `embodied APE with the release year withheld (brand known, rows with a year; the group's reference year stands in): median ${noYear.p50.toFixed(1)}, p80 ${noYear.p80.toFixed(1)}, p90 ${noYear.p90.toFixed(1)} (n ${noYear.n})`,
   );
   const coverage = crossValidatedCoverage(preds, inSample);
   console.log(
-    `coverage of the embodied uncertainty_pct (held-out manufacturer values inside the stated interval value / (1 + u) to value x (1 + u), uncertainty parameters from the other folds; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
+    `coverage of the embodied uncertainty_pct (held-out manufacturer values inside the stated interval value / (1 + u) to value x (1 + u), uncertainty parameters from the other folds; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(
+      coverage,
+    )
+      .map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`)
+      .join(', ')}`,
   );
   const energy = crossValidateEnergy(energyRows(prepared));
   const totalCoverage = crossValidatedTotalCoverage(preds, energy, inSample);
   console.log(
-    `coverage of the total uncertainty_pct, use phase included (rows with a use share and a yearly TEC; the held-out embodied estimate plus the held-out energy model's kWh at the sheet's own grid factor and lifetime; TEC withheld; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(totalCoverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
+    `coverage of the total uncertainty_pct, use phase included (rows with a use share and a yearly TEC; the held-out embodied estimate plus the held-out energy model's kWh at the sheet's own grid factor and lifetime; TEC withheld; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(
+      totalCoverage,
+    )
+      .map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`)
+      .join(', ')}`,
   );
-  const unknownRows = stats(preds.filter((p) => !p.brandKnown).map((p) => p.embodiedApe).filter((v): v is number => v !== null));
-  console.log(`rows whose brand the training folds did not contain: n ${unknownRows.n}, median ${unknownRows.p50.toFixed(1)}, p80 ${unknownRows.p80.toFixed(1)}`);
+  const unknownRows = stats(
+    preds
+      .filter((p) => !p.brandKnown)
+      .map((p) => p.embodiedApe)
+      .filter((v): v is number => v !== null),
+  );
+  console.log(
+    `rows whose brand the training folds did not contain: n ${unknownRows.n}, median ${unknownRows.p50.toFixed(1)}, p80 ${unknownRows.p80.toFixed(1)}`,
+  );
   const implied = new Map<string, number[]>();
   for (const r of rows) {
     const tec = r.specs.typical_consumption_kwh;
@@ -108,7 +149,9 @@ function main(): void {
   console.log('grid factor implied by the sheets (published use phase / (yearly TEC x lifetime)) vs @tgwf/co2 used for the total:');
   for (const [loc, xs] of [...implied].sort()) {
     const used = gridFactorFor(loc === '(empty)' ? '' : loc);
-    console.log(`  ${loc.padEnd(14)} n=${String(xs.length).padStart(3)}  implied median ${median(xs).toFixed(3)} kg/kWh  vs ${used.key} ${used.factor.toFixed(3)} kg/kWh`);
+    console.log(
+      `  ${loc.padEnd(14)} n=${String(xs.length).padStart(3)}  implied median ${median(xs).toFixed(3)} kg/kWh  vs ${used.key} ${used.factor.toFixed(3)} kg/kWh`,
+    );
   }
   const target = s.bySubcategory.filter((l) => l.label in MAIN_SUBCATEGORIES);
   console.log(

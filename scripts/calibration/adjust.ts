@@ -185,12 +185,19 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
       add(`g|${g}`, { lambda: L.year, kind: 'gamma', group: g });
       if (opts.brandYear) for (const b of gb) add(`d|${g}|${b}`, { lambda: 2 * L.year, kind: 'delta', group: g, brand: b });
     }
-    const gby = [...new Set(idx.filter((i) => rows[i]!.brand !== null && rows[i]!.row.release_year !== null).map((i) => `${rows[i]!.brand}|${rows[i]!.row.release_year}`))].sort();
+    const gby = [
+      ...new Set(
+        idx
+          .filter((i) => rows[i]!.brand !== null && rows[i]!.row.release_year !== null)
+          .map((i) => `${rows[i]!.brand}|${rows[i]!.row.release_year}`),
+      ),
+    ].sort();
     for (const k of gby) {
       const [b, y] = k.split('|') as [string, string];
       add(`k|${g}|${k}`, { lambda: L.brand_year, kind: 'kappa', group: g, brand: b, year: Number(y) });
     }
-    for (const f of featureStats.get(g) ?? []) add(`f|${g}|${f.k}`, { lambda: L.features, kind: 'phi', group: g, feature: f.k, scale: f.sd });
+    for (const f of featureStats.get(g) ?? [])
+      add(`f|${g}|${f.k}`, { lambda: L.features, kind: 'phi', group: g, feature: f.k, scale: f.sd });
   }
   // sparse design rows
   const X: { j: number; v: number }[][] = rows.map((r) => {
@@ -222,7 +229,9 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
   let beta: Float64Array;
   for (;;) {
     beta = irls(X, residuals, cols, held);
-    const negative = [...cols.keys()].filter((j) => !held.has(j) && cols[j]!.kind === 'phi' && AMOUNT_FEATURES.has(cols[j]!.feature!) && (beta[j] as number) < 0);
+    const negative = [...cols.keys()].filter(
+      (j) => !held.has(j) && cols[j]!.kind === 'phi' && AMOUNT_FEATURES.has(cols[j]!.feature!) && (beta[j] as number) < 0,
+    );
     if (negative.length === 0) break;
     for (const j of negative) held.add(j);
   }
@@ -253,13 +262,15 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
       case 'phi': {
         const f = featureStats.get(c.group!)!.find((s) => s.k === c.feature)!;
         const coef = round((beta[j] as number) / f.sd, 4);
-        if (coef !== 0) g!.features[c.feature!] = { coefficient: coef, reference: round(f.ref, 4), range: [round(f.range[0], 4), round(f.range[1], 4)] };
+        if (coef !== 0)
+          g!.features[c.feature!] = { coefficient: coef, reference: round(f.ref, 4), range: [round(f.range[0], 4), round(f.range[1], 4)] };
         break;
       }
     }
   });
   return {
-    method: 'ridge-penalised L1 (IRLS) log-linear model of ln(published embodied / component model): cross-group brand offsets alpha, group-brand offsets eta, group year slopes gamma, group-brand year slopes delta, standardised spec terms phi (terms of amounts: memory, storage, sockets, kWh, >= 0); lambdas by inner cross-validation on the training folds',
+    method:
+      'ridge-penalised L1 (IRLS) log-linear model of ln(published embodied / component model): cross-group brand offsets alpha, group-brand offsets eta, group year slopes gamma, group-brand year slopes delta, standardised spec terms phi (terms of amounts: memory, storage, sockets, kWh, >= 0); lambdas by inner cross-validation on the training folds',
     lambdas: { brand: G.brand, brand_group: G.brand_group, year: G.year, features: G.features, brand_year: G.brand_year },
     ...(G.groups && Object.keys(G.groups).length > 0 ? { group_lambdas: G.groups } : {}),
     brand_offsets: brandOffsets,

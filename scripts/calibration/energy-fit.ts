@@ -14,7 +14,17 @@ import { ENERGY_FEATURES, NON_NEGATIVE_FEATURES, energyFactor, energyFeatures } 
 import type { EnergyFeature, EnergyGroup, EnergyModel, EnergyTerm } from '../../src/footprint/engine/energy-model.ts';
 import { profileKwh } from '../../src/footprint/engine/use-phase.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
-import { COVERAGE_TARGET_PCT, K_FOLDS, coverageCounter, levelMultipliers, median, nelderMead, percentile, prepare, stats } from './model.ts';
+import {
+  COVERAGE_TARGET_PCT,
+  K_FOLDS,
+  coverageCounter,
+  levelMultipliers,
+  median,
+  nelderMead,
+  percentile,
+  prepare,
+  stats,
+} from './model.ts';
 import type { Coverage, ErrorStats, EstimateLevel } from './model.ts';
 import type { PreparedRow } from './prepared-row.ts';
 import { confidenceFor } from '../../src/footprint/engine/footprint.ts';
@@ -77,7 +87,13 @@ export function fitGroup(rows: EnergyRow[], lambda: number): EnergyGroup {
   // categories of the group with enough rows get their own offset (shrunk towards the group's)
   const counts = new Map<string, number>();
   for (const r of rows) counts.set(r.categoryId, (counts.get(r.categoryId) ?? 0) + 1);
-  const cats = counts.size > 1 ? [...counts].filter(([, n]) => n >= MIN_ENERGY_ROWS).map(([c]) => c).sort() : [];
+  const cats =
+    counts.size > 1
+      ? [...counts]
+          .filter(([, n]) => n >= MIN_ENERGY_ROWS)
+          .map(([c]) => c)
+          .sort()
+      : [];
   const nTerms = used.length;
   const y = rows.map((r) => Math.log(r.tec / r.profile));
   const catIndex = rows.map((r) => cats.indexOf(r.categoryId));
@@ -85,11 +101,13 @@ export function fitGroup(rows: EnergyRow[], lambda: number): EnergyGroup {
     const v = b[j + 1] as number;
     return NON_NEGATIVE_FEATURES.has(used[j] as EnergyFeature) ? Math.max(0, v) : v;
   };
-  const x = rows.map((r) => used.map((f) => {
-    const v = r.features[f];
-    const t = terms[f] as EnergyTerm;
-    return v === null ? 0 : Math.min(t.range[1], Math.max(t.range[0], v)) - t.reference;
-  }));
+  const x = rows.map((r) =>
+    used.map((f) => {
+      const v = r.features[f];
+      const t = terms[f] as EnergyTerm;
+      return v === null ? 0 : Math.min(t.range[1], Math.max(t.range[0], v)) - t.reference;
+    }),
+  );
   const objective = (b: number[]): number => {
     let loss = 0;
     for (let i = 0; i < rows.length; i++) {
@@ -109,16 +127,27 @@ export function fitGroup(rows: EnergyRow[], lambda: number): EnergyGroup {
   b = nelderMead(objective, b, 0.05, 2000);
   used.forEach((f, j) => ((terms[f] as EnergyTerm).coefficient = coef(b, j)));
   const categoryOffsets = Object.fromEntries(cats.map((c, i) => [c, b[nTerms + 1 + i] as number]));
-  return { rows: rows.length, offset: b[0] as number, category_offsets: categoryOffsets, terms, residual_abs_pct: { p50: 0, p80: 0, p90: 0 } };
+  return {
+    rows: rows.length,
+    offset: b[0] as number,
+    category_offsets: categoryOffsets,
+    terms,
+    residual_abs_pct: { p50: 0, p80: 0, p90: 0 },
+  };
 }
 
 const ape = (pred: number, actual: number): number => (Math.abs(pred - actual) / actual) * 100;
 
 function modelOf(groups: Record<string, EnergyGroup>): EnergyModel {
   return {
-    model_version: 1, generated_at: null, method: '', factor_range: FACTOR_RANGE, groups,
+    model_version: 1,
+    generated_at: null,
+    method: '',
+    factor_range: FACTOR_RANGE,
+    groups,
     use_phase_uncertainty_pct: { energy_model: 0, profile: 0 },
-    confidence_multipliers: { estimated_high: 1, estimated_medium: 1, estimated_low: 1 }, cross_validation: {},
+    confidence_multipliers: { estimated_high: 1, estimated_medium: 1, estimated_low: 1 },
+    cross_validation: {},
   };
 }
 
@@ -220,10 +249,16 @@ export function energyUncertainty(preds: EnergyPrediction[]): EnergyUncertainty 
   const pooledSmall = stats(small.length >= MIN_RESIDUAL_ROWS ? small : covered.flatMap(([, a]) => a));
   const groupStats = new Map(covered.map(([g, a]) => [g, a.length >= MIN_RESIDUAL_ROWS ? stats(a) : pooledSmall]));
   const residuals = (fitGroup: string): ErrorStats | undefined => groupStats.get(fitGroup);
-  const profileP80 = percentile(preds.map((p) => p.profileApe), 80);
+  const profileP80 = percentile(
+    preds.map((p) => p.profileApe),
+    80,
+  );
   const baseP80 = (fitGroup: string): number => residuals(fitGroup)?.p80 ?? profileP80;
   const multipliers = levelMultipliers(
-    (level) => preds.filter((p) => levelWithoutTec(p.row.prepared) === level).map((p) => intervalErrorPct(p.kwh, p.row.tec) / baseP80(p.row.fitGroup)),
+    (level) =>
+      preds
+        .filter((p) => levelWithoutTec(p.row.prepared) === level)
+        .map((p) => intervalErrorPct(p.kwh, p.row.tec) / baseP80(p.row.fitGroup)),
     MIN_RESIDUAL_ROWS,
   );
   return { residuals, profileP80, multipliers };
@@ -250,7 +285,12 @@ export function energyCoverage(preds: EnergyPrediction[]): Record<EstimateLevel 
       count('all', inside);
     }
   }
-  return { estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low'), all: of('all') };
+  return {
+    estimated_high: of('estimated_high'),
+    estimated_medium: of('estimated_medium'),
+    estimated_low: of('estimated_low'),
+    all: of('all'),
+  };
 }
 
 export interface EnergyAccuracyLine {
@@ -261,10 +301,20 @@ export interface EnergyAccuracyLine {
 
 export function energyAccuracy(preds: EnergyPrediction[]): { byCategory: EnergyAccuracyLine[]; overall: EnergyAccuracyLine } {
   const line = (label: string, ps: EnergyPrediction[]): EnergyAccuracyLine => ({
-    label, before: stats(ps.map((p) => p.profileApe)), after: stats(ps.map((p) => p.ape)),
+    label,
+    before: stats(ps.map((p) => p.profileApe)),
+    after: stats(ps.map((p) => p.ape)),
   });
   const cats = [...new Set(preds.map((p) => p.row.categoryId))].sort();
-  return { byCategory: cats.map((c) => line(c, preds.filter((p) => p.row.categoryId === c))), overall: line('OVERALL', preds) };
+  return {
+    byCategory: cats.map((c) =>
+      line(
+        c,
+        preds.filter((p) => p.row.categoryId === c),
+      ),
+    ),
+    overall: line('OVERALL', preds),
+  };
 }
 
 const f1 = (v: number): string => (Number.isNaN(v) ? '    -' : v.toFixed(1).padStart(5));
@@ -275,7 +325,10 @@ export function formatEnergyTable(lines: EnergyAccuracyLine[]): string {
     `${''.padEnd(20)} |     | ${'profile (before)'.padEnd(11)} | energy model (after)`,
     head,
     '-'.repeat(head.length),
-    ...lines.map((l) => `${l.label.padEnd(20)} | ${String(l.after.n).padStart(3)} | ${f1(l.before.p50)} ${f1(l.before.p80)} | ${f1(l.after.p50)} ${f1(l.after.p80)}`),
+    ...lines.map(
+      (l) =>
+        `${l.label.padEnd(20)} | ${String(l.after.n).padStart(3)} | ${f1(l.before.p50)} ${f1(l.before.p80)} | ${f1(l.after.p50)} ${f1(l.after.p80)}`,
+    ),
   ].join('\n');
 }
 
@@ -286,7 +339,11 @@ export function energyReport(preds: EnergyPrediction[]): string {
   return [
     `annual energy (kWh/yr) vs published yearly TEC, ${K_FOLDS}-fold cross-validation by PCF document, absolute % error:`,
     formatEnergyTable([...acc.byCategory, acc.overall]),
-    `coverage of the use-phase uncertainty_pct (held-out TEC inside the stated interval kWh / (1 + u) to kWh x (1 + u), uncertainty parameters from the other folds, confidence level of the specs without the TEC; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(coverage).map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`).join(', ')}`,
+    `coverage of the use-phase uncertainty_pct (held-out TEC inside the stated interval kWh / (1 + u) to kWh x (1 + u), uncertainty parameters from the other folds, confidence level of the specs without the TEC; target ${COVERAGE_TARGET_PCT}% +/- 5): ${Object.entries(
+      coverage,
+    )
+      .map(([k, c]) => `${k} ${c.covered_pct.toFixed(1)}% (n ${c.n})`)
+      .join(', ')}`,
   ].join('\n');
 }
 
@@ -324,20 +381,25 @@ function main(): void {
     use_phase_uncertainty_pct: { energy_model: r1(acc.overall.after.p80), profile: r1(acc.overall.before.p80) },
     confidence_multipliers: uncertainty.multipliers,
     cross_validation: {
-      source: 'Boavizta environmental-footprint-data (manufacturer PCFs, yearly_tec column), ODbL 1.0; read from ../shared/calibration/manufacturer-pcf.csv at fit time, not copied',
+      source:
+        'Boavizta environmental-footprint-data (manufacturer PCFs, yearly_tec column), ODbL 1.0; read from ../shared/calibration/manufacturer-pcf.csv at fit time, not copied',
       folds: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS} (same folds as the embodied fit)`,
       lambdas,
       residual_abs_pct: `held-out |kWh - TEC| / TEC x 100 per group (groups with < ${MIN_RESIDUAL_ROWS} rows: the figures of all such groups the model covers, pooled)`,
       confidence_multipliers: `per confidence level of the specs without the yearly TEC: 80th percentile of the held-out multiplicative error (max(kWh, TEC) / min(kWh, TEC) - 1) x 100 / the group's p80 (the profile's where no group fit applies), so that the stated interval kWh / (1 + u) to kWh x (1 + u) covers 80%; monotone, bounded to 0.5..3 (levels with < ${MIN_RESIDUAL_ROWS} rows: 1)`,
       overall: { energy_model: rounded(acc.overall.after), profile: rounded(acc.overall.before), n: acc.overall.after.n },
-      by_category: Object.fromEntries(acc.byCategory.map((l) => [l.label, { n: l.after.n, energy_model: rounded(l.after), profile: rounded(l.before) }])),
+      by_category: Object.fromEntries(
+        acc.byCategory.map((l) => [l.label, { n: l.after.n, energy_model: rounded(l.after), profile: rounded(l.before) }]),
+      ),
     },
   };
   writeFileSync(ENERGY_MODEL_PATH, `${JSON.stringify(model, null, 2)}\n`);
   console.log(`wrote ${ENERGY_MODEL_PATH}`);
   console.log(`lambdas: ${JSON.stringify(lambdas)}`);
   console.log(formatEnergyTable([...acc.byCategory, acc.overall]));
-  console.log(`\noverall median APE ${acc.overall.before.p50.toFixed(1)}% (profile) -> ${acc.overall.after.p50.toFixed(1)}% (energy model); p80 ${acc.overall.before.p80.toFixed(1)}% -> ${acc.overall.after.p80.toFixed(1)}%`);
+  console.log(
+    `\noverall median APE ${acc.overall.before.p50.toFixed(1)}% (profile) -> ${acc.overall.after.p50.toFixed(1)}% (energy model); p80 ${acc.overall.before.p80.toFixed(1)}% -> ${acc.overall.after.p80.toFixed(1)}%`,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) main();

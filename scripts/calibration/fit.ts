@@ -11,11 +11,37 @@ import type { EngineParameters, GroupFit, ResidualPercentiles } from '../../src/
 import { groupFit } from '../../src/footprint/engine/parameters.ts';
 import { CALIBRATION_PATH, REPO_ROOT, calibrationAvailable, loadCalibration } from './load.ts';
 import {
-  ADJUST_DEFAULT, K_FOLDS, LAMBDA_ELASTICITY, LAMBDA_GROUP, defaultParameters, LAMBDA_POOLED, MIN_GROUP_ROWS, crossValidate, COVERAGE_TARGET_PCT, fitParameters, levelMultipliers, median, percentile, prepare,
-  profileEnergyErrors, stats, coverageCounter, ESTIMATE_LEVELS, type Coverage, type EstimateLevel,
+  ADJUST_DEFAULT,
+  K_FOLDS,
+  LAMBDA_ELASTICITY,
+  LAMBDA_GROUP,
+  defaultParameters,
+  LAMBDA_POOLED,
+  MIN_GROUP_ROWS,
+  crossValidate,
+  COVERAGE_TARGET_PCT,
+  fitParameters,
+  levelMultipliers,
+  median,
+  percentile,
+  prepare,
+  profileEnergyErrors,
+  stats,
+  coverageCounter,
+  ESTIMATE_LEVELS,
+  type Coverage,
+  type EstimateLevel,
 } from './model.ts';
 import type { Prediction } from './model.ts';
-import { crossValidateEnergy, energyRows, energyUncertainty, levelWithoutTec, useUncertaintyPct, type EnergyPrediction, type EnergyUncertainty } from './energy-fit.ts';
+import {
+  crossValidateEnergy,
+  energyRows,
+  energyUncertainty,
+  levelWithoutTec,
+  useUncertaintyPct,
+  type EnergyPrediction,
+  type EnergyUncertainty,
+} from './energy-fit.ts';
 
 export const PARAMETERS_PATH = resolve(REPO_ROOT, 'data/engine-parameters.json');
 /** Groups with fewer cross-validated rows take the pooled residual percentiles. */
@@ -37,7 +63,13 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
   const nb = stats(emb.map((p) => p.embodiedApeNoBrand).filter((v): v is number => v !== null));
   const pooledNoBrand = percentiles(nb);
   // unknown year: the rows of brands the adjustment knows predicted with the release year withheld
-  const noYear = (ps: Prediction[]) => stats(ps.filter((p) => p.brandKnown).map((p) => p.embodiedApeNoYear).filter((v): v is number => v !== null));
+  const noYear = (ps: Prediction[]) =>
+    stats(
+      ps
+        .filter((p) => p.brandKnown)
+        .map((p) => p.embodiedApeNoYear)
+        .filter((v): v is number => v !== null),
+    );
   // less known never narrows an interval: at least the percentiles with the year
   const atLeast = (s: ReturnType<typeof stats>, floor: ResidualPercentiles): ResidualPercentiles => {
     const own = percentiles(s);
@@ -60,7 +92,12 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
   }
   const withResiduals: EngineParameters = {
     ...params,
-    pooled: { ...params.pooled, residual_abs_pct: pooled, residual_abs_pct_unknown_brand: pooledNoBrand, residual_abs_pct_unknown_year: pooledNoYear },
+    pooled: {
+      ...params.pooled,
+      residual_abs_pct: pooled,
+      residual_abs_pct_unknown_brand: pooledNoBrand,
+      residual_abs_pct_unknown_year: pooledNoYear,
+    },
     groups,
   };
   // confidence multipliers from (held-out multiplicative error / the row's residual p80) over the
@@ -91,11 +128,15 @@ function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: bool
  * The file's specs with the brand withheld, and (for a brand the adjustment knows and a row with a
  * year) with the release year withheld: held-out estimate and the residual p80 the engine uses then.
  */
-function extraObservations(params: EngineParameters, p: Prediction): { kind: 'unknown_brand' | 'unknown_year'; estimate: number; fit: GroupFit }[] {
+function extraObservations(
+  params: EngineParameters,
+  p: Prediction,
+): { kind: 'unknown_brand' | 'unknown_year'; estimate: number; fit: GroupFit }[] {
   const out: { kind: 'unknown_brand' | 'unknown_year'; estimate: number; fit: GroupFit }[] = [
     { kind: 'unknown_brand', estimate: p.embodiedNoBrand, fit: residualFitOf(params, p, false, true) },
   ];
-  if (p.brandKnown && yearKnown(p)) out.push({ kind: 'unknown_year', estimate: p.embodiedNoYear, fit: residualFitOf(params, p, true, false) });
+  if (p.brandKnown && yearKnown(p))
+    out.push({ kind: 'unknown_year', estimate: p.embodiedNoYear, fit: residualFitOf(params, p, true, false) });
   return out;
 }
 
@@ -107,11 +148,17 @@ function extraObservations(params: EngineParameters, p: Prediction): { kind: 'un
  * level, overall, and for the file's specs with the brand withheld ('unknown_brand') or the release
  * year withheld ('unknown_year', rows with a year of brands the adjustment knows).
  */
-export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParameters): Record<EstimateLevel | 'all' | 'unknown_brand' | 'unknown_year', Coverage> {
+export function crossValidatedCoverage(
+  preds: Prediction[],
+  fitted: EngineParameters,
+): Record<EstimateLevel | 'all' | 'unknown_brand' | 'unknown_year', Coverage> {
   const { count, of } = coverageCounter();
   const emb = preds.filter((p) => p.embodiedApe !== null);
   for (let k = 0; k < K_FOLDS; k++) {
-    const params = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
+    const params = residualFields(
+      emb.filter((p) => p.prepared.fold !== k),
+      fitted,
+    );
     for (const p of emb.filter((q) => q.prepared.fold === k)) {
       for (const o of p.intervals) {
         const u = uncertaintyPct(params, residualFitOf(params, p, p.brandKnown, yearKnown(p)), o.confidence, 1, 0, false);
@@ -126,8 +173,12 @@ export function crossValidatedCoverage(preds: Prediction[], fitted: EngineParame
     }
   }
   return {
-    estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low'),
-    all: of('all'), unknown_brand: of('unknown_brand'), unknown_year: of('unknown_year'),
+    estimated_high: of('estimated_high'),
+    estimated_medium: of('estimated_medium'),
+    estimated_low: of('estimated_low'),
+    all: of('all'),
+    unknown_brand: of('unknown_brand'),
+    unknown_year: of('unknown_year'),
   };
 }
 
@@ -199,7 +250,8 @@ function totalIntervalFit(observations: TotalObservation[], params: EngineParame
     };
     const top = CORRELATION_GRID[CORRELATION_GRID.length - 1] as number;
     if (coverage(top, 1) < COVERAGE_TARGET_PCT) {
-      const widening = WIDENING_GRID.find((w) => coverage(top, w) >= COVERAGE_TARGET_PCT) ?? (WIDENING_GRID[WIDENING_GRID.length - 1] as number);
+      const widening =
+        WIDENING_GRID.find((w) => coverage(top, w) >= COVERAGE_TARGET_PCT) ?? (WIDENING_GRID[WIDENING_GRID.length - 1] as number);
       return { rho: top, widening };
     }
     let best = { rho: 0, miss: Number.POSITIVE_INFINITY };
@@ -234,12 +286,19 @@ export function fitTotalInterval(preds: Prediction[], energy: EnergyPrediction[]
  * sheets' grid factors differ from ours. Every uncertainty parameter (embodied residuals and
  * multipliers, use-phase p80 and multipliers, error correlations) comes from the other folds.
  */
-export function crossValidatedTotalCoverage(preds: Prediction[], energy: EnergyPrediction[], fitted: EngineParameters): Record<EstimateLevel | 'all', Coverage> {
+export function crossValidatedTotalCoverage(
+  preds: Prediction[],
+  energy: EnergyPrediction[],
+  fitted: EngineParameters,
+): Record<EstimateLevel | 'all', Coverage> {
   const { count, of } = coverageCounter();
   const emb = preds.filter((p) => p.embodiedApe !== null);
   const observations = totalObservations(preds, energy);
   for (let k = 0; k < K_FOLDS; k++) {
-    const residuals = residualFields(emb.filter((p) => p.prepared.fold !== k), fitted);
+    const residuals = residualFields(
+      emb.filter((p) => p.prepared.fold !== k),
+      fitted,
+    );
     const useUncertainty = energyUncertainty(energy.filter((e) => e.row.prepared.fold !== k));
     const training = observations.filter((o) => o.p.prepared.fold !== k);
     const params: EngineParameters = { ...residuals, ...totalIntervalFit(training, residuals, useUncertainty) };
@@ -249,7 +308,12 @@ export function crossValidatedTotalCoverage(preds: Prediction[], energy: EnergyP
       count('all', inside);
     }
   }
-  return { estimated_high: of('estimated_high'), estimated_medium: of('estimated_medium'), estimated_low: of('estimated_low'), all: of('all') };
+  return {
+    estimated_high: of('estimated_high'),
+    estimated_medium: of('estimated_medium'),
+    estimated_low: of('estimated_low'),
+    all: of('all'),
+  };
 }
 
 function main(): void {
@@ -265,7 +329,10 @@ function main(): void {
   const fitted = fitParameters(prepared, base);
   let params = residualFields(cv, fitted);
 
-  const errorRatios = rows.map((r) => r.error_ratio).filter((v): v is number => v !== null && v > 0).map((v) => v * 100);
+  const errorRatios = rows
+    .map((r) => r.error_ratio)
+    .filter((v): v is number => v !== null && v > 0)
+    .map((v) => v * 100);
   const profileErr = profileEnergyErrors(prepared);
   params = {
     ...params,
@@ -273,7 +340,8 @@ function main(): void {
     use_phase_uncertainty_pct: { measured: base.use_phase_uncertainty_pct.measured, profile: r1(percentile(profileErr, 80)) },
     generated_at: new Date().toISOString(),
     calibration: {
-      source: 'Boavizta environmental-footprint-data (boavizta-data-us.csv), ODbL 1.0; read from ../shared/calibration/manufacturer-pcf.csv at fit time, not copied',
+      source:
+        'Boavizta environmental-footprint-data (boavizta-data-us.csv), ODbL 1.0; read from ../shared/calibration/manufacturer-pcf.csv at fit time, not copied',
       rows_in_file: rows.length + excluded.length,
       rows_mapped: rows.length,
       rows_with_embodied: rows.filter((r) => r.embodied !== null).length,
@@ -284,7 +352,8 @@ function main(): void {
       method: `per category (>= 3 rows publishing the share): air share and end-of-life factor = medians of published shares per kg; per fit group (>= ${MIN_GROUP_ROWS} rows, else pooled): block multipliers (structure, electronics, memory_storage, display) and elasticities (housing vs mass, display vs area, anchored at the group's median weight and screen size) minimise sum |ln(pred/embodied) - ln f| + ${LAMBDA_GROUP} x sum (ln m)^2 + ${LAMBDA_ELASTICITY} x sum (elasticity - 1)^2 (pooled fit: ${LAMBDA_POOLED} x sum (ln m)^2), i.e. an L1 fit in log space shrunk towards the literature priors; ln f = calibration adjustment (brand, release year, spec terms; see adjustments.method), backfitted ${ADJUST_DEFAULT.backfit} rounds`,
       cross_validation: `${K_FOLDS}-fold, fold = FNV-1a hash of the PCF document (sources_hash) mod ${K_FOLDS}; everything (component fit, adjustment layer and its lambdas by an inner cross-validation over the training folds) is fitted on the training folds only; residual_abs_pct are held-out absolute percentage errors of production + transport + end of life vs gwp_total x (1 - gwp_use_ratio) with brand and release year supplied, residual_abs_pct_unknown_brand the same rows with the brand withheld, residual_abs_pct_unknown_year the rows of known brands with the release year withheld (never below residual_abs_pct)`,
       manufacturer_error_pct: 'median of published gwp_error_ratio > 0',
-      use_phase_uncertainty_pct: 'measured: typical-consumption tolerance (assumption); profile: 80th percentile of |profile kWh - published yearly TEC| / TEC',
+      use_phase_uncertainty_pct:
+        'measured: typical-consumption tolerance (assumption); profile: 80th percentile of |profile kWh - published yearly TEC| / TEC',
       embodied_use_error_correlation: `per confidence level of the specs without the yearly TEC: the effective correlation (-0.5..1, steps of 0.05) whose combined interval covers closest to ${COVERAGE_TARGET_PCT}% of the held-out totals (held-out embodied + held-out energy-model kWh at the sheet's use assumptions) of rows publishing a use share and a yearly TEC (0 below ${MIN_CORRELATION_ROWS} rows)`,
       total_use_widening: `per confidence level: 1, unless a correlation of 1 covers under ${COVERAGE_TARGET_PCT}% of those held-out totals; then the smallest factor (1..3, steps of 0.05) on the use part of the total interval that covers ${COVERAGE_TARGET_PCT}%`,
     },
@@ -299,23 +368,44 @@ function main(): void {
     );
   }
   for (const [id, c] of Object.entries(params.categories)) {
-    if (c.air_share !== null || c.eol_kg_per_kg !== null) console.log(`  ${id.padEnd(20)} air share ${c.air_share ?? '-'} (${c.transport_rows} rows)  eol ${c.eol_kg_per_kg ?? '-'} kg/kg (${c.eol_rows} rows)`);
+    if (c.air_share !== null || c.eol_kg_per_kg !== null)
+      console.log(
+        `  ${id.padEnd(20)} air share ${c.air_share ?? '-'} (${c.transport_rows} rows)  eol ${c.eol_kg_per_kg ?? '-'} kg/kg (${c.eol_rows} rows)`,
+      );
   }
   const pm = params.pooled.production_multipliers;
-  console.log(`pooled           n=${params.pooled.rows}  structure ${pm.structure}  electronics ${pm.electronics}  mem/storage ${pm.memory_storage}  display ${pm.display}`);
+  console.log(
+    `pooled           n=${params.pooled.rows}  structure ${pm.structure}  electronics ${pm.electronics}  mem/storage ${pm.memory_storage}  display ${pm.display}`,
+  );
   const adj = params.adjustments;
   if (adj) {
     console.log('adjustment lambdas', adj.lambdas);
     console.log('brand offsets (alpha, ln)', adj.brand_offsets);
     for (const [g, a] of Object.entries(adj.groups)) {
-      const brands = Object.entries(a.brands).map(([b, v]) => `${b} ${v.offset >= 0 ? '+' : ''}${v.offset}${v.year_slope ? `/${v.year_slope}y` : ''}`).join(', ');
-      const feats = Object.entries(a.features).map(([k, v]) => `${k} ${v.coefficient}`).join(', ');
-      console.log(`  ${g.padEnd(16)} year ${a.reference_year ?? '-'} slope ${a.year_slope}  brands: ${brands}${feats ? `  features: ${feats}` : ''}`);
+      const brands = Object.entries(a.brands)
+        .map(([b, v]) => `${b} ${v.offset >= 0 ? '+' : ''}${v.offset}${v.year_slope ? `/${v.year_slope}y` : ''}`)
+        .join(', ');
+      const feats = Object.entries(a.features)
+        .map(([k, v]) => `${k} ${v.coefficient}`)
+        .join(', ');
+      console.log(
+        `  ${g.padEnd(16)} year ${a.reference_year ?? '-'} slope ${a.year_slope}  brands: ${brands}${feats ? `  features: ${feats}` : ''}`,
+      );
     }
   }
   const coverage = crossValidatedCoverage(cv, fitted);
-  console.log(`cross-validated coverage of the embodied uncertainty_pct (target ${COVERAGE_TARGET_PCT}%):`, Object.fromEntries(Object.entries(coverage).map(([k, c]) => [k, c.covered_pct])));
-  console.log('confidence multipliers', params.confidence_multipliers, 'manufacturer error', params.manufacturer_error_pct, 'use uncertainty', params.use_phase_uncertainty_pct);
+  console.log(
+    `cross-validated coverage of the embodied uncertainty_pct (target ${COVERAGE_TARGET_PCT}%):`,
+    Object.fromEntries(Object.entries(coverage).map(([k, c]) => [k, c.covered_pct])),
+  );
+  console.log(
+    'confidence multipliers',
+    params.confidence_multipliers,
+    'manufacturer error',
+    params.manufacturer_error_pct,
+    'use uncertainty',
+    params.use_phase_uncertainty_pct,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) main();

@@ -122,11 +122,7 @@ export function parseStorage(field: string): { gb?: number; type?: StorageType }
 }
 
 /** Maps the sheet's subcategory (and specs) to our category id; null when no category fits. */
-export function mapCategory(
-  subcategory: string,
-  specs: DeviceSpecs,
-  serverType: string,
-): string | null {
+export function mapCategory(subcategory: string, specs: DeviceSpecs, serverType: string): string | null {
   const sub = subcategory.trim().toLowerCase();
   const screen = specs.screen_size_inch ?? 0;
   const weight = specs.weight_kg;
@@ -136,7 +132,8 @@ export function mapCategory(
     case 'desktop':
       // the sheet files some notebooks (13-17 inch, < 4 kg) and the all-in-ones under Desktop
       if (screen >= 18) return 'all_in_one';
-      if (screen >= 10 && (weight === undefined || weight < 4)) return weight !== undefined && weight >= 2.6 ? 'mobile_workstation' : 'laptop';
+      if (screen >= 10 && (weight === undefined || weight < 4))
+        return weight !== undefined && weight >= 2.6 ? 'mobile_workstation' : 'laptop';
       if (weight !== undefined && weight >= 15) return 'workstation';
       if (weight !== undefined && weight < 3) return 'mini_pc';
       return 'desktop';

@@ -19,9 +19,21 @@ import { ADJUSTMENT_FEATURES, adjustmentFeatures } from '../../src/footprint/eng
 import type { AdjustmentFeature } from '../../src/footprint/engine/adjustment.ts';
 import { getCategory } from '../../src/footprint/engine/categories.ts';
 import { calculateFootprint, confidenceFor } from '../../src/footprint/engine/footprint.ts';
-import type { CalibrationAdjustments, CategoryFit, ComponentShape, EngineParameters, GroupFit, ProductionMultipliers } from '../../src/footprint/engine/parameters.ts';
+import type {
+  CalibrationAdjustments,
+  CategoryFit,
+  ComponentShape,
+  EngineParameters,
+  GroupFit,
+  ProductionMultipliers,
+} from '../../src/footprint/engine/parameters.ts';
 import {
-  blockSums, chassisAnchorKg, displayAnchorKg, PROPORTIONAL, rawProductionComponents, withElasticity,
+  blockSums,
+  chassisAnchorKg,
+  displayAnchorKg,
+  PROPORTIONAL,
+  rawProductionComponents,
+  withElasticity,
 } from '../../src/footprint/engine/production.ts';
 import { countSuppliedSpecs, resolveSpecs } from '../../src/footprint/engine/specs.ts';
 import { transportPerKgParts, useRegionOf } from '../../src/footprint/engine/transport.ts';
@@ -285,7 +297,10 @@ function fitGroupVector(
     const [ls, le, lm, ld] = x as [number, number, number, number];
     const a = clampE(x[4] as number);
     const b = clampE(x[5] as number);
-    const ms = Math.exp(ls), me = Math.exp(le), mm = Math.exp(lm), md = Math.exp(ld);
+    const ms = Math.exp(ls),
+      me = Math.exp(le),
+      mm = Math.exp(lm),
+      md = Math.exp(ld);
     let l = 0;
     for (const d of data) {
       const chassis = withElasticity(d.p.chassisAct, d.p.chassisRef, a);
@@ -571,8 +586,12 @@ function contextOf(p: PreparedRow): { brand?: string; release_year?: number } {
 function embodiedWith(p: PreparedRow, params: EngineParameters, specs: DeviceSpecs, context = contextOf(p)): number {
   const fp = calculateFootprint(
     {
-      category: p.category, specs, supplied_spec_count: 0, grid_factor_kg_per_kwh: p.row.grid_factor,
-      use_region: useRegionCode(p.row.use_location), ...context,
+      category: p.category,
+      specs,
+      supplied_spec_count: 0,
+      grid_factor_kg_per_kwh: p.row.grid_factor,
+      use_region: useRegionCode(p.row.use_location),
+      ...context,
     },
     params,
   );
@@ -603,7 +622,9 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
   const embodiedNoYear = embodiedWith(p, params, r.specs, r.brand !== null ? { brand: r.brand } : {});
   const intervals: Prediction['intervals'] = [];
   const regimes: [number, number][] = [
-    [r.supplied_spec_count, embodied], [countSuppliedSpecs(reduced), embodiedReduced], [0, embodiedDefaults],
+    [r.supplied_spec_count, embodied],
+    [countSuppliedSpecs(reduced), embodiedReduced],
+    [0, embodiedDefaults],
   ];
   let fewest = Number.POSITIVE_INFINITY;
   for (const [count, estimate] of regimes) {
@@ -624,7 +645,9 @@ export function predict(p: PreparedRow, params: EngineParameters): Prediction {
     embodiedApeNoYear: ape(embodiedNoYear),
     embodiedNoBrand,
     embodiedNoYear,
-    brandKnown: params.adjustments !== undefined && r.brand !== null &&
+    brandKnown:
+      params.adjustments !== undefined &&
+      r.brand !== null &&
       (params.adjustments.brand_offsets[r.brand] !== undefined || params.adjustments.groups[p.fitGroup]?.brands[r.brand] !== undefined),
     intervals,
   };

@@ -13,12 +13,16 @@ const fix = process.argv.includes('--fix');
 const dirFlag = process.argv.indexOf('--dir');
 const dir = dirFlag > 0 ? (process.argv[dirFlag + 1] ?? CATALOGUE_DIR) : CATALOGUE_DIR;
 let total = 0;
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.json')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()) {
   const path = join(dir, file);
   const entries = JSON.parse(readFileSync(path, 'utf8')) as AuditedEntry[];
   const templates = findFamilyTemplates(entries);
   for (const t of templates) {
-    console.log(`${file}: ${t.family} weight_kg=${t.weight_kg} on ${t.entries.length} entries (${t.copies.length} full copies): ${t.entries.join(', ')}`);
+    console.log(
+      `${file}: ${t.family} weight_kg=${t.weight_kg} on ${t.entries.length} entries (${t.copies.length} full copies): ${t.entries.join(', ')}`,
+    );
     total += t.entries.length;
   }
   if (!fix || templates.length === 0) continue;

@@ -24,6 +24,12 @@ entries.forEach((entry, i) => {
   if (dated.year === entry.release_year) c.exact++;
   if (Math.abs(dated.year - entry.release_year) <= 1) c.withinAYear++;
 });
-const total = [...counts.values()].reduce((t, c) => ({ dated: t.dated + c.dated, exact: t.exact + c.exact, withinAYear: t.withinAYear + c.withinAYear }));
-console.log(`${entries.length} catalogue devices, each dated from the others: ${total.dated} dated, ${total.exact} exact, ${total.withinAYear} within a year`);
+const total = [...counts.values()].reduce((t, c) => ({
+  dated: t.dated + c.dated,
+  exact: t.exact + c.exact,
+  withinAYear: t.withinAYear + c.withinAYear,
+}));
+console.log(
+  `${entries.length} catalogue devices, each dated from the others: ${total.dated} dated, ${total.exact} exact, ${total.withinAYear} within a year`,
+);
 for (const [rule, c] of counts) console.log(`  ${rule.padEnd(20)} ${c.dated} dated, ${c.exact} exact, ${c.withinAYear} within a year`);

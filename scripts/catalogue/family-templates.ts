@@ -29,7 +29,11 @@ export interface FamilyTemplate {
 
 /** Word order and the spelled-out form factor do not make a new family ("OptiPlex Micro 7010" = "OptiPlex 3060 Micro"). */
 export function templateFamilyOf(e: AuditedEntry): string {
-  const words = e.name.replace(/small form factor/gi, 'SFF').replace(/\d+/g, '#').split(/\s+/).sort();
+  const words = e.name
+    .replace(/small form factor/gi, 'SFF')
+    .replace(/\d+/g, '#')
+    .split(/\s+/)
+    .sort();
   return `${e.brand} | ${e.category} | ${words.join(' ')}`;
 }
 

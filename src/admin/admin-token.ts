@@ -31,10 +31,15 @@ export async function requireAdminToken(services: Pick<Services, 'adminToken' | 
   const ip = currentRequest()?.ip ?? 'unknown';
   const wait = await services.quota.signInWait('admin', ip);
   if (wait !== undefined) {
-    throw new RateLimitError('RATE_LIMITED_SIGN_IN', `Too many failed admin-token attempts from this address; retry after ${wait} s.`, wait, {
-      limit: SIGN_IN_FAILURES_PER_MINUTE,
-      reset: Math.floor(nextMinuteBoundary(new Date()).getTime() / 1000),
-    });
+    throw new RateLimitError(
+      'RATE_LIMITED_SIGN_IN',
+      `Too many failed admin-token attempts from this address; retry after ${wait} s.`,
+      wait,
+      {
+        limit: SIGN_IN_FAILURES_PER_MINUTE,
+        reset: Math.floor(nextMinuteBoundary(new Date()).getTime() / 1000),
+      },
+    );
   }
   const presented = /^Bearer\s+(\S+)$/i.exec(request.headers.get('authorization') ?? '')?.[1];
   if (!presented || !adminTokenMatches(services.adminToken, presented)) {

@@ -38,20 +38,41 @@ export function createAdminRouter(services: Services) {
     };
 
   return new Router(ADMIN_BASE)
-    .on('POST', '/orgs', guarded(async (request) => {
+    .on(
+      'POST',
+      '/orgs',
+      guarded(async (request) => {
         const body = await readJsonBody(request, createOrgBody);
         const org = await prisma.organization.create({ data: body, select: { id: true, name: true, plan: true } });
         return Response.json(org, { status: 201 });
       }),
     )
-    .on('GET', '/orgs/:id', guarded(async (_request, params) => {
+    .on(
+      'GET',
+      '/orgs/:id',
+      guarded(async (_request, params) => {
         const id = uuid.safeParse(params.id);
         const org = id.success
           ? await prisma.organization.findUnique({
               where: { id: id.data },
               select: {
-                id: true, name: true, plan: true, created_at: true,
-                api_keys: { select: { id: true, prefix: true, environment: true, plan: true, bi_enabled: true, org_context: true, created_at: true, last_used_at: true, revoked_at: true } },
+                id: true,
+                name: true,
+                plan: true,
+                created_at: true,
+                api_keys: {
+                  select: {
+                    id: true,
+                    prefix: true,
+                    environment: true,
+                    plan: true,
+                    bi_enabled: true,
+                    org_context: true,
+                    created_at: true,
+                    last_used_at: true,
+                    revoked_at: true,
+                  },
+                },
               },
             })
           : null;
@@ -59,14 +80,20 @@ export function createAdminRouter(services: Services) {
         return Response.json(org);
       }),
     )
-    .on('POST', '/keys', guarded(async (request) => {
+    .on(
+      'POST',
+      '/keys',
+      guarded(async (request) => {
         const body = await readJsonBody(request, createKeyBody);
         const issued = await issueApiKey(prisma, body.org_id, body);
         if (!issued) throw notFound('Organization', `org_id: no organization with id ${body.org_id}`);
         return Response.json(issued, { status: 201 });
       }),
     )
-    .on('DELETE', '/keys/:id', guarded(async (_request, params) => {
+    .on(
+      'DELETE',
+      '/keys/:id',
+      guarded(async (_request, params) => {
         const id = uuid.safeParse(params.id);
         const key = id.success ? await revokeApiKey(prisma, services.keys, id.data) : undefined;
         if (!key) throw notFound('API key', `no API key with id ${params.id}`);

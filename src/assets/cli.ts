@@ -64,7 +64,15 @@ export async function importCsvFile(
     throw new Error(`${file} is not valid CSV: ${(error as Error).message}`);
   }
   if (chunks.length === 0) throw new Error(`${file} is empty: expected a header row and asset rows`);
-  const outcome: FileImportOutcome = { file: path.basename(file), total_rows: 0, created: 0, updated: 0, failed: 0, import_ids: [], errors: [] };
+  const outcome: FileImportOutcome = {
+    file: path.basename(file),
+    total_rows: 0,
+    created: 0,
+    updated: 0,
+    failed: 0,
+    import_ids: [],
+    errors: [],
+  };
   const total = chunks.reduce((n, c) => n + c.rows, 0);
   for (const chunk of chunks) {
     // biome-ignore lint/suspicious/noExplicitAny: the JSON answer of POST /v1/assets/csv, read field by field
@@ -88,7 +96,11 @@ export async function importCsvFile(
   return outcome;
 }
 
-export async function seedDemoFromCli(orgId: string, n: number, onProgress: (done: number, total: number) => void): Promise<SeedDemoResult> {
+export async function seedDemoFromCli(
+  orgId: string,
+  n: number,
+  onProgress: (done: number, total: number) => void,
+): Promise<SeedDemoResult> {
   const config = loadConfig(process.env);
   const db = await openDatabase(
     config.databaseUrl

@@ -6,13 +6,31 @@ const today = new Date('2026-03-01T12:00:00Z');
 describe('normaliseRow', () => {
   it('trims, lower-cases enums, parses CSV numbers and defaults the status to in_use', () => {
     const { row, problems } = normaliseRow(
-      { brand: ' Dell ', model: 'Latitude 5440', serial_number: ' SN1 ', country: 'de', category: 'Laptop', ram_gb: '16', weight_kg: 1.4, screen_type: 'IPS', storage_type: '', status: '' },
+      {
+        brand: ' Dell ',
+        model: 'Latitude 5440',
+        serial_number: ' SN1 ',
+        country: 'de',
+        category: 'Laptop',
+        ram_gb: '16',
+        weight_kg: 1.4,
+        screen_type: 'IPS',
+        storage_type: '',
+        status: '',
+      },
       today,
     );
     expect(problems).toEqual([]);
     expect(row).toEqual({
-      brand: 'Dell', mpn: null, model: 'Latitude 5440', serial_number: 'SN1', category: 'laptop', purchase_date: null, country: 'de',
-      status: 'in_use', specs: { ram_gb: 16, weight_kg: 1.4, screen_type: 'ips' },
+      brand: 'Dell',
+      mpn: null,
+      model: 'Latitude 5440',
+      serial_number: 'SN1',
+      category: 'laptop',
+      purchase_date: null,
+      country: 'de',
+      status: 'in_use',
+      specs: { ram_gb: 16, weight_kg: 1.4, screen_type: 'ips' },
     });
     expect(normaliseRow({ serial_number: 'x', status: 'In Repair' }, today).row.status).toBe('in_repair');
   });
@@ -45,9 +63,15 @@ describe('parseAssetCsv', () => {
 
   it('rejects unknown, repeated and missing columns, and files over 1000 rows', () => {
     expect(() => parseAssetCsv('brand,model,serial,country\nHP,X,1,DE')).toThrow(/Invalid parameter 'csv'/);
-    expect(() => parseAssetCsv('brand,brand,model,serial_number,country\n')).toThrow(expect.objectContaining({ details: "csv: column 'brand' appears more than once" }));
-    expect(() => parseAssetCsv('brand,serial_number,country\nHP,1,DE')).toThrow(expect.objectContaining({ details: 'csv: missing column: mpn or model' }));
-    expect(() => parseAssetCsv('brand,model,serial_number,country\n')).toThrow(expect.objectContaining({ details: 'csv: has a header but no asset rows' }));
+    expect(() => parseAssetCsv('brand,brand,model,serial_number,country\n')).toThrow(
+      expect.objectContaining({ details: "csv: column 'brand' appears more than once" }),
+    );
+    expect(() => parseAssetCsv('brand,serial_number,country\nHP,1,DE')).toThrow(
+      expect.objectContaining({ details: 'csv: missing column: mpn or model' }),
+    );
+    expect(() => parseAssetCsv('brand,model,serial_number,country\n')).toThrow(
+      expect.objectContaining({ details: 'csv: has a header but no asset rows' }),
+    );
     const big = ['brand,model,serial_number,country', ...Array.from({ length: 1001 }, (_, i) => `HP,X,${i},DE`)].join('\n');
     expect(() => parseAssetCsv(big)).toThrow(expect.objectContaining({ code: 'TOO_MANY_ROWS' }));
     expect(() => checkRowCount(1000, 'assets')).not.toThrow();
@@ -56,7 +80,11 @@ describe('parseAssetCsv', () => {
   it('round-trips cells through toCsvLine', () => {
     const cells = ['a', 'b,c', 'say "hi"', ' pad', 'line\nbreak'];
     expect(parseAssetCsv(`brand,model,serial_number,country,category\n${toCsvLine(cells)}`)[0]).toEqual({
-      brand: 'a', model: 'b,c', serial_number: 'say "hi"', country: ' pad', category: 'line\nbreak',
+      brand: 'a',
+      model: 'b,c',
+      serial_number: 'say "hi"',
+      country: ' pad',
+      category: 'line\nbreak',
     });
   });
 });

@@ -13,9 +13,21 @@ export const NUMERIC_SPEC_COLUMNS = ['weight_kg', 'tdp', 'ram_gb', 'battery_wh',
 export const TEXT_SPEC_COLUMNS = ['screen_type', 'storage_type'] as const;
 export const SPEC_COLUMNS = [...NUMERIC_SPEC_COLUMNS, ...TEXT_SPEC_COLUMNS] as const;
 /** The columns of a CSV import and the fields of a JSON import item (spec 2.1 names for the specs). */
-export const ASSET_COLUMNS = ['brand', 'mpn', 'model', 'serial_number', 'category', 'purchase_date', 'country', 'status', ...SPEC_COLUMNS] as const;
+export const ASSET_COLUMNS = [
+  'brand',
+  'mpn',
+  'model',
+  'serial_number',
+  'category',
+  'purchase_date',
+  'country',
+  'status',
+  ...SPEC_COLUMNS,
+] as const;
 
-export type AssetSpecs = Partial<Record<(typeof NUMERIC_SPEC_COLUMNS)[number], number> & Record<(typeof TEXT_SPEC_COLUMNS)[number], string>>;
+export type AssetSpecs = Partial<
+  Record<(typeof NUMERIC_SPEC_COLUMNS)[number], number> & Record<(typeof TEXT_SPEC_COLUMNS)[number], string>
+>;
 
 /** One import item as received: CSV cells are strings, JSON fields may be numbers or null. */
 export type AssetRowInput = Partial<Record<(typeof ASSET_COLUMNS)[number], string | number | null | undefined>>;
@@ -72,7 +84,9 @@ export function normaliseRow(input: AssetRowInput, today = new Date()): { row: A
   const serial_number = text(input, 'serial_number', problems);
   if (!serial_number) problems.push({ field: 'serial_number', reason: 'is required (re-imports find an asset by its serial number)' });
 
-  const statusText = text(input, 'status', problems)?.toLowerCase().replace(/[\s-]+/g, '_');
+  const statusText = text(input, 'status', problems)
+    ?.toLowerCase()
+    .replace(/[\s-]+/g, '_');
   if (statusText && !isAssetStatus(statusText)) {
     problems.push({ field: 'status', reason: `must be one of ${ASSET_STATUS_VALUES.join(', ')}, got '${input.status}'` });
   }
@@ -123,7 +137,10 @@ export function parseAssetCsv(csv: string): AssetRowInput[] {
   const columns = header.map((h) => h.trim().toLowerCase());
   const unknown = columns.filter((c) => !(ASSET_COLUMNS as readonly string[]).includes(c));
   if (unknown.length) {
-    throw invalidParameter('csv', `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `'${c}'`).join(', ')}; allowed: ${ASSET_COLUMNS.join(', ')}`);
+    throw invalidParameter(
+      'csv',
+      `unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((c) => `'${c}'`).join(', ')}; allowed: ${ASSET_COLUMNS.join(', ')}`,
+    );
   }
   const repeated = columns.filter((c, i) => columns.indexOf(c) !== i);
   if (repeated.length) throw invalidParameter('csv', `column '${repeated[0]}' appears more than once`);

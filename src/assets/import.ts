@@ -57,7 +57,23 @@ interface ImportDeps {
 }
 
 const FOOTPRINT_CONCURRENCY = 8;
-const FIELDS = ['brand', 'mpn', 'model', 'category', 'country', 'weight_kg', 'tdp', 'processor_tdp_w', 'ram_gb', 'battery_wh', 'screen_size_inch', 'screen_type', 'storage_gb', 'storage_type', 'remaining_years'];
+const FIELDS = [
+  'brand',
+  'mpn',
+  'model',
+  'category',
+  'country',
+  'weight_kg',
+  'tdp',
+  'processor_tdp_w',
+  'ram_gb',
+  'battery_wh',
+  'screen_size_inch',
+  'screen_type',
+  'storage_gb',
+  'storage_type',
+  'remaining_years',
+];
 const PROBLEM_SPLIT = new RegExp(`; (?=(?:${FIELDS.join('|')}): )`);
 
 /** The problems of a 400 from the footprint service ("field: reason; field: reason"). */
@@ -68,7 +84,9 @@ export function problemsOf(error: ApiError): RowProblem[] {
   });
 }
 
-export function deviceQuery(row: Pick<AssetRow, 'brand' | 'mpn' | 'model' | 'category' | 'country' | 'specs'>): DeviceQuery & { country: string | null } {
+export function deviceQuery(
+  row: Pick<AssetRow, 'brand' | 'mpn' | 'model' | 'category' | 'country' | 'specs'>,
+): DeviceQuery & { country: string | null } {
   const s = row.specs;
   return {
     brand: row.brand,
@@ -95,7 +113,10 @@ function deviceProblems(row: AssetRow, services: Services): RowProblem[] {
   } else {
     const code = normaliseRegionCode(row.country);
     if (!code || !services.reference.gridFactor(code)) {
-      problems.push({ field: 'country', reason: `unknown region code '${row.country}'; closest valid codes: ${closestRegionCodes(row.country, 3).join(', ')}` });
+      problems.push({
+        field: 'country',
+        reason: `unknown region code '${row.country}'; closest valid codes: ${closestRegionCodes(row.country, 3).join(', ')}`,
+      });
     }
   }
   return problems;
@@ -208,14 +229,21 @@ export async function prepareImport(
     };
     const refusal = refused.get(i);
     // Refused before it reached us (a wrongly typed, unknown or over-long field: src/rest/item-refusals.ts); the item is a stand-in.
-    if (refusal !== undefined) return fail(null, refusal.map((p) => ({ field: p.field || 'row', reason: p.reason })));
+    if (refusal !== undefined)
+      return fail(
+        null,
+        refusal.map((p) => ({ field: p.field || 'row', reason: p.reason })),
+      );
     const serial = item.serial_number === undefined || item.serial_number === null ? null : String(item.serial_number).trim() || null;
     const checked = normaliseRow(item, today);
     const problems = [...checked.problems, ...deviceProblems(checked.row, services)];
     if (serial !== null) {
       const first = firstSeen.get(serial);
       if (first !== undefined) {
-        problems.push({ field: 'serial_number', reason: `'${serial}' appears more than once in this import (first at ${source === 'csv' ? `row ${first + 1}` : `index ${first}`}); each serial number is one asset` });
+        problems.push({
+          field: 'serial_number',
+          reason: `'${serial}' appears more than once in this import (first at ${source === 'csv' ? `row ${first + 1}` : `index ${first}`}); each serial number is one asset`,
+        });
       } else firstSeen.set(serial, i);
     }
     if (problems.length) fail(serial, problems);
@@ -254,7 +282,11 @@ export async function importAssets(
  * The second half: one statement upserting the prepared rows' assets (by serial number), making
  * each new calculation active, and recording the import. `prisma` may be a transaction client.
  */
-export async function writeImport(prisma: Pick<PrismaClient, '$queryRawUnsafe' | 'assetImport'>, caller: KeyCaller, prepared: PreparedImport): Promise<ImportOutcome> {
+export async function writeImport(
+  prisma: Pick<PrismaClient, '$queryRawUnsafe' | 'assetImport'>,
+  caller: KeyCaller,
+  prepared: PreparedImport,
+): Promise<ImportOutcome> {
   const { source, errors, failedRows } = prepared;
   const good = prepared.rows;
   const importId = randomUUID();
@@ -263,9 +295,27 @@ export async function writeImport(prisma: Pick<PrismaClient, '$queryRawUnsafe' |
   if (good.length === 0) {
     sortErrors();
     await prisma.assetImport.create({
-      data: { id: importId, org_id: caller.orgId, source, total_rows: prepared.total_rows, created: 0, updated: 0, failed: failedRows.size, errors: errors as never },
+      data: {
+        id: importId,
+        org_id: caller.orgId,
+        source,
+        total_rows: prepared.total_rows,
+        created: 0,
+        updated: 0,
+        failed: failedRows.size,
+        errors: errors as never,
+      },
     });
-    return { import_id: importId, source, total_rows: prepared.total_rows, created: 0, updated: 0, failed: failedRows.size, errors, assets: [] };
+    return {
+      import_id: importId,
+      source,
+      total_rows: prepared.total_rows,
+      created: 0,
+      updated: 0,
+      failed: failedRows.size,
+      errors,
+      assets: [],
+    };
   }
 
   const input = good.map((p, ord) => ({
@@ -309,7 +359,12 @@ export async function writeImport(prisma: Pick<PrismaClient, '$queryRawUnsafe' |
   for (const p of good) {
     if (written.has(p.row.serial_number)) continue;
     failedRows.add(positionIndex(p.position));
-    errors.push({ ...p.position, serial_number: p.row.serial_number, field: 'row', reason: 'the calculation could not be stored; nothing was written for this row, import it again' });
+    errors.push({
+      ...p.position,
+      serial_number: p.row.serial_number,
+      field: 'row',
+      reason: 'the calculation could not be stored; nothing was written for this row, import it again',
+    });
   }
   sortErrors();
   assets.sort((a, b) => (a.index ?? a.row!) - (b.index ?? b.row!));

@@ -6,15 +6,30 @@ const base = { engine_version: '4.2.0', confidence: 'estimated_high', country: '
 const footprintResult = {
   country: 'DE',
   breakdown: { production_kg: 200, transport_kg: 10, use_phase_kg: 40, end_of_life_kg: 2 },
-  methodology: { standard: 'ISO 14067', data_sources: ['a', 'b'], confidence: 'estimated_medium', uncertainty_pct: 20, engine_version: '4.1.1', lifetime_years: 4, annual_kwh: 25, grid_factor_kg_per_kwh: 0.4 },
+  methodology: {
+    standard: 'ISO 14067',
+    data_sources: ['a', 'b'],
+    confidence: 'estimated_medium',
+    uncertainty_pct: 20,
+    engine_version: '4.1.1',
+    lifetime_years: 4,
+    annual_kwh: 25,
+    grid_factor_kg_per_kwh: 0.4,
+  },
 };
 
 describe('methodologyCard', () => {
   it('reads the methodology stored with the result', () => {
     expect(methodologyCard({ ...base, result: footprintResult })).toEqual({
-      standard: 'ISO 14067', engine_version: '4.1.1', confidence: 'estimated_medium', uncertainty_pct: 20,
-      interval: { low_kg: 210, high_kg: 302.4, method: INTERVAL_METHOD }, data_sources: ['a', 'b'],
-      lifetime_years: 4, annual_kwh: 25, grid_factor_kg_per_kwh: 0.4,
+      standard: 'ISO 14067',
+      engine_version: '4.1.1',
+      confidence: 'estimated_medium',
+      uncertainty_pct: 20,
+      interval: { low_kg: 210, high_kg: 302.4, method: INTERVAL_METHOD },
+      data_sources: ['a', 'b'],
+      lifetime_years: 4,
+      annual_kwh: 25,
+      grid_factor_kg_per_kwh: 0.4,
     });
   });
 
@@ -28,8 +43,15 @@ describe('methodologyCard', () => {
     expect(methodologyCard({ ...base, result: {} })).toBeNull();
     expect(methodologyCard({ ...base, result: null })).toBeNull();
     expect(methodologyCard({ ...base, result: { methodology: { data_sources: 'x' } } })).toEqual({
-      standard: null, engine_version: '4.2.0', confidence: 'estimated_high', uncertainty_pct: null, interval: null, data_sources: null,
-      lifetime_years: null, annual_kwh: null, grid_factor_kg_per_kwh: null,
+      standard: null,
+      engine_version: '4.2.0',
+      confidence: 'estimated_high',
+      uncertainty_pct: null,
+      interval: null,
+      data_sources: null,
+      lifetime_years: null,
+      annual_kwh: null,
+      grid_factor_kg_per_kwh: null,
     });
   });
 });

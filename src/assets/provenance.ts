@@ -55,7 +55,10 @@ const PHASES: [key: string, describe: (ctx: { years: number | null; country: str
   ['production_kg', () => 'production: raw materials, component manufacturing, housing, power supply and final assembly'],
   ['transport_kg', () => 'transport: from the final-assembly region to the country of use, packaging included'],
   ['use_phase_kg', ({ years, country }) => `use: electricity${years !== null ? ` over ${years} years` : ''} on the ${country} grid`],
-  ['end_of_life_kg', () => 'end of life: collection, pre-treatment, shredding and incineration of residues (cut-off, no recycling credits)'],
+  [
+    'end_of_life_kg',
+    () => 'end of life: collection, pre-treatment, shredding and incineration of residues (cut-off, no recycling credits)',
+  ],
 ];
 
 /**

@@ -53,14 +53,19 @@ const MethodologyCardRef = builder.objectRef<MethodologyCard>('MethodologyCard')
     confidence: t.exposeString('confidence', { description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low' }),
     uncertainty_pct: t.exposeFloat('uncertainty_pct', {
       nullable: true,
-      description: 'u of the ~80% interval of the lifecycle total, percent: total / (1 + u) to total x (1 + u) (see interval), not total +/- u',
+      description:
+        'u of the ~80% interval of the lifecycle total, percent: total / (1 + u) to total x (1 + u) (see interval), not total +/- u',
     }),
     interval: t.expose('interval', {
       type: StatedIntervalRef,
       nullable: true,
-      description: "The ~80% interval of the calculation's total_kg_co2e (the device's lifecycle total, whatever the kind), from the recorded uncertainty_pct; null when the record has none",
+      description:
+        "The ~80% interval of the calculation's total_kg_co2e (the device's lifecycle total, whatever the kind), from the recorded uncertainty_pct; null when the record has none",
     }),
-    data_sources: t.exposeStringList('data_sources', { nullable: true, description: 'Catalogue or estimate, and the factor vintages used' }),
+    data_sources: t.exposeStringList('data_sources', {
+      nullable: true,
+      description: 'Catalogue or estimate, and the factor vintages used',
+    }),
     lifetime_years: t.exposeFloat('lifetime_years', { nullable: true }),
     annual_kwh: t.exposeFloat('annual_kwh', { nullable: true }),
     grid_factor_kg_per_kwh: t.exposeFloat('grid_factor_kg_per_kwh', { nullable: true }),
@@ -70,7 +75,8 @@ const MethodologyCardRef = builder.objectRef<MethodologyCard>('MethodologyCard')
 const RESULT = { select: { result: true, engine_version: true, confidence: true, country: true, total_kg_co2e: true } } as const;
 
 builder.prismaObject('Calculation', {
-  description: 'A stored calculation: its inputs were matched and calculated by the engine version shown; its figures do not change afterwards.',
+  description:
+    'A stored calculation: its inputs were matched and calculated by the engine version shown; its figures do not change afterwards.',
   fields: (t) => ({
     id: t.exposeID('id'),
     created_at: t.expose('created_at', { type: 'DateTime' }),
@@ -125,14 +131,20 @@ builder.prismaObject('Asset', {
     status: t.expose('status', { type: AssetStatus }),
     purchase_date: t.expose('purchase_date', { type: 'Date', nullable: true }),
     country: t.exposeString('country', { description: 'Region of use (ISO 3166-1 alpha-2 or ISO 3166-2)' }),
-    specs: t.expose('specs', { type: 'JSON', description: 'Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values' }),
+    specs: t.expose('specs', {
+      type: 'JSON',
+      description: 'Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values',
+    }),
     total_kg_co2e: t.exposeFloat('total_kg_co2e', { nullable: true, description: 'Current lifecycle total, kg CO2e (active calculation)' }),
     production_kg: t.exposeFloat('production_kg', { nullable: true }),
     use_phase_kg: t.exposeFloat('use_phase_kg', { nullable: true }),
     source: t.exposeString('source', { description: 'How the asset came in: import:json, import:csv, seed-demo, api, …' }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime' }),
-    product: t.relation('product', { nullable: true, description: 'The catalogue product the asset was matched to; null for an estimate without a catalogue match' }),
+    product: t.relation('product', {
+      nullable: true,
+      description: 'The catalogue product the asset was matched to; null for an estimate without a catalogue match',
+    }),
     active_calculation: t.relation('active_calculation', { nullable: true, description: 'The calculation behind the current figures' }),
   }),
 });
@@ -155,10 +167,16 @@ export function pageSize(args: { first?: number | null; last?: number | null }):
   for (const name of ['first', 'last'] as const) {
     const n = args[name];
     if (n != null && n > MAX_PAGE_SIZE) {
-      throw new ApiError(400, 'PAGE_SIZE_TOO_LARGE', `Invalid parameter '${name}'`, `${name}: at most ${MAX_PAGE_SIZE} assets per page, got ${n}; page on with the after cursor`);
+      throw new ApiError(
+        400,
+        'PAGE_SIZE_TOO_LARGE',
+        `Invalid parameter '${name}'`,
+        `${name}: at most ${MAX_PAGE_SIZE} assets per page, got ${n}; page on with the after cursor`,
+      );
     }
     // An empty page would have no cursor to page on from, yet more assets after it: refused rather than answered inconsistently.
-    if (n != null && n < 1) throw invalidParameter(name, `must be between 1 and ${MAX_PAGE_SIZE}, got ${n} (totalCount is answered with any page)`);
+    if (n != null && n < 1)
+      throw invalidParameter(name, `must be between 1 and ${MAX_PAGE_SIZE}, got ${n} (totalCount is answered with any page)`);
   }
   return MAX_PAGE_SIZE;
 }
@@ -173,7 +191,12 @@ const cursorArg = (args: CursorArgs) => (args.before != null ? 'before' : 'after
 /** Foreign, unknown and malformed cursors all get this one answer: a cursor never tells whether an asset exists. */
 const invalidCursor = (args: CursorArgs) => {
   const name = cursorArg(args);
-  return new ApiError(400, 'INVALID_CURSOR', `Invalid parameter '${name}'`, `${name}: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)`);
+  return new ApiError(
+    400,
+    'INVALID_CURSOR',
+    `Invalid parameter '${name}'`,
+    `${name}: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)`,
+  );
 };
 
 /** Checks the form of the cursor (an asset id), before Pothos decodes it: its own error would be a 500 echoing the input. */
@@ -244,7 +267,8 @@ builder.queryField('assets', (t) =>
       resolve: async (query, _root, args, { prisma }) => {
         // Prisma positions a cursor by its row wherever it is; only a row of the caller's own scope may be one.
         const cursor = (query as { cursor?: { id: string } }).cursor?.id;
-        if (cursor !== undefined && !(await prisma.asset.findUnique({ where: { id: cursor }, select: { id: true } }))) throw invalidCursor(args);
+        if (cursor !== undefined && !(await prisma.asset.findUnique({ where: { id: cursor }, select: { id: true } })))
+          throw invalidCursor(args);
         return prisma.asset.findMany({ ...query, where: assetWhere(args), orderBy: { id: 'asc' } });
       },
     },
@@ -263,8 +287,14 @@ const AssetInput = builder.inputType('AssetInput', {
     brand: t.string({ description: 'Manufacturer (required)', ...maxChars(TEXT_LIMITS.brand) }),
     mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
     model: t.string({ description: 'Model name, alternative to mpn', ...maxChars(TEXT_LIMITS.model) }),
-    serial_number: t.string({ description: 'Required; a re-import of the same serial number updates the asset', ...maxChars(TEXT_LIMITS.serialNumber) }),
-    category: t.string({ description: 'Device category (default: the catalogue category, else laptop)', ...maxChars(TEXT_LIMITS.category) }),
+    serial_number: t.string({
+      description: 'Required; a re-import of the same serial number updates the asset',
+      ...maxChars(TEXT_LIMITS.serialNumber),
+    }),
+    category: t.string({
+      description: 'Device category (default: the catalogue category, else laptop)',
+      ...maxChars(TEXT_LIMITS.category),
+    }),
     purchase_date: t.string({ description: 'YYYY-MM-DD', ...maxChars(TEXT_LIMITS.shortCode) }),
     country: t.string({ description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2', ...maxChars(TEXT_LIMITS.country) }),
     status: t.string({ description: 'Asset status (default in_use)', ...maxChars(TEXT_LIMITS.shortCode) }),
@@ -283,7 +313,10 @@ const ImportErrorRef = builder.objectRef<ImportRowError>('AssetImportError').imp
   description: 'A problem with one field of one imported item; the item was not imported.',
   fields: (t) => ({
     index: t.exposeInt('index', { nullable: true, description: 'JSON imports: 0-based position in the assets array' }),
-    row: t.exposeInt('row', { nullable: true, description: 'CSV imports: 1-based data row (the header is not counted; empty lines are skipped)' }),
+    row: t.exposeInt('row', {
+      nullable: true,
+      description: 'CSV imports: 1-based data row (the header is not counted; empty lines are skipped)',
+    }),
     serial_number: t.exposeString('serial_number', { nullable: true }),
     field: t.exposeString('field'),
     reason: t.exposeString('reason'),
@@ -342,7 +375,9 @@ builder.mutationFields((t) => ({
       'Same semantics as importAssets; errors name the 1-based data row.',
     authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/assets/csv', tags: ['Assets'] } },
-    args: { csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)', ...maxChars(TEXT_LIMITS.csv, { multiline: true }) }) },
+    args: {
+      csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)', ...maxChars(TEXT_LIMITS.csv, { multiline: true }) }),
+    },
     resolve: async (_root, { csv }, { prisma, services, caller }) => {
       const key = keyCaller(caller);
       return importAssets({ prisma, services, caller: key }, parseAssetCsv(csv), 'csv');

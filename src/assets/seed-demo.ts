@@ -15,7 +15,14 @@ import { randomBytes } from 'node:crypto';
 import type { PrismaClient } from '../db/database.ts';
 import { ReferenceStore } from '../reference/store.ts';
 import { CatalogueService } from '../catalogue/service.ts';
-import { CalculationWriter, calculationRecordset, insertCalculationFactors, insertCalculations, type CalculationColumn, type CalculationRow } from '../footprint/calculation-writer.ts';
+import {
+  CalculationWriter,
+  calculationRecordset,
+  insertCalculationFactors,
+  insertCalculations,
+  type CalculationColumn,
+  type CalculationRow,
+} from '../footprint/calculation-writer.ts';
 import { FootprintService } from '../footprint/service.ts';
 import { createLogger } from '../observability/logger.ts';
 import { anonymousCaller } from '../auth/caller.ts';
@@ -26,22 +33,78 @@ export const MAX_SEED_ASSETS = 5_000_000;
 
 /** Share of the estate per category (corporate IT: notebooks and monitors dominate). */
 const CATEGORY_WEIGHTS: Record<string, number> = {
-  laptop: 30, mobile_workstation: 4, convertible: 3, chromebook: 2, desktop: 10, mini_pc: 3, all_in_one: 2, workstation: 2, thin_client: 2,
-  monitor: 16, smartphone: 9, tablet: 4, docking_station: 3, headset: 2, keyboard: 1, mouse: 1, ip_phone: 1.5, webcam: 0.5,
-  server: 1.5, tower_server: 0.5, storage_array: 0.2, nas: 0.3, network_switch: 1, access_point: 1, firewall: 0.3, router: 0.3,
-  printer: 1, multifunction_printer: 1.5, projector: 0.3, interactive_display: 0.2, video_conferencing: 0.3, barcode_scanner: 0.3, ups: 0.3,
+  laptop: 30,
+  mobile_workstation: 4,
+  convertible: 3,
+  chromebook: 2,
+  desktop: 10,
+  mini_pc: 3,
+  all_in_one: 2,
+  workstation: 2,
+  thin_client: 2,
+  monitor: 16,
+  smartphone: 9,
+  tablet: 4,
+  docking_station: 3,
+  headset: 2,
+  keyboard: 1,
+  mouse: 1,
+  ip_phone: 1.5,
+  webcam: 0.5,
+  server: 1.5,
+  tower_server: 0.5,
+  storage_array: 0.2,
+  nas: 0.3,
+  network_switch: 1,
+  access_point: 1,
+  firewall: 0.3,
+  router: 0.3,
+  printer: 1,
+  multifunction_printer: 1.5,
+  projector: 0.3,
+  interactive_display: 0.2,
+  video_conferencing: 0.3,
+  barcode_scanner: 0.3,
+  ups: 0.3,
 };
 /** Categories that also get devices the catalogue does not know (estimated from category defaults). */
 const UNLISTED = ['laptop', 'desktop', 'monitor', 'smartphone'];
 const PRODUCTS_PER_CATEGORY = 6;
 
 const COUNTRY_WEIGHTS: Record<string, number> = {
-  DE: 20, FR: 10, GB: 10, NL: 8, PL: 5, ES: 5, IT: 5, 'US-CA': 6, 'US-TX': 5, 'US-NY': 4, SE: 3, BE: 3, IN: 3, AT: 2, CH: 2, DK: 2,
-  IE: 2, JP: 2, AU: 2, CA: 2, BR: 1, SG: 1, 'CN-GD': 1,
+  DE: 20,
+  FR: 10,
+  GB: 10,
+  NL: 8,
+  PL: 5,
+  ES: 5,
+  IT: 5,
+  'US-CA': 6,
+  'US-TX': 5,
+  'US-NY': 4,
+  SE: 3,
+  BE: 3,
+  IN: 3,
+  AT: 2,
+  CH: 2,
+  DK: 2,
+  IE: 2,
+  JP: 2,
+  AU: 2,
+  CA: 2,
+  BR: 1,
+  SG: 1,
+  'CN-GD': 1,
 };
 
 const STATUS_WEIGHTS: Record<AssetStatus, number> = {
-  in_use: 70, in_stock: 8, in_repair: 3, refurbished: 4, resold: 5, recycled: 6, disposed: 4,
+  in_use: 70,
+  in_stock: 8,
+  in_repair: 3,
+  refurbished: 4,
+  resold: 5,
+  recycled: 6,
+  disposed: 4,
 };
 
 const PURCHASE_YEARS = 7;
@@ -68,7 +131,12 @@ export interface SeedDemoOptions {
 const PER_ASSET_COLUMNS = ['id', 'org_id', 'asset_id', 'api_key_id', 'kind', 'created_at'] as const satisfies readonly CalculationColumn[];
 
 /** One device in one country, calculated once: the calculation of every asset drawn with it, plus the asset's device fields. */
-type Combo = Omit<CalculationRow, (typeof PER_ASSET_COLUMNS)[number]> & { i: number; brand: string; mpn: string | null; model: string | null };
+type Combo = Omit<CalculationRow, (typeof PER_ASSET_COLUMNS)[number]> & {
+  i: number;
+  brand: string;
+  mpn: string | null;
+  model: string | null;
+};
 
 /** mulberry32: small, fast, seeded (also the test fixtures' generator). */
 export function prng(seed: number) {
@@ -150,7 +218,8 @@ export async function seedDemo(
   options: SeedDemoOptions = {},
 ): Promise<SeedDemoResult> {
   const started = performance.now();
-  if (!Number.isInteger(n) || n < 1 || n > MAX_SEED_ASSETS) throw invalidParameter('assets', `must be an integer from 1 to ${MAX_SEED_ASSETS}, got ${n}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SEED_ASSETS)
+    throw invalidParameter('assets', `must be an integer from 1 to ${MAX_SEED_ASSETS}, got ${n}`);
   const org = await prisma.organization.findUnique({ where: { id: orgId }, select: { id: true } });
   if (!org) throw notFound('Organization', `no organization with id ${orgId}`);
   const random = prng(options.seed ?? Number.parseInt(randomBytes(4).toString('hex'), 16));
@@ -166,13 +235,28 @@ export async function seedDemo(
     select: { id: true, brand: true, mpn: true, category: true },
     orderBy: [{ category: 'asc' }, { release_year: { sort: 'desc', nulls: 'last' } }, { mpn: 'asc' }],
   });
-  const devices: { category: string; brand: string; mpn: string | null; model: string | null; product_id: string | null; weight: number }[] = [];
+  const devices: {
+    category: string;
+    brand: string;
+    mpn: string | null;
+    model: string | null;
+    product_id: string | null;
+    weight: number;
+  }[] = [];
   for (const category of categories) {
     const listed = products.filter((p) => p.category === category).slice(0, PRODUCTS_PER_CATEGORY);
     const unlisted = UNLISTED.includes(category) ? 1 : 0;
     const each = CATEGORY_WEIGHTS[category]! / Math.max(1, listed.length + unlisted);
     for (const p of listed) devices.push({ category, brand: p.brand, mpn: p.mpn, model: null, product_id: p.id, weight: each });
-    if (unlisted || listed.length === 0) devices.push({ category, brand: 'Unbranded', mpn: null, model: `Unlisted ${category.replaceAll('_', ' ')}`, product_id: null, weight: each });
+    if (unlisted || listed.length === 0)
+      devices.push({
+        category,
+        brand: 'Unbranded',
+        mpn: null,
+        model: `Unlisted ${category.replaceAll('_', ' ')}`,
+        product_id: null,
+        weight: each,
+      });
   }
   const countries = Object.entries(COUNTRY_WEIGHTS).filter(([code]) => reference.gridFactor(code));
   const nothingCalculable = () => new Error('seed-demo: no device could be calculated (is the reference data loaded?)');

@@ -40,7 +40,9 @@ export function isMetered(pathname: string): boolean {
 
 // Usage is the key's organisation's, also for test keys (whose data is their sandbox's).
 export const subjectOf = (caller: Caller): QuotaSubject =>
-  caller.kind === 'key' ? { kind: 'key', keyId: caller.keyId, orgId: caller.keyOrgId, plan: caller.plan } : { kind: 'anonymous', ip: caller.ip };
+  caller.kind === 'key'
+    ? { kind: 'key', keyId: caller.keyId, orgId: caller.keyOrgId, plan: caller.plan }
+    : { kind: 'anonymous', ip: caller.ip };
 
 /** What access control works with, handed down from the services built at start-up. */
 export interface AccessServices {

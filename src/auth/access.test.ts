@@ -4,7 +4,17 @@ import { accessRefusal, accessScopes, declaredAccess, type Access } from './acce
 import { planAtLeast } from './plan-rules.ts';
 
 const key = (over: Partial<Extract<Caller, { kind: 'key' }>> = {}): Caller => ({
-  kind: 'key', ip: '127.0.0.1', keyId: 'k', orgId: 'o', keyOrgId: 'o', plan: 'pro', environment: 'live', biEnabled: false, orgContext: true, readOnly: false, ...over,
+  kind: 'key',
+  ip: '127.0.0.1',
+  keyId: 'k',
+  orgId: 'o',
+  keyOrgId: 'o',
+  plan: 'pro',
+  environment: 'live',
+  biEnabled: false,
+  orgContext: true,
+  readOnly: false,
+  ...over,
 });
 const anonymous: Caller = { kind: 'anonymous', ip: 'x', plan: 'free' };
 const refusal = (access: Access, caller: Caller) => {
@@ -26,7 +36,9 @@ describe('access', () => {
     expect(refusal(report, anonymous)).toMatchObject({ status: 401, code: 'MISSING_API_KEY' });
     expect(refusal(report, key({ orgContext: false }))).toMatchObject({ status: 403, code: 'NO_ORGANIZATION_CONTEXT' });
     expect(refusal(report, key({ plan: 'free' }))).toEqual({
-      status: 403, code: 'PLAN_TOO_LOW', details: "POST /v1/report needs the pro plan or higher; this key's plan is free",
+      status: 403,
+      code: 'PLAN_TOO_LOW',
+      details: "POST /v1/report needs the pro plan or higher; this key's plan is free",
     });
     expect(refusal(report, key({ plan: 'business' }))).toBeUndefined();
   });
@@ -42,15 +54,29 @@ describe('access', () => {
     const demo = key({ environment: 'test', orgContext: false, readOnly: true, plan: 'enterprise' });
     expect(refusal({ organisation: true }, demo)).toBeUndefined();
     expect(refusal({ organisation: true, writes: true }, demo)).toMatchObject({ status: 403, code: 'SANDBOX_READ_ONLY' });
-    expect(refusal({ organisation: true, records: 'Reports need an organisation' }, demo)).toEqual({ status: 403, code: 'NO_ORGANIZATION_CONTEXT', details: 'Reports need an organisation' });
+    expect(refusal({ organisation: true, records: 'Reports need an organisation' }, demo)).toEqual({
+      status: 403,
+      code: 'NO_ORGANIZATION_CONTEXT',
+      details: 'Reports need an organisation',
+    });
     // Without organisation context and not the sandbox: refused before the sandbox rules.
-    expect(refusal({ writes: true }, key({ orgContext: false }))).toMatchObject({ code: 'NO_ORGANIZATION_CONTEXT', details: 'This API key has no organisation context' });
+    expect(refusal({ writes: true }, key({ orgContext: false }))).toMatchObject({
+      code: 'NO_ORGANIZATION_CONTEXT',
+      details: 'This API key has no organisation context',
+    });
   });
 
   it('public lets anyone through; the scopes hold exactly where the refusal finds nothing', () => {
     expect(refusal({ public: true }, anonymous)).toBeUndefined();
     const scopes = accessScopes(key({ plan: 'pro' }));
-    expect([scopes.public(true), scopes.key(true), scopes.organisation(true), scopes.plan('report'), scopes.plan('sbtiTargets'), scopes.bi(true)]).toEqual([true, true, true, true, false, false]);
+    expect([
+      scopes.public(true),
+      scopes.key(true),
+      scopes.organisation(true),
+      scopes.plan('report'),
+      scopes.plan('sbtiTargets'),
+      scopes.bi(true),
+    ]).toEqual([true, true, true, true, false, false]);
     expect(accessScopes(anonymous).key(true)).toBe(false);
   });
 

@@ -46,14 +46,21 @@ export const SANDBOX_READ_ONLY_REASON = 'Test keys without organisation context 
 const needsOrganisation = (access: Access) => Boolean(access.organisation || access.plan || access.writes || access.records);
 
 /** Why `caller` may not call a route that declares `access`, or undefined when it may. */
-export function accessRefusal(access: Access, caller: Caller, { missingKey = missingApiKey }: { missingKey?: () => ApiError } = {}): ApiError | undefined {
+export function accessRefusal(
+  access: Access,
+  caller: Caller,
+  { missingKey = missingApiKey }: { missingKey?: () => ApiError } = {},
+): ApiError | undefined {
   if (access.public) return undefined;
   if (caller.kind !== 'key') return missingKey();
-  if (access.bi && !caller.biEnabled) return new ApiError(402, 'BI_NOT_ENABLED', 'Payment required', 'BI export is not enabled on this API key');
-  if (needsOrganisation(access) && !caller.orgContext && !caller.readOnly) return forbidden('NO_ORGANIZATION_CONTEXT', 'This API key has no organisation context');
+  if (access.bi && !caller.biEnabled)
+    return new ApiError(402, 'BI_NOT_ENABLED', 'Payment required', 'BI export is not enabled on this API key');
+  if (needsOrganisation(access) && !caller.orgContext && !caller.readOnly)
+    return forbidden('NO_ORGANIZATION_CONTEXT', 'This API key has no organisation context');
   if (access.plan) {
     const { minimum, feature } = PLAN_RULES[access.plan];
-    if (!planAtLeast(caller.plan, minimum)) return forbidden('PLAN_TOO_LOW', `${feature} needs the ${minimum} plan or higher; this key's plan is ${caller.plan}`);
+    if (!planAtLeast(caller.plan, minimum))
+      return forbidden('PLAN_TOO_LOW', `${feature} needs the ${minimum} plan or higher; this key's plan is ${caller.plan}`);
   }
   if (access.writes && caller.readOnly) return forbidden('SANDBOX_READ_ONLY', SANDBOX_READ_ONLY_REASON);
   if (access.records && caller.readOnly) return forbidden('NO_ORGANIZATION_CONTEXT', access.records);
@@ -94,8 +101,14 @@ export function accessScopes(caller: Caller): { [Scope in keyof AccessScopes]: (
  */
 export function declaredAccess(declaration: unknown, where: string): Access {
   const names = declaration && typeof declaration === 'object' ? Object.keys(declaration) : [];
-  if (names.length === 0 || names.some((name) => !(SCOPES as readonly string[]).includes(name)) || (names.includes('public') && names.length > 1)) {
-    throw new TypeError(`${where} declares no access or an unknown one (${JSON.stringify(declaration)}): declare an Access (src/auth/access.ts)`);
+  if (
+    names.length === 0 ||
+    names.some((name) => !(SCOPES as readonly string[]).includes(name)) ||
+    (names.includes('public') && names.length > 1)
+  ) {
+    throw new TypeError(
+      `${where} declares no access or an unknown one (${JSON.stringify(declaration)}): declare an Access (src/auth/access.ts)`,
+    );
   }
   return declaration as Access;
 }

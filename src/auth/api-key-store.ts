@@ -16,8 +16,14 @@ export async function issueApiKey(prisma: PrismaClient, orgId: string, options: 
   const { key, hash, prefix } = generateApiKey(options.environment);
   const row = await prisma.apiKey.create({
     data: {
-      org_id: orgId, key: hash, prefix, plan: org.plan, environment: options.environment,
-      bi_enabled: options.bi_enabled ?? false, org_context: options.org_context ?? true, name: options.name,
+      org_id: orgId,
+      key: hash,
+      prefix,
+      plan: org.plan,
+      environment: options.environment,
+      bi_enabled: options.bi_enabled ?? false,
+      org_context: options.org_context ?? true,
+      name: options.name,
     },
     select: { id: true, org_id: true, plan: true, environment: true, bi_enabled: true, org_context: true },
   });
@@ -26,8 +32,14 @@ export async function issueApiKey(prisma: PrismaClient, orgId: string, options: 
 
 /** Revokes a key (of `orgId` when given); revoking twice keeps the first time. Undefined when there is no such key. */
 export async function revokeApiKey(prisma: PrismaClient, keys: KeyStore, keyId: string, orgId?: string) {
-  await prisma.apiKey.updateMany({ where: { id: keyId, revoked_at: null, ...(orgId ? { org_id: orgId } : {}) }, data: { revoked_at: new Date() } });
-  const key = await prisma.apiKey.findFirst({ where: { id: keyId, ...(orgId ? { org_id: orgId } : {}) }, select: { id: true, revoked_at: true } });
+  await prisma.apiKey.updateMany({
+    where: { id: keyId, revoked_at: null, ...(orgId ? { org_id: orgId } : {}) },
+    data: { revoked_at: new Date() },
+  });
+  const key = await prisma.apiKey.findFirst({
+    where: { id: keyId, ...(orgId ? { org_id: orgId } : {}) },
+    select: { id: true, revoked_at: true },
+  });
   if (key) keys.forget(keyId);
   return key ?? undefined;
 }

@@ -40,7 +40,8 @@ export class KeyUsage {
     if (this.writtenAt.size > 100_000) this.writtenAt.clear();
     try {
       // Another instance may have written a later time: never move it back.
-      await this.prisma.$executeRaw`UPDATE api_keys SET last_used_at = ${now} WHERE id = ANY(${ids}::uuid[]) AND (last_used_at IS NULL OR last_used_at < ${now})`;
+      await this.prisma
+        .$executeRaw`UPDATE api_keys SET last_used_at = ${now} WHERE id = ANY(${ids}::uuid[]) AND (last_used_at IS NULL OR last_used_at < ${now})`;
     } catch (error) {
       for (const id of ids) this.writtenAt.delete(id);
       this.log.warn({ err: error, keys: ids.length }, 'recording when API keys were last used failed');

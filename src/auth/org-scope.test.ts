@@ -14,7 +14,8 @@ beforeAll(async () => {
   orgA = (await db.prisma.organization.create({ data: { name: 'A' } })).id;
   orgB = (await db.prisma.organization.create({ data: { name: 'B' } })).id;
   await db.prisma.asset.create({ data: { org_id: orgA, brand: 'Dell', category: 'laptop', country: 'DE', serial_number: 'A-1' } });
-  assetB = (await db.prisma.asset.create({ data: { org_id: orgB, brand: 'HP', category: 'laptop', country: 'FR', serial_number: 'B-1' } })).id;
+  assetB = (await db.prisma.asset.create({ data: { org_id: orgB, brand: 'HP', category: 'laptop', country: 'FR', serial_number: 'B-1' } }))
+    .id;
 });
 afterAll(() => db.close());
 
@@ -62,7 +63,9 @@ describe('scopeToOrganization', () => {
     await expect(a.asset.deleteMany()).rejects.toMatchObject(refused);
     await expect(a.$executeRawUnsafe('SELECT 1')).rejects.toMatchObject(refused);
     await expect(a.$queryRaw`SELECT 1`).rejects.toMatchObject(refused);
-    await expect(a.$transaction([a.scenarioRun.create({ data: { org_id: orgA, kind: 'x', asset_ids: [], result: {} } })])).rejects.toMatchObject(refused);
+    await expect(
+      a.$transaction([a.scenarioRun.create({ data: { org_id: orgA, kind: 'x', asset_ids: [], result: {} } })]),
+    ).rejects.toMatchObject(refused);
     expect(await db.prisma.asset.count({ where: { org_id: orgA } })).toBe(2);
   });
 });

@@ -14,7 +14,16 @@ export const ORG_OWNED_MODELS: ReadonlySet<string> = new Set([
     .map(([name]) => name),
 ]);
 
-const READ_OPERATIONS = new Set(['findUnique', 'findUniqueOrThrow', 'findFirst', 'findFirstOrThrow', 'findMany', 'count', 'aggregate', 'groupBy']);
+const READ_OPERATIONS = new Set([
+  'findUnique',
+  'findUniqueOrThrow',
+  'findFirst',
+  'findFirstOrThrow',
+  'findMany',
+  'count',
+  'aggregate',
+  'groupBy',
+]);
 const WHERE_OPERATIONS = new Set([...READ_OPERATIONS, 'update', 'updateMany', 'updateManyAndReturn', 'delete', 'deleteMany']);
 const CREATE_OPERATIONS = new Set(['create', 'createMany', 'createManyAndReturn']);
 
@@ -64,7 +73,9 @@ export function scopeToOrganization(prisma: PrismaClient, orgId: string | null, 
           if (WHERE_OPERATIONS.has(operation)) {
             a.where = confine(a.where, column, orgId);
           } else if (CREATE_OPERATIONS.has(operation)) {
-            a.data = Array.isArray(a.data) ? a.data.map((row) => ({ ...row, [column]: orgId })) : { ...(a.data as object), [column]: orgId };
+            a.data = Array.isArray(a.data)
+              ? a.data.map((row) => ({ ...row, [column]: orgId }))
+              : { ...(a.data as object), [column]: orgId };
           } else if (operation === 'upsert') {
             a.where = confine(a.where, column, orgId);
             a.create = { ...a.create, [column]: orgId };

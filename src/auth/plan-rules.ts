@@ -20,4 +20,9 @@ export type PlanFeature = keyof typeof PLAN_RULES;
 
 const HOUR = 3_600;
 /** The shortest time between two organisation exports, per plan (spec 8: export frequency). */
-export const EXPORT_INTERVAL_SECONDS: Readonly<Record<Plan, number>> = { free: 30 * 24 * HOUR, pro: 7 * 24 * HOUR, business: 24 * HOUR, enterprise: HOUR };
+export const EXPORT_INTERVAL_SECONDS: Readonly<Record<Plan, number>> = {
+  free: 30 * 24 * HOUR,
+  pro: 7 * 24 * HOUR,
+  business: 24 * HOUR,
+  enterprise: HOUR,
+};

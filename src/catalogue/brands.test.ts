@@ -33,7 +33,9 @@ describe('brands', () => {
     expect(unmatchableBrand('日本')).toBe(
       "brand '日本' has no Latin letters or digits and is not in the brand alias table (docs/catalogue.md): no catalogue device is used, since one of another brand could be",
     );
-    expect(unmatchableBrand('Zorblax')).toBe("brand 'Zorblax' is not a brand of the built-in catalogue: no catalogue device is used, since a device of another brand never is");
+    expect(unmatchableBrand('Zorblax')).toBe(
+      "brand 'Zorblax' is not a brand of the built-in catalogue: no catalogue device is used, since a device of another brand never is",
+    );
     expect(unmatchableBrand('Dell')).toBeUndefined();
     expect(unmatchableBrand('戴尔')).toBeUndefined();
     expect(unmatchableBrand('Palo Alto')).toBeUndefined();

@@ -7,33 +7,35 @@ import { compact, fold, words } from './text.ts';
 import { loadCatalogue } from './catalogue-data.ts';
 
 /** Other names people give a brand (folded, compacted) → the catalogue's brand (compacted). */
-const BRAND_SYNONYMS: ReadonlyMap<string, string> = new Map(Object.entries({
-  hewlettpackard: 'hp',
-  hpinc: 'hp',
-  hewlettpackardenterprise: 'hpe',
-  aruba: 'hpearuba',
-  arubanetworks: 'hpearuba',
-  hpaura: 'hpearuba',
-  paloalto: 'paloaltonetworks',
-  wd: 'westerndigital',
-  kobo: 'rakutenkobo',
-  polycom: 'poly',
-  plantronics: 'poly',
-  meraki: 'cisco',
-  ciscomeraki: 'cisco',
-  toshiba: 'dynabook',
-  startech: 'startechcom',
-  smart: 'smarttechnologies',
-  konica: 'konicaminolta',
-  kodak: 'kodakalaris',
-  dellemc: 'dell',
-  dellinc: 'dell',
-  lenovogroup: 'lenovo',
-  appleinc: 'apple',
-  microsoftcorporation: 'microsoft',
-  samsungelectronics: 'samsung',
-  fujitsutechnologysolutions: 'fujitsu',
-}));
+const BRAND_SYNONYMS: ReadonlyMap<string, string> = new Map(
+  Object.entries({
+    hewlettpackard: 'hp',
+    hpinc: 'hp',
+    hewlettpackardenterprise: 'hpe',
+    aruba: 'hpearuba',
+    arubanetworks: 'hpearuba',
+    hpaura: 'hpearuba',
+    paloalto: 'paloaltonetworks',
+    wd: 'westerndigital',
+    kobo: 'rakutenkobo',
+    polycom: 'poly',
+    plantronics: 'poly',
+    meraki: 'cisco',
+    ciscomeraki: 'cisco',
+    toshiba: 'dynabook',
+    startech: 'startechcom',
+    smart: 'smarttechnologies',
+    konica: 'konicaminolta',
+    kodak: 'kodakalaris',
+    dellemc: 'dell',
+    dellinc: 'dell',
+    lenovogroup: 'lenovo',
+    appleinc: 'apple',
+    microsoftcorporation: 'microsoft',
+    samsungelectronics: 'samsung',
+    fujitsutechnologysolutions: 'fujitsu',
+  }),
+);
 
 /**
  * Brand names written in other scripts → the brand's Latin name. Only names the companies

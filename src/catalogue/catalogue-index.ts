@@ -115,7 +115,12 @@ function compareDistances(a: readonly number[], b: readonly number[]): number {
  * apart only by the length of their fields. Each group keeps the places the score gave it, so hits
  * that matched more or other words stay where they were.
  */
-function closestFirst(results: readonly SearchResult[], queryNumbers: readonly string[], numbers: readonly number[][], limit: number): SearchResult[] {
+function closestFirst(
+  results: readonly SearchResult[],
+  queryNumbers: readonly string[],
+  numbers: readonly number[][],
+  limit: number,
+): SearchResult[] {
   const page = results.slice(0, limit);
   if (queryNumbers.length === 0) return page;
   const groups = new Map<string, { places: number[]; missing: number[]; matched: number[] }>();
@@ -123,7 +128,10 @@ function closestFirst(results: readonly SearchResult[], queryNumbers: readonly s
     const missing = queryNumbers.filter((n) => !r.queryTerms.includes(n));
     if (missing.length === 0) return;
     // Which query words matched, and whether exactly (T14 Gen 5) or as a prefix or typo (T14s Gen 5).
-    const key = r.queryTerms.map((t) => (r.terms.includes(t) ? t : `~${t}`)).sort().join(' ');
+    const key = r.queryTerms
+      .map((t) => (r.terms.includes(t) ? t : `~${t}`))
+      .sort()
+      .join(' ');
     const group = groups.get(key);
     if (group) group.places.push(place);
     // A group first met below the page has no place on it.
@@ -226,8 +234,10 @@ export class CatalogueIndex {
    */
   searchPage(query: string, limit = 15): SearchPage {
     const { results, queryTerms } = this.rank(query);
-    const hits = closestFirst(results, queryTerms.filter(isNumber), this.numbers, Math.max(0, limit))
-      .map((r) => ({ entry: this.entries[r.id as number]!, score: r.score }));
+    const hits = closestFirst(results, queryTerms.filter(isNumber), this.numbers, Math.max(0, limit)).map((r) => ({
+      entry: this.entries[r.id as number]!,
+      score: r.score,
+    }));
     return { total: results.length, hits };
   }
 
@@ -260,7 +270,13 @@ export class CatalogueIndex {
     }
     const stems = codeStems(query);
     if (stems.length) {
-      queries.push({ queries: stems, fields: ['codes'], prefix: true, boost: { codes: STEM_BOOST }, weights: { fuzzy: 0, prefix: PREFIX_WEIGHT } });
+      queries.push({
+        queries: stems,
+        fields: ['codes'],
+        prefix: true,
+        boost: { codes: STEM_BOOST },
+        weights: { fuzzy: 0, prefix: PREFIX_WEIGHT },
+      });
     }
     return { results: this.mini.search({ combineWith: 'OR', queries }, { tokenize: (s: string) => [s] }), queryTerms: qTerms };
   }

@@ -23,7 +23,9 @@ export function familyKey(e: CatalogueEntry): string | undefined {
   let key = familyKeys.get(e);
   if (key === undefined) {
     const brandWords = new Set(words(e.brand));
-    const name = ` ${words(analyse(e.name)).filter((w) => !brandWords.has(w) && !isYear(w) && !PROCESSOR_WORDS.has(w)).join(' ')}`;
+    const name = ` ${words(analyse(e.name))
+      .filter((w) => !brandWords.has(w) && !isYear(w) && !PROCESSOR_WORDS.has(w))
+      .join(' ')}`;
     const tail = GENERATION_TAIL.exec(name);
     key = tail ? name.slice(0, tail.index).trim() || null : null;
     familyKeys.set(e, key);
@@ -42,10 +44,15 @@ export const MIN_FAMILY_SIZE = 2;
  * carry a model number ("ThinkPad" is a line, not a family) and no processor (a processor names
  * variants). `family` is the name the family's devices share ("Lenovo ThinkPad E14").
  */
-export function familyOf(index: CatalogueIndex, model: string, brand?: string): { candidates: CatalogueEntry[]; family: string } | undefined {
+export function familyOf(
+  index: CatalogueIndex,
+  model: string,
+  brand?: string,
+): { candidates: CatalogueEntry[]; family: string } | undefined {
   const brandWords = new Set(brand ? words(brand) : []);
   const ws = words(analyse(model)).filter((w) => !brandWords.has(w) && !NOISE_WORDS.has(w));
-  if (!ws.some((w) => hasDigit(w) && !CONFIG_WORD.test(w) && !isYear(w)) || ws.some((w) => PROCESSOR_WORDS.has(w) || CONFIG_WORD.test(w))) return undefined;
+  if (!ws.some((w) => hasDigit(w) && !CONFIG_WORD.test(w) && !isYear(w)) || ws.some((w) => PROCESSOR_WORDS.has(w) || CONFIG_WORD.test(w)))
+    return undefined;
   const key = ws.map(wordForm).join(' ');
   const members = index.entries.filter((e) => {
     const k = familyKey(e);
@@ -54,11 +61,19 @@ export function familyOf(index: CatalogueIndex, model: string, brand?: string): 
     // The key first: the brand check folds both names, and most devices fail on the key.
     return sameFamily && (!brand || brandMatches(e.brand, brand));
   });
-  if (members.length < MIN_FAMILY_SIZE || new Set(members.map((e) => e.category)).size !== 1 || new Set(members.map((e) => compact(e.brand))).size !== 1) return undefined;
+  if (
+    members.length < MIN_FAMILY_SIZE ||
+    new Set(members.map((e) => e.category)).size !== 1 ||
+    new Set(members.map((e) => compact(e.brand))).size !== 1
+  )
+    return undefined;
   const keys = new Set(members.map((e) => familyKey(e)));
   if (keys.size !== 1) return undefined;
   const familyWords = new Set([...words([...keys][0]!), ...words(members[0]!.brand)]);
   // the family's name in the catalogue's spelling: the words of the first device's name in the family key
-  const family = members[0]!.name.split(/\s+/).filter((w) => words(analyse(w)).every((x) => familyWords.has(x))).join(' ');
+  const family = members[0]!.name
+    .split(/\s+/)
+    .filter((w) => words(analyse(w)).every((x) => familyWords.has(x)))
+    .join(' ');
   return { candidates: members, family };
 }

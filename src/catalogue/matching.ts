@@ -5,7 +5,20 @@
  * variants of one model. The thresholds come from bench/search-compare.ts --match.
  */
 import type { CatalogueEntry } from './catalogue-data.ts';
-import { analyse, compact, CONFIG_WORD, hasDigit, isNumber, isYear, letterDigitParts, NOISE_WORDS, PROCESSOR_WORDS, terms, wordForm, words } from './text.ts';
+import {
+  analyse,
+  compact,
+  CONFIG_WORD,
+  hasDigit,
+  isNumber,
+  isYear,
+  letterDigitParts,
+  NOISE_WORDS,
+  PROCESSOR_WORDS,
+  terms,
+  wordForm,
+  words,
+} from './text.ts';
 import { brandMatches, isBrandSynonym } from './brands.ts';
 import { entryNumbers, modelNumbers, numbersAgree, numbersExplained } from './model-numbers.ts';
 import type { CatalogueIndex, SearchHit } from './catalogue-index.ts';
@@ -18,7 +31,8 @@ import type { CatalogueIndex, SearchHit } from './catalogue-index.ts';
 function nameExplained(e: CatalogueEntry, docTerms: Set<string>, alsoIgnore?: ReadonlySet<string>): boolean {
   const brandWords = new Set(words(e.brand));
   return words(analyse(e.name)).every((w) => {
-    if (brandWords.has(w) || NOISE_WORDS.has(w) || isYear(w) || CONFIG_WORD.test(w) || docTerms.has(wordForm(w)) || alsoIgnore?.has(w)) return true;
+    if (brandWords.has(w) || NOISE_WORDS.has(w) || isYear(w) || CONFIG_WORD.test(w) || docTerms.has(wordForm(w)) || alsoIgnore?.has(w))
+      return true;
     const parts = letterDigitParts(w);
     return parts.length > 0 && parts.every((p) => docTerms.has(wordForm(p)));
   });
@@ -102,7 +116,12 @@ export function distinguishingWords(model: string, e: CatalogueEntry): string[] 
   const read = new Set(terms(model));
   const joined = compact(analyse(model));
   // A part number of the device in the string names it whatever words it leaves out ("Galaxy S20 FE (<a part number of the 5G model>)" is the S20 FE 5G).
-  if ([e.mpn, ...e.aliases].some((code) => /[0-9]/.test(code) && !/\s/.test(code.trim()) && compact(code).length >= 6 && joined.includes(compact(code)))) return [];
+  if (
+    [e.mpn, ...e.aliases].some(
+      (code) => /[0-9]/.test(code) && !/\s/.test(code.trim()) && compact(code).length >= 6 && joined.includes(compact(code)),
+    )
+  )
+    return [];
   const brandWords = new Set(words(e.brand));
   const name = words(analyse(e.name)).filter((w) => !brandWords.has(w) && !isYear(w) && !CONFIG_WORD.test(w) && !PROCESSOR_WORDS.has(w));
   const has = name.map((w) => nameWordInString(w, read, joined));
@@ -147,7 +166,10 @@ export interface ModelMatchDetail {
 }
 
 /** A device's name without its processor words: the same for the variants of one model. */
-const withoutProcessor = (e: CatalogueEntry): string => words(analyse(e.name)).filter((w) => !PROCESSOR_WORDS.has(w)).join(' ');
+const withoutProcessor = (e: CatalogueEntry): string =>
+  words(analyse(e.name))
+    .filter((w) => !PROCESSOR_WORDS.has(w))
+    .join(' ');
 
 /** At most this many devices are treated as variants of one model; more is a product line. */
 export const MAX_VARIANTS = 4;
@@ -176,7 +198,12 @@ export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: s
   const exact = index.exactModel(m, brand);
   if (exact.length === 1) return { hit: { entry: exact[0]!, score: 1 }, kind: 'exact', margin: 1 };
   if (exact.length > 1) {
-    return { kind: 'none', margin: 0, reason: `ambiguous: ${exact.length} devices have this name`, ...(areVariants(exact) ? { variants: exact } : {}) };
+    return {
+      kind: 'none',
+      margin: 0,
+      reason: `ambiguous: ${exact.length} devices have this name`,
+      ...(areVariants(exact) ? { variants: exact } : {}),
+    };
   }
   const variant = index.partNumberVariant(m, brand);
   if (variant) return { hit: { entry: variant, score: 1 }, kind: 'part-number', margin: 1 };
@@ -193,14 +220,17 @@ export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: s
   let hits = index.searchDetailed(brand ? `${brand} ${m}` : m, 30);
   if (brand) hits = hits.filter((h) => brandMatches(h.entry.brand, brand));
   const needed = wordsToMatch(m, brand);
-  const agreeing = hits.filter((h) => numbersAgree(m, h.entry) && needed.every((w) => wordMatched(w, h.docTerms)) && distinguishingWords(m, h.entry).length === 0);
+  const agreeing = hits.filter(
+    (h) => numbersAgree(m, h.entry) && needed.every((w) => wordMatched(w, h.docTerms)) && distinguishingWords(m, h.entry).length === 0,
+  );
   const numbersOk = agreeing.filter((h) => numbersExplained(m, h.entry));
   const explained = numbersOk.filter((h) => nameExplained(h.entry, h.docTerms));
   // Without a model number only a device named by the query entirely will do ("Switch Lite"),
   // never a line ("MacBook Pro", "ThinkPad").
   const pool = explained.length ? explained : numbers.length === 0 ? [] : numbersOk.length ? numbersOk : agreeing;
   const first = pool[0];
-  if (!first) return { kind: 'none', margin: 0, reason: numbers.length ? 'no device with these model numbers' : 'no device named by these words' };
+  if (!first)
+    return { kind: 'none', margin: 0, reason: numbers.length ? 'no device with these model numbers' : 'no device named by these words' };
   // A device ranked clearly above (numbers disagreeing, or unexplained): the string looks more
   // like that one, so neither is a confident match.
   if (hits[0] !== first && hits[0]!.score > first.score * CLOSER_ELSEWHERE) {
@@ -216,7 +246,9 @@ export function modelMatchDetail(index: CatalogueIndex, model: string, brand?: s
     // variants, not the "X13 Yoga Gen 1").
     const tied = pool.filter((h) => h.score >= first.score * (1 - MIN_MARGIN));
     const explainedTied = tied.filter((h) => nameExplained(h.entry, h.docTerms, PROCESSOR_WORDS));
-    const group = [tied, explainedTied].find((hs) => hs.length >= 2 && hs.every((h) => withoutProcessor(h.entry) === withoutProcessor(hs[0]!.entry)));
+    const group = [tied, explainedTied].find(
+      (hs) => hs.length >= 2 && hs.every((h) => withoutProcessor(h.entry) === withoutProcessor(hs[0]!.entry)),
+    );
     const variants = group?.map((h) => h.entry);
     if (variants && areVariants(variants)) return { hit: { entry: first.entry, score: margin }, kind: 'fuzzy', margin, variants };
   }

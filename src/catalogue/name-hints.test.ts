@@ -1,8 +1,26 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
-import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, lineCategories, readCapacities, readNameHints, releaseYears, screenReadings } from './name-hints.ts';
+import {
+  builtInLineCategories,
+  builtInReleaseYears,
+  builtInScreenReadings,
+  lineCategories,
+  readCapacities,
+  readNameHints,
+  releaseYears,
+  screenReadings,
+} from './name-hints.ts';
 
-const device = (brand: string, name: string, category: string): CatalogueEntry => ({ brand, mpn: name, name, category, release_year: 2022, aliases: [], specs: {}, source: {} });
+const device = (brand: string, name: string, category: string): CatalogueEntry => ({
+  brand,
+  mpn: name,
+  name,
+  category,
+  release_year: 2022,
+  aliases: [],
+  specs: {},
+  source: {},
+});
 
 describe('readNameHints: what a name the catalogue does not know says about the device', () => {
   it('reads the kind of device its words name, most specific first', () => {
@@ -29,7 +47,10 @@ describe('readNameHints: what a name the catalogue does not know says about the 
   });
 
   it('reads a screen size written in the name', () => {
-    expect(readNameHints('ProBook 450 15.6 inch G9 Notebook PC')).toEqual({ category: { id: 'laptop', word: 'notebook' }, screen_size_inch: 15.6 });
+    expect(readNameHints('ProBook 450 15.6 inch G9 Notebook PC')).toEqual({
+      category: { id: 'laptop', word: 'notebook' },
+      screen_size_inch: 15.6,
+    });
     expect(readNameHints('24-inch iMac with 4.5K Retina display').screen_size_inch).toBe(24);
     expect(readNameHints('P24 G4 23.8" Monitor').screen_size_inch).toBe(23.8);
   });
@@ -38,7 +59,9 @@ describe('readNameHints: what a name the catalogue does not know says about the 
 describe('lineCategories: the category of a brand product line', () => {
   it('a line word of one brand with enough devices of (nearly) one category', () => {
     const lines = lineCategories([
-      ...['T24i-10', 'T27i-10', 'P24q-20', 'P27h-20', 'E24-28', 'T32p-20', 'P40w-20', 'T23i-20', 'L24q-35', 'T27q-20'].map((m) => device('Lenovo', `ThinkVision ${m}`, 'monitor')),
+      ...['T24i-10', 'T27i-10', 'P24q-20', 'P27h-20', 'E24-28', 'T32p-20', 'P40w-20', 'T23i-20', 'L24q-35', 'T27q-20'].map((m) =>
+        device('Lenovo', `ThinkVision ${m}`, 'monitor'),
+      ),
       device('Lenovo', 'ThinkVision M14', 'monitor'),
       ...['X1', 'T14', 'P16'].map((m) => device('Lenovo', `ThinkPad ${m}`, 'laptop')),
       device('Lenovo', 'ThinkPad X1 Yoga', 'convertible'),
@@ -80,7 +103,10 @@ describe('lineCategories: the category of a brand product line', () => {
     expect(lines.get('lenovo|thinkcentre')).toEqual({ id: 'desktop', forms: ['mini_pc', 'desktop', 'all_in_one'] });
     expect(lines.get('lenovo|thinkpad')).toEqual({ id: 'laptop' }); // one group: its most common category
     expect(readNameHints('ThinkCentre M99z', 'Lenovo', lines).category).toEqual({
-      id: 'desktop', word: 'thinkcentre', basis: "the built-in catalogue's Lenovo thinkcentre devices are desk computers (mini_pc, desktop, all_in_one): estimated as a desktop",
+      id: 'desktop',
+      word: 'thinkcentre',
+      basis:
+        "the built-in catalogue's Lenovo thinkcentre devices are desk computers (mini_pc, desktop, all_in_one): estimated as a desktop",
     });
   });
 
@@ -95,11 +121,17 @@ describe('lineCategories: the category of a brand product line', () => {
     expect(lines.get('hp|#### g')?.id).toBe('laptop'); // the pattern '### g' of 250 G9, 255 G9, 240 G8
     expect(readNameHints('245 G99', 'HP', lines).category?.id).toBe('laptop');
     expect(readNameHints('P22a G4', 'HP', lines).category).toEqual({
-      id: 'monitor', word: 'a##a g', basis: "the built-in catalogue's HP devices named in the same pattern (a##a g) are of this kind",
+      id: 'monitor',
+      word: 'a##a g',
+      basis: "the built-in catalogue's HP devices named in the same pattern (a##a g) are of this kind",
     });
     expect(readNameHints('E99 G9', 'HP', lines).category?.id).toBe('monitor');
     expect(readNameHints('t999', 'HP', lines).category?.id).toBe('thin_client');
-    expect(readNameHints('B9999dw', 'Lexmark', lines).category).toEqual({ id: 'printer', word: 'lexmark', basis: "the built-in catalogue's Lexmark devices are of this kind" });
+    expect(readNameHints('B9999dw', 'Lexmark', lines).category).toEqual({
+      id: 'printer',
+      word: 'lexmark',
+      basis: "the built-in catalogue's Lexmark devices are of this kind",
+    });
     // HP's devices are of several kinds; a line word the catalogue does not know is no hint either
     expect(readNameHints('999', 'HP', lines).category).toBeUndefined();
     expect(readNameHints('Optra 9', 'Lexmark', lines).category).toBeUndefined();
@@ -108,9 +140,14 @@ describe('lineCategories: the category of a brand product line', () => {
   it('names the line category when the words name no kind, the brand given', () => {
     const lines = builtInLineCategories();
     expect(readNameHints('ThinkVision T99i-10', 'Lenovo', lines).category).toEqual({
-      id: 'monitor', word: 'thinkvision', basis: "the built-in catalogue's Lenovo thinkvision devices are of this kind",
+      id: 'monitor',
+      word: 'thinkvision',
+      basis: "the built-in catalogue's Lenovo thinkvision devices are of this kind",
     });
-    expect(readNameHints('24-inch iMac with 4.5K Retina display', 'Apple', lines).category).toMatchObject({ id: 'all_in_one', word: 'imac' });
+    expect(readNameHints('24-inch iMac with 4.5K Retina display', 'Apple', lines).category).toMatchObject({
+      id: 'all_in_one',
+      word: 'imac',
+    });
     expect(readNameHints('PowerEdge R9999', 'Dell', lines).category?.id).toBe('server');
     expect(readNameHints('P29a G9', 'HP', lines).category?.id).toBe('monitor');
     expect(readNameHints('B9999dw', 'Lexmark', lines).category?.id).toBe('printer');
@@ -123,20 +160,44 @@ describe('lineCategories: the category of a brand product line', () => {
 describe('readNameHints: the release year of the catalogue devices numbered like the name', () => {
   const dated = (brand: string, name: string, release_year: number): CatalogueEntry => ({ ...device(brand, name, 'laptop'), release_year });
   const years = releaseYears([
-    ...[['3410', 2020], ['5410', 2020], ['7410', 2020], ['5420', 2021], ['7420', 2021], ['5400', 2019], ['7400', 2019], ['5414 Rugged', 2016]].map(([m, y]) => dated('Dell', `Dell Latitude ${m}`, y as number)),
+    ...[
+      ['3410', 2020],
+      ['5410', 2020],
+      ['7410', 2020],
+      ['5420', 2021],
+      ['7420', 2021],
+      ['5400', 2019],
+      ['7400', 2019],
+      ['5414 Rugged', 2016],
+    ].map(([m, y]) => dated('Dell', `Dell Latitude ${m}`, y as number)),
     dated('Dell', 'Dell OptiPlex 7090 Micro', 2021),
     dated('Dell', 'Dell OptiPlex 7090 Tower', 2021),
-    ...[['830 G6', 2019], ['840 G6', 2019], ['850 G6', 2019], ['840 G5', 2018], ['x360 1030 G3', 2018]].map(([m, y]) => dated('HP', `HP EliteBook ${m}`, y as number)),
-    ...[['T14 Gen 1', 2020], ['P16 Gen 1', 2022]].map(([m, y]) => dated('Lenovo', `Lenovo ThinkPad ${m}`, y as number)),
+    ...[
+      ['830 G6', 2019],
+      ['840 G6', 2019],
+      ['850 G6', 2019],
+      ['840 G5', 2018],
+      ['x360 1030 G3', 2018],
+    ].map(([m, y]) => dated('HP', `HP EliteBook ${m}`, y as number)),
+    ...[
+      ['T14 Gen 1', 2020],
+      ['P16 Gen 1', 2022],
+    ].map(([m, y]) => dated('Lenovo', `Lenovo ThinkPad ${m}`, y as number)),
   ]);
   const year = (brand: string, name: string) => readNameHints(name, brand, undefined, years).release_year;
 
   it('takes the year of the same model number in another form', () => {
-    expect(year('Dell', 'OptiPlex 7090 Ultra')).toEqual({ year: 2021, basis: "the built-in catalogue's Dell OptiPlex 7090 Micro, Dell OptiPlex 7090 Tower (the same model number)" });
+    expect(year('Dell', 'OptiPlex 7090 Ultra')).toEqual({
+      year: 2021,
+      basis: "the built-in catalogue's Dell OptiPlex 7090 Micro, Dell OptiPlex 7090 Tower (the same model number)",
+    });
   });
 
   it("takes the year of the line's models of the same generation when they agree", () => {
-    expect(year('HP', 'EliteBook 845 G6')).toEqual({ year: 2019, basis: "the built-in catalogue's HP EliteBook 830 G6, HP EliteBook 840 G6, HP EliteBook 850 G6 (the same line and generation)" });
+    expect(year('HP', 'EliteBook 845 G6')).toEqual({
+      year: 2019,
+      basis: "the built-in catalogue's HP EliteBook 830 G6, HP EliteBook 840 G6, HP EliteBook 850 G6 (the same line and generation)",
+    });
     // G3 of the x360 1030 (a model number of another shape) does not date an "EliteBook 840 G3"
     expect(year('HP', 'EliteBook 840 G3')).toBeUndefined();
     // ThinkPad's Gen 1 is 2020 for a T14 and 2022 for a P16: the devices disagree, no year
@@ -147,7 +208,8 @@ describe('readNameHints: the release year of the catalogue devices numbered like
     // 7 of the 8 Latitudes have the year of their third digit's devices (the Rugged 5414 of 2016 not): 88 %
     expect(year('Dell', 'Latitude 5411')).toEqual({
       year: 2020,
-      basis: "the built-in catalogue's Dell Latitude 3410, Dell Latitude 5410, Dell Latitude 7410, … (digit 3 of the model number, 1; that digit dates 88 % of the line's devices)",
+      basis:
+        "the built-in catalogue's Dell Latitude 3410, Dell Latitude 5410, Dell Latitude 7410, … (digit 3 of the model number, 1; that digit dates 88 % of the line's devices)",
     });
     expect(year('Dell', 'Latitude 7421 2-in-1')?.year).toBe(2021);
     // a digit the line's devices do not have, another numbering (E7470), a brand without the line: no year
@@ -163,8 +225,17 @@ describe('readNameHints: the release year of the catalogue devices numbered like
 });
 
 describe('screenReadings: the screen size a model number gives', () => {
-  const monitor = (brand: string, name: string, inch: number): CatalogueEntry => ({ ...device(brand, name, 'monitor'), specs: { screen_size_inch: inch } });
-  const dell = [monitor('Dell', 'P2219H', 21.5), monitor('Dell', 'P2419H', 23.8), monitor('Dell', 'P2422H', 23.8), monitor('Dell', 'P2720D', 27), monitor('Dell', 'P3222QE', 31.5)];
+  const monitor = (brand: string, name: string, inch: number): CatalogueEntry => ({
+    ...device(brand, name, 'monitor'),
+    specs: { screen_size_inch: inch },
+  });
+  const dell = [
+    monitor('Dell', 'P2219H', 21.5),
+    monitor('Dell', 'P2419H', 23.8),
+    monitor('Dell', 'P2422H', 23.8),
+    monitor('Dell', 'P2720D', 27),
+    monitor('Dell', 'P3222QE', 31.5),
+  ];
 
   it("reads two digits of a brand's numbering where they are the screen size of its catalogue devices", () => {
     const readings = screenReadings(dell);

@@ -60,7 +60,13 @@ export interface NameHints {
  * `screens` (screenReadings of the catalogue) and no screen size written in it, the screen size its
  * model number gives.
  */
-export function readNameHints(name: string, brand?: string, lines?: LineCategories, years?: ReleaseYears, screens?: ScreenReadings): NameHints {
+export function readNameHints(
+  name: string,
+  brand?: string,
+  lines?: LineCategories,
+  years?: ReleaseYears,
+  screens?: ScreenReadings,
+): NameHints {
   const text = fold(name).replace(/[\u2013\u2014]/g, '-');
   const hints: NameHints = {};
   for (const [pattern, id] of CATEGORY_WORDS) {
@@ -76,7 +82,8 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
     const line = lineWord(text.replace(SCREEN_SIZE, ' '), brand);
     const key = canonicalBrand(brand);
     const catalogue = `the built-in catalogue's ${brand.trim()}`;
-    const ofKind = (kind: LineKind) => (kind.forms ? `are desk computers (${kind.forms.join(', ')}): estimated as a desktop` : 'are of this kind');
+    const ofKind = (kind: LineKind) =>
+      kind.forms ? `are desk computers (${kind.forms.join(', ')}): estimated as a desktop` : 'are of this kind';
     if (line) {
       const kind = lines.get(`${key}|${line}`);
       if (kind) hints.category = { id: kind.id, word: line, basis: `${catalogue} ${line} devices ${ofKind(kind)}` };
@@ -86,7 +93,12 @@ export function readNameHints(name: string, brand?: string, lines?: LineCategori
       const shape = modelShape(text, brand);
       const byShape = shape !== undefined ? lines.get(`${key}|#${shape}`) : undefined;
       const byBrand = lines.get(`${key}|`);
-      if (byShape) hints.category = { id: byShape.id, word: shape!, basis: `${catalogue} devices named in the same pattern (${shape}) ${ofKind(byShape)}` };
+      if (byShape)
+        hints.category = {
+          id: byShape.id,
+          word: shape!,
+          basis: `${catalogue} devices named in the same pattern (${shape}) ${ofKind(byShape)}`,
+        };
       else if (byBrand) hints.category = { id: byBrand.id, word: fold(brand), basis: `${catalogue} devices ${ofKind(byBrand)}` };
     }
   }
@@ -129,7 +141,9 @@ function modelWords(text: string, brand: string): string[] {
 /** The generation written after the word at `at` ("G5", "Gen 3": "5", "3"), or null. */
 function generationAfter(tokens: readonly string[], at: number): string | null {
   const next = tokens[at + 1] ?? '';
-  return /^g(?:en)?(\d{1,2})$/.exec(next)?.[1] ?? (/^(?:gen|g)$/.test(next) && /^\d{1,2}$/.test(tokens[at + 2] ?? '') ? tokens[at + 2]! : null);
+  return (
+    /^g(?:en)?(\d{1,2})$/.exec(next)?.[1] ?? (/^(?:gen|g)$/.test(next) && /^\d{1,2}$/.test(tokens[at + 2] ?? '') ? tokens[at + 2]! : null)
+  );
 }
 
 /**
@@ -207,7 +221,11 @@ const pushTo = <K, T>(map: Map<K, T[]>, key: K, value: T): void => void (map.get
 const middle = (sorted: readonly number[]): number => sorted[Math.floor((sorted.length - 1) / 2)]!;
 
 /** Up to three device names, "…" when there are more. */
-const listed = (devices: readonly { name: string }[]) => devices.slice(0, 3).map((d) => d.name).join(', ') + (devices.length > 3 ? ', …' : '');
+const listed = (devices: readonly { name: string }[]) =>
+  devices
+    .slice(0, 3)
+    .map((d) => d.name)
+    .join(', ') + (devices.length > 3 ? ', …' : '');
 
 let builtIn: LineCategories | undefined;
 
@@ -358,7 +376,10 @@ export function builtInReleaseYears(): ReleaseYears {
  * A numbering reads the screen size when MIN_READ_DEVICES or more devices are numbered so and the two
  * digits are their screen size (within an inch) for MIN_READ_SHARE of them.
  */
-export type ScreenReadings = ReadonlyMap<string, { share: number; devices: number; byValue: ReadonlyMap<number, readonly { name: string; inch: number }[]> }>;
+export type ScreenReadings = ReadonlyMap<
+  string,
+  { share: number; devices: number; byValue: ReadonlyMap<number, readonly { name: string; inch: number }[]> }
+>;
 
 export const MIN_READ_DEVICES = 5;
 export const MIN_READ_SHARE = 0.9;
@@ -449,7 +470,14 @@ export const STORAGE_OVER_MEMORY = 4;
 
 const CAPACITY = /(?<![\w.,])(\d{1,5}(?:[.,]\d{1,2})?)\s*(gb|tb)\b/g;
 const MEMORY_WORD = /^(?:ram|memory|unified|(?:lp)?ddr\d*x?)$/;
-const STORAGE_WORDS: ReadonlyMap<string, StorageType | null> = new Map([['ssd', 'ssd'], ['hdd', 'hdd'], ['emmc', 'emmc'], ['nvme', 'nvme'], ['storage', null], ['flash', null]]);
+const STORAGE_WORDS: ReadonlyMap<string, StorageType | null> = new Map([
+  ['ssd', 'ssd'],
+  ['hdd', 'hdd'],
+  ['emmc', 'emmc'],
+  ['nvme', 'nvme'],
+  ['storage', null],
+  ['flash', null],
+]);
 
 export function readCapacities(name: string, defaultRamGb: number): NamedCapacities {
   const text = fold(name);
@@ -475,7 +503,12 @@ export function readCapacities(name: string, defaultRamGb: number): NamedCapacit
     out.written.ram_gb = ram[0]!.as;
   }
   const marked = storage.filter((c) => c.marked);
-  const chosen = marked.length > 0 ? (marked.length === 1 ? marked[0] : undefined) : storage.filter((c) => c.gb > STORAGE_OVER_MEMORY * defaultRamGb).sort((a, b) => b.gb - a.gb)[0];
+  const chosen =
+    marked.length > 0
+      ? marked.length === 1
+        ? marked[0]
+        : undefined
+      : storage.filter((c) => c.gb > STORAGE_OVER_MEMORY * defaultRamGb).sort((a, b) => b.gb - a.gb)[0];
   if (chosen) {
     out.storage_gb = chosen.gb;
     out.written.storage_gb = chosen.as;

@@ -39,7 +39,14 @@ export function processorHint(model: string): ProcessorHint | undefined {
   const [only, ...more] = [...found];
   if (!only || more.length) return undefined;
   const [vendor, texts] = only;
-  return { vendor, text: texts.join(' '), rest: rest.replace(/[\s-]+$/, '').replace(/\s+/g, ' ').trim() };
+  return {
+    vendor,
+    text: texts.join(' '),
+    rest: rest
+      .replace(/[\s-]+$/, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  };
 }
 
 /**

@@ -4,7 +4,20 @@
  * then the names of a sheet covering several. Every step is narrowed to the caller's brand.
  */
 import type { CatalogueEntry } from './catalogue-data.ts';
-import { analyse, compact, CONFIG_WORD, hasDigit, isYear, letterDigitParts, NOISE_WORDS, PROCESSOR_WORDS, terms, unreadableWords, wordForm, words } from './text.ts';
+import {
+  analyse,
+  compact,
+  CONFIG_WORD,
+  hasDigit,
+  isYear,
+  letterDigitParts,
+  NOISE_WORDS,
+  PROCESSOR_WORDS,
+  terms,
+  unreadableWords,
+  wordForm,
+  words,
+} from './text.ts';
 import type { CatalogueIndex } from './catalogue-index.ts';
 import { numbersAgree } from './model-numbers.ts';
 import { MIN_MARGIN, modelMatchDetail } from './matching.ts';
@@ -107,7 +120,9 @@ function resolveAsWritten(index: CatalogueIndex, model: string, brand?: string):
 
 function withProcessor(candidates: CatalogueEntry[], hint: ProcessorHint | undefined): ModelResolution {
   const picked = hint ? candidates.filter((e) => vendorOf(e) === hint.vendor) : [];
-  return picked.length === 1 ? { kind: 'variants', candidates, chosen: picked[0], processor: hint!.text } : { kind: 'variants', candidates };
+  return picked.length === 1
+    ? { kind: 'variants', candidates, chosen: picked[0], processor: hint!.text }
+    : { kind: 'variants', candidates };
 }
 
 /** The devices of a resolution agree with what a reading dropped: the typed screen size (within 0.6"), the display kind. */
@@ -125,7 +140,16 @@ function agreesWithReading(r: ModelResolution, reading: TypedNameReading): boole
     const nameWords = words(analyse(e.name));
     const firstNumber = nameWords.findIndex((w) => hasDigit(w) && !CONFIG_WORD.test(w) && !isYear(w));
     const covered = nameWords.every((w, i) => {
-      if ((i < firstNumber && !hasDigit(w)) || brandWords.has(w) || NOISE_WORDS.has(w) || isYear(w) || CONFIG_WORD.test(w) || PROCESSOR_WORDS.has(w) || read.has(wordForm(w))) return true;
+      if (
+        (i < firstNumber && !hasDigit(w)) ||
+        brandWords.has(w) ||
+        NOISE_WORDS.has(w) ||
+        isYear(w) ||
+        CONFIG_WORD.test(w) ||
+        PROCESSOR_WORDS.has(w) ||
+        read.has(wordForm(w))
+      )
+        return true;
       const parts = letterDigitParts(w);
       return (parts.length > 0 && parts.every((p) => read.has(wordForm(p)))) || (hasDigit(w) && joined.includes(w));
     });

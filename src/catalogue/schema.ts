@@ -30,7 +30,8 @@ const SpecSourceRef = builder.objectRef<SpecSource & { field: string }>('SpecSou
   fields: (t) => ({
     field: t.exposeString('field', { description: 'Spec field, e.g. `weight_kg`' }),
     basis: t.exposeString('basis', {
-      description: "`published`: the model's own published figure; `configuration`: a chosen typical configuration (RAM, storage, TDP), a unit may differ; `derived`: computed from a published figure (battery Wh from mAh)",
+      description:
+        "`published`: the model's own published figure; `configuration`: a chosen typical configuration (RAM, storage, TDP), a unit may differ; `derived`: computed from a published figure (battery Wh from mAh)",
     }),
     url: t.exposeString('url', { nullable: true }),
     note: t.exposeString('note', { nullable: true, description: 'The document the value comes from' }),
@@ -38,7 +39,8 @@ const SpecSourceRef = builder.objectRef<SpecSource & { field: string }>('SpecSou
 });
 
 /** spec_sources of a catalogue device: one row per spec field it has; fields it lacks are estimated by the engine. */
-const specSourcesOf = (e: CatalogueEntry) => Object.entries(resolveSpecSources(e.specs, e.spec_sources, e.source)).map(([field, s]) => ({ field, ...s }));
+const specSourcesOf = (e: CatalogueEntry) =>
+  Object.entries(resolveSpecSources(e.specs, e.spec_sources, e.source)).map(([field, s]) => ({ field, ...s }));
 
 const SearchHitRef = builder.objectRef<CatalogueEntry>('CatalogueDevice').implement({
   fields: (t) => ({
@@ -52,29 +54,45 @@ const SearchHitRef = builder.objectRef<CatalogueEntry>('CatalogueDevice').implem
   }),
 });
 
-const SearchResult = builder.objectRef<{ query: string; count: number; returned: number; source: string; results: CatalogueEntry[] }>('SearchResult').implement({
-  fields: (t) => ({
-    query: t.exposeString('query'),
-    count: t.exposeInt('count', { description: 'Number of catalogue devices that match the query, including those beyond `limit`' }),
-    returned: t.exposeInt('returned', { description: 'Number of devices in `results`: the first `limit` of the `count` matches, best first' }),
-    source: t.exposeString('source', { description: 'Origin of the results: the built-in device database' }),
-    results: t.expose('results', { type: [SearchHitRef] }),
-  }),
-});
+const SearchResult = builder
+  .objectRef<{ query: string; count: number; returned: number; source: string; results: CatalogueEntry[] }>('SearchResult')
+  .implement({
+    fields: (t) => ({
+      query: t.exposeString('query'),
+      count: t.exposeInt('count', { description: 'Number of catalogue devices that match the query, including those beyond `limit`' }),
+      returned: t.exposeInt('returned', {
+        description: 'Number of devices in `results`: the first `limit` of the `count` matches, best first',
+      }),
+      source: t.exposeString('source', { description: 'Origin of the results: the built-in device database' }),
+      results: t.expose('results', { type: [SearchHitRef] }),
+    }),
+  });
 
 const IdentifyResult = builder.objectRef<CatalogueMatch>('IdentifyResult').implement({
-  description: 'A device identified by the external catalogue (Icecat) or, without one or when it does not know it, the built-in catalogue.',
+  description:
+    'A device identified by the external catalogue (Icecat) or, without one or when it does not know it, the built-in catalogue.',
   fields: (t) => ({
     found: t.boolean({ resolve: () => true }),
-    icecat_id: t.int({ nullable: true, description: 'Icecat product id; null when identified from the built-in catalogue', resolve: (m) => m.icecat_id ?? null }),
+    icecat_id: t.int({
+      nullable: true,
+      description: 'Icecat product id; null when identified from the built-in catalogue',
+      resolve: (m) => m.icecat_id ?? null,
+    }),
     brand: t.string({ resolve: (m) => m.entry.brand }),
     mpn: t.string({ resolve: (m) => m.entry.mpn }),
     name: t.string({ resolve: (m) => m.entry.name }),
-    icecat_category: t.string({ nullable: true, description: "The external catalogue's category", resolve: (m) => m.icecat_category ?? null }),
+    icecat_category: t.string({
+      nullable: true,
+      description: "The external catalogue's category",
+      resolve: (m) => m.icecat_category ?? null,
+    }),
     mapped_category: t.string({ resolve: (m) => m.entry.category }),
     specs: t.field({ type: ProductSpecs, resolve: (m) => m.entry.specs }),
     spec_sources: t.field({ type: [SpecSourceRef], description: 'Provenance of each spec value', resolve: (m) => specSourcesOf(m.entry) }),
-    source: t.string({ description: '`icecat` or `built-in catalogue`', resolve: (m) => (m.icecat_id !== undefined ? 'icecat' : BUILT_IN_SOURCE) }),
+    source: t.string({
+      description: '`icecat` or `built-in catalogue`',
+      resolve: (m) => (m.icecat_id !== undefined ? 'icecat' : BUILT_IN_SOURCE),
+    }),
   }),
 });
 
@@ -121,7 +139,11 @@ builder.queryField('search', (t) =>
     authScopes: PUBLIC,
     extensions: { rest: { method: 'GET', path: '/search', tags: ['Products'] }, pageSize: { default: MAX_RESULTS, max: MAX_RESULTS } },
     args: {
-      q: t.arg.string({ required: true, description: `Search text, at least ${MIN_QUERY} characters`, ...maxChars(TEXT_LIMITS.searchQuery) }),
+      q: t.arg.string({
+        required: true,
+        description: `Search text, at least ${MIN_QUERY} characters`,
+        ...maxChars(TEXT_LIMITS.searchQuery),
+      }),
       limit: t.arg.int({ defaultValue: MAX_RESULTS, description: `Most results to return, 1 to ${MAX_RESULTS} (default ${MAX_RESULTS})` }),
     },
     resolve: (_root, { q, limit }, { services }) => {
@@ -142,7 +164,14 @@ builder.mutationField('identify', (t) =>
       'Identifies a product by manufacturer (alias brand) and model string or part number (alias mpn), or by GTIN. ' +
       'Not found: 404 {found: false, brand, mpn, message}. External catalogue unreachable: 503.',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'POST', path: '/identify', tags: ['Products'], errors: { 404: NOT_IDENTIFIED, 503: 'The external catalogue (Icecat) cannot be reached (CATALOGUE_UNAVAILABLE)' } } },
+    extensions: {
+      rest: {
+        method: 'POST',
+        path: '/identify',
+        tags: ['Products'],
+        errors: { 404: NOT_IDENTIFIED, 503: 'The external catalogue (Icecat) cannot be reached (CATALOGUE_UNAVAILABLE)' },
+      },
+    },
     args: {
       manufacturer: t.arg.string(maxChars(TEXT_LIMITS.brand)),
       brand: t.arg.string({ description: 'Alias of manufacturer', ...maxChars(TEXT_LIMITS.brand) }),
@@ -158,7 +187,13 @@ builder.mutationField('identify', (t) =>
         match = await services.catalogue.lookupExternal(brand ?? undefined, code);
       } catch (error) {
         if (!(error instanceof IcecatUnavailableError)) throw error;
-        throw new ApiError(503, 'CATALOGUE_UNAVAILABLE', 'External catalogue unavailable', `Icecat could not be reached (${error.reason}); try again later`, { 'Retry-After': '30' });
+        throw new ApiError(
+          503,
+          'CATALOGUE_UNAVAILABLE',
+          'External catalogue unavailable',
+          `Icecat could not be reached (${error.reason}); try again later`,
+          { 'Retry-After': '30' },
+        );
       }
       match ??= services.catalogue.findBuiltIn(brand ?? undefined, code, code);
       // Identify names one product: variants nothing tells apart (ThinkPad T14 Gen 3) or a family (ThinkPad E14) are not one.

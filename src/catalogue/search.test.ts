@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue, type CatalogueEntry } from './catalogue-data.ts';
-import { brandMatches, CatalogueIndex, compact, fold, fuzziness, matchModel, modelMatchDetail, processorHint, resolveModel, terms, type ModelResolution } from './search.ts';
+import {
+  brandMatches,
+  CatalogueIndex,
+  compact,
+  fold,
+  fuzziness,
+  matchModel,
+  modelMatchDetail,
+  processorHint,
+  resolveModel,
+  terms,
+  type ModelResolution,
+} from './search.ts';
 
 const entry = (brand: string, mpn: string, name: string, aliases: string[] = [], category = 'laptop'): CatalogueEntry => ({
   brand,
@@ -277,13 +289,20 @@ describe('variants of one model (resolveModel)', () => {
   const index = new CatalogueIndex(FIXTURE);
   const real = new CatalogueIndex(loadCatalogue());
   const describeResolution = (r: ModelResolution | undefined) =>
-    !r ? 'none'
-    : r.kind === 'device' ? `device ${r.entry.mpn}`
-    : r.kind === 'family' ? `family ${r.family}`
-    : `variants ${r.candidates.map((e) => e.mpn).join(',')} chosen ${r.chosen?.mpn ?? '-'}`;
+    !r
+      ? 'none'
+      : r.kind === 'device'
+        ? `device ${r.entry.mpn}`
+        : r.kind === 'family'
+          ? `family ${r.family}`
+          : `variants ${r.candidates.map((e) => e.mpn).join(',')} chosen ${r.chosen?.mpn ?? '-'}`;
 
   it('reads the processor a model string names, and only one vendor', () => {
-    expect(processorHint('ThinkPad T14 Gen 3 Ryzen 5 PRO 6650U')).toEqual({ vendor: 'amd', text: 'ryzen 5 pro 6650u', rest: 'thinkpad t14 gen 3' });
+    expect(processorHint('ThinkPad T14 Gen 3 Ryzen 5 PRO 6650U')).toEqual({
+      vendor: 'amd',
+      text: 'ryzen 5 pro 6650u',
+      rest: 'thinkpad t14 gen 3',
+    });
     expect(processorHint('ThinkPad T14 Gen 3 i5-1245U')).toEqual({ vendor: 'intel', text: 'i5-1245u', rest: 'thinkpad t14 gen 3' });
     expect(processorHint('T14 Gen 3 Intel Core i7-1260P')?.vendor).toBe('intel');
     expect(processorHint('ThinkPad T14 Gen 5 Core Ultra 7 155U')?.text).toBe('core ultra 7 155u');
@@ -295,7 +314,9 @@ describe('variants of one model (resolveModel)', () => {
 
   it('returns the variants a name fits without telling them apart, and the one a processor picks', () => {
     expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4', 'Lenovo'))).toBe('variants 21K3,21HD chosen -');
-    expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4 Ryzen 7 PRO 7840U', 'Lenovo'))).toBe('variants 21K3,21HD chosen 21K3');
+    expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4 Ryzen 7 PRO 7840U', 'Lenovo'))).toBe(
+      'variants 21K3,21HD chosen 21K3',
+    );
     expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4 i7-1365U', 'Lenovo'))).toBe('variants 21K3,21HD chosen 21HD');
     expect(describeResolution(resolveModel(index, 'ThinkPad T14 Gen 4 AMD', 'Lenovo'))).toBe('device 21K3');
     expect(describeResolution(resolveModel(index, 'ThinkPad X1 Carbon Gen 11', 'Lenovo'))).toBe('device 21HM');

@@ -20,7 +20,15 @@ export { analyse, compact, CONFIG_WORD, fold, letterDigitParts, terms, unreadabl
 export { brandMatches, canonicalBrand, latinBrand, successorBrands, unmatchableBrand } from './brands.ts';
 export { modelNumbers, numbersAgree, numbersExplained } from './model-numbers.ts';
 export { CatalogueIndex, codeStems, fuzziness, type SearchHit, type SearchPage } from './catalogue-index.ts';
-export { areVariants, distinguishingWords, matchModel, MAX_VARIANTS, MIN_MARGIN, modelMatchDetail, type ModelMatchDetail } from './matching.ts';
+export {
+  areVariants,
+  distinguishingWords,
+  matchModel,
+  MAX_VARIANTS,
+  MIN_MARGIN,
+  modelMatchDetail,
+  type ModelMatchDetail,
+} from './matching.ts';
 export { processorHint, vendorOf, type ProcessorHint, type ProcessorVendor } from './processors.ts';
 export { familyKey, familyOf, MIN_FAMILY_SIZE } from './families.ts';
 export { SCREEN_SIZE, typedNameReadings, type TypedNameReading } from './typed-names.ts';

@@ -1,6 +1,15 @@
 import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
-import { brandMatches, CatalogueIndex, successorBrands, loadCatalogue, resolveModel, type CatalogueEntry, type CatalogueSpecs, type ModelResolution } from './search.ts';
+import {
+  brandMatches,
+  CatalogueIndex,
+  successorBrands,
+  loadCatalogue,
+  resolveModel,
+  type CatalogueEntry,
+  type CatalogueSpecs,
+  type ModelResolution,
+} from './search.ts';
 import { IcecatClient, IcecatUnavailableError, looksLikeGtin, type IcecatConfig, type IcecatProduct } from './icecat/index.ts';
 
 /** A catalogue device as methodology.match names it. */
@@ -123,7 +132,12 @@ export class CatalogueService {
     if (r.kind === 'part-number') return this.builtIn(r.entry, 'by part number', exactMatch(r.entry, 'part number'));
     // A name matched only in its normalised reading ("OptiPlex 9990 Micro Form Factor" → "optiplex 9990 micro") says so.
     const readAs = r.read_as ? `, read as '${r.read_as}'` : '';
-    if (r.kind === 'device') return this.builtIn(r.entry, `by model name${readAs}`, exactMatch(r.entry, r.read_as ? `model name, read as '${r.read_as}'` : 'model name'));
+    if (r.kind === 'device')
+      return this.builtIn(
+        r.entry,
+        `by model name${readAs}`,
+        exactMatch(r.entry, r.read_as ? `model name, read as '${r.read_as}'` : 'model name'),
+      );
     if (r.kind === 'family') return familyMatch(r.family, r.candidates, readAs);
     const { shared, differing } = sharedSpecs(r.candidates);
     const candidates = r.candidates.map(deviceOf);
@@ -146,12 +160,20 @@ export class CatalogueService {
       specs: shared,
       source: { note: `specs shared by ${names}` },
     };
-    const estimated = differing.length ? `; ${differing.join(', ')} ${differing.length === 1 ? 'differs and is' : 'differ and are'} estimated` : '';
+    const estimated = differing.length
+      ? `; ${differing.join(', ')} ${differing.length === 1 ? 'differs and is' : 'differ and are'} estimated`
+      : '';
     return {
       entry,
       product_id: null,
       source: `${BUILT_IN_SOURCE}: ${entry.name}, specs shared by its ${r.candidates.length} variants (${names})${estimated}`,
-      match: { status: 'shared', chosen: null, candidates, basis: 'model name matches several variants; no processor or supplied spec tells them apart', differing_specs: differing },
+      match: {
+        status: 'shared',
+        chosen: null,
+        candidates,
+        basis: 'model name matches several variants; no processor or supplied spec tells them apart',
+        differing_specs: differing,
+      },
     };
   }
 
@@ -159,7 +181,12 @@ export class CatalogueService {
    * The lookup chain's catalogue step: the external catalogue when configured (an outage falls
    * back to the built-in catalogue, noted in the source), then the built-in catalogue.
    */
-  async find(brand: string | undefined, mpn: string | null, model: string | null, specs: CatalogueSpecs = {}): Promise<CatalogueMatch | undefined> {
+  async find(
+    brand: string | undefined,
+    mpn: string | null,
+    model: string | null,
+    specs: CatalogueSpecs = {},
+  ): Promise<CatalogueMatch | undefined> {
     if (this.icecat && (mpn || (model && looksLikeGtin(model)))) {
       try {
         const external = await this.lookupExternal(brand, mpn ?? model!);
@@ -205,14 +232,18 @@ export class CatalogueService {
       spec_sources: Object.fromEntries(Object.keys(product.specs).map((f) => [f, { basis: 'published' as const }])),
       source: { note: `Icecat product ${product.icecat_id}` },
     };
-    return ofBrand({
-      entry,
-      product_id: null,
-      source: `external catalogue: Icecat product ${product.icecat_id} (${product.brand} ${product.mpn})`,
-      icecat_id: product.icecat_id,
-      icecat_category: product.icecat_category,
-      match: exactMatch(entry, 'external catalogue'),
-    }, brand, code);
+    return ofBrand(
+      {
+        entry,
+        product_id: null,
+        source: `external catalogue: Icecat product ${product.icecat_id} (${product.brand} ${product.mpn})`,
+        icecat_id: product.icecat_id,
+        icecat_category: product.icecat_category,
+        match: exactMatch(entry, 'external catalogue'),
+      },
+      brand,
+      code,
+    );
   }
 
   private builtIn(entry: CatalogueEntry, how: string, match: DeviceMatch): CatalogueMatch {
@@ -243,7 +274,13 @@ export function exactMatch(entry: CatalogueEntry, basis: string | null): DeviceM
 }
 
 /** methodology.match when no catalogue device was recognised. */
-export const NO_MATCH: DeviceMatch = Object.freeze({ status: 'none', chosen: null, candidates: [], basis: null, differing_specs: [] }) as DeviceMatch;
+export const NO_MATCH: DeviceMatch = Object.freeze({
+  status: 'none',
+  chosen: null,
+  candidates: [],
+  basis: null,
+  differing_specs: [],
+}) as DeviceMatch;
 
 /**
  * methodology.match and the family-level device of a name that names a family ("ThinkPad E14"):
@@ -336,7 +373,8 @@ export function closestVariant(
       const want = specs[f];
       const have = e.specs[f];
       if (have === undefined) return sum + 1;
-      if (typeof want === 'number' && typeof have === 'number') return sum + Math.abs(have - want) / Math.max(Math.abs(want), Math.abs(have), 1e-9);
+      if (typeof want === 'number' && typeof have === 'number')
+        return sum + Math.abs(have - want) / Math.max(Math.abs(want), Math.abs(have), 1e-9);
       return sum + (have === want ? 0 : 1);
     }, 0);
   const ranked = entries.map((entry) => ({ entry, d: distance(entry) })).sort((a, b) => a.d - b.d);

@@ -7,7 +7,11 @@
 
 /** NFKD, combining marks removed, lower case: "Portégé" → "portege". */
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase().replace(/ß/g, 'ss');
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase()
+    .replace(/ß/g, 'ss');
 }
 
 /** Folded and without separators; `+` is kept because it names a model (Galaxy S23 vs S23+). */
@@ -35,8 +39,7 @@ export function letterDigitParts(word: string): string[] {
 }
 
 /** Words that describe a configuration, not a model ("16gb", "i7", "512ssd", "14in", "9th"). */
-export const CONFIG_WORD =
-  /^(?:\d+(?:gb|tb|mb|ghz|mhz|hz|w|wh|mah|in|inch|mm|k)|i[3579]|r[3579]|ryzen\d*|\d+(?:ssd|hdd|nvme|emmc))$/;
+export const CONFIG_WORD = /^(?:\d+(?:gb|tb|mb|ghz|mhz|hz|w|wh|mah|in|inch|mm|k)|i[3579]|r[3579]|ryzen\d*|\d+(?:ssd|hdd|nvme|emmc))$/;
 
 /** Phrases written several ways, folded to the short form on both sides of the index. */
 const PHRASES: [RegExp, string][] = [
@@ -76,8 +79,10 @@ export const isYear = (w: string): boolean => /^(19[89]\d|20[0-3]\d)$/.test(w);
 
 /** Words a model string may carry that name no model ("Latitude 5440 laptop", "Surface Pro 9 for Business"). */
 export const NOISE_WORDS = new Set(
-  ('laptop notebook computer desktop monitor display phone smartphone tablet printer series business edition ' +
-    'model with inch for the and pc new used refurbished ssd hdd nvme emmc ram memory storage').split(' '),
+  (
+    'laptop notebook computer desktop monitor display phone smartphone tablet printer series business edition ' +
+    'model with inch for the and pc new used refurbished ssd hdd nvme emmc ram memory storage'
+  ).split(' '),
 );
 
 /** Words of a catalogue name that name the processor of a variant ("ThinkPad T14 Gen 3 AMD"). */

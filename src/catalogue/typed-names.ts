@@ -77,7 +77,12 @@ export function typedNameReadings(model: string, brand?: string): TypedNameReadi
   } else if (miniPc) form = 'mini';
   // a part number in parentheses ("Galaxy A99 (SM-A999F)") is looked up as such; the name is read without it
   t = t.replace(/\((?:[a-z]{1,4}-[a-z0-9]{3,}|[a-z0-9]*\d[a-z0-9]*[a-z][a-z0-9]*)\)/g, ' ');
-  const tidy = (s: string) => s.replace(/\(\s*\)/g, ' ').replace(/\s+-\s+/g, ' ').replace(/\s+/g, ' ').trim();
+  const tidy = (s: string) =>
+    s
+      .replace(/\(\s*\)/g, ' ')
+      .replace(/\s+-\s+/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
   const bases: string[] = [];
   if (size) {
     bases.push(tidy(t.replace(SCREEN_SIZE, ' ')));
@@ -104,7 +109,13 @@ export function typedNameReadings(model: string, brand?: string): TypedNameReadi
       const key = `${b ?? ''}|${compact(m)}`;
       if (!compact(m) || seen.has(key)) continue;
       seen.add(key);
-      out.push({ model: m, ...(b ? { brand: b } : {}), ...(screen_inch !== undefined ? { screen_inch } : {}), ...(display ? { display } : {}), ...(form ? { form } : {}) });
+      out.push({
+        model: m,
+        ...(b ? { brand: b } : {}),
+        ...(screen_inch !== undefined ? { screen_inch } : {}),
+        ...(display ? { display } : {}),
+        ...(form ? { form } : {}),
+      });
     }
   }
   return out;

@@ -51,7 +51,14 @@ export class CertificateKeys {
     const kid = thumbprint(publicKey);
     if (this.byKid.has(kid)) return;
     this.byKid.set(kid, publicKey);
-    this.jwks.keys.push({ kty: 'OKP', crv: 'Ed25519', x: publicKey.export({ format: 'jwk' }).x!, kid, alg: SIGNATURE_ALGORITHM, use: 'sig' });
+    this.jwks.keys.push({
+      kty: 'OKP',
+      crv: 'Ed25519',
+      x: publicKey.export({ format: 'jwk' }).x!,
+      kid,
+      alg: SIGNATURE_ALGORITHM,
+      use: 'sig',
+    });
   }
 
   /**
@@ -113,10 +120,16 @@ export async function loadCertificateKeys(
     const candidate = fromFile ?? generateKeyPairSync('ed25519').privateKey;
     const kid = thumbprint(createPublicKey(candidate));
     const publicKey = pemOf(createPublicKey(candidate), 'spki');
-    const signing = { kid, public_key: publicKey, private_key_sealed: secrets.seal(pemOf(candidate, 'pkcs8'), sealContext(kid)), signs: true };
+    const signing = {
+      kid,
+      public_key: publicKey,
+      private_key_sealed: secrets.seal(pemOf(candidate, 'pkcs8'), sealContext(kid)),
+      signs: true,
+    };
     const { count } = await prisma.certificateSigningKey.createMany({ data: [signing], skipDuplicates: true });
     // Another key signs already: a data directory's own key still verifies the certificates it signed.
-    if (count === 0 && fromFile) await prisma.certificateSigningKey.createMany({ data: [{ kid, public_key: publicKey }], skipDuplicates: true });
+    if (count === 0 && fromFile)
+      await prisma.certificateSigningKey.createMany({ data: [{ kid, public_key: publicKey }], skipDuplicates: true });
     rows = await stored();
   }
 

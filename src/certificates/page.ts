@@ -1,5 +1,13 @@
 import * as fmt from '../documents/format.ts';
-import { CERTIFICATE_TITLES, headline, methodologyRows, revokedNotice, sourceLine, statementRows, subjectRows } from '../documents/certificate-facts.ts';
+import {
+  CERTIFICATE_TITLES,
+  headline,
+  methodologyRows,
+  revokedNotice,
+  sourceLine,
+  statementRows,
+  subjectRows,
+} from '../documents/certificate-facts.ts';
 import type { CertificateFacts } from '../documents/views.ts';
 import { escapeHtml, pagePolicy } from '../rest/html.ts';
 import { certificateFacts } from './payload.ts';
@@ -28,7 +36,8 @@ const VERDICTS: Record<Verdict, { title: string; explain: (v: Verification) => s
   },
   altered: {
     title: 'Altered',
-    explain: () => 'The facts held for this certificate no longer match their signature: they were changed after issue. Do not rely on them.',
+    explain: () =>
+      'The facts held for this certificate no longer match their signature: they were changed after issue. Do not rely on them.',
   },
   revoked: {
     title: 'Revoked',
@@ -42,7 +51,8 @@ const VERDICTS: Record<Verdict, { title: string; explain: (v: Verification) => s
 
 /** As the PDF prints it (src/documents/certificate.ts groupFingerprint): upper-case groups of four, comparable by eye. */
 const grouped = (hex: string | null) => (hex?.toUpperCase().match(/.{1,4}/g) ?? []).join(' ');
-const row = (label: string, value: string, attributes = '') => `<tr${attributes}><th scope="row">${escapeHtml(label)}</th><td>${value}</td></tr>`;
+const row = (label: string, value: string, attributes = '') =>
+  `<tr${attributes}><th scope="row">${escapeHtml(label)}</th><td>${value}</td></tr>`;
 
 /** The facts as the PDF states them (the same sentences, src/documents/certificate-facts.ts), one table. */
 function factsTable(facts: CertificateFacts): string {
@@ -50,9 +60,17 @@ function factsTable(facts: CertificateFacts): string {
   return `<table id="facts"><tbody>
 ${row('Certificate of', escapeHtml(CERTIFICATE_TITLES[facts.statement.kind]))}
 ${row('Organisation', escapeHtml(facts.organization_name))}
-${subjectRows(facts).map(([label, value]) => row(label, escapeHtml(value))).join('\n')}
-${statementRows(facts.statement).map(([label, value]) => (label === total ? row(label, `<strong>${escapeHtml(value)}</strong>`, ' id="total"') : row(label, escapeHtml(value)))).join('\n')}
-${methodologyRows(facts).map(([label, value]) => row(label, escapeHtml(value))).join('\n')}
+${subjectRows(facts)
+  .map(([label, value]) => row(label, escapeHtml(value)))
+  .join('\n')}
+${statementRows(facts.statement)
+  .map(([label, value]) =>
+    label === total ? row(label, `<strong>${escapeHtml(value)}</strong>`, ' id="total"') : row(label, escapeHtml(value)),
+  )
+  .join('\n')}
+${methodologyRows(facts)
+  .map(([label, value]) => row(label, escapeHtml(value)))
+  .join('\n')}
 ${row('Data sources', facts.data_sources.length ? `<ul>${facts.data_sources.map((s) => `<li>${escapeHtml(sourceLine(s))}</li>`).join('')}</ul>` : 'No external data source: built-in defaults of the methodology.')}
 ${row('Issued', escapeHtml(fmt.dateTime(facts.issued_at)))}
 </tbody></table>`;
@@ -74,7 +92,10 @@ export function verificationPage(v: Verification, links: { jwks: string; self: s
 <p class="number">${escapeHtml(v.certificate_number)}</p>
 <div id="verdict" class="verdict ${v.verdict}" data-verdict="${v.verdict}" role="status"><strong>${verdict.title}</strong>${escapeHtml(verdict.explain(v))}</div>
 ${v.sandbox ? '<p id="sandbox" class="sandbox"><strong>Sandbox certificate.</strong> Issued with a test API key over sandbox data: it certifies no real device.</p>' : ''}
-${v.verdict === 'unknown' ? '' : `<h2>Facts${v.verdict === 'altered' ? ' as held now (not as signed)' : ' as signed'}</h2>
+${
+  v.verdict === 'unknown'
+    ? ''
+    : `<h2>Facts${v.verdict === 'altered' ? ' as held now (not as signed)' : ' as signed'}</h2>
 ${storedFacts(v.payload)}
 <h2>Signature</h2>
 <table><tbody>
@@ -82,7 +103,8 @@ ${row('Algorithm', `Ed25519 (${escapeHtml(v.algorithm)}) over the RFC 8785 canon
 ${row('Key id', `<code>${escapeHtml(v.key_id)}</code>`)}
 ${row('Signature fingerprint', `<code id="fingerprint">${escapeHtml(grouped(v.signature_fingerprint))}</code><br><span class="muted">SHA-256 of the signature, as printed on the certificate</span>`)}
 ${row('Signature', `<code>${escapeHtml(v.signature)}</code>`)}
-</tbody></table>`}
+</tbody></table>`
+}
 <p class="muted">Check it yourself: this address with <code>Accept: application/json</code> answers the facts, the signature and the key id;
 the public keys are at <code>${escapeHtml(links.jwks)}</code>. Address of this page: <code>${escapeHtml(links.self)}</code>.</p>
 </body></html>`;

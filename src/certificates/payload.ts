@@ -22,10 +22,18 @@ const certifiable = {
     product: z.object({
       brand: z.string(),
       name: z.string(),
-      mpn: z.string().nullish().transform((mpn) => mpn ?? null),
+      mpn: z
+        .string()
+        .nullish()
+        .transform((mpn) => mpn ?? null),
       category: z.string(),
     }),
-    methodology: z.object({ standard: z.string(), uncertainty_pct: z.number(), data_sources: z.array(z.string()), lifetime_years: z.number().optional() }),
+    methodology: z.object({
+      standard: z.string(),
+      uncertainty_pct: z.number(),
+      data_sources: z.array(z.string()),
+      lifetime_years: z.number().optional(),
+    }),
   }),
   savings: z.object({
     remaining_life_years: z.number(),
@@ -65,11 +73,19 @@ export interface CertifiedCalculation {
   end_of_life_kg: number;
   result: unknown;
   organization: { name: string };
-  factors: { role: string; factor: { region_code: string; value: number; unit: string; source: string; source_version: string; valid_from: Date } }[];
+  factors: {
+    role: string;
+    factor: { region_code: string; value: number; unit: string; source: string; source_version: string; valid_from: Date };
+  }[];
 }
 
 const notCertifiable = (what: string) =>
-  new ApiError(422, 'CALCULATION_NOT_CERTIFIABLE', 'Calculation cannot be certified', `calculation_id: the stored calculation has no ${what} record`);
+  new ApiError(
+    422,
+    'CALCULATION_NOT_CERTIFIABLE',
+    'Calculation cannot be certified',
+    `calculation_id: the stored calculation has no ${what} record`,
+  );
 
 function parseResult<T>(schema: z.ZodType<T>, result: unknown, what: string): T {
   const parsed = schema.safeParse(result);
@@ -79,8 +95,18 @@ function parseResult<T>(schema: z.ZodType<T>, result: unknown, what: string): T 
 
 /** The avoided mass in everyday terms, with the factors the engine divides by (src/footprint/engine/constants.ts). */
 const EQUIVALENT_SOURCES: CertificateDataSource[] = [
-  { label: `Driving equivalent: ${CAR_KG_PER_KM} kg CO2e/km`, source: 'UK DESNZ greenhouse gas conversion factors, average car, unknown fuel (0.168, rounded)', version: '2023', valid_from: null },
-  { label: `Tree equivalent: ${TREE_KG_PER_YEAR} kg CO2e/year`, source: 'Arbor Day Foundation: 48 lb CO2 a mature tree absorbs in a year', version: null, valid_from: null },
+  {
+    label: `Driving equivalent: ${CAR_KG_PER_KM} kg CO2e/km`,
+    source: 'UK DESNZ greenhouse gas conversion factors, average car, unknown fuel (0.168, rounded)',
+    version: '2023',
+    valid_from: null,
+  },
+  {
+    label: `Tree equivalent: ${TREE_KG_PER_YEAR} kg CO2e/year`,
+    source: 'Arbor Day Foundation: 48 lb CO2 a mature tree absorbs in a year',
+    version: null,
+    valid_from: null,
+  },
 ];
 
 /** What the calculation's kind states, from its stored answer (the one the API gave). */
@@ -112,7 +138,12 @@ function statementOf(calc: CertifiedCalculation, lifetimeYears: number | undefin
   }
   return {
     kind: 'footprint',
-    phases: { production_kg: calc.production_kg, transport_kg: calc.transport_kg, use_phase_kg: calc.use_phase_kg, end_of_life_kg: calc.end_of_life_kg },
+    phases: {
+      production_kg: calc.production_kg,
+      transport_kg: calc.transport_kg,
+      use_phase_kg: calc.use_phase_kg,
+      end_of_life_kg: calc.end_of_life_kg,
+    },
     total_kg_co2e: calc.total_kg_co2e,
     interval: uncertaintyInterval(calc.total_kg_co2e, uncertaintyPct),
     lifetime_years: lifetimeYears ?? null,
@@ -156,10 +187,17 @@ export function certificatePayload(
     product,
     country: calc.country,
     statement,
-    methodology: { standard: methodology.standard, engine_version: calc.engine_version, confidence: calc.confidence, uncertainty_pct: methodology.uncertainty_pct },
+    methodology: {
+      standard: methodology.standard,
+      engine_version: calc.engine_version,
+      confidence: calc.confidence,
+      uncertainty_pct: methodology.uncertainty_pct,
+    },
     data_sources: [
       // Grid factors are cited from calculation_factors (with their vintages as columns), not from these lines.
-      ...methodology.data_sources.filter((s) => !s.startsWith('grid factor ')).map((source) => ({ label: 'Product data', source, version: null, valid_from: null })),
+      ...methodology.data_sources
+        .filter((s) => !s.startsWith('grid factor '))
+        .map((source) => ({ label: 'Product data', source, version: null, valid_from: null })),
       ...gridSource(calc),
       ...(statement.kind === 'footprint' ? [] : EQUIVALENT_SOURCES),
     ],
@@ -175,7 +213,9 @@ const sharedFacts = {
   product: z.object({ brand: z.string(), name: z.string(), mpn: z.string().nullable(), category: z.string() }),
   country: z.string(),
   methodology: z.object({ standard: z.string(), engine_version: z.string(), confidence: z.string(), uncertainty_pct: z.number() }),
-  data_sources: z.array(z.object({ label: z.string(), source: z.string(), version: z.string().nullable(), valid_from: z.string().nullable() })),
+  data_sources: z.array(
+    z.object({ label: z.string(), source: z.string(), version: z.string().nullable(), valid_from: z.string().nullable() }),
+  ),
   sandbox: z.boolean(),
 };
 const withEquivalents = { km_driving_avoided: z.number(), trees_year_equivalent: z.number() };
@@ -183,7 +223,13 @@ const withEquivalents = { km_driving_avoided: z.number(), trees_year_equivalent:
 const currentFacts: z.ZodType<CertificateFacts> = z.object({
   ...sharedFacts,
   statement: z.discriminatedUnion('kind', [
-    z.object({ kind: z.literal('footprint'), phases, total_kg_co2e: z.number(), interval: z.object({ low_kg: z.number(), high_kg: z.number() }), lifetime_years: z.number().nullable() }),
+    z.object({
+      kind: z.literal('footprint'),
+      phases,
+      total_kg_co2e: z.number(),
+      interval: z.object({ low_kg: z.number(), high_kg: z.number() }),
+      lifetime_years: z.number().nullable(),
+    }),
     z.object({
       kind: z.literal('savings'),
       remaining_life_years: z.number(),
@@ -214,10 +260,18 @@ const currentFacts: z.ZodType<CertificateFacts> = z.object({
 });
 
 /** Format 1 stated the lifecycle footprint at the top level, without its interval (derived with today's method) or lifetime. */
-const footprintOnlyFacts = z.object({ ...sharedFacts, phases, total_kg_co2e: z.number() }).transform(({ phases, total_kg_co2e, ...facts }): CertificateFacts => ({
-  ...facts,
-  statement: { kind: 'footprint', phases, total_kg_co2e, interval: uncertaintyInterval(total_kg_co2e, facts.methodology.uncertainty_pct), lifetime_years: null },
-}));
+const footprintOnlyFacts = z.object({ ...sharedFacts, phases, total_kg_co2e: z.number() }).transform(
+  ({ phases, total_kg_co2e, ...facts }): CertificateFacts => ({
+    ...facts,
+    statement: {
+      kind: 'footprint',
+      phases,
+      total_kg_co2e,
+      interval: uncertaintyInterval(total_kg_co2e, facts.methodology.uncertainty_pct),
+      lifetime_years: null,
+    },
+  }),
+);
 
 /**
  * The facts a stored payload states, in either format; null when it is not shaped like either

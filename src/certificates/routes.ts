@@ -49,7 +49,8 @@ export function createVerifyRouter(services: Services): Router {
     const verification = await verifyCertificate(services.db.prisma, services.certificateKeys, number!.toUpperCase());
     const status = verification.verdict === 'unknown' ? 404 : 200;
     // An unknown number is a 404 like any other, with the code every error body carries.
-    if (wantsJson(request)) return Response.json(status === 404 ? { ...verification, code: 'CERTIFICATE_UNKNOWN' } : verification, { status });
+    if (wantsJson(request))
+      return Response.json(status === 404 ? { ...verification, code: 'CERTIFICATE_UNKNOWN' } : verification, { status });
     const base = publicBase(request, services.config);
     const page = verificationPage(verification, { jwks: `${base}${JWKS_PATH}`, self: verifyUrl(base, verification.certificate_number) });
     return new Response(page, { status, headers: { 'Content-Type': 'text/html; charset=utf-8' } });
@@ -79,7 +80,9 @@ export function createCertificateDownloadRouter(services: Services): Router {
     const prisma = services.scopes.forCaller(caller);
     const certificate = await findCertificate(prisma, id);
     const link = verifyUrl(publicBase(request, services.config), certificate.certificate_number);
-    const pdf = await renderCertificatePdf(await certificateDocument({ prisma, caller, keys: services.certificateKeys }, certificate, link));
+    const pdf = await renderCertificatePdf(
+      await certificateDocument({ prisma, caller, keys: services.certificateKeys }, certificate, link),
+    );
     return new Response(new Uint8Array(pdf), {
       headers: {
         'Content-Type': 'application/pdf',

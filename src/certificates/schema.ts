@@ -21,8 +21,14 @@ const CertificateRef = builder.objectRef<IssuedCertificate>('Certificate').imple
     id: t.id({ resolve: ({ row }) => row.id }),
     certificate_number: t.string({ description: '"LCF-" and 10 characters A-Z0-9', resolve: ({ row }) => row.certificate_number }),
     issued_at: t.field({ type: 'DateTime', resolve: ({ row }) => row.issued_at }),
-    download_url: t.string({ description: 'The PDF: GET with the same API key', resolve: ({ row, base }) => certificateLinks(base, row).download_url }),
-    verify_url: t.string({ description: 'Public verification page; JSON with Accept: application/json', resolve: ({ row, base }) => certificateLinks(base, row).verify_url }),
+    download_url: t.string({
+      description: 'The PDF: GET with the same API key',
+      resolve: ({ row, base }) => certificateLinks(base, row).download_url,
+    }),
+    verify_url: t.string({
+      description: 'Public verification page; JSON with Accept: application/json',
+      resolve: ({ row, base }) => certificateLinks(base, row).verify_url,
+    }),
   }),
 });
 
@@ -49,8 +55,21 @@ builder.mutationFields((t) => ({
       'Issues a signed CO2 impact certificate for a stored calculation of your organisation (its calculation_id). ' +
       'Idempotent: while the calculation has a certificate that is not revoked, that one is returned; after a revocation a new one is issued.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/certificate', tags: ['Certificates'], errors: { 422: 'The stored calculation lacks what a certificate states (CALCULATION_NOT_CERTIFIABLE)' } } },
-    args: { calculation_id: t.arg.id({ required: true, description: 'A stored calculation of your organisation (UUID)', ...maxChars(TEXT_LIMITS.id) }) },
+    extensions: {
+      rest: {
+        method: 'POST',
+        path: '/certificate',
+        tags: ['Certificates'],
+        errors: { 422: 'The stored calculation lacks what a certificate states (CALCULATION_NOT_CERTIFIABLE)' },
+      },
+    },
+    args: {
+      calculation_id: t.arg.id({
+        required: true,
+        description: 'A stored calculation of your organisation (UUID)',
+        ...maxChars(TEXT_LIMITS.id),
+      }),
+    },
     resolve: async (_root, { calculation_id }, ctx) => {
       const context = certificateContext(ctx);
       return { row: await issueCertificate(context, String(calculation_id)), base: context.base };

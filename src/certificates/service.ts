@@ -16,7 +16,11 @@ export const CERTIFICATE_NUMBER = new RegExp(`^${CERTIFICATE_PREFIX}[A-Z0-9]{${N
 /** Draws before giving up: with 36^10 numbers, even one collision is unlikely for billions of certificates. */
 const NUMBER_ATTEMPTS = 5;
 
-export const AUDIT_EVENTS = { issued: 'certificate.issued', revoked: 'certificate.revoked', altered: 'certificate.altered_refused' } as const;
+export const AUDIT_EVENTS = {
+  issued: 'certificate.issued',
+  revoked: 'certificate.revoked',
+  altered: 'certificate.altered_refused',
+} as const;
 
 /** `LCF-` and 10 characters of A-Z0-9, each drawn from the CSPRNG without modulo bias (crypto.randomInt). */
 export function newCertificateNumber(): string {
@@ -38,7 +42,12 @@ export interface CertificateContext {
 const certificateNotFound = (id: string) => notFound('Certificate', `id: no certificate ${id} in this organisation`);
 
 const certificateAudit = (caller: KeyCaller, event: string, row: { id: string; certificate_number: string; calculation_id: string }) =>
-  auditEntry(caller, event, { type: 'certificate', id: row.id }, { certificate_number: row.certificate_number, calculation_id: row.calculation_id });
+  auditEntry(
+    caller,
+    event,
+    { type: 'certificate', id: row.id },
+    { certificate_number: row.certificate_number, calculation_id: row.calculation_id },
+  );
 
 /**
  * Certifies a stored calculation of the caller's organisation. Idempotent: while the calculation has a
@@ -61,7 +70,11 @@ export async function issueCertificate(ctx: CertificateContext, calculationId: s
 
   for (let attempt = 0; attempt < NUMBER_ATTEMPTS; attempt++) {
     const issuedAt = new Date();
-    const payload = certificatePayload(calculation, { certificate_number: newCertificateNumber(), issued_at: issuedAt, sandbox: caller.environment === 'test' });
+    const payload = certificatePayload(calculation, {
+      certificate_number: newCertificateNumber(),
+      issued_at: issuedAt,
+      sandbox: caller.environment === 'test',
+    });
     const bytes = canonicalBytes(payload);
     const row = {
       id: randomUUID(),
@@ -195,9 +208,21 @@ export interface Verification {
  * revoked: facts that no longer match their signature are the stronger warning.
  */
 export async function verifyCertificate(prisma: PrismaClient, keys: CertificateKeys, number: string): Promise<Verification> {
-  const certificate = CERTIFICATE_NUMBER.test(number) ? await prisma.certificate.findUnique({ where: { certificate_number: number } }) : null;
+  const certificate = CERTIFICATE_NUMBER.test(number)
+    ? await prisma.certificate.findUnique({ where: { certificate_number: number } })
+    : null;
   if (!certificate) {
-    return { verdict: 'unknown', certificate_number: number, payload: null, signature: null, key_id: null, algorithm: SIGNATURE_ALGORITHM, signature_fingerprint: null, revoked_at: null, sandbox: false };
+    return {
+      verdict: 'unknown',
+      certificate_number: number,
+      payload: null,
+      signature: null,
+      key_id: null,
+      algorithm: SIGNATURE_ALGORITHM,
+      signature_fingerprint: null,
+      revoked_at: null,
+      sandbox: false,
+    };
   }
   const intact = await isIntact(keys, certificate);
   return {

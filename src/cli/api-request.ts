@@ -20,6 +20,9 @@ export async function apiRequest(
   }
   // biome-ignore lint/suspicious/noExplicitAny: as above
   const payload = (await response.json().catch(() => ({}))) as Record<string, any>;
-  if (!response.ok) throw new Error(`${response.status} ${payload.code ?? ''}: ${payload.details || payload.message || payload.error || response.statusText}`);
+  if (!response.ok)
+    throw new Error(
+      `${response.status} ${payload.code ?? ''}: ${payload.details || payload.message || payload.error || response.statusText}`,
+    );
   return payload;
 }

@@ -119,12 +119,16 @@ async function run(argv: string[]): Promise<void> {
     case 'admin seed-demo': {
       if (!values.org || !UUID.test(values.org)) throw new UsageError('--org ORG_ID (a UUID) is required');
       const n = Number(values.assets);
-      if (!values.assets || !Number.isInteger(n) || n < 1 || n > 5_000_000) throw new UsageError('--assets N (an integer from 1 to 5000000) is required');
+      if (!values.assets || !Number.isInteger(n) || n < 1 || n > 5_000_000)
+        throw new UsageError('--assets N (an integer from 1 to 5000000) is required');
       const { seedDemoFromCli } = await import('../assets/cli.ts');
       const result = await seedDemoFromCli(values.org, n, (done, total) => {
         if (!values.json) console.error(`seeded ${done}/${total} assets (${Math.round((done / total) * 1000) / 10}%)`);
       });
-      return print({ ...result }, `seeded ${result.assets} assets into organization ${result.org_id} in ${(result.ms / 1000).toFixed(1)} s (${result.combinations} device/country footprints; serial numbers ${result.serial_prefix}0000001…)`);
+      return print(
+        { ...result },
+        `seeded ${result.assets} assets into organization ${result.org_id} in ${(result.ms / 1000).toFixed(1)} s (${result.combinations} device/country footprints; serial numbers ${result.serial_prefix}0000001…)`,
+      );
     }
     case 'assets import': {
       const file = positionals[2];
@@ -148,7 +152,11 @@ async function run(argv: string[]): Promise<void> {
       const check = await verifyProofFile(file, values.hash);
       if (check.matches === false) process.exitCode = 1;
       const verdict =
-        check.matches === undefined ? 'no X-Service-Proof-Hash to compare with (pass --hash)' : check.matches ? 'matches' : `does NOT match ${check.claimed}`;
+        check.matches === undefined
+          ? 'no X-Service-Proof-Hash to compare with (pass --hash)'
+          : check.matches
+            ? 'matches'
+            : `does NOT match ${check.claimed}`;
       return print({ ...check }, `hash ${check.hash} over ${check.rows} rows: ${verdict}`);
     }
     case 'blancco connect':
@@ -158,20 +166,34 @@ async function run(argv: string[]): Promise<void> {
       const target = { baseUrl: (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, ''), key };
       const { connectBlancco, syncBlancco } = await import('../erasure/cli.ts');
       if (command === 'blancco connect') {
-        if (!values['base-url']) throw new UsageError('--base-url URL (the portal API base, e.g. https://api.eu-west-1.blancco.cloud) is required');
+        if (!values['base-url'])
+          throw new UsageError('--base-url URL (the portal API base, e.g. https://api.eu-west-1.blancco.cloud) is required');
         const apiKey = process.env.BLANCCO_API_KEY;
         if (!apiKey) throw new UsageError('BLANCCO_API_KEY (the portal API key) must be set in the environment');
         const connection = await connectBlancco(target, { baseUrl: values['base-url'], apiKey, country: values.country });
-        return print(connection, `connected ${connection.base_url} (key ${connection.api_key_hint}, default country ${connection.default_country})`);
+        return print(
+          connection,
+          `connected ${connection.base_url} (key ${connection.api_key_hint}, default country ${connection.default_country})`,
+        );
       }
       const limit = values.batch === undefined ? undefined : Number(values.batch);
-      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000)) throw new UsageError('--batch must be an integer from 1 to 1000');
-      const totals = await syncBlancco(target, { onlySuccessful: values['only-successful'], sinceDate: values.since, country: values.country, limit }, (t) => {
-        if (!values.json) console.error(`batch ${t.batches}: ${t.synced} synced, ${t.skipped} skipped, ${t.errors} errors so far`);
-      });
+      if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 1000))
+        throw new UsageError('--batch must be an integer from 1 to 1000');
+      const totals = await syncBlancco(
+        target,
+        { onlySuccessful: values['only-successful'], sinceDate: values.since, country: values.country, limit },
+        (t) => {
+          if (!values.json) console.error(`batch ${t.batches}: ${t.synced} synced, ${t.skipped} skipped, ${t.errors} errors so far`);
+        },
+      );
       if (totals.errors > 0) process.exitCode = 1;
-      const errors = totals.errors_detail.map((e) => `  ${e.uuid ?? '(no uuid)'} ${[e.brand, e.model].filter(Boolean).join(' ')}: ${e.error}`);
-      return print({ ...totals }, `synced ${totals.synced}, skipped ${totals.skipped}, errors ${totals.errors} in ${totals.batches} batch(es)${errors.length ? `\n${errors.join('\n')}` : ''}`);
+      const errors = totals.errors_detail.map(
+        (e) => `  ${e.uuid ?? '(no uuid)'} ${[e.brand, e.model].filter(Boolean).join(' ')}: ${e.error}`,
+      );
+      return print(
+        { ...totals },
+        `synced ${totals.synced}, skipped ${totals.skipped}, errors ${totals.errors} in ${totals.batches} batch(es)${errors.length ? `\n${errors.join('\n')}` : ''}`,
+      );
     }
     case 'worker': {
       const { runWorkerProcess } = await import('./worker.ts');

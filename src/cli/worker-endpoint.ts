@@ -26,7 +26,10 @@ type EndpointServices = Pick<Services, 'adminToken' | 'quota' | 'metrics'> & { d
  * `lcf worker`'s own HTTP endpoint for supervisors and scrapers: /healthz, /readyz and /metrics
  * (admin token) with the servers' bodies, so one probe and one scrape configuration serve both.
  */
-export async function listenWorkerEndpoint(services: EndpointServices, { host, port, isStopping }: WorkerEndpointOptions): Promise<{ server: Server; address: string }> {
+export async function listenWorkerEndpoint(
+  services: EndpointServices,
+  { host, port, isStopping }: WorkerEndpointOptions,
+): Promise<{ server: Server; address: string }> {
   const probes = new Router('', { 'Cache-Control': 'no-store' })
     .on('GET', '/healthz', livenessAnswer)
     .on('GET', '/readyz', () => readinessAnswer({ isDraining: isStopping, database: services.db, log: services.log }));
@@ -34,7 +37,14 @@ export async function listenWorkerEndpoint(services: EndpointServices, { host, p
   for (const router of [probes, createMetricsRouter(services)]) router.declareIn(routes);
 
   const answer = (req: IncomingMessage): Promise<Response> => {
-    const state = { id: randomUUID(), startedAt: performance.now(), ip: req.socket.remoteAddress ?? 'unknown', log: services.log, responseHeaders: new Headers(), successHeaders: new Headers() };
+    const state = {
+      id: randomUUID(),
+      startedAt: performance.now(),
+      ip: req.socket.remoteAddress ?? 'unknown',
+      log: services.log,
+      responseHeaders: new Headers(),
+      successHeaders: new Headers(),
+    };
     return runWithRequest(state, async () => {
       // HEAD as GET, as the servers answer it (Node leaves the body out).
       const method = req.method === 'HEAD' || !req.method ? 'GET' : req.method;
@@ -65,6 +75,7 @@ export async function listenWorkerEndpoint(services: EndpointServices, { host, p
 // Its routes take GET only, without a body: method, path and headers are the whole request.
 function toRequest(req: IncomingMessage, method: string): Request {
   const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+  for (const [name, value] of Object.entries(req.headers))
+    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
   return new Request(new URL(req.url ?? '/', 'http://worker'), { method, headers });
 }

@@ -28,7 +28,9 @@ export async function runWorkerProcess(): Promise<void> {
     throw error;
   }
   if (!config.databaseUrl) {
-    throw new Error('lcf worker needs DATABASE_URL (PostgreSQL): with the embedded database the server runs the worker itself (EXPORT_WORKER=inline)');
+    throw new Error(
+      'lcf worker needs DATABASE_URL (PostgreSQL): with the embedded database the server runs the worker itself (EXPORT_WORKER=inline)',
+    );
   }
   const log = createLogger(config.logLevel);
   logProcessWarnings(log);
@@ -60,9 +62,14 @@ type WorkerServices = Pick<
  * start, scoping, the export storage) and what its endpoint needs (metrics, the admin token and the
  * failed-attempt counter guarding /metrics).
  */
-export async function openWorkerServices(config: ReturnType<typeof loadConfig>, log: ReturnType<typeof createLogger>): Promise<WorkerServices> {
+export async function openWorkerServices(
+  config: ReturnType<typeof loadConfig>,
+  log: ReturnType<typeof createLogger>,
+): Promise<WorkerServices> {
   const db = await openDatabase({ kind: 'postgres', url: config.databaseUrl!, poolSize: config.databasePoolSize });
-  await withSession(db, async (session) => withStartupLock(session, async () => void (await applyMigrations(session, await readMigrations()))));
+  await withSession(db, async (session) =>
+    withStartupLock(session, async () => void (await applyMigrations(session, await readMigrations()))),
+  );
   return {
     config,
     db,

@@ -6,7 +6,10 @@ export interface AllowedHost {
 
 /** ALLOWED_HOSTS: comma-separated `host` or `host:port` (IPv6 in brackets). Throws naming the entry that is no host. */
 export function parseAllowedHosts(text: string): AllowedHost[] {
-  const entries = text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter(Boolean);
   if (entries.length === 0) throw new Error('expected one or more hosts, e.g. "api.example.com,localhost:3000"');
   return entries.map((entry) => {
     let url: URL | undefined;

@@ -36,7 +36,10 @@ const envSchema = z.object({
   DATABASE_URL: url(['postgres', 'postgresql']).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: url(['redis', 'rediss']).optional(),
-  REDIS_PREFIX: z.string().regex(/^[\w:.-]{1,64}$/, 'letters, digits and : . - _ only').default('lcf:'),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[\w:.-]{1,64}$/, 'letters, digits and : . - _ only')
+    .default('lcf:'),
   ADMIN_TOKEN: z.string().min(24, 'must be at least 24 characters').optional(),
   PUBLIC_BASE_URL: url(['http', 'https']).optional(),
   // Hosts whose requests get links to themselves while PUBLIC_BASE_URL is unset; unset: the listen address (docs/certificates.md).
@@ -45,15 +48,29 @@ const envSchema = z.object({
   TRUSTED_PROXY: z
     .string()
     .optional()
-    .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [])),
+    .transform((v) =>
+      v
+        ? v
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : [],
+    ),
   // e.g. "minute.enterprise=5000,day.free=50,report.pro=40": a deployment's own quota values (defaults: docs/quotas.md);
   // `report` is the monthly report allowance (docs/reports.md).
   QUOTA_LIMITS: z
     .string()
-    .regex(/^((day|minute|report)\.(free|pro|business|enterprise)=\d+)(,(day|minute|report)\.(free|pro|business|enterprise)=\d+)*$/, 'must look like "minute.enterprise=5000,day.free=50,report.pro=40"')
+    .regex(
+      /^((day|minute|report)\.(free|pro|business|enterprise)=\d+)(,(day|minute|report)\.(free|pro|business|enterprise)=\d+)*$/,
+      'must look like "minute.enterprise=5000,day.free=50,report.pro=40"',
+    )
     .optional()
     .transform((v) => {
-      const limits: { day: Record<string, number>; minute: Record<string, number>; report: Record<string, number> } = { day: {}, minute: {}, report: {} };
+      const limits: { day: Record<string, number>; minute: Record<string, number>; report: Record<string, number> } = {
+        day: {},
+        minute: {},
+        report: {},
+      };
       for (const part of v ? v.split(',') : []) {
         const [key, value] = part.split('=') as [string, string];
         const [window, plan] = key.split('.') as ['day' | 'minute' | 'report', string];
@@ -72,7 +89,10 @@ const envSchema = z.object({
   // How long a worker's claim on a job holds without renewal: a crashed worker's job is taken over after this.
   EXPORT_LEASE_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
   // Set EXPORT_S3_BUCKET to keep archives in an S3-compatible store; unset: DATA_DIR/exports.
-  EXPORT_S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 characters a-z 0-9 . -)').optional(),
+  EXPORT_S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'must be an S3 bucket name (3-63 characters a-z 0-9 . -)')
+    .optional(),
   EXPORT_S3_ENDPOINT: url(['http', 'https']).optional(),
   EXPORT_S3_REGION: z.string().min(1).default('us-east-1'),
   EXPORT_S3_ACCESS_KEY_ID: z.string().min(1).optional(),
@@ -118,7 +138,16 @@ export type Config = Readonly<{
     worker: 'inline' | 'off';
     leaseSeconds: number;
     /** Unset: archives under DATA_DIR/exports, served through signed URLs by the service. */
-    s3: Readonly<{ bucket: string; endpoint?: string; region: string; accessKeyId?: string; secretAccessKey?: string; forcePathStyle: boolean }> | undefined;
+    s3:
+      | Readonly<{
+          bucket: string;
+          endpoint?: string;
+          region: string;
+          accessKeyId?: string;
+          secretAccessKey?: string;
+          forcePathStyle: boolean;
+        }>
+      | undefined;
   }>;
   webhooks: Readonly<{ dispatch: 'inline' | 'off'; allowPrivateUrls: boolean }>;
   /** Port of `lcf worker`'s health and metrics endpoint. */

@@ -25,25 +25,36 @@ const SECURITY_HEADERS = {
 
 const loginForm = z.object({ key: text(FORM_LIMITS.key).transform((key) => key.trim()) });
 const newKeyForm = z.object({
-  name: text(FORM_LIMITS.name).transform((name) => name.trim() || undefined).optional(),
+  name: text(FORM_LIMITS.name)
+    .transform((name) => name.trim() || undefined)
+    .optional(),
   environment: z.enum(['live', 'test']).default('live'),
 });
 
 const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
   new Response(body, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
-const seeOther = (location: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { Location: location, ...headers } });
+const seeOther = (location: string, headers: Record<string, string> = {}) =>
+  new Response(null, { status: 303, headers: { Location: location, ...headers } });
 
 function sessionToken(request: Request): string | undefined {
   const cookie = request.headers.get('cookie') ?? '';
-  return cookie.split(/;\s*/).find((c) => c.startsWith(`${COOKIE}=`))?.slice(COOKIE.length + 1);
+  return cookie
+    .split(/;\s*/)
+    .find((c) => c.startsWith(`${COOKIE}=`))
+    ?.slice(COOKIE.length + 1);
 }
 
 /** A console form: URL-encoded, as its pages send them (415 otherwise), each field held to its schema (400 naming it). */
 async function readForm<S extends z.ZodType>(request: Request, schema: S): Promise<z.infer<S>> {
   const type = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/x-www-form-urlencoded') {
-    throw new ApiError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Unsupported media type', 'body: console forms are sent as application/x-www-form-urlencoded');
+    throw new ApiError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Unsupported media type',
+      'body: console forms are sent as application/x-www-form-urlencoded',
+    );
   }
   return validateBody(schema, Object.fromEntries(new URLSearchParams(await request.text())));
 }
@@ -67,7 +78,13 @@ export function createConsoleRouter(services: Services): Router {
     const org = await prisma.organization.findUniqueOrThrow({ where: { id: orgId } });
     const keys = await prisma.apiKey.findMany({ where: { org_id: orgId }, orderBy: { created_at: 'asc' } });
     const usage = await services.quota.usageToday(keys.map((k) => ({ keyId: k.id, orgId, plan: k.plan })));
-    return html(keysPage(org, keys.map((k, i) => ({ ...k, used_today: usage[i]!.used, daily_limit: usage[i]!.limit })), newKey));
+    return html(
+      keysPage(
+        org,
+        keys.map((k, i) => ({ ...k, used_today: usage[i]!.used, daily_limit: usage[i]!.limit })),
+        newKey,
+      ),
+    );
   }
 
   const ownOrigin = (request: Request) => publicOrigin(request, services.config);
@@ -106,37 +123,65 @@ export function createConsoleRouter(services: Services): Router {
     };
 
   return new Router(CONSOLE_BASE, SECURITY_HEADERS)
-    .on('GET', '/', authed((_request, orgId) => page(orgId)))
-    .on('POST', '/login', sameOriginForm(async (request) => {
-      const ip = currentRequest()?.ip ?? 'unknown';
-      // Brute-force guard: asked before the key is looked at; only failed sign-ins count.
-      const wait = await services.quota.signInWait('console', ip);
-      if (wait !== undefined) {
-        return html(loginPage(`Too many failed sign-ins from your address: try again in ${wait} seconds.`), 429, { 'Retry-After': String(wait) });
-      }
-      const { key } = await readForm(request, loginForm);
-      const caller = await authenticate(`Bearer ${key}`, ip, services.keys).catch(() => undefined);
-      if (caller?.kind !== 'key' || !caller.orgContext || caller.environment !== 'live') {
-        await services.quota.countFailedSignIn('console', ip);
-        return html(loginPage('That is not a live API key with organisation context.'), 401);
-      }
-      const token = randomBytes(32).toString('base64url');
-      await prisma.consoleSession.create({
-        data: { org_id: caller.orgId, token_hash: tokenHash(token), expires_at: new Date(Date.now() + SESSION_HOURS * 3_600_000) },
-      });
-      return seeOther(CONSOLE_BASE, { 'Set-Cookie': sessionCookie(request, token, SESSION_HOURS * 3600) });
-    }))
-    .on('POST', '/logout', sameOriginForm(authed(async (request) => {
-      await prisma.consoleSession.deleteMany({ where: { token_hash: tokenHash(sessionToken(request)!) } });
-      return seeOther(CONSOLE_BASE, { 'Set-Cookie': sessionCookie(request, '', 0) });
-    })))
-    .on('POST', '/keys', sameOriginForm(authed(async (request, orgId) => {
-      const form = await readForm(request, newKeyForm);
-      const issued = await issueApiKey(prisma, orgId, form);
-      return page(orgId, issued);
-    })))
-    .on('POST', '/keys/:id/revoke', sameOriginForm(authed(async (_request, orgId, params) => {
-      await revokeApiKey(prisma, services.keys, params.id!, orgId).catch(() => undefined);
-      return seeOther(CONSOLE_BASE);
-    })));
+    .on(
+      'GET',
+      '/',
+      authed((_request, orgId) => page(orgId)),
+    )
+    .on(
+      'POST',
+      '/login',
+      sameOriginForm(async (request) => {
+        const ip = currentRequest()?.ip ?? 'unknown';
+        // Brute-force guard: asked before the key is looked at; only failed sign-ins count.
+        const wait = await services.quota.signInWait('console', ip);
+        if (wait !== undefined) {
+          return html(loginPage(`Too many failed sign-ins from your address: try again in ${wait} seconds.`), 429, {
+            'Retry-After': String(wait),
+          });
+        }
+        const { key } = await readForm(request, loginForm);
+        const caller = await authenticate(`Bearer ${key}`, ip, services.keys).catch(() => undefined);
+        if (caller?.kind !== 'key' || !caller.orgContext || caller.environment !== 'live') {
+          await services.quota.countFailedSignIn('console', ip);
+          return html(loginPage('That is not a live API key with organisation context.'), 401);
+        }
+        const token = randomBytes(32).toString('base64url');
+        await prisma.consoleSession.create({
+          data: { org_id: caller.orgId, token_hash: tokenHash(token), expires_at: new Date(Date.now() + SESSION_HOURS * 3_600_000) },
+        });
+        return seeOther(CONSOLE_BASE, { 'Set-Cookie': sessionCookie(request, token, SESSION_HOURS * 3600) });
+      }),
+    )
+    .on(
+      'POST',
+      '/logout',
+      sameOriginForm(
+        authed(async (request) => {
+          await prisma.consoleSession.deleteMany({ where: { token_hash: tokenHash(sessionToken(request)!) } });
+          return seeOther(CONSOLE_BASE, { 'Set-Cookie': sessionCookie(request, '', 0) });
+        }),
+      ),
+    )
+    .on(
+      'POST',
+      '/keys',
+      sameOriginForm(
+        authed(async (request, orgId) => {
+          const form = await readForm(request, newKeyForm);
+          const issued = await issueApiKey(prisma, orgId, form);
+          return page(orgId, issued);
+        }),
+      ),
+    )
+    .on(
+      'POST',
+      '/keys/:id/revoke',
+      sameOriginForm(
+        authed(async (_request, orgId, params) => {
+          await revokeApiKey(prisma, services.keys, params.id!, orgId).catch(() => undefined);
+          return seeOther(CONSOLE_BASE);
+        }),
+      ),
+    );
 }

@@ -163,15 +163,14 @@ async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper)
 async function copyTree(from: string, to: string): Promise<void> {
   await mkdir(to, { recursive: true });
   const entries = await readdir(from, { withFileTypes: true });
-  await Promise.all(
-    entries.map((e) => (e.isDirectory() ? copyTree : copyFile)(path.join(from, e.name), path.join(to, e.name))),
-  );
+  await Promise.all(entries.map((e) => (e.isDirectory() ? copyTree : copyFile)(path.join(from, e.name), path.join(to, e.name))));
 }
 
-const exists = (file: string) => access(file).then(
-  () => true,
-  () => false,
-);
+const exists = (file: string) =>
+  access(file).then(
+    () => true,
+    () => false,
+  );
 
 /** A unique constraint refused the write (Prisma P2002): another writer got there first. */
 export const isUniqueViolation = (error: unknown) => (error as { code?: unknown } | null)?.code === 'P2002';

@@ -29,7 +29,10 @@ export interface MigrationFile {
 
 export async function readMigrations(dir = MIGRATIONS_DIR): Promise<MigrationFile[]> {
   const entries = await readdir(dir, { withFileTypes: true });
-  const names = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const names = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   return Promise.all(
     names.map(async (name) => {
       const sql = await readFile(new URL(`${name}/migration.sql`, `file://${dir}/`), 'utf8');
@@ -53,7 +56,8 @@ export async function withAdvisoryLock<T>(session: SqlSession, key: number | str
 }
 
 /** Runs fn while holding the start-up advisory lock. */
-export const withStartupLock = <T>(session: SqlSession, fn: () => Promise<T>): Promise<T> => withAdvisoryLock(session, STARTUP_LOCK_KEY, fn);
+export const withStartupLock = <T>(session: SqlSession, fn: () => Promise<T>): Promise<T> =>
+  withAdvisoryLock(session, STARTUP_LOCK_KEY, fn);
 
 /** Applies pending migrations, each in its own transaction; returns the names applied. Call under the start-up lock. */
 export async function applyMigrations(session: SqlSession, migrations: MigrationFile[]): Promise<string[]> {

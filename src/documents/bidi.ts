@@ -48,7 +48,8 @@ function pieces(runs: TextRun[], levels: Uint8Array): Piece[] {
     let start = 0;
     for (let i = 1; i <= run.text.length; i++) {
       const boundary =
-        i === run.text.length || (run.actual === undefined && !/[\udc00-\udfff]/.test(run.text[i]!) && levels[offset + i] !== levels[offset + start]);
+        i === run.text.length ||
+        (run.actual === undefined && !/[\udc00-\udfff]/.test(run.text[i]!) && levels[offset + i] !== levels[offset + start]);
       if (!boundary) continue;
       const text = run.text.slice(start, i);
       out.push({ run: { ...run, text }, level: levels[offset + start] ?? 0 });
@@ -80,7 +81,8 @@ function visualOrder(list: Piece[]): Piece[] {
 export function visualRuns(text: string, size: number, bold = false): PlacedRun[] {
   const runs = textRuns(text, bold);
   const logical = runs.map((run) => run.text).join('');
-  if (!RTL_SCRIPT.test(logical) && !RTL_MARKS.test(logical)) return runs.map((run) => ({ ...run, width: runWidth(run, size), whole: false }));
+  if (!RTL_SCRIPT.test(logical) && !RTL_MARKS.test(logical))
+    return runs.map((run) => ({ ...run, width: runWidth(run, size), whole: false }));
   const { levels } = bidi.getEmbeddingLevels(logical);
   return visualOrder(pieces(runs, levels)).map(({ run, level }) => {
     const reverses = fontkitReverses(run.text);

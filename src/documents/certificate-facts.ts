@@ -24,11 +24,23 @@ export const CERTIFICATE_TITLES: Record<CertificateStatement['kind'], string> = 
 export function headline(statement: CertificateStatement): { label: string; kg: number; note: string } {
   switch (statement.kind) {
     case 'footprint':
-      return { label: 'Lifecycle total', kg: statement.total_kg_co2e, note: `range ${fmt.kg(statement.interval.low_kg)} to ${fmt.kg(statement.interval.high_kg)} kg` };
+      return {
+        label: 'Lifecycle total',
+        kg: statement.total_kg_co2e,
+        note: `range ${fmt.kg(statement.interval.low_kg)} to ${fmt.kg(statement.interval.high_kg)} kg`,
+      };
     case 'savings':
-      return { label: 'Avoided emissions', kg: statement.avoided_co2_kg, note: `over ${years(statement.remaining_life_years)} of further use` };
+      return {
+        label: 'Avoided emissions',
+        kg: statement.avoided_co2_kg,
+        note: `over ${years(statement.remaining_life_years)} of further use`,
+      };
     case 'refurbishment':
-      return { label: 'Net savings', kg: statement.net_savings_kg, note: `${fmt.pct(statement.net_savings_pct)} of a new device’s production and transport` };
+      return {
+        label: 'Net savings',
+        kg: statement.net_savings_kg,
+        note: `${fmt.pct(statement.net_savings_pct)} of a new device’s production and transport`,
+      };
   }
 }
 
@@ -61,7 +73,9 @@ const equivalentRow = (s: { km_driving_avoided: number; trees_year_equivalent: n
 /** null is "never" for two reasons, told apart by the sign of the net savings (they are positive when only the extra electricity is missing). */
 function breakEven(statement: { break_even_years: number | null; net_savings_kg: number }): string {
   if (statement.break_even_years !== null) return `after ${years(statement.break_even_years)} of use`;
-  return statement.net_savings_kg > 0 ? 'never: it uses no more electricity than a new one' : 'never: refurbishing emits more than it avoids';
+  return statement.net_savings_kg > 0
+    ? 'never: it uses no more electricity than a new one'
+    : 'never: refurbishing emits more than it avoids';
 }
 
 /** The figures of the statement, in the order they add up. */
@@ -91,7 +105,9 @@ export function statementRows(statement: CertificateStatement): Row[] {
         ['Refurbishing work, parts and logistics', `− ${kg(statement.overhead_kg)}`],
         [
           'Replaced components',
-          statement.swaps.length ? `− ${kg(statement.swaps_total_kg)}: ${statement.swaps.map((s) => `${s.token} ${fmt.kg(s.production_kg)} kg`).join(', ')}` : 'none',
+          statement.swaps.length
+            ? `− ${kg(statement.swaps_total_kg)}: ${statement.swaps.map((s) => `${s.token} ${fmt.kg(s.production_kg)} kg`).join(', ')}`
+            : 'none',
         ],
         ['Extra electricity in the country of reuse', `− ${kg(statement.additional_use_phase_kg)}`],
         ['Net savings', `${kg(statement.net_savings_kg)} (${fmt.pct(statement.net_savings_pct)})`],
@@ -115,7 +131,9 @@ export function methodologyRows(facts: CertificateFacts): Row[] {
     ['Confidence', m.confidence],
     [
       'Uncertainty',
-      statement.kind === 'footprint' ? uncertainty(statement, m.uncertainty_pct) : `± ${fmt.pct(m.uncertainty_pct)} of the new device’s lifecycle footprint these savings derive from`,
+      statement.kind === 'footprint'
+        ? uncertainty(statement, m.uncertainty_pct)
+        : `± ${fmt.pct(m.uncertainty_pct)} of the new device’s lifecycle footprint these savings derive from`,
     ],
   ];
 }

@@ -1,5 +1,14 @@
 import QRCode from 'qrcode';
-import { CERTIFICATE_TITLES, PRODUCT_LABEL, headline, methodologyRows, revokedNotice, statementRows, subjectRows, type Row } from './certificate-facts.ts';
+import {
+  CERTIFICATE_TITLES,
+  PRODUCT_LABEL,
+  headline,
+  methodologyRows,
+  revokedNotice,
+  statementRows,
+  subjectRows,
+  type Row,
+} from './certificate-facts.ts';
 import * as fmt from './format.ts';
 import { COLORS, HEADING_HEIGHT, PdfWriter, type Column } from './pdf.ts';
 import { phaseChart } from './phases.ts';
@@ -55,8 +64,15 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   pdf.line('CO₂ IMPACT CERTIFICATE', left, top, width - idWidth, { size: 9, bold: true, color: COLORS.accent });
   pdf.textAt(CERTIFICATE_TITLES[statement.kind], left, top + 13, width - idWidth - 10, { size: 9.5, color: COLORS.muted, maxLines: 1 });
   pdf.line(`Certificate ${view.certificate_number}`, left + width - idWidth, top - 1, idWidth, { size: 11, bold: true, align: 'right' });
-  pdf.line(`Issued ${fmt.dateTime(view.issued_at)}`, left + width - idWidth, top + 14, idWidth, { size: 8.5, color: COLORS.muted, align: 'right' });
-  const titleStyle = product.length > SHORT_TITLE ? { size: 13, bold: true, leading: 1.2, maxLines: 6 } : { size: 19, bold: true, leading: 1.2, maxLines: 3 };
+  pdf.line(`Issued ${fmt.dateTime(view.issued_at)}`, left + width - idWidth, top + 14, idWidth, {
+    size: 8.5,
+    color: COLORS.muted,
+    align: 'right',
+  });
+  const titleStyle =
+    product.length > SHORT_TITLE
+      ? { size: 13, bold: true, leading: 1.2, maxLines: 6 }
+      : { size: 19, bold: true, leading: 1.2, maxLines: 3 };
   pdf.y = top + 32 + pdf.title(product, left, top + 32, width, titleStyle) + 6;
   pdf.rule(COLORS.muted, 0.8);
   pdf.space(12);
@@ -69,7 +85,12 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   pdf.y += 11;
   pdf.y += pdf.textAt(view.organization_name, left, pdf.y, factsWidth, { size: 13, bold: true, leading: 1.25, maxLines: 3 }) + 6;
   // The product is the title above; the rest of what and where goes here.
-  pdf.keyValues(subjectRows(view).filter(([label]) => label !== PRODUCT_LABEL), left, factsWidth, 112);
+  pdf.keyValues(
+    subjectRows(view).filter(([label]) => label !== PRODUCT_LABEL),
+    left,
+    factsWidth,
+    112,
+  );
   const factsBottom = pdf.y;
 
   const figure = headline(statement);
@@ -123,7 +144,9 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   pdf.doc.switchToPage(0);
   pdf.y = reserveTop;
   verification.draw(
-    continuedFrom === undefined ? 'The signed facts are the ones on this page.' : `The signed facts fill pages 1 to ${pages}; “${continuedFrom}” continues on page 2.`,
+    continuedFrom === undefined
+      ? 'The signed facts are the ones on this page.'
+      : `The signed facts fill pages 1 to ${pages}; “${continuedFrom}” continues on page 2.`,
   );
 
   return pdf.finish({
@@ -138,7 +161,8 @@ function sourceRows(view: CertificateView): string[][] {
   for (const s of view.data_sources) {
     const previous = groups.at(-1);
     const undated = s.version === null && s.valid_from === null;
-    if (undated && previous?.label === s.label && previous.version === null && previous.valid_from === null) previous.sources.push(s.source);
+    if (undated && previous?.label === s.label && previous.version === null && previous.valid_from === null)
+      previous.sources.push(s.source);
     else groups.push({ ...s, sources: [s.source] });
   }
   return groups.map((g) => [
@@ -167,7 +191,9 @@ function dataSources(pdf: PdfWriter, view: CertificateView, reserveTop: number, 
   const columns = SOURCE_COLUMNS(pdf.width);
   const rows = sourceRows(view);
   const step = pdf.lineHeight({ size: TABLE_SIZE });
-  const heights = rows.map((row) => Math.max(...columns.map((c, i) => (c.wrap ? pdf.wrap(row[i]!, c.width - 8, { size: TABLE_SIZE }).length : 1))) * step + 4);
+  const heights = rows.map(
+    (row) => Math.max(...columns.map((c, i) => (c.wrap ? pdf.wrap(row[i]!, c.width - 8, { size: TABLE_SIZE }).length : 1))) * step + 4,
+  );
   const tableTop = HEADING_HEIGHT + step + 2;
   const firstPage = pdf.doc.bufferedPageRange().count === 1;
   let fitting = rows.length;

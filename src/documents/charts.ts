@@ -25,8 +25,9 @@ const VALUE_SIZE = 8;
 
 // Measure chart text with the embedded fonts: vega's fallback estimate (0.8 em a character) is
 // wrong for narrow Latin and wide CJK text, and label layout (fit, truncation) depends on it.
-(vega as unknown as { textMetrics: { width: (item: { fontSize?: number; fontWeight?: string | number }, text: unknown) => number } })
-  .textMetrics.width = (item, text) =>
+(
+  vega as unknown as { textMetrics: { width: (item: { fontSize?: number; fontWeight?: string | number }, text: unknown) => number } }
+).textMetrics.width = (item, text) =>
   textWidth(String(text ?? ''), item.fontSize ?? 11, item.fontWeight === 'bold' || Number(item.fontWeight) >= 600);
 
 const baseConfig = {
@@ -58,31 +59,42 @@ function liftLabels(svg: string): { svg: string; labels: ChartLabel[] } {
   const labels: ChartLabel[] = [];
   // Each open <g>: its translation, or null when it transforms otherwise.
   const groups: ([number, number] | null)[] = [];
-  const kept = svg.replace(/<g\b([^>]*?)(\/?)>|<\/g>|<text\b([^>]*)>([^<]*)<\/text>/g, (tag, gAttributes?: string, selfClosing?: string, attributes?: string, content?: string) => {
-    if (tag === '</g>') {
-      groups.pop();
-      return tag;
-    }
-    if (gAttributes !== undefined) {
-      if (selfClosing) return tag;
-      const transform = /\stransform="([^"]*)"/.exec(gAttributes)?.[1];
-      const translate = transform === undefined ? ['0', '0'] : TRANSLATE.exec(transform)?.slice(1);
-      groups.push(translate ? [Number(translate[0]), Number(translate[1])] : null);
-      return tag;
-    }
-    const text = decode(content ?? '');
-    const at = TRANSLATE.exec(/\stransform="([^"]*)"/.exec(attributes ?? '')?.[1] ?? '');
-    const size = Number(/font-size="([\d.]+)/.exec(attributes ?? '')?.[1] ?? 11);
-    const bold = /font-weight="(bold|[6-9]00)"/.test(attributes ?? '');
-    const runs = textRuns(text, bold);
-    const latinOnly = runs.every((run) => run.font.startsWith('latin')) && !visualRuns(text, size, bold).some((run) => run.whole);
-    if (latinOnly || !at || groups.includes(null)) return tag;
-    let [x, y] = [Number(at[1]), Number(at[2])];
-    for (const group of groups) [x, y] = [x + group![0], y + group![1]];
-    const anchor = /text-anchor="(start|middle|end)"/.exec(attributes ?? '')?.[1] as ChartLabel['anchor'] | undefined;
-    labels.push({ text, x, y, size, bold, anchor: anchor ?? 'start', color: /\sfill="(#[0-9a-f]+)"/i.exec(attributes ?? '')?.[1] ?? COLORS.ink });
-    return '';
-  });
+  const kept = svg.replace(
+    /<g\b([^>]*?)(\/?)>|<\/g>|<text\b([^>]*)>([^<]*)<\/text>/g,
+    (tag, gAttributes?: string, selfClosing?: string, attributes?: string, content?: string) => {
+      if (tag === '</g>') {
+        groups.pop();
+        return tag;
+      }
+      if (gAttributes !== undefined) {
+        if (selfClosing) return tag;
+        const transform = /\stransform="([^"]*)"/.exec(gAttributes)?.[1];
+        const translate = transform === undefined ? ['0', '0'] : TRANSLATE.exec(transform)?.slice(1);
+        groups.push(translate ? [Number(translate[0]), Number(translate[1])] : null);
+        return tag;
+      }
+      const text = decode(content ?? '');
+      const at = TRANSLATE.exec(/\stransform="([^"]*)"/.exec(attributes ?? '')?.[1] ?? '');
+      const size = Number(/font-size="([\d.]+)/.exec(attributes ?? '')?.[1] ?? 11);
+      const bold = /font-weight="(bold|[6-9]00)"/.test(attributes ?? '');
+      const runs = textRuns(text, bold);
+      const latinOnly = runs.every((run) => run.font.startsWith('latin')) && !visualRuns(text, size, bold).some((run) => run.whole);
+      if (latinOnly || !at || groups.includes(null)) return tag;
+      let [x, y] = [Number(at[1]), Number(at[2])];
+      for (const group of groups) [x, y] = [x + group![0], y + group![1]];
+      const anchor = /text-anchor="(start|middle|end)"/.exec(attributes ?? '')?.[1] as ChartLabel['anchor'] | undefined;
+      labels.push({
+        text,
+        x,
+        y,
+        size,
+        bold,
+        anchor: anchor ?? 'start',
+        color: /\sfill="(#[0-9a-f]+)"/i.exec(attributes ?? '')?.[1] ?? COLORS.ink,
+      });
+      return '';
+    },
+  );
   return { svg: kept, labels };
 }
 
@@ -118,24 +130,27 @@ export function barChart(rows: BarDatum[], width: number, barStep = 18): Promise
     axis: { ticks: false, domain: false, labelPadding: 6, labelLimit: 0 },
   };
   const x = { field: 'value', type: 'quantitative' as const, scale: { domain: [0, domainMax], nice: false }, axis: null };
-  return render({
-    width: plotWidth,
-    height: { step: barStep },
-    padding: { left: 0, right: 0, top: 2, bottom: 2 },
-    autosize: { type: 'pad' },
-    data: { values: rows.map((r, i) => ({ ...r, key: i, color: r.color ?? COLORS.accent })) },
-    layer: [
-      {
-        mark: { type: 'bar', cornerRadiusEnd: 1.5, height: { band: 0.72 } },
-        encoding: { y, x, color: { field: 'color', type: 'nominal', scale: null } },
-      },
-      {
-        mark: { type: 'text', align: 'left', baseline: 'middle', dx: 4, fontSize: VALUE_SIZE, color: COLORS.ink },
-        encoding: { y, x, text: { field: 'text' } },
-      },
-    ],
-    config: baseConfig,
-  }, rows.map((r) => `${r.label} ${r.text}`).join('; '));
+  return render(
+    {
+      width: plotWidth,
+      height: { step: barStep },
+      padding: { left: 0, right: 0, top: 2, bottom: 2 },
+      autosize: { type: 'pad' },
+      data: { values: rows.map((r, i) => ({ ...r, key: i, color: r.color ?? COLORS.accent })) },
+      layer: [
+        {
+          mark: { type: 'bar', cornerRadiusEnd: 1.5, height: { band: 0.72 } },
+          encoding: { y, x, color: { field: 'color', type: 'nominal', scale: null } },
+        },
+        {
+          mark: { type: 'text', align: 'left', baseline: 'middle', dx: 4, fontSize: VALUE_SIZE, color: COLORS.ink },
+          encoding: { y, x, text: { field: 'text' } },
+        },
+      ],
+      config: baseConfig,
+    },
+    rows.map((r) => `${r.label} ${r.text}`).join('; '),
+  );
 }
 
 export interface PeriodDatum {
@@ -146,26 +161,29 @@ export interface PeriodDatum {
 
 /** Totals per month, quarter or year as columns with a value axis, in the given order. */
 export function periodChart(periods: PeriodDatum[], width: number, height: number): Promise<Chart> {
-  return render({
-    width,
-    height,
-    padding: { left: 0, right: 2, top: 4, bottom: 0 },
-    autosize: { type: 'fit', contains: 'padding' },
-    data: { values: periods },
-    mark: { type: 'bar', color: COLORS.accent, width: { band: 0.7 } },
-    encoding: {
-      x: {
-        field: 'label',
-        type: 'ordinal',
-        sort: null,
-        axis: { labelAngle: periods.length > 12 ? -60 : 0, labelOverlap: 'parity', ticks: false, domainColor: COLORS.muted },
+  return render(
+    {
+      width,
+      height,
+      padding: { left: 0, right: 2, top: 4, bottom: 0 },
+      autosize: { type: 'fit', contains: 'padding' },
+      data: { values: periods },
+      mark: { type: 'bar', color: COLORS.accent, width: { band: 0.7 } },
+      encoding: {
+        x: {
+          field: 'label',
+          type: 'ordinal',
+          sort: null,
+          axis: { labelAngle: periods.length > 12 ? -60 : 0, labelOverlap: 'parity', ticks: false, domainColor: COLORS.muted },
+        },
+        y: {
+          field: 'value',
+          type: 'quantitative',
+          axis: { tickCount: 4, format: ',.0f', domain: false, ticks: false, grid: true, labelPadding: 4 },
+        },
       },
-      y: {
-        field: 'value',
-        type: 'quantitative',
-        axis: { tickCount: 4, format: ',.0f', domain: false, ticks: false, grid: true, labelPadding: 4 },
-      },
+      config: baseConfig,
     },
-    config: baseConfig,
-  }, periods.map((m) => `${m.label} ${fmt.kg(m.value)} kg`).join('; '));
+    periods.map((m) => `${m.label} ${fmt.kg(m.value)} kg`).join('; '),
+  );
 }

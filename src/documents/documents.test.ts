@@ -205,11 +205,46 @@ describe('names in any script', () => {
   // logical order, and moves the space next to a right-to-left piece to its other side. So names
   // with a number or a Latin word in right-to-left text are checked piece by piece.
   const cases = [
-    { script: 'Arabic', organization: 'شركة الفطيم للتجارة', brand: 'الفطيم', name: 'حاسوب محمول 14 برو', font: 'NotoSansArabic', pieces: ['شركة الفطيم للتجارة', 'الفطيم حاسوب محمول', '14', 'برو'] },
-    { script: 'Hebrew', organization: 'שרת ישראלי בע״מ', brand: 'שרת', name: 'מחשב נייד דגם 14 פרו', font: 'NotoSansHebrew', pieces: ['שרת ישראלי בע״מ', 'שרת מחשב נייד דגם', '14', 'פרו'] },
-    { script: 'Korean', organization: '삼성전자 주식회사', brand: '삼성', name: '갤럭시 북4 프로', font: 'NotoSansKR', pieces: ['삼성전자 주식회사', '삼성 갤럭시 북4 프로'] },
-    { script: 'Chinese', organization: '联想（北京）有限公司', brand: '联想', name: '小新 Pro 14', font: 'NotoSansSC', pieces: ['联想（北京）有限公司', '联想 小新 Pro 14'] },
-    { script: 'emoji', organization: 'Green IT 🌱♻ GmbH', brand: 'Eco', name: 'Laptop 💻 14', font: 'NotoEmoji', pieces: ['Green IT 🌱♻ GmbH', 'Eco Laptop 💻 14'] },
+    {
+      script: 'Arabic',
+      organization: 'شركة الفطيم للتجارة',
+      brand: 'الفطيم',
+      name: 'حاسوب محمول 14 برو',
+      font: 'NotoSansArabic',
+      pieces: ['شركة الفطيم للتجارة', 'الفطيم حاسوب محمول', '14', 'برو'],
+    },
+    {
+      script: 'Hebrew',
+      organization: 'שרת ישראלי בע״מ',
+      brand: 'שרת',
+      name: 'מחשב נייד דגם 14 פרו',
+      font: 'NotoSansHebrew',
+      pieces: ['שרת ישראלי בע״מ', 'שרת מחשב נייד דגם', '14', 'פרו'],
+    },
+    {
+      script: 'Korean',
+      organization: '삼성전자 주식회사',
+      brand: '삼성',
+      name: '갤럭시 북4 프로',
+      font: 'NotoSansKR',
+      pieces: ['삼성전자 주식회사', '삼성 갤럭시 북4 프로'],
+    },
+    {
+      script: 'Chinese',
+      organization: '联想（北京）有限公司',
+      brand: '联想',
+      name: '小新 Pro 14',
+      font: 'NotoSansSC',
+      pieces: ['联想（北京）有限公司', '联想 小新 Pro 14'],
+    },
+    {
+      script: 'emoji',
+      organization: 'Green IT 🌱♻ GmbH',
+      brand: 'Eco',
+      name: 'Laptop 💻 14',
+      font: 'NotoEmoji',
+      pieces: ['Green IT 🌱♻ GmbH', 'Eco Laptop 💻 14'],
+    },
     {
       script: 'Latin and Arabic',
       organization: 'Al-Futtaim شركة الفطيم Trading',
@@ -222,7 +257,11 @@ describe('names in any script', () => {
 
   for (const { script, organization, brand, name, font, pieces } of cases) {
     it(`${script}: the names are text in ${font}, extracted as written, with no glyph missing`, async () => {
-      const pdf = await renderCertificatePdf({ ...certificateView, organization_name: organization, product: { ...certificateView.product, brand, name } });
+      const pdf = await renderCertificatePdf({
+        ...certificateView,
+        organization_name: organization,
+        product: { ...certificateView.product, brand, name },
+      });
       const words = await plain(pdf);
       for (const piece of pieces) expect(words).toContain(piece);
       expect(await poppler('pdffonts', pdf)).toMatch(new RegExp(`\\+${font}-(Regular|Bold)\\s+CID TrueType\\s+Identity-H\\s+yes yes yes`));
@@ -234,7 +273,10 @@ describe('names in any script', () => {
   }
 
   it('a report draws and extracts names in other scripts in its title, tables and charts', async () => {
-    const byCategory = summaryView.by_category.map((row, i) => ({ ...row, label: ['شركة الفطيم', 'מחשב נייד', '삼성 노트북'][i] ?? row.label }));
+    const byCategory = summaryView.by_category.map((row, i) => ({
+      ...row,
+      label: ['شركة الفطيم', 'מחשב נייד', '삼성 노트북'][i] ?? row.label,
+    }));
     const pdf = await renderReportPdf({ ...summaryView, organization_name: 'שרת ישראלי בע״מ', by_category: byCategory });
     const words = await plain(pdf);
     for (const name of ['שרת ישראלי בע״מ', 'شركة الفطيم', 'מחשב נייד', '삼성 노트북']) expect(words).toContain(name);
@@ -253,7 +295,8 @@ describe('names in any script', () => {
 describe('tagged PDF', () => {
   const structure = async (pdf: Buffer) => poppler('pdfinfo', pdf, ['-struct-text']);
   /** Element types in document order, from pdfinfo's indented tree. */
-  const elements = (tree: string) => [...tree.matchAll(/^\s*([A-Z][A-Za-z0-9]*)\b(?: \((?:block|inline)\)|:)?$/gm)].map(([, type]) => type!);
+  const elements = (tree: string) =>
+    [...tree.matchAll(/^\s*([A-Z][A-Za-z0-9]*)\b(?: \((?:block|inline)\)|:)?$/gm)].map(([, type]) => type!);
 
   it('a certificate: tagged, in English, headings, tables, figures with the charted figures as alternative text, the QR code a link', async () => {
     const pdf = await renderCertificatePdf(certificateView);
@@ -339,6 +382,7 @@ describe('rendering off the event loop', () => {
     const refused = results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason);
     expect(refused.length).toBeGreaterThan(0);
     expect(results.filter((r) => r.status === 'fulfilled').length).toBeGreaterThanOrEqual(MAX_WAITING_RENDERS);
-    for (const error of refused) expect(error).toMatchObject({ status: 503, code: 'DOCUMENT_RENDERER_BUSY', headers: { 'Retry-After': '5' } });
+    for (const error of refused)
+      expect(error).toMatchObject({ status: 503, code: 'DOCUMENT_RENDERER_BUSY', headers: { 'Retry-After': '5' } });
   });
 });

@@ -16,10 +16,25 @@ export const certificateView: CertificateView = {
     interval: uncertaintyInterval(287.9, 15),
     lifetime_years: 4,
   },
-  methodology: { standard: 'ISO 14067:2018, GHG Protocol Product Standard', engine_version: 'lcf-engine 3.4.1', confidence: 'high', uncertainty_pct: 15 },
+  methodology: {
+    standard: 'ISO 14067:2018, GHG Protocol Product Standard',
+    engine_version: 'lcf-engine 3.4.1',
+    confidence: 'high',
+    uncertainty_pct: 15,
+  },
   data_sources: [
-    { label: 'Embodied emissions (production)', source: 'Dell Product Carbon Footprint, Latitude 5440', version: '2023-06', valid_from: '2023-06-01' },
-    { label: 'Grid intensity, Germany', source: 'European Environment Agency, CO₂ intensity of electricity generation', version: '2024', valid_from: '2024-01-01' },
+    {
+      label: 'Embodied emissions (production)',
+      source: 'Dell Product Carbon Footprint, Latitude 5440',
+      version: '2023-06',
+      valid_from: '2023-06-01',
+    },
+    {
+      label: 'Grid intensity, Germany',
+      source: 'European Environment Agency, CO₂ intensity of electricity generation',
+      version: '2024',
+      valid_from: '2024-01-01',
+    },
     { label: 'Freight, Asia to Europe', source: 'GLEC Framework v3 default factors', version: '3.0', valid_from: '2023-01-01' },
     { label: 'End-of-life treatment', source: 'ecoinvent 3.10, WEEE recycling (cut-off)', version: '3.10', valid_from: null },
   ],
@@ -46,10 +61,25 @@ export const sandboxCertificateView: CertificateView = {
   sandbox: true,
 };
 
-const GRID_FR = { label: 'Grid factor, country of use (FR): 0.044 kg CO2e/kWh', source: 'Electricity Maps carbon intensity, lifecycle, zone FR (France); via @tgwf/co2 0.19.0', version: '2025 yearly average', valid_from: '2025-01-01' };
+const GRID_FR = {
+  label: 'Grid factor, country of use (FR): 0.044 kg CO2e/kWh',
+  source: 'Electricity Maps carbon intensity, lifecycle, zone FR (France); via @tgwf/co2 0.19.0',
+  version: '2025 yearly average',
+  valid_from: '2025-01-01',
+};
 const EQUIVALENTS = [
-  { label: 'Driving equivalent: 0.17 kg CO2e/km', source: 'UK DESNZ greenhouse gas conversion factors, average car, unknown fuel (0.168, rounded)', version: '2023', valid_from: null },
-  { label: 'Tree equivalent: 21.77 kg CO2e/year', source: 'Arbor Day Foundation: 48 lb CO2 a mature tree absorbs in a year', version: null, valid_from: null },
+  {
+    label: 'Driving equivalent: 0.17 kg CO2e/km',
+    source: 'UK DESNZ greenhouse gas conversion factors, average car, unknown fuel (0.168, rounded)',
+    version: '2023',
+    valid_from: null,
+  },
+  {
+    label: 'Tree equivalent: 21.77 kg CO2e/year',
+    source: 'Arbor Day Foundation: 48 lb CO2 a mature tree absorbs in a year',
+    version: null,
+    valid_from: null,
+  },
 ];
 
 /** Keeping a laptop two more years in France instead of buying a new one. */
@@ -68,7 +98,11 @@ export const savingsCertificateView: CertificateView = {
     km_driving_avoided: 1056,
     trees_year_equivalent: 8.2,
   },
-  data_sources: [{ label: 'Product data', source: 'built-in catalogue: Lenovo ThinkPad T14 Gen 4 (by model name)', version: null, valid_from: null }, GRID_FR, ...EQUIVALENTS],
+  data_sources: [
+    { label: 'Product data', source: 'built-in catalogue: Lenovo ThinkPad T14 Gen 4 (by model name)', version: null, valid_from: null },
+    GRID_FR,
+    ...EQUIVALENTS,
+  ],
 };
 
 /** A grade-B refurbishment with two swaps, reused in Texas. */
@@ -98,7 +132,11 @@ export const refurbishmentCertificateView: CertificateView = {
   },
   data_sources: [
     savingsCertificateView.data_sources[0]!,
-    { ...GRID_FR, label: 'Grid factor, country of reuse (US-TX): 0.396 kg CO2e/kWh', source: 'Electricity Maps carbon intensity, lifecycle, zone US-TEX-ERCO; via @tgwf/co2 0.19.0' },
+    {
+      ...GRID_FR,
+      label: 'Grid factor, country of reuse (US-TX): 0.396 kg CO2e/kWh',
+      source: 'Electricity Maps carbon intensity, lifecycle, zone US-TEX-ERCO; via @tgwf/co2 0.19.0',
+    },
     ...EQUIVALENTS,
   ],
 };
@@ -135,10 +173,24 @@ export const longNameCertificateView: CertificateView = {
 /** More data sources than one page holds: they continue on page 2. */
 export const manySourcesCertificateView: CertificateView = {
   ...longNameCertificateView,
-  data_sources: Array.from({ length: 16 }, (_, i) => ({ ...certificateView.data_sources[i % 4]!, label: `${certificateView.data_sources[i % 4]!.label} (${i + 1})` })),
+  data_sources: Array.from({ length: 16 }, (_, i) => ({
+    ...certificateView.data_sources[i % 4]!,
+    label: `${certificateView.data_sources[i % 4]!.label} (${i + 1})`,
+  })),
 };
 
-const CATEGORIES = ['Laptop', 'Desktop', 'Monitor', 'Smartphone', 'Server', 'Tablet', 'Printer', 'Network switch', 'Docking station', 'Thin client'];
+const CATEGORIES = [
+  'Laptop',
+  'Desktop',
+  'Monitor',
+  'Smartphone',
+  'Server',
+  'Tablet',
+  'Printer',
+  'Network switch',
+  'Docking station',
+  'Thin client',
+];
 
 function rows(labels: string[], total: number, assets: number): ReportBreakdownRow[] {
   // A long tail: each row a bit over half the one before, then normalised to the total.
@@ -154,7 +206,10 @@ function rows(labels: string[], total: number, assets: number): ReportBreakdownR
 
 const TOTAL = 184_312.4;
 
-const interval = (value: number, low: number, high: number) => ({ low_kg: Math.round(value * low * 100) / 100, high_kg: Math.round(value * high * 100) / 100 });
+const interval = (value: number, low: number, high: number) => ({
+  low_kg: Math.round(value * low * 100) / 100,
+  high_kg: Math.round(value * high * 100) / 100,
+});
 
 const base: Omit<ReportView, 'type'> = {
   organization_name: 'Müller GmbH',
@@ -167,7 +222,8 @@ const base: Omit<ReportView, 'type'> = {
   calculation_count: 1_904,
   totals: { production_kg: 131_402.7, transport_kg: 6_211.3, use_phase_kg: 44_987.1, end_of_life_kg: 1_711.3, total_kg_co2e: TOTAL },
   uncertainty: {
-    method: 'Each asset’s ~80 % interval from the uncertainty_pct of its active calculation, summed bound by bound (errors taken as fully correlated). Never below zero.',
+    method:
+      'Each asset’s ~80 % interval from the uncertainty_pct of its active calculation, summed bound by bound (errors taken as fully correlated). Never below zero.',
     total: interval(TOTAL, 0.71, 1.46),
     phases: {
       production_kg: interval(131_402.7, 0.7, 1.48),
@@ -247,7 +303,15 @@ export const hotspotView: ReportView = {
     categories_count: 10,
     models_count: 37,
     models: rows(
-      ['Dell Latitude 5440', 'HP EliteBook 840 G10', 'Lenovo ThinkPad T14 Gen 4', 'Dell OptiPlex 7010', 'Apple MacBook Pro 14 (M3)', 'Dell P2423D', 'Samsung Galaxy S23'],
+      [
+        'Dell Latitude 5440',
+        'HP EliteBook 840 G10',
+        'Lenovo ThinkPad T14 Gen 4',
+        'Dell OptiPlex 7010',
+        'Apple MacBook Pro 14 (M3)',
+        'Dell P2423D',
+        'Samsung Galaxy S23',
+      ],
       TOTAL * 0.7,
       420,
     ),
@@ -259,9 +323,21 @@ export const hotspotView: ReportView = {
       { component: 'Chassis and enclosure', kg_co2e: 12_400.8, share_pct: 6.7 },
     ],
     actions: [
-      { action: 'Extend the life of 120 laptops by one year', saving_kg_co2e: 8_940.0, basis: 'Production emissions spread over five instead of four years of use.' },
-      { action: 'Buy refurbished instead of new for the next 40 desktops', saving_kg_co2e: 6_120.5, basis: 'Refurbished desktops carry about 20 % of a new desktop’s production emissions.' },
-      { action: 'Switch 35 monitors to power-saving mode', saving_kg_co2e: 1_210.2, basis: 'Measured standby draw 0.3 W instead of 8 W, 2,000 idle hours a year.' },
+      {
+        action: 'Extend the life of 120 laptops by one year',
+        saving_kg_co2e: 8_940.0,
+        basis: 'Production emissions spread over five instead of four years of use.',
+      },
+      {
+        action: 'Buy refurbished instead of new for the next 40 desktops',
+        saving_kg_co2e: 6_120.5,
+        basis: 'Refurbished desktops carry about 20 % of a new desktop’s production emissions.',
+      },
+      {
+        action: 'Switch 35 monitors to power-saving mode',
+        saving_kg_co2e: 1_210.2,
+        basis: 'Measured standby draw 0.3 W instead of 8 W, 2,000 idle hours a year.',
+      },
     ],
   },
 };
@@ -286,7 +362,10 @@ export const emptyReportView: ReportView = {
 
 /** A large report: every one of the 48 categories, 200 countries, eight years by quarter. */
 export function largeReportView(): ReportView {
-  const categories = Array.from({ length: 48 }, (_, i) => `${CATEGORIES[i % CATEGORIES.length]} class ${Math.floor(i / CATEGORIES.length) + 1}`);
+  const categories = Array.from(
+    { length: 48 },
+    (_, i) => `${CATEGORIES[i % CATEGORIES.length]} class ${Math.floor(i / CATEGORIES.length) + 1}`,
+  );
   const countries = Array.from({ length: 200 }, (_, i) => `Country ${String(i + 1).padStart(3, '0')}`);
   return {
     ...summaryView,

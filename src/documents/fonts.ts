@@ -29,7 +29,8 @@ interface Family {
 
 /** A fontsource subset's name in file names: `arabic`, or `12` for `[12]`. */
 const subsetId = (subset: string) => subset.replace(/^\[(\d+)\]$/, '$1');
-const fontsourceFile = (pkg: string) => (weight: number, subset: string) => `files/${pkg.split('/')[1]}-${subsetId(subset)}-${weight}-normal.woff`;
+const fontsourceFile = (pkg: string) => (weight: number, subset: string) =>
+  `files/${pkg.split('/')[1]}-${subsetId(subset)}-${weight}-normal.woff`;
 
 const FAMILIES: readonly Family[] = [
   {
@@ -39,8 +40,22 @@ const FAMILIES: readonly Family[] = [
     weights: [400, 700],
     licences: ['LICENSE', 'LICENSE_FONT'],
   },
-  { name: 'arabic', package: '@fontsource/noto-sans-arabic', file: fontsourceFile('@fontsource/noto-sans-arabic'), weights: [400, 700], subsets: ['arabic'], licences: ['LICENSE'] },
-  { name: 'hebrew', package: '@fontsource/noto-sans-hebrew', file: fontsourceFile('@fontsource/noto-sans-hebrew'), weights: [400, 700], subsets: ['hebrew'], licences: ['LICENSE'] },
+  {
+    name: 'arabic',
+    package: '@fontsource/noto-sans-arabic',
+    file: fontsourceFile('@fontsource/noto-sans-arabic'),
+    weights: [400, 700],
+    subsets: ['arabic'],
+    licences: ['LICENSE'],
+  },
+  {
+    name: 'hebrew',
+    package: '@fontsource/noto-sans-hebrew',
+    file: fontsourceFile('@fontsource/noto-sans-hebrew'),
+    weights: [400, 700],
+    subsets: ['hebrew'],
+    licences: ['LICENSE'],
+  },
   {
     name: 'cjk',
     package: '@expo-google-fonts/noto-sans-sc',
@@ -48,7 +63,14 @@ const FAMILIES: readonly Family[] = [
     weights: [400, 700],
     licences: ['LICENSE', 'LICENSE_FONT'],
   },
-  { name: 'korean', package: '@fontsource/noto-sans-kr', file: fontsourceFile('@fontsource/noto-sans-kr'), weights: [400, 700], subsets: 'all', licences: ['LICENSE'] },
+  {
+    name: 'korean',
+    package: '@fontsource/noto-sans-kr',
+    file: fontsourceFile('@fontsource/noto-sans-kr'),
+    weights: [400, 700],
+    subsets: 'all',
+    licences: ['LICENSE'],
+  },
   // Monochrome outlines: colour emoji fonts (CBDT, COLR) are not embeddable by pdfkit. Its space is 1.3 em wide.
   {
     name: 'emoji',
@@ -91,12 +113,10 @@ function unicodeRanges(family: Family, read = filePath): Record<string, string> 
 }
 
 function parseRanges(css: string): [number, number][] {
-  return css
-    .split(',')
-    .map((range) => {
-      const [from, to] = range.trim().replace(/^U\+/i, '').split('-');
-      return [parseInt(from!, 16), parseInt(to ?? from!, 16)] as [number, number];
-    });
+  return css.split(',').map((range) => {
+    const [from, to] = range.trim().replace(/^U\+/i, '').split('-');
+    return [parseInt(from!, 16), parseInt(to ?? from!, 16)] as [number, number];
+  });
 }
 
 let faceList: Face[] | undefined;
@@ -147,7 +167,11 @@ function sfnt(file: Buffer): Buffer {
     const at = 44 + i * 20;
     const [offset, compressed, length] = [file.readUInt32BE(at + 4), file.readUInt32BE(at + 8), file.readUInt32BE(at + 12)];
     const stored = file.subarray(offset, offset + compressed);
-    return { tag: file.subarray(at, at + 4), checksum: file.readUInt32BE(at + 16), data: compressed < length ? zlib.inflateSync(stored) : stored };
+    return {
+      tag: file.subarray(at, at + 4),
+      checksum: file.readUInt32BE(at + 16),
+      data: compressed < length ? zlib.inflateSync(stored) : stored,
+    };
   });
   const header = Buffer.alloc(12 + 16 * count);
   header.writeUInt32BE(file.readUInt32BE(4), 0); // the wrapped font's flavour
@@ -220,7 +244,11 @@ export function textRuns(text: string, bold = false): TextRun[] {
     const cp = char.codePointAt(0) ?? 32;
     const last = runs[runs.length - 1];
     const space = /\s/.test(char);
-    if (last && (IGNORABLE.test(char) || (space && !byName.get(last.font)?.face.family.foreignSpaces)) && font(last.font).hasGlyphForCodePoint(cp)) {
+    if (
+      last &&
+      (IGNORABLE.test(char) || (space && !byName.get(last.font)?.face.family.foreignSpaces)) &&
+      font(last.font).hasGlyphForCodePoint(cp)
+    ) {
       last.text += char;
       if (last.actual !== undefined) last.actual += char;
       continue;

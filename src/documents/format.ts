@@ -42,7 +42,12 @@ export function month(value: string): string {
 
 /** A signature fingerprint (hex) as upper-case groups of four: readable aloud and comparable by eye. */
 export function fingerprint(hex: string): string {
-  return (hex.replace(/[^0-9a-f]/gi, '').toUpperCase().match(/.{1,4}/g) ?? []).join(' ');
+  return (
+    hex
+      .replace(/[^0-9a-f]/gi, '')
+      .toUpperCase()
+      .match(/.{1,4}/g) ?? []
+  ).join(' ');
 }
 
 /** "Dell Latitude 5440": catalogue names already start with the brand, estimates carry the model only. */

@@ -36,9 +36,15 @@ function renderer(): Piscina<RenderTask, Rendered> {
 export async function renderInWorker(task: RenderTask): Promise<Rendered> {
   const threads = renderer();
   if (threads.queueSize >= MAX_WAITING_RENDERS) {
-    throw new ApiError(503, 'DOCUMENT_RENDERER_BUSY', 'Document renderer busy', `${threads.queueSize} documents are waiting to be drawn; try again shortly`, {
-      'Retry-After': '5',
-    });
+    throw new ApiError(
+      503,
+      'DOCUMENT_RENDERER_BUSY',
+      'Document renderer busy',
+      `${threads.queueSize} documents are waiting to be drawn; try again shortly`,
+      {
+        'Retry-After': '5',
+      },
+    );
   }
   return threads.run(task, { signal: AbortSignal.timeout(RENDER_TIMEOUT_MS) });
 }

@@ -12,7 +12,9 @@ describe('document bounds', () => {
     expect(bounded.by_country.at(-1)).toMatchObject({ label: 'All other 141 countries' });
     expect(sum(bounded.by_country)).toBeCloseTo(sum(view.by_country), 6);
     expect(bounded.by_category).toHaveLength(48);
-    expect(bounded.notes.at(-1)).toBe('Countries: the 59 largest of 200 are listed; the other 141 are summed in the row “All other 141 countries”.');
+    expect(bounded.notes.at(-1)).toBe(
+      'Countries: the 59 largest of 200 are listed; the other 141 are summed in the row “All other 141 countries”.',
+    );
   });
 
   it('ranks rows largest first whatever order they come in', () => {

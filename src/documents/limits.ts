@@ -27,7 +27,9 @@ function fold(rows: ReportBreakdownRow[], what: string, notes: string[]): Report
   const kept = sorted.slice(0, TABLE_ROWS - 1);
   const rest = sorted.slice(TABLE_ROWS - 1);
   const label = `All other ${rest.length} ${what}`;
-  notes.push(`${what[0]!.toUpperCase()}${what.slice(1)}: the ${kept.length} largest of ${sorted.length} are listed; the other ${rest.length} are summed in the row “${label}”.`);
+  notes.push(
+    `${what[0]!.toUpperCase()}${what.slice(1)}: the ${kept.length} largest of ${sorted.length} are listed; the other ${rest.length} are summed in the row “${label}”.`,
+  );
   return [
     ...kept,
     {
@@ -48,7 +50,8 @@ function cap<T>(list: T[], what: string, notes: string[]): T[] {
 export function boundReportView(view: ReportView): ReportView {
   const notes: string[] = [];
   const buckets = [...view.trend.buckets].sort((a, b) => a.period.localeCompare(b.period));
-  if (buckets.length > TREND_BUCKETS) notes.push(`The trend chart shows the last ${TREND_BUCKETS} of ${buckets.length} ${view.trend.granularity}s.`);
+  if (buckets.length > TREND_BUCKETS)
+    notes.push(`The trend chart shows the last ${TREND_BUCKETS} of ${buckets.length} ${view.trend.granularity}s.`);
   const hotspots = view.hotspots && {
     ...view.hotspots,
     categories: fold(view.hotspots.categories, 'hotspot categories', notes),
@@ -64,9 +67,15 @@ export function boundReportView(view: ReportView): ReportView {
     by_country: fold(view.by_country, 'countries', notes),
     trend: { ...view.trend, buckets: buckets.slice(-TREND_BUCKETS) },
     // Every source a figure rests on is listed: their number is bounded by the reference data's regions.
-    grid_factor_sources: view.grid_factor_sources.map((s) => ({ ...s, source: cut(s.source), version: cut(s.version), licence: s.licence && cut(s.licence) })),
+    grid_factor_sources: view.grid_factor_sources.map((s) => ({
+      ...s,
+      source: cut(s.source),
+      version: cut(s.version),
+      licence: s.licence && cut(s.licence),
+    })),
     savings: view.savings && { ...view.savings, basis: cut(view.savings.basis) },
-    sbti_targets: view.sbti_targets && cap(view.sbti_targets, 'targets', notes).map((t) => ({ ...t, name: cut(t.name), scope: cut(t.scope) })),
+    sbti_targets:
+      view.sbti_targets && cap(view.sbti_targets, 'targets', notes).map((t) => ({ ...t, name: cut(t.name), scope: cut(t.scope) })),
     hotspots,
     notes: [...cap(view.notes, 'notes', notes).map(cut), ...notes],
   };
@@ -81,7 +90,10 @@ export function boundCertificateView(view: CertificateView): CertificateView {
     product: { ...view.product, brand: cut(view.product.brand), name: cut(view.product.name) },
     data_sources:
       more > 1
-        ? [...sources.slice(0, LIST_ROWS - 1), { label: `${more} more data sources`, source: 'listed in the calculation record', version: null, valid_from: null }]
+        ? [
+            ...sources.slice(0, LIST_ROWS - 1),
+            { label: `${more} more data sources`, source: 'listed in the calculation record', version: null, valid_from: null },
+          ]
         : sources,
   };
 }

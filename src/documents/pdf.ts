@@ -81,7 +81,8 @@ export interface Column {
 }
 
 // One token per CJK character (those scripts break between any two characters), else a word and its trailing spaces.
-const TOKENS = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]|[^\s\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]+\s*|\s+/gu;
+const TOKENS =
+  /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]|[^\s\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}]+\s*|\s+/gu;
 
 export class PdfWriter {
   readonly doc: PDFKit.PDFDocument;
@@ -343,7 +344,14 @@ export class PdfWriter {
     if (this.y > this.top) this.y += 6;
     this.element('H2', () => this.line(text, this.left, this.y, this.width, { size: 12, bold: true, color: COLORS.accent }));
     this.y += 18;
-    this.decoration(() => this.doc.moveTo(this.left, this.y - 3).lineTo(this.right, this.y - 3).lineWidth(0.6).strokeColor(COLORS.rule).stroke());
+    this.decoration(() =>
+      this.doc
+        .moveTo(this.left, this.y - 3)
+        .lineTo(this.right, this.y - 3)
+        .lineWidth(0.6)
+        .strokeColor(COLORS.rule)
+        .stroke(),
+    );
     this.y += 4;
   }
 
@@ -381,7 +389,12 @@ export class PdfWriter {
       for (const column of columns) {
         const cellX = x;
         this.element('TH', () =>
-          this.line(column.header, cellX + pad, this.y, column.width - 2 * pad, { size, bold: true, color: COLORS.muted, align: column.align }),
+          this.line(column.header, cellX + pad, this.y, column.width - 2 * pad, {
+            size,
+            bold: true,
+            color: COLORS.muted,
+            align: column.align,
+          }),
         );
         x += column.width;
       }
@@ -461,7 +474,12 @@ export class PdfWriter {
           const width = textWidth(label.text, size, label.bold) + 1;
           const left = x + label.x * scale - (label.anchor === 'end' ? width : label.anchor === 'middle' ? width / 2 : 0);
           // line() puts the baseline 0.95 em below the top it is given.
-          this.line(label.text, left, top + label.y * scale - 0.95 * size, width, { size, bold: label.bold, color: label.color, align: label.anchor === 'end' ? 'right' : 'left' });
+          this.line(label.text, left, top + label.y * scale - 0.95 * size, width, {
+            size,
+            bold: label.bold,
+            color: label.color,
+            align: label.anchor === 'end' ? 'right' : 'left',
+          });
         }
       },
       { alt: `${alt}: ${chart.figures}.`, bbox: [x, top, x + chart.width * scale, top + chart.height * scale] },
@@ -512,7 +530,12 @@ export class PdfWriter {
       this.decoration(() => {
         if (footer.watermark) this.watermark(footer.watermark);
         const top = A4.height - MARGIN - 8;
-        this.doc.moveTo(this.left, top - 6).lineTo(this.right, top - 6).lineWidth(0.4).strokeColor(COLORS.rule).stroke();
+        this.doc
+          .moveTo(this.left, top - 6)
+          .lineTo(this.right, top - 6)
+          .lineWidth(0.4)
+          .strokeColor(COLORS.rule)
+          .stroke();
         this.line(footer.left, this.left, top, this.width - 80, { size: 7.5, color: COLORS.muted });
         this.line(`Page ${i + 1} of ${range.count}`, this.right - 80, top, 80, { size: 7.5, color: COLORS.muted, align: 'right' });
       }, 'Pagination');

@@ -5,8 +5,17 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
-  certificateView, emptyReportView, hotspotView, largeReportView, longNameCertificateView, manySourcesCertificateView, refurbishmentCertificateView,
-  revokedCertificateView, sandboxCertificateView, savingsCertificateView, summaryView,
+  certificateView,
+  emptyReportView,
+  hotspotView,
+  largeReportView,
+  longNameCertificateView,
+  manySourcesCertificateView,
+  refurbishmentCertificateView,
+  revokedCertificateView,
+  sandboxCertificateView,
+  savingsCertificateView,
+  summaryView,
 } from './fixtures.ts';
 import type { CertificateView } from './views.ts';
 import { closeDocumentRenderer, RENDER_THREADS, renderCertificatePdf, renderReportPdf } from './index.ts';
@@ -28,8 +37,14 @@ const documents: [string, () => Promise<Buffer>][] = [
   ['certificate-revoked', () => renderCertificatePdf(revokedCertificateView)],
   // Names in the scripts customers write: a footprint in Korean, savings in Arabic, a refurbishment in Hebrew.
   ['certificate-korean', () => renderCertificatePdf(named(certificateView, '삼성전자', '갤럭시 북3 프로 14', '서울 재활용 주식회사'))],
-  ['certificate-savings-arabic', () => renderCertificatePdf(named(savingsCertificateView, 'هواوي', 'ميت بوك إكس برو 14', 'شركة الخليج لإعادة التدوير'))],
-  ['certificate-refurbishment-hebrew', () => renderCertificatePdf(named(refurbishmentCertificateView, 'לנובו', 'מחשב נייד ThinkPad T14 דור 3', 'מחזור ישראל בע״מ'))],
+  [
+    'certificate-savings-arabic',
+    () => renderCertificatePdf(named(savingsCertificateView, 'هواوي', 'ميت بوك إكس برو 14', 'شركة الخليج لإعادة التدوير')),
+  ],
+  [
+    'certificate-refurbishment-hebrew',
+    () => renderCertificatePdf(named(refurbishmentCertificateView, 'לנובו', 'מחשב נייד ThinkPad T14 דור 3', 'מחזור ישראל בע״מ')),
+  ],
   ['certificate-200-char-name-6-sources', () => renderCertificatePdf(longNameCertificateView)],
   ['certificate-16-sources', () => renderCertificatePdf(manySourcesCertificateView)],
   ['summary', () => renderReportPdf(summaryView)],
@@ -50,6 +65,8 @@ for (const [name, render] of documents) {
     ms.push(performance.now() - start);
   }
   ms.sort((a, b) => a - b);
-  console.log(`${name.padEnd(36)} ${String(pdf.length).padStart(7)} bytes  p50 ${Math.round(ms[Math.floor(ms.length / 2)]!)} ms  max ${Math.round(ms.at(-1)!)} ms`);
+  console.log(
+    `${name.padEnd(36)} ${String(pdf.length).padStart(7)} bytes  p50 ${Math.round(ms[Math.floor(ms.length / 2)]!)} ms  max ${Math.round(ms.at(-1)!)} ms`,
+  );
 }
 await closeDocumentRenderer();

@@ -42,7 +42,8 @@ function tableSection(pdf: PdfWriter, heading: string, columns: Column[], rows: 
 }
 
 /** "Top 10 of 37 models" when the list is cut, else "all 7 models". */
-const shownOf = (shown: number, count: number, what: string) => (shown < count ? `top ${shown} of ${fmt.count(count)} ${what}` : `all ${fmt.count(count)} ${what}`);
+const shownOf = (shown: number, count: number, what: string) =>
+  shown < count ? `top ${shown} of ${fmt.count(count)} ${what}` : `all ${fmt.count(count)} ${what}`;
 
 const bars = (rows: ReportBreakdownRow[]): BarDatum[] =>
   rows.map((r) => ({ label: r.label, value: r.total_kg_co2e, text: `${fmt.kg(r.total_kg_co2e)} kg · ${fmt.pct(r.share_pct)}` }));
@@ -77,7 +78,15 @@ async function chartSection(pdf: PdfWriter, heading: string, chart: Promise<Char
  * The chart has up to CHART_ROWS bars, fewer (not under 6) when that keeps it on the page in progress
  * instead of leaving a third of the page empty: the table lists every row anyway.
  */
-async function rankedSection(pdf: PdfWriter, heading: string, rows: ReportBreakdownRow[], what: string, column: string, ranked: boolean, count = rows.length): Promise<void> {
+async function rankedSection(
+  pdf: PdfWriter,
+  heading: string,
+  rows: ReportBreakdownRow[],
+  what: string,
+  column: string,
+  ranked: boolean,
+  count = rows.length,
+): Promise<void> {
   const fit = Math.floor((pdf.bottom - pdf.y - 60) / BAR_STEP);
   const wanted = Math.min(rows.length, CHART_ROWS);
   const shown = fit >= 6 && fit < wanted ? fit : wanted;
@@ -101,10 +110,13 @@ function trendSentence(trend: ReportView['trend']): string {
   const second = buckets.slice(buckets.length - half);
   const mean = (list: typeof buckets) => list.reduce((a, b) => a + b.total_kg_co2e, 0) / list.length;
   const [a, b] = [mean(first), mean(second)];
-  if (a === 0) return `Trend: the assets bought in an average ${unit} of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives; none were bought in ${span(first)}.`;
-  if (b === 0) return `Trend: none of the assets was bought in ${span(second)}; those bought in an average ${unit} of ${span(first)} carry ${fmt.kg(a)} kg CO₂e over their lives.`;
+  if (a === 0)
+    return `Trend: the assets bought in an average ${unit} of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives; none were bought in ${span(first)}.`;
+  if (b === 0)
+    return `Trend: none of the assets was bought in ${span(second)}; those bought in an average ${unit} of ${span(first)} carry ${fmt.kg(a)} kg CO₂e over their lives.`;
   const change = ((b - a) / a) * 100;
-  const direction = Math.abs(change) < 0.05 ? 'the same as' : change < 0 ? `${fmt.pct(-change)} lower than` : `${fmt.pct(change)} higher than`;
+  const direction =
+    Math.abs(change) < 0.05 ? 'the same as' : change < 0 ? `${fmt.pct(-change)} lower than` : `${fmt.pct(change)} higher than`;
   return `Trend: the assets bought in an average ${unit} of ${span(second)} carry ${fmt.kg(b)} kg CO₂e over their lives, ${direction} those of ${span(first)} (${fmt.kg(a)} kg CO₂e).`;
 }
 
@@ -131,7 +143,9 @@ async function phaseSection(pdf: PdfWriter, view: ReportView): Promise<void> {
 /** How sure the figures are: the interval's method, the confidence mix and the engine versions. */
 function confidenceSection(pdf: PdfWriter, view: ReportView): void {
   const w = pdf.width;
-  const engines = view.engine_versions.map((e) => `${e.version} (${fmt.count(e.assets)} ${e.assets === 1 ? 'asset' : 'assets'})`).join(', ');
+  const engines = view.engine_versions
+    .map((e) => `${e.version} (${fmt.count(e.assets)} ${e.assets === 1 ? 'asset' : 'assets'})`)
+    .join(', ');
   tableSection(
     pdf,
     'Confidence and uncertainty',
@@ -147,7 +161,11 @@ function confidenceSection(pdf: PdfWriter, view: ReportView): void {
       fmt.count(c.assets),
       fmt.pct(c.share_pct),
       fmt.kg(c.total_kg_co2e),
-      c.uncertainty_pct === null ? 'not stated' : c.uncertainty_pct.min === c.uncertainty_pct.max ? `±${c.uncertainty_pct.min} %` : `±${c.uncertainty_pct.min}–${c.uncertainty_pct.max} %`,
+      c.uncertainty_pct === null
+        ? 'not stated'
+        : c.uncertainty_pct.min === c.uncertainty_pct.max
+          ? `±${c.uncertainty_pct.min} %`
+          : `±${c.uncertainty_pct.min}–${c.uncertainty_pct.max} %`,
     ]),
     `Intervals: ${view.uncertainty.method} Engine version${view.engine_versions.length === 1 ? '' : 's'} of the calculations: ${engines}.`,
   );
@@ -162,7 +180,8 @@ function sourcesSection(pdf: PdfWriter, view: ReportView): void {
   const sources = view.grid_factor_sources;
   if (sources.length === 0) return;
   const cited = sources.reduce((n, s) => n + s.assets, 0);
-  const valid = (s: (typeof sources)[number]) => (s.valid_from.first === s.valid_from.last ? s.valid_from.first : `${s.valid_from.first} to ${s.valid_from.last}`);
+  const valid = (s: (typeof sources)[number]) =>
+    s.valid_from.first === s.valid_from.last ? s.valid_from.first : `${s.valid_from.first} to ${s.valid_from.last}`;
   const entries = sources.map(
     (s) =>
       `• ${s.source}. Version: ${s.version}; valid from ${valid(s)}; licence: ${s.licence ?? 'not stated'}; ` +
@@ -190,7 +209,12 @@ async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> 
   const { buckets, granularity } = view.trend;
   if (buckets.some((b) => b.total_kg_co2e > 0)) {
     const periods = buckets.map((b) => ({ label: b.label, value: b.total_kg_co2e }));
-    await chartSection(pdf, `Lifecycle emissions of the assets bought each ${granularity} (kg CO₂e)`, periodChart(periods, pdf.width, 130), trendSentence(view.trend));
+    await chartSection(
+      pdf,
+      `Lifecycle emissions of the assets bought each ${granularity} (kg CO₂e)`,
+      periodChart(periods, pdf.width, 130),
+      trendSentence(view.trend),
+    );
   } else if (buckets.length > 0) {
     pdf.heading('Purchases over the period', 20);
     pdf.paragraph(trendSentence(view.trend), CAPTION);
@@ -215,11 +239,17 @@ async function hotspotSections(pdf: PdfWriter, view: ReportView): Promise<void> 
   confidenceSection(pdf, view);
   const hotspots = view.hotspots;
   if (!hotspots) return;
-  if (hotspots.categories.length > 0) await rankedSection(pdf, 'Hotspots by category', hotspots.categories, 'categories', 'Category', true, hotspots.categories_count);
-  if (hotspots.models.length > 0) await rankedSection(pdf, 'Hotspots by model', hotspots.models, 'models', 'Model', true, hotspots.models_count);
+  if (hotspots.categories.length > 0)
+    await rankedSection(pdf, 'Hotspots by category', hotspots.categories, 'categories', 'Category', true, hotspots.categories_count);
+  if (hotspots.models.length > 0)
+    await rankedSection(pdf, 'Hotspots by model', hotspots.models, 'models', 'Model', true, hotspots.models_count);
   if (hotspots.components.length > 0) {
     const components = [...hotspots.components].sort((a, b) => b.kg_co2e - a.kg_co2e).slice(0, CHART_ROWS);
-    const rows = components.map((c) => ({ label: c.component, value: c.kg_co2e, text: `${fmt.kg(c.kg_co2e)} kg · ${fmt.pct(c.share_pct)}` }));
+    const rows = components.map((c) => ({
+      label: c.component,
+      value: c.kg_co2e,
+      text: `${fmt.kg(c.kg_co2e)} kg · ${fmt.pct(c.share_pct)}`,
+    }));
     await chartSection(pdf, 'Hotspots by component (kg CO₂e and share)', barChart(rows, pdf.width, BAR_STEP));
   }
 
@@ -266,7 +296,12 @@ export async function reportPdf(view: ReportView): Promise<Buffer> {
   const top = pdf.y;
   const dateWidth = 150;
   pdf.line(title.toUpperCase(), left, top, width - dateWidth, { size: 9, bold: true, color: COLORS.accent });
-  const nameHeight = pdf.title(view.organization_name, left, top + 15, width - dateWidth - 10, { size: 19, bold: true, leading: 1.2, maxLines: 3 });
+  const nameHeight = pdf.title(view.organization_name, left, top + 15, width - dateWidth - 10, {
+    size: 19,
+    bold: true,
+    leading: 1.2,
+    maxLines: 3,
+  });
   pdf.line(period, left, top + 19 + nameHeight, width - dateWidth, { size: 10.5 });
   pdf.line('Generated', left + width - dateWidth, top, dateWidth, { size: 8, color: COLORS.muted, align: 'right' });
   pdf.line(fmt.dateTime(view.generated_at), left + width - dateWidth, top + 11, dateWidth, { size: 9, align: 'right' });

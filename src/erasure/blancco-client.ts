@@ -54,7 +54,12 @@ function policyFor(origin: string, timeoutMs: number): ResiliencePolicy {
   let policy = policies.get(origin);
   if (!policy) {
     // The breaker counts portal requests, retries included (docs/erasure-sync.md).
-    policy = resiliencePolicy({ name: `blancco ${origin}`, timeoutMs, retries: RETRIES, breaker: { ...DEFAULT_BREAKER, counts: 'requests' } });
+    policy = resiliencePolicy({
+      name: `blancco ${origin}`,
+      timeoutMs,
+      retries: RETRIES,
+      breaker: { ...DEFAULT_BREAKER, counts: 'requests' },
+    });
     policies.set(origin, policy);
   }
   return policy;
@@ -78,7 +83,11 @@ export class BlanccoClient {
   async exportPage(request: ReportPageRequest): Promise<ReportPage> {
     const resolution = await resolvePublicHost(this.url, this.options.allowPrivateUrls);
     if ('refused' in resolution) {
-      throw consoleError(409, 'ERASURE_CONSOLE_URL_NOT_ALLOWED', `base_url: ${resolution.refused}; configure the connection with the portal's public API address`);
+      throw consoleError(
+        409,
+        'ERASURE_CONSOLE_URL_NOT_ALLOWED',
+        `base_url: ${resolution.refused}; configure the connection with the portal's public API address`,
+      );
     }
     const filter: Record<string, unknown> = {};
     if (request.since) filter.date = { gte: request.since.toISOString() };
@@ -90,7 +99,12 @@ export class BlanccoClient {
       ...(request.size === undefined ? {} : { size: Math.min(Math.max(1, request.size), PORTAL_SIZE_MAX) }),
       ...(request.cursor ? { cursor: request.cursor } : {}),
     });
-    const headers = { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT, 'x-blancco-api-key': this.apiKey };
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      'x-blancco-api-key': this.apiKey,
+    };
     try {
       return await this.policy.execute(async (signal) => {
         let answer: Awaited<ReturnType<typeof pinnedPost>>;
@@ -98,16 +112,24 @@ export class BlanccoClient {
           answer = await pinnedPost(this.url, resolution.addresses, { headers, body, maxBytes: MAX_PAGE_BYTES, signal });
         } catch (error) {
           if (signal.aborted) throw error;
-          throw new RetryableError(`network error: ${(error as { code?: string }).code ?? (error as Error).message}`, undefined, { cause: error });
+          throw new RetryableError(`network error: ${(error as { code?: string }).code ?? (error as Error).message}`, undefined, {
+            cause: error,
+          });
         }
         if (answer.status === 429 || answer.status >= 500) {
           throw new RetryableError(`HTTP ${answer.status}`, parseRetryAfter(headerValue(answer.headers['retry-after'])));
         }
         if (answer.status === 401 || answer.status === 403) {
-          throw consoleError(409, 'ERASURE_CREDENTIALS_REJECTED', `the erasure console refused the stored API key (HTTP ${answer.status}); configure the connection again with a valid key`);
+          throw consoleError(
+            409,
+            'ERASURE_CREDENTIALS_REJECTED',
+            `the erasure console refused the stored API key (HTTP ${answer.status}); configure the connection again with a valid key`,
+          );
         }
-        if (answer.status !== 200) throw consoleError(502, 'ERASURE_CONSOLE_ERROR', `the erasure console answered HTTP ${answer.status} to the report export`);
-        if (answer.truncated) throw consoleError(502, 'ERASURE_CONSOLE_BAD_RESPONSE', `a page of reports was larger than ${MAX_PAGE_BYTES} bytes`);
+        if (answer.status !== 200)
+          throw consoleError(502, 'ERASURE_CONSOLE_ERROR', `the erasure console answered HTTP ${answer.status} to the report export`);
+        if (answer.truncated)
+          throw consoleError(502, 'ERASURE_CONSOLE_BAD_RESPONSE', `a page of reports was larger than ${MAX_PAGE_BYTES} bytes`);
         let parsed: unknown;
         try {
           parsed = JSON.parse(answer.body.toString('utf8'));
@@ -119,10 +141,19 @@ export class BlanccoClient {
     } catch (error) {
       if (error instanceof ApiError) throw error;
       if (error instanceof CircuitOpenError) {
-        throw consoleError(503, 'ERASURE_CONSOLE_UNAVAILABLE', 'the erasure console failed repeatedly and is not being called for a while; try again later', { 'Retry-After': '30' });
+        throw consoleError(
+          503,
+          'ERASURE_CONSOLE_UNAVAILABLE',
+          'the erasure console failed repeatedly and is not being called for a while; try again later',
+          { 'Retry-After': '30' },
+        );
       }
       if (error instanceof AttemptTimeoutError) {
-        throw consoleError(502, 'ERASURE_CONSOLE_TIMEOUT', `the erasure console did not answer within ${this.options.timeoutMs} ms (${RETRIES + 1} attempts)`);
+        throw consoleError(
+          502,
+          'ERASURE_CONSOLE_TIMEOUT',
+          `the erasure console did not answer within ${this.options.timeoutMs} ms (${RETRIES + 1} attempts)`,
+        );
       }
       if (error instanceof RetryableError) {
         const rateLimited = error.message === 'HTTP 429';

@@ -3,7 +3,14 @@ import { BlanccoPageError, brandName, erasureSummary, parseReport, reportsOfPage
 import { CATEGORY_IDS } from '../footprint/engine/index.ts';
 import { SERVICE_CATEGORY_IDS } from '../catalogue/icecat/categories.ts';
 import {
-  blanccoReport, corruptReport, desktopReport, laptopReport, missingFieldsReport, phoneReport, serverReport, unsuccessfulReport,
+  blanccoReport,
+  corruptReport,
+  desktopReport,
+  laptopReport,
+  missingFieldsReport,
+  phoneReport,
+  serverReport,
+  unsuccessfulReport,
   type BlanccoReportOptions,
 } from '../../test/erasure/fixtures.ts';
 
@@ -90,7 +97,15 @@ describe('parseReport: the fixtures', () => {
       uuid: '6f1c2a9e-0b7d-4c55-9a3e-5d2f1e8b7c05',
       erasure_state: 'successful',
       erased_at: new Date('2026-11-20T14:00:00Z'),
-      device: { brand: 'Lenovo', model: '20W000AXGE', serial_number: 'PF2XK9LM', category: null, chassis_type: null, processor: null, specs: {} },
+      device: {
+        brand: 'Lenovo',
+        model: '20W000AXGE',
+        serial_number: 'PF2XK9LM',
+        category: null,
+        chassis_type: null,
+        processor: null,
+        specs: {},
+      },
     });
   });
 
@@ -104,13 +119,19 @@ describe('parseReport: the fixtures', () => {
 
   it('unsuccessful: a failed target makes the report unsuccessful', () => {
     const report = parsed(unsuccessfulReport);
-    expect([report.uuid, report.erasure_state, report.device.model]).toEqual(['6f1c2a9e-0b7d-4c55-9a3e-5d2f1e8b7c07', 'unsuccessful', 'Latitude 7420']);
+    expect([report.uuid, report.erasure_state, report.device.model]).toEqual([
+      '6f1c2a9e-0b7d-4c55-9a3e-5d2f1e8b7c07',
+      'unsuccessful',
+      'Latitude 7420',
+    ]);
   });
 });
 
 describe('parseReport: errors', () => {
   const withSystemLeaf = (name: string, value: string) => {
-    const report = blanccoReport() as { blancco_data: { blancco_hardware_report: { entries: { name: string; entry: { name: string; value: string }[] }[] } } };
+    const report = blanccoReport() as {
+      blancco_data: { blancco_hardware_report: { entries: { name: string; entry: { name: string; value: string }[] }[] } };
+    };
     report.blancco_data.blancco_hardware_report.entries[0]!.entry.find((l) => l.name === name)!.value = value;
     return report;
   };
@@ -125,25 +146,69 @@ describe('parseReport: errors', () => {
     ['no model', blanccoReport({ uuid: 'r-3', omit: ['model'] }), 'r-3', 'missing system model'],
     ['no serial and no IMEI', blanccoReport({ uuid: 'r-4', omit: ['serial'] }), 'r-4', 'missing system serial and IMEI'],
     ['a placeholder serial', blanccoReport({ uuid: 'r-5', serial: 'To Be Filled By O.E.M.' }), 'r-5', 'missing system serial and IMEI'],
-    ['a model over 200 characters', blanccoReport({ uuid: 'r-6', model: 'L'.repeat(201) }), 'r-6', 'system.model: must be at most 200 characters, got 201'],
-    ['a serial over 100 characters', blanccoReport({ uuid: 'r-7', serial: 'S'.repeat(101) }), 'r-7', 'system.serial: must be at most 100 characters, got 101'],
-    ['a control character', blanccoReport({ uuid: 'r-8', manufacturer: 'Dell\u0007 Inc.' }), 'r-8', 'system.manufacturer: must not contain control characters (U+0007 at character 5)'],
-    ['a document_id with a control character', blanccoReport({ uuid: 'r-9\u0000' }), null, 'description.document_id: must not contain control characters (U+0000 at character 4)'],
-    ['memory that is not a number', blanccoReport({ uuid: 'r-10', ramBytes: Number.NaN }), 'r-10', 'memory.total_memory: not a finite non-negative number ("NaN")'],
-    ['an infinite disk', blanccoReport({ uuid: 'r-11', disks: [{ capacityBytes: Infinity }] }), 'r-11', 'disk.capacity: not a finite non-negative number ("Infinity")'],
-    ['a negative battery', blanccoReport({ uuid: 'r-12', battery: { value: -5, unit: 'mWh' } }), 'r-12', 'battery.design_capacity: not a finite non-negative number ("-5")'],
+    [
+      'a model over 200 characters',
+      blanccoReport({ uuid: 'r-6', model: 'L'.repeat(201) }),
+      'r-6',
+      'system.model: must be at most 200 characters, got 201',
+    ],
+    [
+      'a serial over 100 characters',
+      blanccoReport({ uuid: 'r-7', serial: 'S'.repeat(101) }),
+      'r-7',
+      'system.serial: must be at most 100 characters, got 101',
+    ],
+    [
+      'a control character',
+      blanccoReport({ uuid: 'r-8', manufacturer: 'Dell\u0007 Inc.' }),
+      'r-8',
+      'system.manufacturer: must not contain control characters (U+0007 at character 5)',
+    ],
+    [
+      'a document_id with a control character',
+      blanccoReport({ uuid: 'r-9\u0000' }),
+      null,
+      'description.document_id: must not contain control characters (U+0000 at character 4)',
+    ],
+    [
+      'memory that is not a number',
+      blanccoReport({ uuid: 'r-10', ramBytes: Number.NaN }),
+      'r-10',
+      'memory.total_memory: not a finite non-negative number ("NaN")',
+    ],
+    [
+      'an infinite disk',
+      blanccoReport({ uuid: 'r-11', disks: [{ capacityBytes: Infinity }] }),
+      'r-11',
+      'disk.capacity: not a finite non-negative number ("Infinity")',
+    ],
+    [
+      'a negative battery',
+      blanccoReport({ uuid: 'r-12', battery: { value: -5, unit: 'mWh' } }),
+      'r-12',
+      'battery.design_capacity: not a finite non-negative number ("-5")',
+    ],
   ])('%s', (_, raw, uuid, error) => {
     expect(parseReport(raw)).toEqual({ ok: false, uuid, error });
   });
 
   it('a screen size in words is an error naming the leaf', () => {
-    const report = blanccoReport({ uuid: 'r-13' }) as { blancco_data: { blancco_hardware_report: { entries: { name: string; entries?: { entry: { value: string }[] }[] }[] } } };
+    const report = blanccoReport({ uuid: 'r-13' }) as {
+      blancco_data: { blancco_hardware_report: { entries: { name: string; entries?: { entry: { value: string }[] }[] }[] } };
+    };
     report.blancco_data.blancco_hardware_report.entries.find((n) => n.name === 'displays')!.entries![0]!.entry[0]!.value = 'fourteen';
-    expect(errorOf(report)).toEqual({ ok: false, uuid: 'r-13', error: 'display.diagonal_inch: not a finite non-negative number ("fourteen")' });
+    expect(errorOf(report)).toEqual({
+      ok: false,
+      uuid: 'r-13',
+      error: 'display.diagonal_inch: not a finite non-negative number ("fourteen")',
+    });
   });
 
   it('placeholders in other system fields count as absent', () => {
-    expect(errorOf(withSystemLeaf('manufacturer', 'System manufacturer'))).toMatchObject({ ok: false, error: 'missing system manufacturer' });
+    expect(errorOf(withSystemLeaf('manufacturer', 'System manufacturer'))).toMatchObject({
+      ok: false,
+      error: 'missing system manufacturer',
+    });
     expect(device({ chassis: 'Unknown' })).toMatchObject({ chassis_type: null, category: null });
   });
 });
@@ -167,8 +232,21 @@ describe('parseReport: erasure state and date', () => {
           entries: {
             name: 'erasures',
             entries: [
-              { name: 'erasure', entry: [{ name: 'state', value: 'Successful' }, { name: 'end_time', value: '2019-03-13T10:02:13+0200' }], entries: [{ name: 'target', entry: [] }] },
-              { name: 'erasure', entry: [{ name: 'state', value: 'Successful' }, { name: 'end_time', value: '2019-03-13T09:58:00+0200' }] },
+              {
+                name: 'erasure',
+                entry: [
+                  { name: 'state', value: 'Successful' },
+                  { name: 'end_time', value: '2019-03-13T10:02:13+0200' },
+                ],
+                entries: [{ name: 'target', entry: [] }],
+              },
+              {
+                name: 'erasure',
+                entry: [
+                  { name: 'state', value: 'Successful' },
+                  { name: 'end_time', value: '2019-03-13T09:58:00+0200' },
+                ],
+              },
             ],
           },
         },
@@ -186,24 +264,53 @@ describe('parseReport: erasure state and date', () => {
 
 describe('parseReport: fields and conversions', () => {
   it.each([
-    ['Dell Inc.', 'Dell'], ['HP', 'HP'], ['Hewlett-Packard', 'HP'], ['HPE', 'HPE'], ['LENOVO', 'Lenovo'], ['Apple Inc.', 'Apple'],
-    ['ASUSTeK COMPUTER INC.', 'Asus'], ['Samsung Electronics Co., Ltd.', 'Samsung'], ['FUJITSU CLIENT COMPUTING LIMITED', 'Fujitsu'],
-    ['Microsoft Corporation', 'Microsoft'], ['Super Micro Computer, Inc.', 'Supermicro'], ['Fairphone B.V.', 'Fairphone'], ['Contoso', 'Contoso'],
+    ['Dell Inc.', 'Dell'],
+    ['HP', 'HP'],
+    ['Hewlett-Packard', 'HP'],
+    ['HPE', 'HPE'],
+    ['LENOVO', 'Lenovo'],
+    ['Apple Inc.', 'Apple'],
+    ['ASUSTeK COMPUTER INC.', 'Asus'],
+    ['Samsung Electronics Co., Ltd.', 'Samsung'],
+    ['FUJITSU CLIENT COMPUTING LIMITED', 'Fujitsu'],
+    ['Microsoft Corporation', 'Microsoft'],
+    ['Super Micro Computer, Inc.', 'Supermicro'],
+    ['Fairphone B.V.', 'Fairphone'],
+    ['Contoso', 'Contoso'],
   ])('brand %s -> %s', (manufacturer, brand) => {
     expect(brandName(manufacturer)).toBe(brand);
   });
 
   it.each([
-    ['Notebook', 'laptop'], ['Laptop', 'laptop'], ['Portable', 'laptop'], ['Sub Notebook', 'laptop'],
-    ['Convertible', 'convertible'], ['Detachable', 'convertible'], ['Tablet', 'tablet'],
-    ['Desktop', 'desktop'], ['Tower', 'desktop'], ['Mini Tower', 'desktop'], ['Low Profile Desktop', 'desktop'], ['Space-saving', 'desktop'],
-    ['Mini PC', 'mini_pc'], ['Stick PC', 'mini_pc'], ['All in One', 'all_in_one'], ['All-In-One', 'all_in_one'],
-    ['Rack Mount Chassis', 'server'], ['Main Server Chassis', 'server'], ['Multi-system chassis', 'server'],
-    ['Blade', 'blade_server'], ['Blade Enclosure', 'blade_server'], ['Phone', 'smartphone'], ['Smartphone', 'smartphone'],
-    ['Other', null], ['Docking Station', null],
+    ['Notebook', 'laptop'],
+    ['Laptop', 'laptop'],
+    ['Portable', 'laptop'],
+    ['Sub Notebook', 'laptop'],
+    ['Convertible', 'convertible'],
+    ['Detachable', 'convertible'],
+    ['Tablet', 'tablet'],
+    ['Desktop', 'desktop'],
+    ['Tower', 'desktop'],
+    ['Mini Tower', 'desktop'],
+    ['Low Profile Desktop', 'desktop'],
+    ['Space-saving', 'desktop'],
+    ['Mini PC', 'mini_pc'],
+    ['Stick PC', 'mini_pc'],
+    ['All in One', 'all_in_one'],
+    ['All-In-One', 'all_in_one'],
+    ['Rack Mount Chassis', 'server'],
+    ['Main Server Chassis', 'server'],
+    ['Multi-system chassis', 'server'],
+    ['Blade', 'blade_server'],
+    ['Blade Enclosure', 'blade_server'],
+    ['Phone', 'smartphone'],
+    ['Smartphone', 'smartphone'],
+    ['Other', null],
+    ['Docking Station', null],
   ])('chassis %s -> %s, a category of the engine', (chassis, category) => {
     expect(device({ chassis }).category).toBe(category);
-    if (category) expect([CATEGORY_IDS.includes(category), (SERVICE_CATEGORY_IDS as readonly string[]).includes(category)]).toEqual([true, true]);
+    if (category)
+      expect([CATEGORY_IDS.includes(category), (SERVICE_CATEGORY_IDS as readonly string[]).includes(category)]).toEqual([true, true]);
   });
 
   it('an IMEI makes an unknown chassis a smartphone, not a known one', () => {
@@ -213,28 +320,47 @@ describe('parseReport: fields and conversions', () => {
   });
 
   it.each([
-    [{ type: 'SSD', interface: 'NVMe' }, 'nvme'], [{ type: 'SSD', interface: 'SATA' }, 'ssd'], [{ type: 'HDD', interface: 'SAS' }, 'hdd'],
-    [{ type: 'Hard Disk', interface: 'SATA' }, 'hdd'], [{ interface: 'eMMC' }, 'emmc'], [{ type: 'SSD', interface: 'MMC' }, 'emmc'],
-    [{ type: 'UFS' }, 'emmc'], [{ interface: 'USB' }, undefined], [{}, undefined],
+    [{ type: 'SSD', interface: 'NVMe' }, 'nvme'],
+    [{ type: 'SSD', interface: 'SATA' }, 'ssd'],
+    [{ type: 'HDD', interface: 'SAS' }, 'hdd'],
+    [{ type: 'Hard Disk', interface: 'SATA' }, 'hdd'],
+    [{ interface: 'eMMC' }, 'emmc'],
+    [{ type: 'SSD', interface: 'MMC' }, 'emmc'],
+    [{ type: 'UFS' }, 'emmc'],
+    [{ interface: 'USB' }, undefined],
+    [{}, undefined],
   ])('disk %o -> storage type %s', (kind, storageType) => {
     const { storage_gb, storage_type } = device({ disks: [{ capacityBytes: 500_107_862_016, ...kind }] }).specs;
     expect({ storage_gb, storage_type }).toEqual({ storage_gb: 500, storage_type: storageType });
   });
 
   it('disks without a capacity are left out; none at all leaves storage empty', () => {
-    expect(device({ disks: [{ capacityBytes: 0, type: 'SSD' }, { capacityBytes: 1_000_204_886_016, type: 'HDD' }] }).specs).toMatchObject({ storage_gb: 1000, storage_type: 'hdd' });
+    expect(
+      device({
+        disks: [
+          { capacityBytes: 0, type: 'SSD' },
+          { capacityBytes: 1_000_204_886_016, type: 'HDD' },
+        ],
+      }).specs,
+    ).toMatchObject({ storage_gb: 1000, storage_type: 'hdd' });
     expect(device({ disks: [{ capacityBytes: 0 }] }).specs).not.toHaveProperty('storage_gb');
   });
 
   it.each([
-    [{ value: 63_000, unit: 'mWh' }, 63], [{ value: 56, unit: 'Wh' }, 56], [{ value: 4410, unit: 'mAh' }, 17], [{ value: 3110, unit: 'MAH' }, 12],
-    [{ value: 50_000, unit: '%' }, undefined], [{ value: 50_000, unit: '' }, undefined],
+    [{ value: 63_000, unit: 'mWh' }, 63],
+    [{ value: 56, unit: 'Wh' }, 56],
+    [{ value: 4410, unit: 'mAh' }, 17],
+    [{ value: 3110, unit: 'MAH' }, 12],
+    [{ value: 50_000, unit: '%' }, undefined],
+    [{ value: 50_000, unit: '' }, undefined],
   ])('battery %o -> %s Wh', (battery, wh) => {
     expect(device({ battery }).specs.battery_wh).toBe(wh);
   });
 
   it('reads a unit written in the value', () => {
-    const report = blanccoReport({ battery: { value: 0, unit: '' } }) as { blancco_data: { blancco_hardware_report: { entries: { name: string; entries?: { entry: { name: string; value: string }[] }[] }[] } } };
+    const report = blanccoReport({ battery: { value: 0, unit: '' } }) as {
+      blancco_data: { blancco_hardware_report: { entries: { name: string; entries?: { entry: { name: string; value: string }[] }[] }[] } };
+    };
     const battery = report.blancco_data.blancco_hardware_report.entries.find((n) => n.name === 'batteries')!.entries![0]!;
     battery.entry = [{ name: 'design_capacity', value: '45000 mWh' }];
     expect(parsed(report).device.specs.battery_wh).toBe(45);

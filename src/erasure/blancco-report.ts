@@ -69,7 +69,10 @@ export function erasureSummary(raw: unknown): { state: ErasureState; at: Date | 
   const data = isObject(raw) && isObject(raw.blancco_data) ? raw.blancco_data : undefined;
   const erasures = data && isObject(data.blancco_erasure_report) ? nodesNamed(data.blancco_erasure_report, ERASURE_NODES) : [];
   const states = erasures.flatMap((node) => leafTexts(node, 'state'));
-  const ends = erasures.flatMap((node) => leafTexts(node, 'end_time')).map(parseDate).filter((d): d is Date => d !== null);
+  const ends = erasures
+    .flatMap((node) => leafTexts(node, 'end_time'))
+    .map(parseDate)
+    .filter((d): d is Date => d !== null);
   const state: ErasureState =
     states.length === 0 ? 'unknown' : states.every((s) => s.trim().toLowerCase() === 'successful') ? 'successful' : 'unsuccessful';
   const latest = ends.reduce<Date | null>((a, b) => (a === null || b > a ? b : a), null);
@@ -133,32 +136,55 @@ function parseDevice(hardware: Json): ParsedDevice {
 
 /** SMBIOS chassis types (DMTF DSP0134, 7.4.1) and mobile device types, as lower-case words -> category. */
 const CHASSIS_CATEGORIES: ReadonlyMap<string, ServiceCategoryId> = new Map([
-  ['notebook', 'laptop'], ['laptop', 'laptop'], ['portable', 'laptop'], ['sub notebook', 'laptop'],
-  ['convertible', 'convertible'], ['detachable', 'convertible'],
+  ['notebook', 'laptop'],
+  ['laptop', 'laptop'],
+  ['portable', 'laptop'],
+  ['sub notebook', 'laptop'],
+  ['convertible', 'convertible'],
+  ['detachable', 'convertible'],
   ['tablet', 'tablet'],
-  ['desktop', 'desktop'], ['tower', 'desktop'], ['mini tower', 'desktop'], ['low profile desktop', 'desktop'], ['space saving', 'desktop'],
-  ['mini pc', 'mini_pc'], ['stick pc', 'mini_pc'],
+  ['desktop', 'desktop'],
+  ['tower', 'desktop'],
+  ['mini tower', 'desktop'],
+  ['low profile desktop', 'desktop'],
+  ['space saving', 'desktop'],
+  ['mini pc', 'mini_pc'],
+  ['stick pc', 'mini_pc'],
   ['all in one', 'all_in_one'],
-  ['rack mount chassis', 'server'], ['main server chassis', 'server'], ['multi system chassis', 'server'],
-  ['blade', 'blade_server'], ['blade enclosure', 'blade_server'],
-  ['phone', 'smartphone'], ['smartphone', 'smartphone'], ['mobile phone', 'smartphone'],
+  ['rack mount chassis', 'server'],
+  ['main server chassis', 'server'],
+  ['multi system chassis', 'server'],
+  ['blade', 'blade_server'],
+  ['blade enclosure', 'blade_server'],
+  ['phone', 'smartphone'],
+  ['smartphone', 'smartphone'],
+  ['mobile phone', 'smartphone'],
 ]);
 
 /** Manufacturer names as firmware writes them (lower-case letters and digits) -> the catalogue's brand. */
 const BRAND_NAMES: ReadonlyMap<string, string> = new Map([
   ['dell', 'Dell'],
-  ['hp', 'HP'], ['hewlettpackard', 'HP'],
-  ['hpe', 'HPE'], ['hewlettpackardenterprise', 'HPE'],
+  ['hp', 'HP'],
+  ['hewlettpackard', 'HP'],
+  ['hpe', 'HPE'],
+  ['hewlettpackardenterprise', 'HPE'],
   ['lenovo', 'Lenovo'],
   ['apple', 'Apple'],
-  ['samsung', 'Samsung'], ['samsungelectronics', 'Samsung'],
-  ['asus', 'Asus'], ['asustek', 'Asus'], ['asustekcomputer', 'Asus'],
+  ['samsung', 'Samsung'],
+  ['samsungelectronics', 'Samsung'],
+  ['asus', 'Asus'],
+  ['asustek', 'Asus'],
+  ['asustekcomputer', 'Asus'],
   ['acer', 'Acer'],
-  ['fujitsu', 'Fujitsu'], ['fujitsuclientcomputing', 'Fujitsu'], ['fujitsutechnologysolutions', 'Fujitsu'],
+  ['fujitsu', 'Fujitsu'],
+  ['fujitsuclientcomputing', 'Fujitsu'],
+  ['fujitsutechnologysolutions', 'Fujitsu'],
   ['microsoft', 'Microsoft'],
   ['google', 'Google'],
-  ['supermicro', 'Supermicro'], ['supermicrocomputer', 'Supermicro'],
-  ['cisco', 'Cisco'], ['ciscosystems', 'Cisco'],
+  ['supermicro', 'Supermicro'],
+  ['supermicrocomputer', 'Supermicro'],
+  ['cisco', 'Cisco'],
+  ['ciscosystems', 'Cisco'],
 ]);
 
 /** A trailing legal form: "Dell Inc.", "Samsung Electronics Co., Ltd.", "FUJITSU CLIENT COMPUTING LIMITED". */
@@ -175,8 +201,20 @@ export function brandName(manufacturer: string): string {
 
 /** Values firmware writes when the vendor left a field empty: no information, so treated as absent. */
 const PLACEHOLDERS = new Set([
-  'to be filled by o e m', 'default string', 'system manufacturer', 'system product name', 'system serial number',
-  'not specified', 'not applicable', 'n a', 'none', 'unknown', 'oem', '0', '0123456789', '123456789',
+  'to be filled by o e m',
+  'default string',
+  'system manufacturer',
+  'system product name',
+  'system serial number',
+  'not specified',
+  'not applicable',
+  'n a',
+  'none',
+  'unknown',
+  'oem',
+  '0',
+  '0123456789',
+  '123456789',
 ]);
 
 function systemText(system: Json, names: readonly string[], maxLength: number): string | null {
@@ -191,7 +229,8 @@ function processorOf(hardware: Json): string | null {
   const counts = new Map<string, number>();
   for (const cpu of items(hardware, 'processors', 'processor')) {
     const found = leafOf(cpu, ['model', 'name']);
-    const model = found && found.text.trim() !== '' ? checkText(found.text.trim(), `processor.${found.name}`, DEFAULT_MAX_LENGTH) : undefined;
+    const model =
+      found && found.text.trim() !== '' ? checkText(found.text.trim(), `processor.${found.name}`, DEFAULT_MAX_LENGTH) : undefined;
     if (model) counts.set(model, (counts.get(model) ?? 0) + 1);
   }
   if (counts.size === 0) return null;
@@ -366,7 +405,10 @@ function checkText(value: string, path: string, maxLength: number): string {
 
 /** Lower-case words separated by single spaces: "All-in-One" -> "all in one", "To Be Filled By O.E.M." -> "to be filled by o e m". */
 function words(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 /** An ISO 8601 date-time (offset with or without colon; none read as UTC), else null. */

@@ -14,7 +14,11 @@ interface Target {
 }
 
 export async function connectBlancco(target: Target, options: { baseUrl: string; apiKey: string; country?: string }) {
-  return apiRequest(target, 'PUT', `${REST_BASE}/blancco/connection`, { base_url: options.baseUrl, api_key: options.apiKey, default_country: options.country ?? null });
+  return apiRequest(target, 'PUT', `${REST_BASE}/blancco/connection`, {
+    base_url: options.baseUrl,
+    api_key: options.apiKey,
+    default_country: options.country ?? null,
+  });
 }
 
 export interface SyncTotals {
@@ -36,7 +40,9 @@ export async function syncBlancco(
   do {
     const body: Record<string, unknown> = {
       limit: filters.limit,
-      ...(continuation ? { continuation } : { onlySuccessful: filters.onlySuccessful ?? false, sinceDate: filters.sinceDate, country: filters.country }),
+      ...(continuation
+        ? { continuation }
+        : { onlySuccessful: filters.onlySuccessful ?? false, sinceDate: filters.sinceDate, country: filters.country }),
     };
     const result = await apiRequest(target, 'POST', `${REST_BASE}/blancco/sync`, body);
     totals.synced += result.synced;
@@ -44,7 +50,8 @@ export async function syncBlancco(
     totals.errors += result.errors;
     totals.batches++;
     totals.sync_run_ids.push(result.sync_run_id);
-    for (const item of result.details) if (item.status === 'error') totals.errors_detail.push({ uuid: item.uuid, brand: item.brand, model: item.model, error: item.error });
+    for (const item of result.details)
+      if (item.status === 'error') totals.errors_detail.push({ uuid: item.uuid, brand: item.brand, model: item.model, error: item.error });
     onBatch(totals);
     continuation = result.continuation;
   } while (continuation);

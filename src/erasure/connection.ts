@@ -21,7 +21,12 @@ export interface ErasureContext {
 const secretContext = (orgId: string) => `erasure_connections.api_key:${orgId}`;
 
 const notConfigured = () =>
-  new ApiError(409, 'ERASURE_NOT_CONFIGURED', 'Erasure connection missing', 'this organisation has no Blancco connection; configure it with PUT /v1/blancco/connection');
+  new ApiError(
+    409,
+    'ERASURE_NOT_CONFIGURED',
+    'Erasure connection missing',
+    'this organisation has no Blancco connection; configure it with PUT /v1/blancco/connection',
+  );
 
 /** A region code the engine has a grid factor for, normalised (nl -> NL), or a 400 naming `field`. */
 export function checkCountry(services: Services, input: string, field: string): string {
@@ -32,7 +37,8 @@ export function checkCountry(services: Services, input: string, field: string): 
   return code;
 }
 
-const connectionNotFound = () => new ApiError(404, 'ERASURE_CONNECTION_NOT_FOUND', 'Erasure connection not found', 'this organisation has no Blancco connection');
+const connectionNotFound = () =>
+  new ApiError(404, 'ERASURE_CONNECTION_NOT_FOUND', 'Erasure connection not found', 'this organisation has no Blancco connection');
 
 export async function findConnection(prisma: PrismaClient) {
   return prisma.erasureConnection.findFirst({ where: { provider: PROVIDER } });
@@ -49,9 +55,14 @@ export async function showConnection(prisma: PrismaClient) {
 export async function saveConnection(ctx: ErasureContext, input: { base_url: string; api_key: string; default_country?: string | null }) {
   const { prisma, caller, services } = ctx;
   const { allowPrivateUrls } = services.config.erasure;
-  const url = await checkOutboundUrl(input.base_url, allowPrivateUrls, 'base_url', { code: 'ERASURE_CONSOLE_URL_NOT_ALLOWED', what: 'erasure console URLs' });
-  if (url.protocol !== 'https:' && !allowPrivateUrls) throw invalidParameter('base_url', 'must be an https URL (the API key travels in a header)');
-  if (url.search) throw invalidParameter('base_url', 'must not contain a query string: give the API base, e.g. https://api.eu-west-1.blancco.cloud');
+  const url = await checkOutboundUrl(input.base_url, allowPrivateUrls, 'base_url', {
+    code: 'ERASURE_CONSOLE_URL_NOT_ALLOWED',
+    what: 'erasure console URLs',
+  });
+  if (url.protocol !== 'https:' && !allowPrivateUrls)
+    throw invalidParameter('base_url', 'must be an https URL (the API key travels in a header)');
+  if (url.search)
+    throw invalidParameter('base_url', 'must not contain a query string: give the API base, e.g. https://api.eu-west-1.blancco.cloud');
   const baseUrl = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
   const apiKey = input.api_key.trim();
   if (apiKey.length < API_KEY_LENGTH.min) throw invalidParameter('api_key', `must be at least ${API_KEY_LENGTH.min} characters`);
@@ -71,7 +82,12 @@ export async function saveConnection(ctx: ErasureContext, input: { base_url: str
       update: data,
     });
     await tx.auditLog.create({
-      data: auditEntry(caller, 'org.erasure.connection.configured', { type: 'erasure_connection', id: connection.id }, { base_url: baseUrl, api_key_hint: data.api_key_hint, default_country: country }),
+      data: auditEntry(
+        caller,
+        'org.erasure.connection.configured',
+        { type: 'erasure_connection', id: connection.id },
+        { base_url: baseUrl, api_key_hint: data.api_key_hint, default_country: country },
+      ),
     });
     return connection;
   });
@@ -83,7 +99,14 @@ export async function deleteConnection(ctx: ErasureContext) {
     const connection = await tx.erasureConnection.findFirst({ where: { provider: PROVIDER } });
     if (!connection) throw connectionNotFound();
     await tx.erasureConnection.delete({ where: { id: connection.id } });
-    await tx.auditLog.create({ data: auditEntry(caller, 'org.erasure.connection.deleted', { type: 'erasure_connection', id: connection.id }, { base_url: connection.base_url }) });
+    await tx.auditLog.create({
+      data: auditEntry(
+        caller,
+        'org.erasure.connection.deleted',
+        { type: 'erasure_connection', id: connection.id },
+        { base_url: connection.base_url },
+      ),
+    });
     return connection;
   });
 }
@@ -96,6 +119,11 @@ export async function openConnection(ctx: ErasureContext) {
     return { connection, apiKey: ctx.services.secrets.open(connection.api_key_encrypted, secretContext(ctx.caller.orgId)) };
   } catch (error) {
     if (!(error instanceof SecretBoxError)) throw error;
-    throw new ApiError(409, 'ERASURE_CONNECTION_UNREADABLE', 'Erasure connection misconfigured', 'the stored API key cannot be decrypted (the service\'s SECRETS_KEY changed); configure the connection again');
+    throw new ApiError(
+      409,
+      'ERASURE_CONNECTION_UNREADABLE',
+      'Erasure connection misconfigured',
+      "the stored API key cannot be decrypted (the service's SECRETS_KEY changed); configure the connection again",
+    );
   }
 }

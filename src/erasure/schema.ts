@@ -34,7 +34,8 @@ const ErasureItemStatusEnum = builder.enumType('ErasureItemStatus', { values: Ob
 const ErasureSyncStatusEnum = builder.enumType('ErasureSyncStatus', { values: Object.values(ErasureSyncStatus) });
 
 const ErasureConnectionRef = builder.objectRef<ErasureConnection>('ErasureConnection').implement({
-  description: "Your organisation's Blancco Management Portal connection. The API key is stored encrypted and never returned; api_key_hint shows its last four characters.",
+  description:
+    "Your organisation's Blancco Management Portal connection. The API key is stored encrypted and never returned; api_key_hint shows its last four characters.",
   fields: (t) => ({
     provider: t.exposeString('provider'),
     base_url: t.exposeString('base_url', { description: "The portal's regional API base, e.g. https://api.eu-west-1.blancco.cloud" }),
@@ -47,16 +48,29 @@ const ErasureConnectionRef = builder.objectRef<ErasureConnection>('ErasureConnec
 });
 
 const ErasureSyncItemRef = builder.objectRef<SyncItem>('ErasureSyncItem').implement({
-  description: 'One erasure report of a sync: synced (asset created or updated with a footprint), skipped (already synced earlier) or error (with the reason).',
+  description:
+    'One erasure report of a sync: synced (asset created or updated with a footprint), skipped (already synced earlier) or error (with the reason).',
   fields: (t) => ({
-    uuid: t.string({ nullable: true, description: "The report's document id; null only for a report without one (an error)", resolve: (i) => i.uuid }),
+    uuid: t.string({
+      nullable: true,
+      description: "The report's document id; null only for a report without one (an error)",
+      resolve: (i) => i.uuid,
+    }),
     status: t.field({ type: ErasureItemStatusEnum, resolve: (i) => i.status }),
     brand: t.string({ nullable: true, resolve: (i) => i.brand }),
     model: t.string({ nullable: true, resolve: (i) => i.model }),
     serial_number: t.string({ nullable: true, resolve: (i) => i.serial_number }),
-    category: t.string({ nullable: true, description: 'Service category from the chassis type (null: unknown, the engine default applies)', resolve: (i) => i.category }),
+    category: t.string({
+      nullable: true,
+      description: 'Service category from the chassis type (null: unknown, the engine default applies)',
+      resolve: (i) => i.category,
+    }),
     asset_id: t.string({ nullable: true, description: 'The asset created or updated (synced items)', resolve: (i) => i.asset_id }),
-    calculation_id: t.string({ nullable: true, description: 'Its new active calculation (synced items)', resolve: (i) => i.calculation_id }),
+    calculation_id: t.string({
+      nullable: true,
+      description: 'Its new active calculation (synced items)',
+      resolve: (i) => i.calculation_id,
+    }),
     total_kg_co2e: t.float({ nullable: true, resolve: (i) => i.total_kg_co2e }),
     error: t.string({ nullable: true, description: 'Why the report could not be synced (error items)', resolve: (i) => i.error }),
   }),
@@ -70,7 +84,11 @@ const ErasureSyncResultRef = builder.objectRef<SyncResult>('ErasureSyncResult').
     errors: t.exposeInt('errors', { description: 'Reports that failed (tried again by the next sync)' }),
     details: t.field({ type: [ErasureSyncItemRef], resolve: (r) => r.details }),
     has_more: t.exposeBoolean('has_more', { description: 'The portal has more reports for these filters than this sync took' }),
-    continuation: t.string({ nullable: true, description: 'Pass as `continuation` to take the next batch (null when has_more is false)', resolve: (r) => r.continuation }),
+    continuation: t.string({
+      nullable: true,
+      description: 'Pass as `continuation` to take the next batch (null when has_more is false)',
+      resolve: (r) => r.continuation,
+    }),
     sync_run_id: t.exposeString('sync_run_id'),
   }),
 });
@@ -93,21 +111,30 @@ const ErasureSyncRunRef = builder.objectRef<ErasureSyncRun>('ErasureSyncRun').im
   }),
 });
 
-const ErasureSyncRunPageRef = builder.objectRef<{ total: number; limit: number; offset: number; runs: ErasureSyncRun[] }>('ErasureSyncRunPage').implement({
-  fields: (t) => ({
-    total: t.exposeInt('total'),
-    limit: t.exposeInt('limit'),
-    offset: t.exposeInt('offset'),
-    runs: t.field({ type: [ErasureSyncRunRef], resolve: (p) => p.runs }),
-  }),
-});
+const ErasureSyncRunPageRef = builder
+  .objectRef<{ total: number; limit: number; offset: number; runs: ErasureSyncRun[] }>('ErasureSyncRunPage')
+  .implement({
+    fields: (t) => ({
+      total: t.exposeInt('total'),
+      limit: t.exposeInt('limit'),
+      offset: t.exposeInt('offset'),
+      runs: t.field({ type: [ErasureSyncRunRef], resolve: (p) => p.runs }),
+    }),
+  });
 
 builder.queryFields((t) => ({
   erasureConnection: t.field({
     type: ErasureConnectionRef,
     description: `Your organisation's Blancco connection (404 ERASURE_CONNECTION_NOT_FOUND when none). ${ERASURE_SYNC_MIN_PLAN} plan or higher.`,
     authScopes: READ,
-    extensions: { rest: { method: 'GET', path: '/blancco/connection', tags: TAGS, errors: { 404: 'No connection is configured (ERASURE_CONNECTION_NOT_FOUND)' } } },
+    extensions: {
+      rest: {
+        method: 'GET',
+        path: '/blancco/connection',
+        tags: TAGS,
+        errors: { 404: 'No connection is configured (ERASURE_CONNECTION_NOT_FOUND)' },
+      },
+    },
     resolve: (_root, _args, ctx) => showConnection(erasureContext(ctx).prisma),
   }),
   erasureSyncRuns: t.field({
@@ -123,7 +150,8 @@ builder.queryFields((t) => ({
       const { prisma } = erasureContext(ctx);
       const limit = args.limit ?? RUN_PAGE.default;
       const offset = args.offset ?? 0;
-      if (!Number.isInteger(limit) || limit < 1 || limit > RUN_PAGE.max) throw invalidParameter('limit', `must be an integer from 1 to ${RUN_PAGE.max}, got ${limit}`);
+      if (!Number.isInteger(limit) || limit < 1 || limit > RUN_PAGE.max)
+        throw invalidParameter('limit', `must be an integer from 1 to ${RUN_PAGE.max}, got ${limit}`);
       if (!Number.isInteger(offset) || offset < 0) throw invalidParameter('offset', `must be an integer of at least 0, got ${offset}`);
       const [total, runs] = await Promise.all([
         prisma.erasureSyncRun.count(),
@@ -144,8 +172,15 @@ builder.mutationFields((t) => ({
     extensions: { rest: { method: 'PUT', path: '/blancco/connection', tags: TAGS } },
     args: {
       base_url: t.arg.string({ required: true, description: 'e.g. https://api.eu-west-1.blancco.cloud', ...maxChars(URL_MAX) }),
-      api_key: t.arg.string({ required: true, description: `The portal API key (${API_KEY_LENGTH.min} to ${API_KEY_LENGTH.max} characters)`, ...maxChars(API_KEY_LENGTH.max) }),
-      default_country: t.arg.string({ description: `Country of use for footprints when a sync names none (default ${DEFAULT_COUNTRY})`, ...maxChars(TEXT_LIMITS.country) }),
+      api_key: t.arg.string({
+        required: true,
+        description: `The portal API key (${API_KEY_LENGTH.min} to ${API_KEY_LENGTH.max} characters)`,
+        ...maxChars(API_KEY_LENGTH.max),
+      }),
+      default_country: t.arg.string({
+        description: `Country of use for footprints when a sync names none (default ${DEFAULT_COUNTRY})`,
+        ...maxChars(TEXT_LIMITS.country),
+      }),
     },
     resolve: (_root, args, ctx) => saveConnection(erasureContext(ctx), args),
   }),
@@ -153,7 +188,14 @@ builder.mutationFields((t) => ({
     type: ErasureConnectionRef,
     description: 'Removes the connection and its stored key. Synced reports and assets stay.',
     authScopes: WRITE,
-    extensions: { rest: { method: 'DELETE', path: '/blancco/connection', tags: TAGS, errors: { 404: 'No connection is configured (ERASURE_CONNECTION_NOT_FOUND)' } } },
+    extensions: {
+      rest: {
+        method: 'DELETE',
+        path: '/blancco/connection',
+        tags: TAGS,
+        errors: { 404: 'No connection is configured (ERASURE_CONNECTION_NOT_FOUND)' },
+      },
+    },
     resolve: (_root, _args, ctx) => deleteConnection(erasureContext(ctx)),
   }),
   syncErasureReports: t.field({
@@ -163,13 +205,24 @@ builder.mutationFields((t) => ({
       `(matched by serial number). Reports already synced are skipped; one that cannot be used is an error item. At most ${SYNC_LIMIT_MAX} reports per call ` +
       '(has_more and continuation for the rest); one sync at a time per organisation (429 ERASURE_SYNC_IN_PROGRESS).',
     authScopes: WRITE,
-    extensions: { rest: { method: 'POST', path: '/blancco/sync', tags: TAGS, errors: ERASURE_CONSOLE_ERRORS }, pageSize: { default: SYNC_LIMIT_MAX, max: SYNC_LIMIT_MAX } },
+    extensions: {
+      rest: { method: 'POST', path: '/blancco/sync', tags: TAGS, errors: ERASURE_CONSOLE_ERRORS },
+      pageSize: { default: SYNC_LIMIT_MAX, max: SYNC_LIMIT_MAX },
+    },
     args: {
       onlySuccessful: t.arg.boolean({ description: 'Only reports whose erasure succeeded (default false)' }),
       sinceDate: t.arg.string({ description: 'Only reports dated on or after this day (YYYY-MM-DD)', ...maxChars(32) }),
-      country: t.arg.string({ description: `Country of use for the footprints (default ${DEFAULT_COUNTRY})`, ...maxChars(TEXT_LIMITS.country) }),
-      limit: t.arg.int({ description: `Most reports to take from the portal in this call, 1 to ${SYNC_LIMIT_MAX} (default ${SYNC_LIMIT_MAX})` }),
-      continuation: t.arg.string({ description: 'The continuation of an earlier sync with has_more: takes its next batch with its filters', ...maxChars(TEXT_LIMITS.id) }),
+      country: t.arg.string({
+        description: `Country of use for the footprints (default ${DEFAULT_COUNTRY})`,
+        ...maxChars(TEXT_LIMITS.country),
+      }),
+      limit: t.arg.int({
+        description: `Most reports to take from the portal in this call, 1 to ${SYNC_LIMIT_MAX} (default ${SYNC_LIMIT_MAX})`,
+      }),
+      continuation: t.arg.string({
+        description: 'The continuation of an earlier sync with has_more: takes its next batch with its filters',
+        ...maxChars(TEXT_LIMITS.id),
+      }),
     },
     resolve: (_root, args, ctx) => syncErasureReports(erasureContext(ctx), args),
   }),

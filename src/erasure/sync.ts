@@ -75,19 +75,22 @@ const sinceOf = (params: SyncParams): Date | null => (params.sinceDate ? new Dat
  * The `size` to ask for when `wanted` more reports may be taken: the portal documents 1 to 10 for
  * `size`, and a page of at most 100 without it; no more than `wanted` reports are asked for.
  */
-export const pageSize = (wanted: number): number | undefined => (wanted >= PORTAL_DEFAULT_PAGE ? undefined : Math.min(wanted, PORTAL_SIZE_MAX));
+export const pageSize = (wanted: number): number | undefined =>
+  wanted >= PORTAL_DEFAULT_PAGE ? undefined : Math.min(wanted, PORTAL_SIZE_MAX);
 
 function checkSinceDate(value: string): string {
   const trimmed = value.trim();
   const time = DATE.test(trimmed) ? Date.parse(`${trimmed}T00:00:00Z`) : Number.NaN;
-  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== trimmed) throw invalidParameter('sinceDate', `must be a date YYYY-MM-DD, got '${value}'`);
+  if (Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== trimmed)
+    throw invalidParameter('sinceDate', `must be a date YYYY-MM-DD, got '${value}'`);
   if (time > Date.now()) throw invalidParameter('sinceDate', `must not be in the future, got '${value}'`);
   return trimmed;
 }
 
 function checkLimit(limit: number | null | undefined): number {
   if (limit == null) return SYNC_LIMIT_MAX;
-  if (!Number.isInteger(limit) || limit < 1 || limit > SYNC_LIMIT_MAX) throw invalidParameter('limit', `must be an integer from 1 to ${SYNC_LIMIT_MAX}, got ${limit}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > SYNC_LIMIT_MAX)
+    throw invalidParameter('limit', `must be an integer from 1 to ${SYNC_LIMIT_MAX}, got ${limit}`);
   return limit;
 }
 
@@ -101,7 +104,11 @@ const syncInProgress = (retryAfterSeconds: number) =>
   );
 
 /** Filters and where to start: from the request, or from the run a continuation names. */
-async function resolveStart(ctx: ErasureContext, input: SyncInput, defaultCountry: string): Promise<{ params: SyncParams; cursor: string | null; continuedFrom: string | null }> {
+async function resolveStart(
+  ctx: ErasureContext,
+  input: SyncInput,
+  defaultCountry: string,
+): Promise<{ params: SyncParams; cursor: string | null; continuedFrom: string | null }> {
   const continuation = input.continuation?.trim();
   if (!continuation) {
     return {
@@ -116,7 +123,8 @@ async function resolveStart(ctx: ErasureContext, input: SyncInput, defaultCountr
   }
   checkUuid('continuation', continuation);
   for (const field of ['onlySuccessful', 'sinceDate', 'country'] as const) {
-    if (input[field] != null) throw invalidParameter(field, 'must not be given with continuation: a continuation keeps the filters of the sync it continues');
+    if (input[field] != null)
+      throw invalidParameter(field, 'must not be given with continuation: a continuation keeps the filters of the sync it continues');
   }
   // Another organisation's run answers exactly like an unknown one (the scoped client sees only the caller's).
   const previous = await ctx.prisma.erasureSyncRun.findUnique({ where: { id: continuation } });
@@ -135,7 +143,12 @@ async function startRun(ctx: ErasureContext, params: SyncParams, continuedFrom: 
       // A run whose lease ran out was cut off (its process died): its pages are committed, the rest is for a new run.
       await tx.erasureSyncRun.updateMany({
         where: { status: 'running', lease_expires_at: { lt: now } },
-        data: { status: 'interrupted', finished_at: now, error_code: 'ERASURE_SYNC_INTERRUPTED', error_message: 'the sync stopped before it finished; the reports it committed stay synced' },
+        data: {
+          status: 'interrupted',
+          finished_at: now,
+          error_code: 'ERASURE_SYNC_INTERRUPTED',
+          error_message: 'the sync stopped before it finished; the reports it committed stay synced',
+        },
       });
       const live = await tx.erasureSyncRun.findFirst({ where: { status: 'running' }, select: { lease_expires_at: true } });
       if (live) throw syncInProgress(Math.max(1, Math.ceil(((live.lease_expires_at?.getTime() ?? now.getTime()) - now.getTime()) / 1000)));
@@ -172,7 +185,11 @@ const item = (report: ParsedReport | null, status: SyncItem['status'], error: st
 const clip = (text: string) => (text.length > ERROR_TEXT_MAX ? `${text.slice(0, ERROR_TEXT_MAX - 1)}…` : text);
 
 /** The footprint lookup chain's inputs from a parsed report. */
-function assetRow(report: ParsedReport, params: SyncParams, existing: Map<string, { status: string; purchase_date: Date | null }>): AssetRowInput {
+function assetRow(
+  report: ParsedReport,
+  params: SyncParams,
+  existing: Map<string, { status: string; purchase_date: Date | null }>,
+): AssetRowInput {
   const { device } = report;
   const before = existing.get(device.serial_number!);
   return {
@@ -234,7 +251,12 @@ async function processPage(ctx: ErasureContext, runId: string, params: SyncParam
   const seen = new Set<string>();
   const uuids = parsed.flatMap((p) => (p.ok ? [p.report.uuid] : []));
   const done = new Set(
-    (await prisma.erasureReport.findMany({ where: { external_uuid: { in: uuids }, status: { not: 'error' } }, select: { external_uuid: true } })).map((r) => r.external_uuid),
+    (
+      await prisma.erasureReport.findMany({
+        where: { external_uuid: { in: uuids }, status: { not: 'error' } },
+        select: { external_uuid: true },
+      })
+    ).map((r) => r.external_uuid),
   );
   // Reports that do not parse but name their uuid: recorded as errors with the page.
   const unreadable: { uuid: string; status: 'error'; error: string; report: null }[] = [];
@@ -259,9 +281,19 @@ async function processPage(ctx: ErasureContext, runId: string, params: SyncParam
 
   const serials = ours.map((o) => o.report.device.serial_number!);
   const existing = new Map(
-    (await prisma.asset.findMany({ where: { serial_number: { in: serials } }, select: { serial_number: true, status: true, purchase_date: true } })).map((a) => [a.serial_number!, a]),
+    (
+      await prisma.asset.findMany({
+        where: { serial_number: { in: serials } },
+        select: { serial_number: true, status: true, purchase_date: true },
+      })
+    ).map((a) => [a.serial_number!, a]),
   );
-  const prepared = await prepareImport(services, caller, ours.map((o) => assetRow(o.report, params, existing)), 'blancco');
+  const prepared = await prepareImport(
+    services,
+    caller,
+    ours.map((o) => assetRow(o.report, params, existing)),
+    'blancco',
+  );
   // Row problems (an out-of-range spec, a serial twice in one page, …) make the report an error item.
   const problems = new Map<number, string[]>();
   for (const e of prepared.errors) problems.set(e.index!, [...(problems.get(e.index!) ?? []), `${e.field}: ${e.reason}`]);
@@ -276,30 +308,35 @@ async function processPage(ctx: ErasureContext, runId: string, params: SyncParam
     return items;
   }
 
-  await prisma.$transaction(async (tx) => {
-    const claimed = new Set((await tx.$queryRawUnsafe<{ uuid: string }[]>(CLAIM, JSON.stringify(rows), caller.orgId, runId)).map((r) => r.uuid));
-    // The import record counts the page's row problems as failed rows; only claimed good rows are written.
-    const toWrite: PreparedImport = { ...prepared, rows: [] };
-    ours.forEach((o, i) => {
-      const target = items[o.index]!;
-      if (!claimed.has(o.report.uuid)) {
-        // Synced by a concurrent run between our check and this transaction.
-        if (target.status === 'synced') Object.assign(target, { status: 'skipped', error: null });
-        return;
-      }
-      if (target.status !== 'synced') return;
-      const row = prepared.rows.find((r) => r.position.index === i);
-      if (row) toWrite.rows.push(row);
-    });
-    const outcome = await writeImport(tx, caller, toWrite);
-    const links = outcome.assets.map((a) => {
-      const o = ours[a.index!]!;
-      Object.assign(items[o.index]!, { asset_id: a.id, calculation_id: a.calculation_id, total_kg_co2e: a.total_kg_co2e });
-      return { uuid: o.report.uuid, asset_id: a.id, calculation_id: a.calculation_id };
-    });
-    if (links.length) await tx.$executeRawUnsafe(LINK, JSON.stringify(links), caller.orgId);
-    await recordProgress(tx, runId, items);
-  }, { timeout: 60_000 });
+  await prisma.$transaction(
+    async (tx) => {
+      const claimed = new Set(
+        (await tx.$queryRawUnsafe<{ uuid: string }[]>(CLAIM, JSON.stringify(rows), caller.orgId, runId)).map((r) => r.uuid),
+      );
+      // The import record counts the page's row problems as failed rows; only claimed good rows are written.
+      const toWrite: PreparedImport = { ...prepared, rows: [] };
+      ours.forEach((o, i) => {
+        const target = items[o.index]!;
+        if (!claimed.has(o.report.uuid)) {
+          // Synced by a concurrent run between our check and this transaction.
+          if (target.status === 'synced') Object.assign(target, { status: 'skipped', error: null });
+          return;
+        }
+        if (target.status !== 'synced') return;
+        const row = prepared.rows.find((r) => r.position.index === i);
+        if (row) toWrite.rows.push(row);
+      });
+      const outcome = await writeImport(tx, caller, toWrite);
+      const links = outcome.assets.map((a) => {
+        const o = ours[a.index!]!;
+        Object.assign(items[o.index]!, { asset_id: a.id, calculation_id: a.calculation_id, total_kg_co2e: a.total_kg_co2e });
+        return { uuid: o.report.uuid, asset_id: a.id, calculation_id: a.calculation_id };
+      });
+      if (links.length) await tx.$executeRawUnsafe(LINK, JSON.stringify(links), caller.orgId);
+      await recordProgress(tx, runId, items);
+    },
+    { timeout: 60_000 },
+  );
   return items;
 }
 
@@ -348,7 +385,12 @@ export async function syncErasureReports(ctx: ErasureContext, input: SyncInput):
         reports = reportsOfPage(page.body);
       } catch (error) {
         if (!(error instanceof BlanccoPageError)) throw error;
-        throw new ApiError(502, 'ERASURE_CONSOLE_BAD_RESPONSE', 'Erasure console unavailable', `the erasure console answered a page that is not a report list: ${error.message}`);
+        throw new ApiError(
+          502,
+          'ERASURE_CONSOLE_BAD_RESPONSE',
+          'Erasure console unavailable',
+          `the erasure console answered a page that is not a report list: ${error.message}`,
+        );
       }
       details.push(...(await processPage(ctx, run.id, params, reports)));
       received += reports.length;
@@ -365,7 +407,13 @@ export async function syncErasureReports(ctx: ErasureContext, input: SyncInput):
 }
 
 /** Closes the run: counts, audit-log row and (on success) the webhook event, in one transaction. */
-async function finishRun(ctx: ErasureContext, runId: string, details: SyncItem[], cursor: string | null, failure?: unknown): Promise<SyncResult> {
+async function finishRun(
+  ctx: ErasureContext,
+  runId: string,
+  details: SyncItem[],
+  cursor: string | null,
+  failure?: unknown,
+): Promise<SyncResult> {
   const { prisma, caller } = ctx;
   const counts = count(details);
   const has_more = !failure && cursor !== null;
@@ -388,9 +436,15 @@ async function finishRun(ctx: ErasureContext, runId: string, details: SyncItem[]
     });
     if (!failure) await tx.erasureConnection.updateMany({ where: { provider: 'blancco' }, data: { last_synced_at: now } });
     const event = failure ? 'org.erasure.sync.failed' : 'org.erasure.sync.completed';
-    await tx.auditLog.create({ data: auditEntry(caller, event, { type: 'erasure_sync_run', id: runId }, failure ? { ...summary, error_code: apiError?.code ?? 'INTERNAL_ERROR' } : summary) });
+    await tx.auditLog.create({
+      data: auditEntry(
+        caller,
+        event,
+        { type: 'erasure_sync_run', id: runId },
+        failure ? { ...summary, error_code: apiError?.code ?? 'INTERNAL_ERROR' } : summary,
+      ),
+    });
     if (!failure) await enqueueWebhookEvent(tx, caller.orgId, 'org.erasure.sync.completed', summary);
   });
   return result;
 }
-

@@ -42,8 +42,18 @@ export interface RefusingWindow {
 export class RateLimitError extends ApiError {
   readonly retryAfterSeconds: number;
 
-  constructor(code: string, message: string, retryAfterSeconds: number, window: RefusingWindow | undefined, headers: Record<string, string> = {}) {
-    const windowHeaders = window && { 'X-RateLimit-Limit': String(window.limit), 'X-RateLimit-Remaining': '0', 'X-RateLimit-Reset': String(window.reset) };
+  constructor(
+    code: string,
+    message: string,
+    retryAfterSeconds: number,
+    window: RefusingWindow | undefined,
+    headers: Record<string, string> = {},
+  ) {
+    const windowHeaders = window && {
+      'X-RateLimit-Limit': String(window.limit),
+      'X-RateLimit-Remaining': '0',
+      'X-RateLimit-Reset': String(window.reset),
+    };
     super(429, code, 'Rate limit exceeded', message, { ...headers, ...windowHeaders, 'Retry-After': String(retryAfterSeconds) });
     this.retryAfterSeconds = retryAfterSeconds;
   }
@@ -71,7 +81,12 @@ export interface FieldProblem {
 /** One 400 for all problems of a request, each naming its field (the first in the message). */
 export function invalidFields(problems: readonly FieldProblem[]): ApiError {
   const [first] = problems;
-  return new ApiError(400, 'INVALID_PARAMETER', `Invalid parameter '${first!.field}'`, problems.map((p) => `${p.field}: ${p.reason}`).join('; '));
+  return new ApiError(
+    400,
+    'INVALID_PARAMETER',
+    `Invalid parameter '${first!.field}'`,
+    problems.map((p) => `${p.field}: ${p.reason}`).join('; '),
+  );
 }
 
 export const notFound = (what: string, details = '') => new ApiError(404, 'NOT_FOUND', `${what} not found`, details);

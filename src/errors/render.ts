@@ -11,7 +11,11 @@ export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof GraphQLError) {
     if (error.originalError instanceof ApiError) return error.originalError;
-    const { code, details, http } = error.extensions as { code?: unknown; details?: unknown; http?: { status?: number; headers?: Record<string, string> } };
+    const { code, details, http } = error.extensions as {
+      code?: unknown;
+      details?: unknown;
+      http?: { status?: number; headers?: Record<string, string> };
+    };
     // Checked first: the masked copy of a coercion error still carries GraphQL's message.
     const coercion = describeCoercionError(error);
     if (coercion?.unknown) return unknownParameters([{ field: coercion.field, closest: coercion.closest }]);
@@ -42,7 +46,12 @@ function internal(error: unknown): ApiError {
     return new ApiError(499, 'CLIENT_CLOSED_REQUEST', 'Client closed request', 'The connection was closed before the response was ready');
   }
   currentRequest()?.log.error({ err: error }, 'unhandled error');
-  return new ApiError(500, 'INTERNAL_ERROR', 'Internal server error', 'The error was logged; quote the X-Request-Id header when reporting it.');
+  return new ApiError(
+    500,
+    'INTERNAL_ERROR',
+    'Internal server error',
+    'The error was logged; quote the X-Request-Id header when reporting it.',
+  );
 }
 
 /**
@@ -83,22 +92,40 @@ const shown = (inspected: string) => (/^".*"$/s.test(inspected) ? `'${inspected.
 
 const COERCION_REASONS: [RegExp, (field: string, match: RegExpExecArray) => CoercionProblem][] = [
   [/^Int cannot represent non-integer value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be an integer, got ${shown(v!)}` })],
-  [/^Int cannot represent non 32-bit signed integer value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be an integer from -2147483648 to 2147483647, got ${v}` })],
+  [
+    /^Int cannot represent non 32-bit signed integer value: (.*)$/s,
+    (field, [, v]) => ({ field, reason: `must be an integer from -2147483648 to 2147483647, got ${v}` }),
+  ],
   [/^Float cannot represent non numeric value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be a number, got ${shown(v!)}` })],
   [/^String cannot represent a non string value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be a string, got ${shown(v!)}` })],
-  [/^Boolean cannot represent a non boolean value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be true or false, got ${shown(v!)}` })],
-  [/^ID cannot represent (?:a non-string and non-integer )?value: (.*)$/s, (field, [, v]) => ({ field, reason: `must be a string or an integer, got ${shown(v!)}` })],
-  [/^Enum "(\w+)" cannot represent non-string value: (.*?)\.(?: Did you mean.*)?$/s, (field, [, e, v]) => ({ field, reason: `must be one of the ${e} values, got ${shown(v!)}` })],
-  [/^Value (".*") does not exist in "(\w+)" enum\.(?: Did you mean.*)?$/s, (field, [, v, e]) => ({ field, reason: `must be one of the ${e} values, got ${shown(v!)}` })],
+  [
+    /^Boolean cannot represent a non boolean value: (.*)$/s,
+    (field, [, v]) => ({ field, reason: `must be true or false, got ${shown(v!)}` }),
+  ],
+  [
+    /^ID cannot represent (?:a non-string and non-integer )?value: (.*)$/s,
+    (field, [, v]) => ({ field, reason: `must be a string or an integer, got ${shown(v!)}` }),
+  ],
+  [
+    /^Enum "(\w+)" cannot represent non-string value: (.*?)\.(?: Did you mean.*)?$/s,
+    (field, [, e, v]) => ({ field, reason: `must be one of the ${e} values, got ${shown(v!)}` }),
+  ],
+  [
+    /^Value (".*") does not exist in "(\w+)" enum\.(?: Did you mean.*)?$/s,
+    (field, [, v, e]) => ({ field, reason: `must be one of the ${e} values, got ${shown(v!)}` }),
+  ],
   [/^Expected type "\w+" to be an object\.$/, (field) => ({ field, reason: 'must be an object' })],
   [/^Expected non-nullable type "[^"]+" not to be null\.$/, (field) => ({ field, reason: 'must not be null' })],
   [/^Field "(\w+)" of required type "[^"]+" was not provided\.$/, (field, [, f]) => ({ field: `${field}.${f}`, reason: 'is required' })],
-  [/^Field "(\w+)" is not defined by type "\w+"\.(?: Did you mean (.*)\?)?$/s, (field, [, f, similar]) => ({
-    field: `${field}.${f}`,
-    reason: similar ? `unknown field; did you mean ${similar.replaceAll('"', "'")}?` : 'unknown field',
-    unknown: true,
-    closest: similar && /"(\w+)"/.exec(similar)?.[1],
-  })],
+  [
+    /^Field "(\w+)" is not defined by type "\w+"\.(?: Did you mean (.*)\?)?$/s,
+    (field, [, f, similar]) => ({
+      field: `${field}.${f}`,
+      reason: similar ? `unknown field; did you mean ${similar.replaceAll('"', "'")}?` : 'unknown field',
+      unknown: true,
+      closest: similar && /"(\w+)"/.exec(similar)?.[1],
+    }),
+  ],
   // A custom scalar's own message (DateTime, Date, Long), without GraphQL's prefix.
   [/^Expected type "\w+"\. (.+)$/s, (field, [, message]) => ({ field, reason: message! })],
 ];

@@ -78,7 +78,11 @@ const loaded = new Map<string, Promise<LoadedAsset>>();
 async function load(name: string): Promise<LoadedAsset> {
   const asset = ASSETS[name as AssetName];
   const body = Buffer.from(await asset.load());
-  return { type: asset.type, gzipped: new Uint8Array(await promisify(gzip)(body)), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  return {
+    type: asset.type,
+    gzipped: new Uint8Array(await promisify(gzip)(body)),
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+  };
 }
 
 /**
@@ -94,9 +98,15 @@ export async function assetResponse(name: string, request: Request): Promise<Res
     pending.catch(() => loaded.delete(name));
   }
   const asset = await pending;
-  const headers: Record<string, string> = { ETag: asset.etag, 'Cache-Control': 'no-cache', Vary: 'Accept-Encoding', 'X-Content-Type-Options': 'nosniff' };
+  const headers: Record<string, string> = {
+    ETag: asset.etag,
+    'Cache-Control': 'no-cache',
+    Vary: 'Accept-Encoding',
+    'X-Content-Type-Options': 'nosniff',
+  };
   if (request.headers.get('if-none-match') === asset.etag) return new Response(null, { status: 304, headers });
   headers['Content-Type'] = asset.type;
-  if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) return new Response(asset.gzipped, { headers: { ...headers, 'Content-Encoding': 'gzip' } });
+  if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? ''))
+    return new Response(asset.gzipped, { headers: { ...headers, 'Content-Encoding': 'gzip' } });
   return new Response(new Uint8Array(await promisify(gunzip)(asset.gzipped)), { headers });
 }

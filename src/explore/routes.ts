@@ -44,7 +44,8 @@ const LINKS: Link[] = [
   { rel: 'console', path: CONSOLE_BASE, title: 'API-key console', description: "your organisation's keys and usage" },
 ];
 
-const LANDING_STYLE = 'body{font:16px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:46rem;padding:0 1rem;color:#1b2b23}li{margin:.3rem 0}';
+const LANDING_STYLE =
+  'body{font:16px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:46rem;padding:0 1rem;color:#1b2b23}li{margin:.3rem 0}';
 const LANDING_POLICY = pagePolicy(LANDING_STYLE, "'none'");
 
 const landingPage = (links: Record<string, string>) => `<!doctype html>
@@ -79,7 +80,12 @@ export function createExploreRouter(services: Services): Router {
     .on('GET', DOCS_PATH, PUBLIC, () => html(referencePage(), REFERENCE_POLICY))
     .on('GET', `${DOCS_PATH}/assets/:name`, PUBLIC, async (request, { name }) => {
       const response = await assetResponse(name!, request);
-      if (!response) throw routeNotFound(request.method, `${DOCS_PATH}/assets/${name}`, `${DOCS_PATH}/assets/${name} is not a file of the documentation pages`);
+      if (!response)
+        throw routeNotFound(
+          request.method,
+          `${DOCS_PATH}/assets/${name}`,
+          `${DOCS_PATH}/assets/${name} is not a file of the documentation pages`,
+        );
       return response;
     });
 }

@@ -135,7 +135,13 @@ const COPY_AS_LINES = `WITH (FORMAT csv, DELIMITER E'\\x02', QUOTE E'\\x01')`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function copyReader(client: pg.Client, shapes: Map<ExportTable, TableShape>, orgId: string, pageSize: number, release: () => Promise<void>): RowReader {
+function copyReader(
+  client: pg.Client,
+  shapes: Map<ExportTable, TableShape>,
+  orgId: string,
+  pageSize: number,
+  release: () => Promise<void>,
+): RowReader {
   // COPY takes no bind parameters: the id is written into the statement, checked to be a UUID and nothing else.
   if (!UUID.test(orgId)) throw new Error('export: the organisation id is not a UUID');
   let copying: Readable | undefined;
@@ -204,7 +210,13 @@ function copyOut(client: pg.Client, sql: string, pageSize: number): Readable {
   return pages;
 }
 
-function keysetReader(session: SqlSession, shapes: Map<ExportTable, TableShape>, orgId: string, pageSize: number, close: () => Promise<void>): RowReader {
+function keysetReader(
+  session: SqlSession,
+  shapes: Map<ExportTable, TableShape>,
+  orgId: string,
+  pageSize: number,
+  close: () => Promise<void>,
+): RowReader {
   return {
     snapshot: false,
     close,
@@ -222,7 +234,10 @@ function keysetReader(session: SqlSession, shapes: Map<ExportTable, TableShape>,
       const next = query(`AND (${keyList}) > (${key.map((c, i) => `$${i + 2}::${c.type}`).join(', ')})`);
       let after: string[] | undefined;
       for (;;) {
-        const rows = await session.query<{ line: string } & Record<string, string>>(after ? next : first, after ? [orgId, ...after] : [orgId]);
+        const rows = await session.query<{ line: string } & Record<string, string>>(
+          after ? next : first,
+          after ? [orgId, ...after] : [orgId],
+        );
         const last = rows.at(-1);
         if (last) after = key.map((_, i) => last[`k${i}`]!);
         const page = encodePage(rows);

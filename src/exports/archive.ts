@@ -121,7 +121,9 @@ export async function writeExportArchive(options: ExportArchiveOptions): Promise
     const fileHashes: Record<string, string> = {};
     const recordCounts: Record<string, number> = {};
 
-    const readme = Buffer.from(renderArchiveReadme({ orgId, generatedAt: generated_at, softwareVersion, tables, snapshot: reader.snapshot }));
+    const readme = Buffer.from(
+      renderArchiveReadme({ orgId, generatedAt: generated_at, softwareVersion, tables, snapshot: reader.snapshot }),
+    );
     fileHashes['README.md'] = sha256(readme);
     zip.addBuffer(readme, 'README.md', entry);
 
@@ -202,10 +204,10 @@ function manifestNotes(tables: readonly ExportTable[], snapshot: boolean): strin
     'One JSON Lines file per table (<table>.jsonl): UTF-8, one JSON object per row, keys = column names (snake_case) as in the database and the API; timestamps ISO 8601 UTC; JSON columns nested. See README.md.',
     `Tables: ${tables.length} of ${EXPORT_TABLES.length}${excluded.length ? `; excluded by scope: ${excluded.join(', ')}` : ''}. record_counts = lines per file.`,
     redactions.length ? `Redacted to null: ${redactions.join('; ')}.` : 'No redacted columns in the selected tables.',
-    'file_hashes: SHA-256 (hex) of each file\'s uncompressed bytes. manifest.json cannot hash itself; the export job\'s sha256 covers the whole ZIP including this manifest.',
+    "file_hashes: SHA-256 (hex) of each file's uncompressed bytes. manifest.json cannot hash itself; the export job's sha256 covers the whole ZIP including this manifest.",
     consistencyNote(snapshot),
-    'usage_counters: counters of the organisation\'s API keys only; counters of anonymous callers belong to no organisation.',
-    'assets.jsonl figures are copies of each asset\'s active calculation (calculations.jsonl); their sum is a current lifecycle total, not an inventory for a reporting period (README.md).',
+    "usage_counters: counters of the organisation's API keys only; counters of anonymous callers belong to no organisation.",
+    "assets.jsonl figures are copies of each asset's active calculation (calculations.jsonl); their sum is a current lifecycle total, not an inventory for a reporting period (README.md).",
   ];
 }
 

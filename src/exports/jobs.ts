@@ -79,7 +79,10 @@ function normaliseRequest(request: ExportRequest): { scope: StoredScope; tables:
     checkText(idempotencyKey, 'Idempotency-Key', { maxLength: TEXT_LIMITS.idempotencyKey });
     if (idempotencyKey.trim() === '') throw invalidParameter('Idempotency-Key', 'must not be empty');
   }
-  const tables = resolveExportScope({ include: request.scope?.include ? [...request.scope.include] : null, exclude: request.scope?.exclude ? [...request.scope.exclude] : null });
+  const tables = resolveExportScope({
+    include: request.scope?.include ? [...request.scope.include] : null,
+    exclude: request.scope?.exclude ? [...request.scope.exclude] : null,
+  });
   const scope: StoredScope = {
     include: request.scope?.include ? [...new Set(request.scope.include)] : [...EXPORT_TABLES],
     exclude: request.scope?.exclude ? [...new Set(request.scope.exclude)] : [],
@@ -116,7 +119,8 @@ function tooFrequent(caller: KeyCaller, last: Date, now: Date): RateLimitError {
   );
 }
 
-const humanInterval = (seconds: number) => (seconds >= 86_400 ? `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}` : `${seconds / 3_600} hour${seconds === 3_600 ? '' : 's'}`);
+const humanInterval = (seconds: number) =>
+  seconds >= 86_400 ? `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}` : `${seconds / 3_600} hour${seconds === 3_600 ? '' : 's'}`;
 
 /**
  * Submits an export of the caller's organisation (202). With an Idempotency-Key seen the same UTC
@@ -151,7 +155,11 @@ export async function submitExportJob(ctx: ExportContext, request: ExportRequest
       const active = await tx.exportJob.findFirst({ where: { status: { in: ACTIVE } }, select: { id: true } });
       if (active) throw tooManyActive(active.id);
       const since = new Date(now.getTime() - EXPORT_INTERVAL_SECONDS[caller.plan] * 1000);
-      const recent = await tx.exportJob.findFirst({ where: { status: { in: COUNTED }, created_at: { gt: since } }, orderBy: { created_at: 'desc' }, select: { created_at: true } });
+      const recent = await tx.exportJob.findFirst({
+        where: { status: { in: COUNTED }, created_at: { gt: since } },
+        orderBy: { created_at: 'desc' },
+        select: { created_at: true },
+      });
       if (recent) throw tooFrequent(caller, recent.created_at, now);
       const id = randomUUID();
       const job = await tx.exportJob.create({
@@ -168,7 +176,14 @@ export async function submitExportJob(ctx: ExportContext, request: ExportRequest
           created_at: now,
         },
       });
-      await tx.auditLog.create({ data: auditEntry(caller, EXPORT_AUDIT_EVENTS.submitted, { type: 'export_job', id }, { scope: job.scope as Prisma.InputJsonValue, idempotency_key: idempotencyKey }) });
+      await tx.auditLog.create({
+        data: auditEntry(
+          caller,
+          EXPORT_AUDIT_EVENTS.submitted,
+          { type: 'export_job', id },
+          { scope: job.scope as Prisma.InputJsonValue, idempotency_key: idempotencyKey },
+        ),
+      });
       return job;
     });
   } catch (error) {
@@ -182,8 +197,10 @@ export async function submitExportJob(ctx: ExportContext, request: ExportRequest
 }
 
 export async function listExportJobs(prisma: PrismaClient, page: { limit: number; offset: number }, now = new Date()) {
-  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > EXPORT_LIST_MAX) throw invalidParameter('limit', `must be an integer from 1 to ${EXPORT_LIST_MAX}, got ${page.limit}`);
-  if (!Number.isInteger(page.offset) || page.offset < 0) throw invalidParameter('offset', `must be an integer of at least 0, got ${page.offset}`);
+  if (!Number.isInteger(page.limit) || page.limit < 1 || page.limit > EXPORT_LIST_MAX)
+    throw invalidParameter('limit', `must be an integer from 1 to ${EXPORT_LIST_MAX}, got ${page.limit}`);
+  if (!Number.isInteger(page.offset) || page.offset < 0)
+    throw invalidParameter('offset', `must be an integer of at least 0, got ${page.offset}`);
   const where = { created_at: { gte: new Date(now.getTime() - LIST_WINDOW_MS) } };
   const [total, jobs] = await Promise.all([
     prisma.exportJob.count({ where }),
@@ -212,16 +229,31 @@ export async function cancelExportJob(ctx: ExportContext, id: string): Promise<E
       where: { id, status: { in: ACTIVE } },
       data: { status: 'cancelled', cancelled_at: ctx.now ?? new Date(), lease_expires_at: null, worker_id: null },
     });
-    if (job) await tx.auditLog.create({ data: auditEntry(caller, EXPORT_AUDIT_EVENTS.cancelled, { type: 'export_job', id }, { previous_status: 'active' }) });
+    if (job)
+      await tx.auditLog.create({
+        data: auditEntry(caller, EXPORT_AUDIT_EVENTS.cancelled, { type: 'export_job', id }, { previous_status: 'active' }),
+      });
     return job;
   });
   if (!cancelled) {
     const job = await findExportJob(prisma, id);
-    throw new ApiError(409, 'EXPORT_NOT_CANCELLABLE', 'Export job cannot be cancelled', `status: the job is ${visibleStatus(job, ctx.now)}; only pending or processing jobs can be cancelled`);
+    throw new ApiError(
+      409,
+      'EXPORT_NOT_CANCELLABLE',
+      'Export job cannot be cancelled',
+      `status: the job is ${visibleStatus(job, ctx.now)}; only pending or processing jobs can be cancelled`,
+    );
   }
   // A worker still writing notices the cancellation at its next heartbeat and discards its upload as well.
   if (cancelled.storage_path) {
-    await storage.delete(cancelled.storage_path).catch((error: unknown) => currentRequest()?.log.warn({ err: error, job_id: id }, 'deleting a cancelled export\'s partial archive failed; the export sweep tries again'));
+    await storage
+      .delete(cancelled.storage_path)
+      .catch((error: unknown) =>
+        currentRequest()?.log.warn(
+          { err: error, job_id: id },
+          "deleting a cancelled export's partial archive failed; the export sweep tries again",
+        ),
+      );
   }
   return cancelled;
 }
@@ -244,21 +276,46 @@ export async function exportDownload(ctx: ExportContext & { base: string }, id: 
   const job = await findExportJob(prisma, id);
   const status = visibleStatus(job, now);
   if (status === 'expired') {
-    throw new ApiError(410, 'EXPORT_EXPIRED', 'Export expired', `id: export ${id} expired at ${job.expires_at?.toISOString() ?? 'an earlier time'} (archives are kept 72 hours after completion); submit a new export`);
+    throw new ApiError(
+      410,
+      'EXPORT_EXPIRED',
+      'Export expired',
+      `id: export ${id} expired at ${job.expires_at?.toISOString() ?? 'an earlier time'} (archives are kept 72 hours after completion); submit a new export`,
+    );
   }
   if (status === 'failed') {
-    throw new ApiError(409, 'EXPORT_FAILED', 'Export failed', `status: the job failed (${job.error_code ?? 'no error code'}) and will never complete; see its error_message and submit a new export`);
+    throw new ApiError(
+      409,
+      'EXPORT_FAILED',
+      'Export failed',
+      `status: the job failed (${job.error_code ?? 'no error code'}) and will never complete; see its error_message and submit a new export`,
+    );
   }
   if (status === 'cancelled') {
-    throw new ApiError(409, 'EXPORT_CANCELLED', 'Export cancelled', 'status: the job was cancelled and will never complete; submit a new export');
+    throw new ApiError(
+      409,
+      'EXPORT_CANCELLED',
+      'Export cancelled',
+      'status: the job was cancelled and will never complete; submit a new export',
+    );
   }
   if (status !== 'completed' || !job.storage_path || job.sha256 === null || job.bytes === null) {
-    throw new ApiError(409, 'EXPORT_NOT_COMPLETED', 'Export not completed', `status: the job is ${status}; the archive can be downloaded once it is completed`);
+    throw new ApiError(
+      409,
+      'EXPORT_NOT_COMPLETED',
+      'Export not completed',
+      `status: the job is ${status}; the archive can be downloaded once it is completed`,
+    );
   }
   const filename = `lcf-export-${job.completed_at!.toISOString().slice(0, 10)}-${job.id.slice(0, 8)}.zip`;
   const signed = await storage.signedUrl(job.storage_path, { base: ctx.base, filename, ttlSeconds: SIGNED_URL_TTL_SECONDS });
   await prisma.auditLog.create({
-    data: auditEntry(caller, EXPORT_AUDIT_EVENTS.downloaded, { type: 'export_job', id }, { bytes: Number(job.bytes), sha256: job.sha256, url_expires_at: signed.expiresAt.toISOString() }),
+    data: auditEntry(
+      caller,
+      EXPORT_AUDIT_EVENTS.downloaded,
+      { type: 'export_job', id },
+      { bytes: Number(job.bytes), sha256: job.sha256, url_expires_at: signed.expiresAt.toISOString() },
+    ),
   });
   return { signed_url: signed.url, expires_at: signed.expiresAt, bytes: Number(job.bytes), sha256: job.sha256 };
 }

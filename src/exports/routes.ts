@@ -11,15 +11,20 @@ export const EXPORT_JOBS_PATH = `${REST_BASE}/org/export/jobs`;
 
 /** The download answers a 302 or JSON by the Accept header, which SOFA cannot express; mounted after access control for the caller. */
 export function createExportDownloadRouter(services: Services): Router {
-  return new Router(EXPORT_JOBS_PATH, { 'Cache-Control': 'no-store' }).on('GET', '/:id/download', { organisation: true }, async (request, { id }) => {
-    const caller = keyCaller(currentCaller());
-    const download = await exportDownload(
-      { prisma: services.scopes.forCaller(caller), caller, storage: services.exportStorage, base: publicBase(request, services.config) },
-      id!,
-    );
-    if (wantsJson(request)) return Response.json({ ...download, expires_at: download.expires_at.toISOString() });
-    return new Response(null, { status: 302, headers: { Location: download.signed_url } });
-  });
+  return new Router(EXPORT_JOBS_PATH, { 'Cache-Control': 'no-store' }).on(
+    'GET',
+    '/:id/download',
+    { organisation: true },
+    async (request, { id }) => {
+      const caller = keyCaller(currentCaller());
+      const download = await exportDownload(
+        { prisma: services.scopes.forCaller(caller), caller, storage: services.exportStorage, base: publicBase(request, services.config) },
+        id!,
+      );
+      if (wantsJson(request)) return Response.json({ ...download, expires_at: download.expires_at.toISOString() });
+      return new Response(null, { status: 302, headers: { Location: download.signed_url } });
+    },
+  );
 }
 
 /** The download in the OpenAPI document (SOFA documents only its own routes). */
@@ -29,7 +34,7 @@ export const EXPORT_OPENAPI_PATHS = {
       operationId: 'exportJobDownload',
       summary: 'Download a completed export: a signed URL valid 15 minutes',
       description:
-        'Checks that the job is your organisation\'s (404 otherwise) and writes the audit event org.export.job.downloaded. ' +
+        "Checks that the job is your organisation's (404 otherwise) and writes the audit event org.export.job.downloaded. " +
         'With Accept: application/json: {signed_url, expires_at, bytes, sha256}; otherwise 302 to the signed URL. ' +
         '409 EXPORT_NOT_COMPLETED before completion, EXPORT_FAILED or EXPORT_CANCELLED for a job that will never complete; 410 EXPORT_EXPIRED 72 hours after completion.',
       tags: ['Organisation export'],
@@ -56,7 +61,10 @@ export const EXPORT_OPENAPI_PATHS = {
         400: { description: 'id is not a UUID' },
         401: { description: 'Missing, invalid or revoked API key' },
         404: { description: 'No such export job in your organisation' },
-        409: { description: 'The job is not completed (EXPORT_NOT_COMPLETED), or failed or was cancelled and never will be (EXPORT_FAILED, EXPORT_CANCELLED)' },
+        409: {
+          description:
+            'The job is not completed (EXPORT_NOT_COMPLETED), or failed or was cancelled and never will be (EXPORT_FAILED, EXPORT_CANCELLED)',
+        },
         410: { description: 'The archive expired (72 hours after completion)' },
       },
     },

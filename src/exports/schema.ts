@@ -59,7 +59,8 @@ const ExportProgressRef = builder.objectRef<ArchiveProgress>('ExportProgress').i
 });
 
 const ExportJobRef = builder.objectRef<ExportJobRow>('ExportJob').implement({
-  description: 'An organisation export (spec 2.11). States: pending -> processing -> completed | failed | cancelled; completed -> expired 72 hours after completion.',
+  description:
+    'An organisation export (spec 2.11). States: pending -> processing -> completed | failed | cancelled; completed -> expired 72 hours after completion.',
   fields: (t) => ({
     id: t.id({ resolve: (j) => j.id }),
     job_id: t.id({ description: 'Same as id', resolve: (j) => j.id }),
@@ -67,19 +68,36 @@ const ExportJobRef = builder.objectRef<ExportJobRow>('ExportJob').implement({
     scope: t.field({ type: ExportScopeRef, resolve: (j) => j.scope as unknown as StoredScope }),
     format: t.field({ type: ExportFormatEnum, resolve: () => 'zip' as const }),
     total_tables: t.int({ nullable: true, resolve: (j) => j.total_tables }),
-    total_rows: t.field({ type: 'Long', nullable: true, description: 'Rows in the archive; null until completed', resolve: (j) => j.total_rows }),
+    total_rows: t.field({
+      type: 'Long',
+      nullable: true,
+      description: 'Rows in the archive; null until completed',
+      resolve: (j) => j.total_rows,
+    }),
     bytes: t.field({ type: 'Long', nullable: true, description: 'Size of the ZIP; null until completed', resolve: (j) => j.bytes }),
     sha256: t.string({ nullable: true, description: 'Hex SHA-256 of the whole ZIP', resolve: (j) => j.sha256 }),
     manifest: t.field({ type: ExportManifestRef, nullable: true, resolve: (j) => j.manifest as unknown as ExportManifest | null }),
-    progress: t.field({ type: ExportProgressRef, nullable: true, description: 'While processing, and the final counts once completed', resolve: (j) => j.progress as unknown as ArchiveProgress | null }),
-    error_code: t.string({ nullable: true, description: `When failed, the stage that failed: ${EXPORT_FAILURE_CODES.join(', ')}`, resolve: (j) => j.error_code }),
+    progress: t.field({
+      type: ExportProgressRef,
+      nullable: true,
+      description: 'While processing, and the final counts once completed',
+      resolve: (j) => j.progress as unknown as ArchiveProgress | null,
+    }),
+    error_code: t.string({
+      nullable: true,
+      description: `When failed, the stage that failed: ${EXPORT_FAILURE_CODES.join(', ')}`,
+      resolve: (j) => j.error_code,
+    }),
     error_message: t.string({ nullable: true, resolve: (j) => j.error_message }),
     created_at: t.field({ type: 'DateTime', resolve: (j) => j.created_at }),
     started_at: t.field({ type: 'DateTime', nullable: true, resolve: (j) => j.started_at }),
     completed_at: t.field({ type: 'DateTime', nullable: true, resolve: (j) => j.completed_at }),
     expires_at: t.field({ type: 'DateTime', nullable: true, description: '72 hours after completion', resolve: (j) => j.expires_at }),
     poll_url: t.string({ description: 'Relative path of this job', resolve: (j) => jobLinks(j.id).poll_url }),
-    download_url: t.string({ description: 'Relative path of its download (302 to a signed URL, or JSON with Accept: application/json)', resolve: (j) => jobLinks(j.id).download_url }),
+    download_url: t.string({
+      description: 'Relative path of its download (302 to a signed URL, or JSON with Accept: application/json)',
+      resolve: (j) => jobLinks(j.id).download_url,
+    }),
   }),
 });
 
@@ -105,7 +123,10 @@ const ExportJobListRef = builder.objectRef<Awaited<ReturnType<typeof listExportJ
 
 const ExportScopeInput = builder.inputType('ExportScopeInput', {
   fields: (t) => ({
-    include: t.stringList({ description: `Tables to export (default all): ${EXPORT_TABLES.join(', ')}`, ...maxChars(TEXT_LIMITS.tableName) }),
+    include: t.stringList({
+      description: `Tables to export (default all): ${EXPORT_TABLES.join(', ')}`,
+      ...maxChars(TEXT_LIMITS.tableName),
+    }),
     exclude: t.stringList({ description: 'Tables left out, applied after include', ...maxChars(TEXT_LIMITS.tableName) }),
   }),
 });
@@ -123,16 +144,20 @@ builder.queryFields((t) => ({
     type: ExportJobListRef,
     description: 'Export jobs of your organisation from the last 30 days, most recent first.',
     authScopes: { organisation: true },
-    extensions: { rest: { method: 'GET', path: '/org/export/jobs', tags: TAGS }, pageSize: { default: EXPORT_LIST_MAX, max: EXPORT_LIST_MAX } },
+    extensions: {
+      rest: { method: 'GET', path: '/org/export/jobs', tags: TAGS },
+      pageSize: { default: EXPORT_LIST_MAX, max: EXPORT_LIST_MAX },
+    },
     args: {
       limit: t.arg.int({ defaultValue: EXPORT_LIST_MAX, description: `1 to ${EXPORT_LIST_MAX}` }),
       offset: t.arg.int({ defaultValue: 0, description: 'At least 0' }),
     },
-    resolve: (_root, { limit, offset }, ctx) => listExportJobs(exportContext(ctx).prisma, { limit: limit ?? EXPORT_LIST_MAX, offset: offset ?? 0 }),
+    resolve: (_root, { limit, offset }, ctx) =>
+      listExportJobs(exportContext(ctx).prisma, { limit: limit ?? EXPORT_LIST_MAX, offset: offset ?? 0 }),
   }),
   exportJob: t.field({
     type: ExportJobRef,
-    description: 'One export job of your organisation (404 for an unknown id or another organisation\'s).',
+    description: "One export job of your organisation (404 for an unknown id or another organisation's).",
     authScopes: { organisation: true },
     extensions: { rest: { method: 'GET', path: '/org/export/jobs/:id', tags: TAGS } },
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
@@ -144,17 +169,29 @@ builder.mutationFields((t) => ({
   submitExportJob: t.field({
     type: ExportSubmissionRef,
     description:
-      'Starts an export of all your organisation\'s data as a ZIP (202). Header Idempotency-Key: the same key again the same UTC day returns that job. ' +
+      "Starts an export of all your organisation's data as a ZIP (202). Header Idempotency-Key: the same key again the same UTC day returns that job. " +
       'One active export per organisation (429 TOO_MANY_ACTIVE_EXPORTS); one export per plan interval: free 30 days, pro 7 days, business 24 hours, enterprise 1 hour (429 EXPORT_TOO_FREQUENT).',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/org/export/jobs', responseStatus: 202, tags: TAGS, errors: { 422: 'The Idempotency-Key was used today for an export of another scope (IDEMPOTENCY_KEY_REUSED)' } } },
+    extensions: {
+      rest: {
+        method: 'POST',
+        path: '/org/export/jobs',
+        responseStatus: 202,
+        tags: TAGS,
+        errors: { 422: 'The Idempotency-Key was used today for an export of another scope (IDEMPOTENCY_KEY_REUSED)' },
+      },
+    },
     args: {
       scope: t.arg({ type: ExportScopeInput, required: false }),
       format: t.arg({ type: ExportFormatEnum, required: false, defaultValue: 'zip' }),
     },
     resolve: async (_root, { scope, format }, ctx) => {
       const request = (ctx as GraphQLContext & Partial<YogaInitialContext>).request;
-      const job = await submitExportJob(exportContext(ctx), { scope, format, idempotencyKey: request?.headers.get('idempotency-key') ?? null });
+      const job = await submitExportJob(exportContext(ctx), {
+        scope,
+        format,
+        idempotencyKey: request?.headers.get('idempotency-key') ?? null,
+      });
       ctx.services.exportWorker?.poke();
       return job;
     },
@@ -163,7 +200,14 @@ builder.mutationFields((t) => ({
     type: ExportJobRef,
     description: 'Cancels a pending or processing export and deletes its partial archive; any other state is 409 EXPORT_NOT_CANCELLABLE.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'DELETE', path: '/org/export/jobs/:id', tags: TAGS, errors: { 409: 'The job is no longer pending or processing (EXPORT_NOT_CANCELLABLE)' } } },
+    extensions: {
+      rest: {
+        method: 'DELETE',
+        path: '/org/export/jobs/:id',
+        tags: TAGS,
+        errors: { 409: 'The job is no longer pending or processing (EXPORT_NOT_CANCELLABLE)' },
+      },
+    },
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
     resolve: (_root, { id }, ctx) => cancelExportJob(exportContext(ctx), String(id)),
   }),

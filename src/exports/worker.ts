@@ -87,7 +87,8 @@ export class ExportWorker {
     this.stopping = false;
     this.running = (async () => {
       // The embedded database belongs to this process alone: a job processing at start was this process's before it died.
-      if (this.deps.db.kind === 'pglite') await this.expireLeases().catch((error: unknown) => this.deps.log.error({ err: error }, 'export job recovery failed'));
+      if (this.deps.db.kind === 'pglite')
+        await this.expireLeases().catch((error: unknown) => this.deps.log.error({ err: error }, 'export job recovery failed'));
       while (!this.stopping) {
         try {
           if (Date.now() - this.lastSweep >= this.sweepIntervalMs) await this.sweep();
@@ -107,7 +108,8 @@ export class ExportWorker {
   }
 
   private async expireLeases(): Promise<void> {
-    const recovered = await this.deps.db.prisma.$executeRaw`UPDATE export_jobs SET lease_expires_at = now() - interval '1 millisecond' WHERE status = 'processing'`;
+    const recovered = await this.deps.db.prisma
+      .$executeRaw`UPDATE export_jobs SET lease_expires_at = now() - interval '1 millisecond' WHERE status = 'processing'`;
     if (recovered) this.deps.log.warn({ jobs: recovered }, 'export jobs interrupted by the last stop taken up again');
   }
 
@@ -180,11 +182,23 @@ export class ExportWorker {
       const completed = await this.complete(job, { ...result, totalTables: tables.length });
       // Cancelled between the last heartbeat and now: the archive must not stay (the sweep retries a failed delete).
       if (!completed) await this.discard(job, 'deleting the archive of a cancelled export failed');
-      log.info({ job_id: job.id, org_id: job.org_id, rows: result.totalRows, bytes: result.bytes, ms: Math.round(performance.now() - started), completed }, 'export job finished');
+      log.info(
+        {
+          job_id: job.id,
+          org_id: job.org_id,
+          rows: result.totalRows,
+          bytes: result.bytes,
+          ms: Math.round(performance.now() - started),
+          completed,
+        },
+        'export job finished',
+      );
     } catch (error) {
       // No renewal may follow once the job is handed on (to a next attempt, back to pending, or failed).
       await heartbeat.stop();
-      await upload?.abort().catch((abortError: unknown) => log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'));
+      await upload
+        ?.abort()
+        .catch((abortError: unknown) => log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'));
       // The archive of an export that is not completed must not stay.
       if (archiveMayExist) await this.discard(job, 'deleting the archive of an unrecorded export failed');
       if (error instanceof JobReleased) {
@@ -236,7 +250,10 @@ export class ExportWorker {
   }
 
   /** processing -> completed, with the webhook event in the same transaction (outbox); false when the job was no longer ours. */
-  private async complete(job: ClaimedJob, result: Awaited<ReturnType<typeof writeExportArchive>> & { totalTables: number }): Promise<boolean> {
+  private async complete(
+    job: ClaimedJob,
+    result: Awaited<ReturnType<typeof writeExportArchive>> & { totalTables: number },
+  ): Promise<boolean> {
     const completedAt = new Date();
     const expiresAt = new Date(completedAt.getTime() + EXPORT_TTL_MS);
     const prisma = this.deps.scopes.for(job.org_id);
@@ -252,7 +269,12 @@ export class ExportWorker {
           bytes: result.bytes,
           sha256: result.sha256,
           manifest: result.manifest as unknown as Prisma.InputJsonValue,
-          progress: { tables_done: result.totalTables, total_tables: result.totalTables, rows_written: result.totalRows, current_table: null },
+          progress: {
+            tables_done: result.totalTables,
+            total_tables: result.totalTables,
+            rows_written: result.totalRows,
+            current_table: null,
+          },
           lease_expires_at: null,
         },
       });
@@ -298,7 +320,13 @@ export class ExportWorker {
         },
       });
       if (count === 0) return false;
-      await enqueueWebhookEvent(tx, job.org_id, 'org.export.job.failed', { job_id: job.id, status: 'failed', error_code: code, error_message: message, ...jobLinks(job.id) });
+      await enqueueWebhookEvent(tx, job.org_id, 'org.export.job.failed', {
+        job_id: job.id,
+        status: 'failed',
+        error_code: code,
+        error_message: message,
+        ...jobLinks(job.id),
+      });
       return true;
     });
   }
@@ -318,13 +346,15 @@ export class ExportWorker {
   async sweep(): Promise<{ expired: number; failed: number; cleaned: number }> {
     this.lastSweep = Date.now();
     const { db, storage, log } = this.deps;
-    const expired = await db.prisma.$executeRaw`UPDATE export_jobs SET status = 'expired' WHERE status = 'completed' AND expires_at <= now()`;
+    const expired = await db.prisma
+      .$executeRaw`UPDATE export_jobs SET status = 'expired' WHERE status = 'completed' AND expires_at <= now()`;
     const abandoned = await db.prisma.$queryRaw<{ id: string; org_id: string }[]>`
       SELECT id, org_id FROM export_jobs
       WHERE status = 'processing' AND lease_expires_at < now() AND attempts >= ${this.maxAttempts}`;
     let failed = 0;
     for (const job of abandoned) {
-      if (await this.fail(job, 'EXPORT_INTERRUPTED', failureMessage('EXPORT_INTERRUPTED', this.maxAttempts), { onlyIfLeaseExpired: true })) failed++;
+      if (await this.fail(job, 'EXPORT_INTERRUPTED', failureMessage('EXPORT_INTERRUPTED', this.maxAttempts), { onlyIfLeaseExpired: true }))
+        failed++;
     }
     const finished = await db.prisma.$queryRaw<{ id: string; storage_path: string }[]>`
       SELECT id, storage_path FROM export_jobs
@@ -366,7 +396,8 @@ class Heartbeat {
   private async renew(): Promise<void> {
     if (this.released) return;
     try {
-      if (!(await this.worker.renew(this.job, this.progress))) this.released = new JobReleased(this.worker.isStopping ? 'stopping' : 'cancelled-or-lost');
+      if (!(await this.worker.renew(this.job, this.progress)))
+        this.released = new JobReleased(this.worker.isStopping ? 'stopping' : 'cancelled-or-lost');
     } catch {
       // A failed renewal is retried at the next beat; the lease is three beats long.
     }

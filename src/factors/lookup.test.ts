@@ -3,7 +3,12 @@ import { utcDay, vintageAt } from './lookup.ts';
 
 const d = (s: string) => new Date(`${s}T00:00:00Z`);
 const v = (id: string, from: string, to: string | null) => ({ id, valid_from: d(from), valid_to: to ? d(to) : null });
-const DE = [v('2023', '2023-01-01', '2023-12-31'), v('2021', '2021-01-01', '2021-12-31'), v('2022', '2022-01-01', '2022-12-31'), v('2024', '2024-01-01', null)];
+const DE = [
+  v('2023', '2023-01-01', '2023-12-31'),
+  v('2021', '2021-01-01', '2021-12-31'),
+  v('2022', '2022-01-01', '2022-12-31'),
+  v('2024', '2024-01-01', null),
+];
 
 describe('vintageAt', () => {
   it('answers the vintage whose validity period contains the day, whatever the list order', () => {

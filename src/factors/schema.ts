@@ -42,7 +42,8 @@ builder.prismaObject('EmissionFactor', {
     unit: t.exposeString('unit', { description: 'e.g. kg CO2e/kWh' }),
     basis: t.string({
       nullable: true,
-      description: 'Basis of `value`: lifecycle_co2e (every grid factor is converted to it); null for a factor outside the loaded reference data',
+      description:
+        'Basis of `value`: lifecycle_co2e (every grid factor is converted to it); null for a factor outside the loaded reference data',
       select: BASIS_SELECT,
       resolve: (f) => basisOf(f)?.basis ?? null,
     }),
@@ -75,7 +76,11 @@ builder.prismaObject('EmissionFactor', {
     source_url: t.exposeString('source_url', { nullable: true }),
     source_license: t.exposeString('source_license', { nullable: true }),
     valid_from: t.expose('valid_from', { type: 'Date', description: 'First day (UTC) this vintage applies to' }),
-    valid_to: t.expose('valid_to', { type: 'Date', nullable: true, description: 'Last day (UTC, inclusive) this vintage applies to; null for the newest vintage' }),
+    valid_to: t.expose('valid_to', {
+      type: 'Date',
+      nullable: true,
+      description: 'Last day (UTC, inclusive) this vintage applies to; null for the newest vintage',
+    }),
     registry: t.relation('registry'),
   }),
 });
@@ -91,7 +96,11 @@ builder.queryField('factorByRegion', (t) =>
     authScopes: { key: true },
     args: {
       type: t.arg({ type: FactorType, required: true, defaultValue: 'GRID' }),
-      regionCode: t.arg.string({ required: true, description: 'ISO 3166-1 alpha-2 (DE) or ISO 3166-2 (US-CA); case-insensitive', ...maxChars(TEXT_LIMITS.country) }),
+      regionCode: t.arg.string({
+        required: true,
+        description: 'ISO 3166-1 alpha-2 (DE) or ISO 3166-2 (US-CA); case-insensitive',
+        ...maxChars(TEXT_LIMITS.country),
+      }),
       atDate: t.arg({ type: 'DateTime', description: 'The instant whose UTC calendar day is looked up; default now' }),
     },
     resolve: async (query, _root, { type, regionCode, atDate }, { prisma }) => {
@@ -99,7 +108,10 @@ builder.queryField('factorByRegion', (t) =>
       const vintages = code ? await prisma.emissionFactor.findMany({ ...query, where: { type, region_code: code } }) : [];
       const factor = vintageAt(vintages, atDate ?? new Date());
       if (!factor) {
-        throw invalidParameter('regionCode', `unknown region code '${regionCode.trim()}'; closest valid codes: ${closestRegionCodes(regionCode, 3).join(', ')}`);
+        throw invalidParameter(
+          'regionCode',
+          `unknown region code '${regionCode.trim()}'; closest valid codes: ${closestRegionCodes(regionCode, 3).join(', ')}`,
+        );
       }
       return factor;
     },

@@ -59,7 +59,9 @@ const COLUMN_NAMES = Object.keys(CALCULATION_COLUMNS) as CalculationColumn[];
 
 /** The column definitions of calculation rows for json_to_recordset: every column but those `except`ed. */
 export function calculationRecordset(except: readonly CalculationColumn[] = []): string {
-  return COLUMN_NAMES.filter((c) => !except.includes(c)).map((c) => `${c} ${CALCULATION_COLUMNS[c]}`).join(', ');
+  return COLUMN_NAMES.filter((c) => !except.includes(c))
+    .map((c) => `${c} ${CALCULATION_COLUMNS[c]}`)
+    .join(', ');
 }
 
 /**

@@ -1,4 +1,14 @@
-import { SPEC_FIELDS, getCategory, CATEGORIES, outsideRealRange, resolveSpecs, round2, type CategoryDefinition, type DeviceSpecs, type PublishedFootprint } from './engine/index.ts';
+import {
+  SPEC_FIELDS,
+  getCategory,
+  CATEGORIES,
+  outsideRealRange,
+  resolveSpecs,
+  round2,
+  type CategoryDefinition,
+  type DeviceSpecs,
+  type PublishedFootprint,
+} from './engine/index.ts';
 import type { FieldProblem } from '../errors/api-error.ts';
 import { problemsOf } from '../validation/schemas.ts';
 import { deviceSpecs } from './inputs.ts';
@@ -8,7 +18,13 @@ import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-prove
 import { unmatchableBrand } from '../catalogue/brands.ts';
 import { unreadableWords } from '../catalogue/text.ts';
 import { categoryConflict } from './category-conflict.ts';
-import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings, readCapacities, readNameHints } from '../catalogue/name-hints.ts';
+import {
+  builtInLineCategories,
+  builtInReleaseYears,
+  builtInScreenReadings,
+  readCapacities,
+  readNameHints,
+} from '../catalogue/name-hints.ts';
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -89,10 +105,18 @@ function capacitiesFromName(name: string, category: CategoryDefinition, specs: D
   const sources: string[] = [];
   for (const field of ['ram_gb', 'storage_gb'] as const) {
     const value = read[field];
-    if (value === undefined || specs[field] !== undefined || !(category.defaults[field] > 0) || !deviceSpecs(category).safeParse({ [field]: value }).success) continue;
+    if (
+      value === undefined ||
+      specs[field] !== undefined ||
+      !(category.defaults[field] > 0) ||
+      !deviceSpecs(category).safeParse({ [field]: value }).success
+    )
+      continue;
     out[field] = value;
     if (field === 'storage_gb' && read.storage_type && specs.storage_type === undefined) out.storage_type = read.storage_type;
-    sources.push(`${field} ${value} read from the model name ('${read.written[field]}')${out.storage_type && field === 'storage_gb' ? `, storage_type ${out.storage_type}` : ''}`);
+    sources.push(
+      `${field} ${value} read from the model name ('${read.written[field]}')${out.storage_type && field === 'storage_gb' ? `, storage_type ${out.storage_type}` : ''}`,
+    );
   }
   return { specs: out, sources };
 }
@@ -120,7 +144,9 @@ export function resolveDevice(
   const match = conflict?.use === 'requested' ? undefined : found;
   const unreadable = match ? [] : unreadableWords(model ?? '');
   // A name the catalogue does not know may still say what the device is ("AW9999H Monitor", "15.6-inch").
-  const hints = match ? {} : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears(), builtInScreenReadings());
+  const hints = match
+    ? {}
+    : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears(), builtInScreenReadings());
   const named = requested ? undefined : hints.category;
   // A recognised device has its catalogue category; otherwise the caller's, the one its name names, or laptop.
   const chosenId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? named?.id ?? DEFAULT_CATEGORY);
@@ -129,8 +155,15 @@ export function resolveDevice(
   const categoryId = integratedScreen ? INTEGRATED_SCREEN_CATEGORY : chosenId;
   const category = getCategory(categoryId);
   if (!category) {
-    const closest = rankClosest(categoryId, CATEGORIES.map((c) => c.id), 3);
-    problems.push({ field: 'category', reason: `unknown category '${query.category}'; closest: ${closest.join(', ')} (GET /v1/reference/categories lists all)` });
+    const closest = rankClosest(
+      categoryId,
+      CATEGORIES.map((c) => c.id),
+      3,
+    );
+    problems.push({
+      field: 'category',
+      reason: `unknown category '${query.category}'; closest: ${closest.join(', ')} (GET /v1/reference/categories lists all)`,
+    });
   }
   const specs = suppliedSpecs(query);
   if (category) {
@@ -144,7 +177,10 @@ export function resolveDevice(
   // A screen size written in the name or given by its model number, for a category with a screen and within its limits.
   const nameScreen = hints.screen_size_inch ?? hints.screen_from_number?.inch;
   const screenFromName =
-    nameScreen !== undefined && specs.screen_size_inch === undefined && category!.defaults.screen_size_inch > 0 && deviceSpecs(category!).safeParse({ screen_size_inch: nameScreen }).success
+    nameScreen !== undefined &&
+    specs.screen_size_inch === undefined &&
+    category!.defaults.screen_size_inch > 0 &&
+    deviceSpecs(category!).safeParse({ screen_size_inch: nameScreen }).success
       ? { screen_size_inch: nameScreen }
       : {};
   // Memory and storage the name states ("iPhone 13 Pro 1TB"), for a device of the catalogue too: the configuration asked for.
@@ -157,11 +193,14 @@ export function resolveDevice(
   // A match without detail (a stored product) is one device.
   const matchInfo: DeviceMatch = match ? (match.match ?? exactMatch(match.entry, null)) : NO_MATCH;
   // Shared specs of several variants or family-level specs, and a field they differ in not supplied.
-  const unresolved = (matchInfo.status === 'shared' || matchInfo.status === 'family') && matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
+  const unresolved =
+    (matchInfo.status === 'shared' || matchInfo.status === 'family') &&
+    matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
   // Confidence counts what is known of the caller's unit: supplied, read from its name, or the model's published figure;
   // a catalogue's chosen configuration (memory, storage, processor: "a unit may differ") fills the estimate but counts not.
   const catalogueBasis = match ? resolveSpecSources(match.entry.specs, match.entry.spec_sources, match.entry.source) : {};
-  const ofUnit = (f: (typeof SPEC_FIELDS)[number]) => known[f] !== undefined && (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
+  const ofUnit = (f: (typeof SPEC_FIELDS)[number]) =>
+    known[f] !== undefined && (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
   const knownCount = Math.min(SPEC_FIELDS.filter(ofUnit).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
   const releaseYear = match?.entry.release_year || hints.release_year?.year;
   // The weight the engine takes: stated or catalogue, else its estimate from the default, the screen and the battery (unstatedWeight).
@@ -175,13 +214,21 @@ export function resolveDevice(
           ? [named.basis ? `category ${named.id}: ${named.basis}` : `category ${named.id} named by the model name ('${named.word}')`]
           : []),
         ...(screenFromName.screen_size_inch !== undefined
-          ? [hints.screen_from_number
-              ? `screen_size_inch ${screenFromName.screen_size_inch} read from the model number ${hints.screen_from_number.basis}`
-              : `screen_size_inch ${screenFromName.screen_size_inch} read from the model name`]
+          ? [
+              hints.screen_from_number
+                ? `screen_size_inch ${screenFromName.screen_size_inch} read from the model number ${hints.screen_from_number.basis}`
+                : `screen_size_inch ${screenFromName.screen_size_inch} read from the model name`,
+            ]
           : []),
-        ...(hints.release_year ? [`release_year ${hints.release_year.year} read from the model number: that of ${hints.release_year.basis}`] : []),
+        ...(hints.release_year
+          ? [`release_year ${hints.release_year.year} read from the model number: that of ${hints.release_year.basis}`]
+          : []),
         ...(brand ? [unmatchableBrand(brand)].filter((why) => why !== undefined) : []),
-        ...(unreadable.length ? [`model name words in a script the catalogue's names are not written in (${unreadable.join(' ')}): no catalogue device is used, since none can be checked against them`] : []),
+        ...(unreadable.length
+          ? [
+              `model name words in a script the catalogue's names are not written in (${unreadable.join(' ')}): no catalogue device is used, since none can be checked against them`,
+            ]
+          : []),
       ];
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
   if (match?.entry.mpn) {
@@ -191,23 +238,34 @@ export function resolveDevice(
     const applies = (f: (typeof SPEC_FIELDS)[number]) =>
       f === 'typical_consumption_kwh' || (f === 'screen_type' ? d.screen_size_inch > 0 : typeof d[f] !== 'number' || d[f] > 0);
     const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && applies(f));
-    if (empty.length) data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
+    if (empty.length)
+      data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
   }
   data_sources.push(...capacities.sources);
-  if (integratedScreen) data_sources.push(`category desktop with screen_size_inch ${query.screen_size_inch}: estimated as ${INTEGRATED_SCREEN_CATEGORY} (screen built in)`);
+  if (integratedScreen)
+    data_sources.push(
+      `category desktop with screen_size_inch ${query.screen_size_inch}: estimated as ${INTEGRATED_SCREEN_CATEGORY} (screen built in)`,
+    );
   // Accepted, but beyond the range of real products of the category: said, not refused.
-  for (const p of outsideRealRange(specs, category!)) data_sources.push(`check ${QUERY_NAME[p.field as keyof DeviceSpecs] ?? p.field}: ${p.reason}`);
+  for (const p of outsideRealRange(specs, category!))
+    data_sources.push(`check ${QUERY_NAME[p.field as keyof DeviceSpecs] ?? p.field}: ${p.reason}`);
   const device: ResolvedDevice = {
     category: category!,
     specs: known,
     supplied_spec_count: knownCount,
-    published: pcf && !configured ? { total_kg: pcf.total_kg, lifetime_years: pcf.lifetime_years, use_location: pcf.use_location, source_url: pcf.source_url } : undefined,
+    published:
+      pcf && !configured
+        ? { total_kg: pcf.total_kg, lifetime_years: pcf.lifetime_years, use_location: pcf.use_location, source_url: pcf.source_url }
+        : undefined,
     product: match
       ? { brand: match.entry.brand, mpn: match.entry.mpn || null, name: match.entry.name, category: category!.id, weight_kg }
       : { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg },
     product_id: match?.product_id ?? null,
     release_year: releaseYear,
-    data_sources: pcf && !configured ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`] : data_sources,
+    data_sources:
+      pcf && !configured
+        ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`]
+        : data_sources,
     match: matchInfo,
     warnings: conflict ? [conflict.warning] : [],
   };

@@ -11,7 +11,22 @@ const specProblems = (specs: DeviceSpecs, category: CategoryDefinition) => probl
 
 describe('deviceSpecs', () => {
   it('accepts plausible specs and empty specs', () => {
-    expect(specProblems({ weight_kg: 1.4, screen_size_inch: 14, screen_type: 'ips', processor_tdp_w: 28, ram_gb: 16, storage_gb: 512, storage_type: 'nvme', battery_wh: 56, typical_consumption_kwh: 22 }, laptop)).toEqual([]);
+    expect(
+      specProblems(
+        {
+          weight_kg: 1.4,
+          screen_size_inch: 14,
+          screen_type: 'ips',
+          processor_tdp_w: 28,
+          ram_gb: 16,
+          storage_gb: 512,
+          storage_type: 'nvme',
+          battery_wh: 56,
+          typical_consumption_kwh: 22,
+        },
+        laptop,
+      ),
+    ).toEqual([]);
     expect(specProblems({}, laptop)).toEqual([]);
   });
 
@@ -30,8 +45,12 @@ describe('deviceSpecs', () => {
     expect(specProblems({ weight_kg: 64, screen_size_inch: 75 }, monitor)).toEqual([]);
     expect(specProblems({ weight_kg: 140, screen_size_inch: 98 }, getCategory('interactive_display')!)).toEqual([]);
     expect(specProblems({ weight_kg: 6, screen_size_inch: 21.5 }, getCategory('thin_client')!)).toEqual([]);
-    expect(specProblems({ weight_kg: 500 }, monitor)).toEqual([{ field: 'weight_kg', reason: 'must be below 300 kg for category monitor' }]);
-    expect(specProblems({ screen_size_inch: 200 }, monitor)).toEqual([{ field: 'screen_size_inch', reason: 'must be at most 107.5 inches for category monitor' }]);
+    expect(specProblems({ weight_kg: 500 }, monitor)).toEqual([
+      { field: 'weight_kg', reason: 'must be below 300 kg for category monitor' },
+    ]);
+    expect(specProblems({ screen_size_inch: 200 }, monitor)).toEqual([
+      { field: 'screen_size_inch', reason: 'must be at most 107.5 inches for category monitor' },
+    ]);
   });
 
   it('numbers must be finite; other fields not negative and within limits', () => {
@@ -40,12 +59,16 @@ describe('deviceSpecs', () => {
     expect(specProblems({ screen_size_inch: 80 }, laptop)[0]?.field).toBe('screen_size_inch');
     // a server's front-panel status LCD (sheets list 4 inches) is accepted up to STATUS_PANEL_MAX_INCH (5)
     expect(specProblems({ screen_size_inch: 4 }, server)).toEqual([]);
-    expect(specProblems({ screen_size_inch: 24 }, server)).toEqual([{ field: 'screen_size_inch', reason: 'must be at most 5 inches (a status panel): a server has no built-in screen' }]);
+    expect(specProblems({ screen_size_inch: 24 }, server)).toEqual([
+      { field: 'screen_size_inch', reason: 'must be at most 5 inches (a status panel): a server has no built-in screen' },
+    ]);
     expect(specProblems({ screen_size_inch: 49 }, monitor)).toEqual([]);
     expect(specProblems({ battery_wh: 1000 }, laptop)[0]?.field).toBe('battery_wh');
     expect(specProblems({ processor_tdp_w: 5000 }, laptop)[0]?.field).toBe('processor_tdp_w');
     expect(specProblems({ typical_consumption_kwh: 1e6 }, laptop)[0]?.field).toBe('typical_consumption_kwh');
-    expect(specProblems({ weight_kg: 'heavy' } as unknown as DeviceSpecs, laptop)).toEqual([{ field: 'weight_kg', reason: 'must be a finite number' }]);
+    expect(specProblems({ weight_kg: 'heavy' } as unknown as DeviceSpecs, laptop)).toEqual([
+      { field: 'weight_kg', reason: 'must be a finite number' },
+    ]);
   });
 
   it('screen_type and storage_type enums', () => {
@@ -58,6 +81,10 @@ describe('deviceSpecs', () => {
   });
 
   it('reports every problem', () => {
-    expect(specProblems({ weight_kg: 0, ram_gb: -2, screen_type: 'x' } as unknown as DeviceSpecs, laptop).map((p) => p.field)).toEqual(['weight_kg', 'ram_gb', 'screen_type']);
+    expect(specProblems({ weight_kg: 0, ram_gb: -2, screen_type: 'x' } as unknown as DeviceSpecs, laptop).map((p) => p.field)).toEqual([
+      'weight_kg',
+      'ram_gb',
+      'screen_type',
+    ]);
   });
 });

@@ -70,5 +70,9 @@ function specsSchema(category: CategoryDefinition): z.ZodType<DeviceSpecs> {
 /** Years of further use (savings, refurbishment). */
 export const REMAINING_YEARS_MIN = 0;
 export const REMAINING_YEARS_MAX = 15;
-const betweenYears = (issue: { input?: unknown }) => `must be between ${REMAINING_YEARS_MIN} and ${REMAINING_YEARS_MAX}, got ${String(issue.input)}`;
-export const remainingYears = z.number().min(REMAINING_YEARS_MIN, { error: betweenYears }).max(REMAINING_YEARS_MAX, { error: betweenYears });
+const betweenYears = (issue: { input?: unknown }) =>
+  `must be between ${REMAINING_YEARS_MIN} and ${REMAINING_YEARS_MAX}, got ${String(issue.input)}`;
+export const remainingYears = z
+  .number()
+  .min(REMAINING_YEARS_MIN, { error: betweenYears })
+  .max(REMAINING_YEARS_MAX, { error: betweenYears });

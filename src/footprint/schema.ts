@@ -19,7 +19,8 @@ export const ScreenType = builder.enumType('ScreenType', { values: SCREEN_TYPES 
 export const StorageType = builder.enumType('StorageType', { values: STORAGE_TYPES });
 const Confidence = builder.enumType('Confidence', {
   values: ['manufacturer_verified', 'estimated_high', 'estimated_medium', 'estimated_low'] as const,
-  description: "manufacturer_verified: a published product footprint was used; estimated_*: parametric, by how many specs of the unit were known (supplied, stated in the model name, or the model's published figures; not a catalogue's typical configuration): high 5 or more, medium 2-4, low 0-1",
+  description:
+    "manufacturer_verified: a published product footprint was used; estimated_*: parametric, by how many specs of the unit were known (supplied, stated in the model name, or the model's published figures; not a catalogue's typical configuration): high 5 or more, medium 2-4, low 0-1",
 });
 const Grade = builder.enumType('RefurbishmentGrade', {
   values: { A: { description: 'Like New' }, B: { description: 'Good' }, C: { description: 'Fair' } } as const,
@@ -33,7 +34,8 @@ export const FootprintProductRef = builder.objectRef<FootprintProduct>('Footprin
     name: t.exposeString('name'),
     category: t.exposeString('category'),
     weight_kg: t.exposeFloat('weight_kg', {
-      description: 'kg: the supplied or catalogue weight, else the engine\'s estimate (the category default, scaled with the screen area for products whose screen sets their size, with a supplied battery\'s mass beyond the default one; docs/methodology.md section 2)',
+      description:
+        "kg: the supplied or catalogue weight, else the engine's estimate (the category default, scaled with the screen area for products whose screen sets their size, with a supplied battery's mass beyond the default one; docs/methodology.md section 2)",
     }),
   }),
 });
@@ -51,9 +53,18 @@ const Breakdown = builder.objectRef<FootprintResponse['breakdown']>('FootprintBr
 const MatchStatus = builder.enumType('DeviceMatchStatus', {
   values: {
     exact: { description: 'One catalogue device, by part number, name or a confident model-name match' },
-    variant: { description: 'The model name fits several variants of one model (ThinkPad T14 Gen 3 Intel and AMD); a processor in the model string or the supplied specs picked one' },
-    shared: { description: 'Several variants and nothing told them apart: the specs they share are used, the ones they differ in are estimated; confidence at most estimated_medium' },
-    family: { description: 'The model name names a family without its generation (ThinkPad E14, EliteBook 840): family-level specs (median of the values its devices state), candidates are its devices; confidence at most estimated_medium' },
+    variant: {
+      description:
+        'The model name fits several variants of one model (ThinkPad T14 Gen 3 Intel and AMD); a processor in the model string or the supplied specs picked one',
+    },
+    shared: {
+      description:
+        'Several variants and nothing told them apart: the specs they share are used, the ones they differ in are estimated; confidence at most estimated_medium',
+    },
+    family: {
+      description:
+        'The model name names a family without its generation (ThinkPad E14, EliteBook 840): family-level specs (median of the values its devices state), candidates are its devices; confidence at most estimated_medium',
+    },
     none: { description: 'No catalogue device: parametric estimate from the supplied specs, else category defaults' },
   } as const,
 });
@@ -71,10 +82,24 @@ const DeviceMatchRef = builder.objectRef<DeviceMatch>('DeviceMatch').implement({
   description: 'How the lookup chain identified the device.',
   fields: (t) => ({
     status: t.expose('status', { type: MatchStatus }),
-    chosen: t.expose('chosen', { type: MatchedDeviceRef, nullable: true, description: 'The catalogue device used (exact, variant); null for shared, family and none' }),
-    candidates: t.expose('candidates', { type: [MatchedDeviceRef], description: 'The variants the model name fits (variant, shared) or the devices of the family (family); empty otherwise' }),
-    basis: t.exposeString('basis', { nullable: true, description: "What decided, e.g. 'part number', 'model name', \"processor 'i5-1245u' in the model name\", 'closest to the supplied processor_tdp_w'" }),
-    differing_specs: t.exposeStringList('differing_specs', { description: 'Spec fields the variants or family devices differ in; for shared they come from the supplied specs or the category defaults, for family they are family medians' }),
+    chosen: t.expose('chosen', {
+      type: MatchedDeviceRef,
+      nullable: true,
+      description: 'The catalogue device used (exact, variant); null for shared, family and none',
+    }),
+    candidates: t.expose('candidates', {
+      type: [MatchedDeviceRef],
+      description: 'The variants the model name fits (variant, shared) or the devices of the family (family); empty otherwise',
+    }),
+    basis: t.exposeString('basis', {
+      nullable: true,
+      description:
+        "What decided, e.g. 'part number', 'model name', \"processor 'i5-1245u' in the model name\", 'closest to the supplied processor_tdp_w'",
+    }),
+    differing_specs: t.exposeStringList('differing_specs', {
+      description:
+        'Spec fields the variants or family devices differ in; for shared they come from the supplied specs or the category defaults, for family they are family medians',
+    }),
   }),
 });
 
@@ -94,19 +119,23 @@ const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
     data_sources: t.exposeStringList('data_sources', { description: 'Which catalogue or estimate, and which factor vintages, were used' }),
     confidence: t.expose('confidence', { type: Confidence }),
     uncertainty_pct: t.exposeFloat('uncertainty_pct', {
-      description: 'u of the ~80% interval of the lifecycle total, percent, from calibration residuals: total / (1 + u) to total x (1 + u) (see interval), not total +/- u',
+      description:
+        'u of the ~80% interval of the lifecycle total, percent, from calibration residuals: total / (1 + u) to total x (1 + u) (see interval), not total +/- u',
     }),
     interval: t.expose('interval', {
       type: StatedIntervalRef,
       nullable: true,
       description:
-        'The ~80% interval of total_kg_co2e (footprint answers). Null in savings and refurbishment answers: their results are differences of estimates (avoided minus added emissions) that can legitimately be negative, and no interval is stated for them; their uncertainty_pct is that of the device\'s lifecycle footprint',
+        "The ~80% interval of total_kg_co2e (footprint answers). Null in savings and refurbishment answers: their results are differences of estimates (avoided minus added emissions) that can legitimately be negative, and no interval is stated for them; their uncertainty_pct is that of the device's lifecycle footprint",
     }),
     engine_version: t.exposeString('engine_version'),
     lifetime_years: t.exposeFloat('lifetime_years'),
     annual_kwh: t.exposeFloat('annual_kwh'),
     grid_factor_kg_per_kwh: t.exposeFloat('grid_factor_kg_per_kwh'),
-    match: t.expose('match', { type: DeviceMatchRef, description: 'How the device was identified: one catalogue device, a variant of several, the specs several variants share, or none' }),
+    match: t.expose('match', {
+      type: DeviceMatchRef,
+      description: 'How the device was identified: one catalogue device, a variant of several, the specs several variants share, or none',
+    }),
     warnings: t.exposeStringList('warnings', {
       description:
         "What the caller should know about how the request was read; today a conflict between the category given and the identified device's: a more specific category of the same kind (laptop → convertible) uses the device, another kind (laptop → smartphone) does not use it and estimates the category given (docs/catalogue.md). Empty when nothing conflicts",
@@ -116,7 +145,8 @@ const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
 
 const CALCULATION_ID = {
   nullable: true,
-  description: 'Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them',
+  description:
+    'Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them',
 } as const;
 
 export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintResult').implement({
@@ -135,11 +165,18 @@ export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintRe
 // request in one answer and a batch item alone; OpenAPI states the bounds that hold in every category.
 const POSITIVE = openApiBounds(SPEC_VALUES.weight_kg);
 const NON_NEGATIVE = openApiBounds(SPEC_VALUES.nonNegative);
-const REMAINING_YEARS = { description: `Years of further use, ${REMAINING_YEARS_MIN}..${REMAINING_YEARS_MAX} (default 2)`, ...checkedBy(remainingYears) };
+const REMAINING_YEARS = {
+  description: `Years of further use, ${REMAINING_YEARS_MIN}..${REMAINING_YEARS_MAX} (default 2)`,
+  ...checkedBy(remainingYears),
+};
 
 const deviceArgs = builder.args((t) => ({
   brand: t.string({ required: true, description: 'Manufacturer name', ...maxChars(TEXT_LIMITS.brand) }),
-  country: t.string({ required: true, description: 'Country of use: ISO 3166-1 alpha-2 (DE) or ISO 3166-2 region (US-CA); case-insensitive', ...maxChars(TEXT_LIMITS.country) }),
+  country: t.string({
+    required: true,
+    description: 'Country of use: ISO 3166-1 alpha-2 (DE) or ISO 3166-2 region (US-CA); case-insensitive',
+    ...maxChars(TEXT_LIMITS.country),
+  }),
   mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
   model: t.string({
     description:
@@ -151,7 +188,11 @@ const deviceArgs = builder.args((t) => ({
       'Device category (default: the catalogue device\'s, else the kind the model name names, e.g. "… Monitor", else laptop); see /reference/categories. Against an identified device of another category: a more specific one of the same kind (laptop → convertible) uses the device, another kind (laptop → smartphone) keeps this category without the device; methodology.warnings says which',
     ...maxChars(TEXT_LIMITS.category),
   }),
-  weight_kg: t.float({ description: "kg. Refused (400) from 3x the heaviest real products of the category (methodology 11.1); between those, accepted with a 'check weight_kg' note in methodology.data_sources", ...POSITIVE }),
+  weight_kg: t.float({
+    description:
+      "kg. Refused (400) from 3x the heaviest real products of the category (methodology 11.1); between those, accepted with a 'check weight_kg' note in methodology.data_sources",
+    ...POSITIVE,
+  }),
   tdp: t.float({ description: 'Processor TDP, watts', ...NON_NEGATIVE }),
   ram_gb: t.float({ description: 'GB', ...NON_NEGATIVE }),
   battery_wh: t.float({ description: 'Wh', ...NON_NEGATIVE }),
@@ -198,13 +239,15 @@ const BatchItem = builder.unionType('FootprintBatchEntry', {
   types: [FootprintResult, BatchItemError],
   resolveType: (value) => ('error' in value ? BatchItemError : FootprintResult),
 });
-const BatchResult = builder.objectRef<{ total: number; successful: number; results: (FootprintResponse | ItemError)[] }>('FootprintBatchResult').implement({
-  fields: (t) => ({
-    total: t.exposeInt('total'),
-    successful: t.exposeInt('successful'),
-    results: t.expose('results', { type: [BatchItem] }),
-  }),
-});
+const BatchResult = builder
+  .objectRef<{ total: number; successful: number; results: (FootprintResponse | ItemError)[] }>('FootprintBatchResult')
+  .implement({
+    fields: (t) => ({
+      total: t.exposeInt('total'),
+      successful: t.exposeInt('successful'),
+      results: t.expose('results', { type: [BatchItem] }),
+    }),
+  });
 
 const Equivalents = builder.objectRef<SavingsResponse['equivalents']>('Equivalents').implement({
   fields: (t) => ({
@@ -222,7 +265,9 @@ const SavingsResult = builder.objectRef<SavingsResponse>('SavingsResult').implem
     avoided_co2_kg: t.exposeFloat('avoided_co2_kg', { description: 'Net: avoided production and transport minus additional use phase' }),
     avoided_production_kg: t.exposeFloat('avoided_production_kg'),
     avoided_transport_kg: t.exposeFloat('avoided_transport_kg'),
-    additional_use_phase_kg: t.exposeFloat('additional_use_phase_kg', { description: 'Extra use-phase emissions of the older device over the remaining life' }),
+    additional_use_phase_kg: t.exposeFloat('additional_use_phase_kg', {
+      description: 'Extra use-phase emissions of the older device over the remaining life',
+    }),
     equivalents: t.expose('equivalents', { type: Equivalents }),
     methodology: t.expose('methodology', { type: MethodologyRef }),
     calculated_at: t.expose('calculated_at', { type: 'DateTime' }),

@@ -94,7 +94,10 @@ export class FootprintService {
    * The footprint with `calculation_id` still null, and the id as a promise that resolves once the
    * calculation is committed: bulk callers (imports) keep calculating while earlier rows are written.
    */
-  async footprintRecording(query: DeviceQuery & { country?: string | null }, caller: Caller): Promise<{ response: FootprintResponse; calculation_id: Promise<string | null> }> {
+  async footprintRecording(
+    query: DeviceQuery & { country?: string | null },
+    caller: Caller,
+  ): Promise<{ response: FootprintResponse; calculation_id: Promise<string | null> }> {
     const { device, region, result } = await this.evaluate(query, 'country');
     const response: FootprintResponse = {
       product: device.product,
@@ -105,10 +108,25 @@ export class FootprintService {
       calculated_at: new Date(),
       calculation_id: null,
     };
-    return { response, calculation_id: this.record(caller, 'footprint', query, device, region, result, { ...response, production_components: result.production_components }, []) };
+    return {
+      response,
+      calculation_id: this.record(
+        caller,
+        'footprint',
+        query,
+        device,
+        region,
+        result,
+        { ...response, production_components: result.production_components },
+        [],
+      ),
+    };
   }
 
-  async savings(query: DeviceQuery & { country?: string | null; remaining_years?: number | null }, caller: Caller): Promise<SavingsResponse> {
+  async savings(
+    query: DeviceQuery & { country?: string | null; remaining_years?: number | null },
+    caller: Caller,
+  ): Promise<SavingsResponse> {
     const remaining_years = query.remaining_years ?? 2;
     const { device, region, result, unrounded } = await this.evaluate(query, 'country');
     const savings = calculateSavings({ footprint: unrounded, remaining_years, grid_factor_kg_per_kwh: region.factor.value });
@@ -125,7 +143,13 @@ export class FootprintService {
   }
 
   async refurbishment(
-    query: DeviceQuery & { country?: string | null; grade: Grade; remaining_years?: number | null; reuse_country?: string | null; swaps?: string | null },
+    query: DeviceQuery & {
+      country?: string | null;
+      grade: Grade;
+      remaining_years?: number | null;
+      reuse_country?: string | null;
+      swaps?: string | null;
+    },
     caller: Caller,
   ): Promise<RefurbishmentResponse> {
     const problems: FieldProblem[] = [];
@@ -138,7 +162,9 @@ export class FootprintService {
       problems.push({ field: 'swaps', reason: `invalid token '${error.token}': ${error.reason}` });
     }
     const reuse = query.reuse_country?.trim() ? this.region(query.reuse_country, 'reuse_country', problems) : undefined;
-    const { device, region, result, unrounded } = await this.evaluate(query, 'country', problems, (d) => swapLimitProblems(swaps, d.category));
+    const { device, region, result, unrounded } = await this.evaluate(query, 'country', problems, (d) =>
+      swapLimitProblems(swaps, d.category),
+    );
     const reuseRegion = reuse ?? region;
     const refurbishment = calculateRefurbishment({
       footprint: unrounded,
@@ -195,7 +221,10 @@ export class FootprintService {
     const code = normaliseRegionCode(input);
     const factor = code ? this.reference.gridFactor(code) : undefined;
     if (!code || !factor) {
-      problems.push({ field, reason: `unknown region code '${input.trim()}'; closest valid codes: ${closestRegionCodes(input, 3).join(', ')}` });
+      problems.push({
+        field,
+        reason: `unknown region code '${input.trim()}'; closest valid codes: ${closestRegionCodes(input, 3).join(', ')}`,
+      });
       return undefined;
     }
     return { code, factor };
@@ -239,20 +268,34 @@ export class FootprintService {
  * Unrounded (footprintModel): round the answer once with roundFootprint, and derive savings,
  * refurbishment, report sums and scenarios from this, not from the rounded footprint.
  */
-export function footprintModelOf(device: ResolvedDevice, regionCode: string, gridFactor: number, params?: EngineParameters): FootprintResult {
-  return footprintModel({
-    category: device.category,
-    specs: device.specs,
-    supplied_spec_count: device.supplied_spec_count,
-    published: device.published,
-    grid_factor_kg_per_kwh: gridFactor,
-    use_region: regionCode,
-    brand: device.product.brand,
-    release_year: device.release_year,
-  }, params);
+export function footprintModelOf(
+  device: ResolvedDevice,
+  regionCode: string,
+  gridFactor: number,
+  params?: EngineParameters,
+): FootprintResult {
+  return footprintModel(
+    {
+      category: device.category,
+      specs: device.specs,
+      supplied_spec_count: device.supplied_spec_count,
+      published: device.published,
+      grid_factor_kg_per_kwh: gridFactor,
+      use_region: regionCode,
+      brand: device.product.brand,
+      release_year: device.release_year,
+    },
+    params,
+  );
 }
 
-function methodology(device: ResolvedDevice, region: RegionFactor, result: FootprintResult, interval: StatedInterval | null, reuse?: RegionFactor): Methodology {
+function methodology(
+  device: ResolvedDevice,
+  region: RegionFactor,
+  result: FootprintResult,
+  interval: StatedInterval | null,
+  reuse?: RegionFactor,
+): Methodology {
   const vintage = (r: RegionFactor) => `grid factor ${r.code}: ${factorCitation(r.factor)} (${r.factor.value} kg CO2e/kWh)`;
   return {
     standard: METHODOLOGY_STANDARD,

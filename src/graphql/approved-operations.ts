@@ -34,7 +34,8 @@ export function loadApprovedOperations(dir = TEMPLATES_DIR): ApprovedOperation[]
     });
 }
 
-const rejection = (code: string, message: string, details: string, status: number) => new GraphQLError(message, { extensions: { code, details, http: { status } } });
+const rejection = (code: string, message: string, details: string, status: number) =>
+  new GraphQLError(message, { extensions: { code, details, http: { status } } });
 
 /**
  * GraphQL access by plan. Every plan may send an approved template by its hash (persisted
@@ -54,8 +55,22 @@ export function useApprovedOperations(operations: ApprovedOperation[]): Plugin[]
       // Text queries are allowed here and checked against the templates below, after the hash (if any) is resolved.
       allowArbitraryOperations: true,
       customErrors: {
-        notFound: { message: 'No approved query template has this hash (GET the templates from the API documentation)', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', http: { status: 400 }, details: 'extensions.persistedQuery.sha256Hash: not the hash of an approved query template' } },
-        keyNotFound: { message: 'The persisted operation id is missing', extensions: { code: 'PERSISTED_QUERY_ID_MISSING', http: { status: 400 }, details: 'extensions.persistedQuery.sha256Hash: is required (or documentId), or send the query text' } },
+        notFound: {
+          message: 'No approved query template has this hash (GET the templates from the API documentation)',
+          extensions: {
+            code: 'PERSISTED_QUERY_NOT_FOUND',
+            http: { status: 400 },
+            details: 'extensions.persistedQuery.sha256Hash: not the hash of an approved query template',
+          },
+        },
+        keyNotFound: {
+          message: 'The persisted operation id is missing',
+          extensions: {
+            code: 'PERSISTED_QUERY_ID_MISSING',
+            http: { status: 400 },
+            details: 'extensions.persistedQuery.sha256Hash: is required (or documentId), or send the query text',
+          },
+        },
       },
     }),
     {

@@ -4,7 +4,10 @@ import type { Plugin } from 'graphql-yoga';
 
 // Armor's validation limits report as validation errors (code and 400 added by useValidationErrorCodes)
 // instead of throwing out of validation, which GraphQL would answer with 200.
-const reportAsValidationError = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)] };
+const reportAsValidationError = {
+  propagateOnRejection: false,
+  onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(error)],
+};
 const armorLimits = {
   maxDepth: { n: 10, ...reportAsValidationError },
   // __typename aliases count like any other.

@@ -55,7 +55,8 @@ export const builder = new SchemaBuilder<{
     defaultStrategy: 'all',
     // The refusal of the field's whole declaration, in the order of accessRefusal (the scopes are checked one by one).
     unauthorizedError: (_parent, ctx, info) =>
-      accessRefusal(fieldAccess(info.parentType.getFields()[info.fieldName]!), ctx.caller) ?? new TypeError(`${info.parentType.name}.${info.fieldName}: refused without a refusal`),
+      accessRefusal(fieldAccess(info.parentType.getFields()[info.fieldName]!), ctx.caller) ??
+      new TypeError(`${info.parentType.name}.${info.fieldName}: refused without a refusal`),
   },
   prisma: {
     client: (ctx) => ctx.prisma,

@@ -49,14 +49,25 @@ export const pageSizeOf = (field: GraphQLField<unknown, unknown>) => field.exten
  * introspection costs nothing (its depth is bounded apart). Undefined when the variables do not
  * coerce: execution refuses those itself.
  */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null, variables?: Record<string, unknown> | null): number | undefined {
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName?: string | null,
+  variables?: Record<string, unknown> | null,
+): number | undefined {
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const operation = operationName ? operations.find((op) => op.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  const operation = operationName
+    ? operations.find((op) => op.name?.value === operationName)
+    : operations.length === 1
+      ? operations[0]
+      : undefined;
   const rootType = operation && schema.getRootType(operation.operation);
   if (!operation || !rootType) return undefined;
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return undefined;
-  const fragments = new Map(document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]));
+  const fragments = new Map(
+    document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((f) => [f.name.value, f]),
+  );
 
   const requestedSize = (field: GraphQLField<unknown, unknown>, node: FieldNode, pageSize: PageSize): number => {
     const sizes = PAGE_SIZE_ARGUMENTS.flatMap((name) => {
@@ -92,7 +103,8 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
     const declared = pageSizeOf(field);
     const size = declared && requestedSize(field, node, declared);
     const itemType = getNamedType(field.type);
-    if (isListType(getNullableType(field.type))) return (size ?? pageSize ?? UNSIZED_LIST_LENGTH) * (1 + selectionCost(itemType, node.selectionSet, undefined));
+    if (isListType(getNullableType(field.type)))
+      return (size ?? pageSize ?? UNSIZED_LIST_LENGTH) * (1 + selectionCost(itemType, node.selectionSet, undefined));
     return 1 + selectionCost(itemType, node.selectionSet, size);
   };
 
@@ -100,7 +112,12 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
 }
 
 const costExceeded = (cost: number, limit: number) =>
-  new ApiError(400, 'MAX_COST_EXCEEDED', 'Query cost limit exceeded', `query: costs ${cost}, more than the limit of ${limit}; ask for smaller pages (first, limit) or fewer nested lists`);
+  new ApiError(
+    400,
+    'MAX_COST_EXCEEDED',
+    'Query cost limit exceeded',
+    `query: costs ${cost}, more than the limit of ${limit}; ask for smaller pages (first, limit) or fewer nested lists`,
+  );
 
 /**
  * Prices every operation sent to the GraphQL endpoint before it executes (operationCost, with the

@@ -41,7 +41,9 @@ const value = {
   total: 12.5,
   internal: 'not in the schema',
 };
-const schema = new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: { result: { type: Result, resolve: () => value } } }) });
+const schema = new GraphQLSchema({
+  query: new GraphQLObjectType({ name: 'Query', fields: { result: { type: Result, resolve: () => value } } }),
+});
 
 describe('compileJsonWriter', () => {
   it('writes the text GraphQL execution and JSON.stringify make of a selection of every field', async () => {
@@ -60,7 +62,10 @@ describe('compileJsonWriter', () => {
     expect(() => compileJsonWriter(Union)).toThrow(/abstract/);
     const resolved = new GraphQLObjectType({ name: 'Resolved', fields: { a: { type: GraphQLString, resolve: () => 'x' } } });
     expect(() => compileJsonWriter(resolved)).toThrow(/Resolved.a has a resolver/);
-    const withArgs = new GraphQLObjectType({ name: 'WithArgs', fields: { a: { type: GraphQLString, args: { n: { type: GraphQLFloat } } } } });
+    const withArgs = new GraphQLObjectType({
+      name: 'WithArgs',
+      fields: { a: { type: GraphQLString, args: { n: { type: GraphQLFloat } } } },
+    });
     expect(() => compileJsonWriter(withArgs)).toThrow(/WithArgs.a takes arguments/);
   });
 });

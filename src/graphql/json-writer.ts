@@ -45,9 +45,14 @@ function compileNullable(type: GraphQLOutputType, path: string): JsonWriter {
   if (isLeafType(type)) return (value) => JSON.stringify(type.serialize(value));
   if (isObjectType(type)) {
     const fields = Object.values(type.getFields()).map((field, i) => {
-      if (field.args.length > 0) throw new TypeError(`${type.name}.${field.name} takes arguments: only argument-less fields can be written without executing`);
+      if (field.args.length > 0)
+        throw new TypeError(`${type.name}.${field.name} takes arguments: only argument-less fields can be written without executing`);
       // Each field's text starts with what precedes its value: `{"name":` for the first, `,"name":` for the others.
-      return { prefix: `${i === 0 ? '{' : ','}${JSON.stringify(field.name)}:`, property: propertyOf(type.name, field), write: compile(field.type, `${path}.${field.name}`) };
+      return {
+        prefix: `${i === 0 ? '{' : ','}${JSON.stringify(field.name)}:`,
+        property: propertyOf(type.name, field),
+        write: compile(field.type, `${path}.${field.name}`),
+      };
     });
     return (value) => {
       const object = value as Record<string, unknown>;

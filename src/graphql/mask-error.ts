@@ -13,7 +13,13 @@ export function maskGraphQLError(error: unknown): Error {
     // GraphQL's own coercion errors (a missing or mistyped variable) carry no code: named like REST's.
     // A library's coded error without details (Yoga's request errors) is its own details: every error has both.
     const { code, details } = error.extensions?.code ? { code: error.extensions.code, details: error.message } : toApiError(error);
-    return new GraphQLError(error.message, { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, extensions: { ...error.extensions, code, details } });
+    return new GraphQLError(error.message, {
+      nodes: error.nodes,
+      source: error.source,
+      positions: error.positions,
+      path: error.path,
+      extensions: { ...error.extensions, code, details },
+    });
   }
   const api = toApiError(error);
   return new GraphQLError(api.message, {

@@ -42,8 +42,7 @@ interface CompiledRoute extends Route {
   parameterCount: number;
 }
 
-const compile = (pattern: string) =>
-  new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '(?<$1>[^/]+)')}$`);
+const compile = (pattern: string) => new RegExp(`^${pattern.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:(\w+)/g, '(?<$1>[^/]+)')}$`);
 
 /** `/assets/:id` as OpenAPI writes it: `/assets/{id}`. */
 export const openApiPath = (pattern: string) => pattern.replace(/:(\w+)/g, '{$1}');
@@ -57,8 +56,16 @@ export class RouteTable {
   private readonly compiled: CompiledRoute[] = [];
 
   add(method: string, pattern: string, declaration: RouteDeclaration = {}): this {
-    if (this.compiled.some((r) => r.method === method && r.pattern === pattern)) throw new Error(`Route ${method} ${pattern} is declared twice`);
-    this.compiled.push({ ...declaration, method, pattern, headers: declaration.headers ?? {}, regex: compile(pattern), parameterCount: pattern.split('/:').length - 1 });
+    if (this.compiled.some((r) => r.method === method && r.pattern === pattern))
+      throw new Error(`Route ${method} ${pattern} is declared twice`);
+    this.compiled.push({
+      ...declaration,
+      method,
+      pattern,
+      headers: declaration.headers ?? {},
+      regex: compile(pattern),
+      parameterCount: pattern.split('/:').length - 1,
+    });
     // Exact segments first (`/v1/assets/csv` before `/v1/assets/:id`), otherwise in the order declared.
     this.compiled.sort((a, b) => a.parameterCount - b.parameterCount);
     return this;
@@ -90,6 +97,12 @@ export function unanswered(table: RouteTable, match: RouteMatch | undefined, met
   // A matched route that no stage answered has nothing to serve either.
   if (!match || match.route) return routeNotFound(method, pathname);
   const allow = match.allowed.join(', ');
-  const ownHeaders = Object.assign({}, ...table.routes.filter((r) => r.pattern === match.pattern).map((r) => r.headers)) as Record<string, string>;
-  return new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${method} ${pathname}: allowed ${allow}`, { ...ownHeaders, Allow: allow });
+  const ownHeaders = Object.assign({}, ...table.routes.filter((r) => r.pattern === match.pattern).map((r) => r.headers)) as Record<
+    string,
+    string
+  >;
+  return new ApiError(405, 'METHOD_NOT_ALLOWED', 'Method not allowed', `${method} ${pathname}: allowed ${allow}`, {
+    ...ownHeaders,
+    Allow: allow,
+  });
 }

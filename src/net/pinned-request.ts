@@ -46,7 +46,12 @@ export function pinnedPost(url: URL, addresses: readonly LookupAddress[], option
           if (settled) return;
           settled = true;
           clearTimeout(timer);
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).subarray(0, maxBytes), truncated });
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            body: Buffer.concat(chunks).subarray(0, maxBytes),
+            truncated,
+          });
           response.destroy();
         };
         response.on('data', (chunk: Buffer) => {
@@ -63,7 +68,10 @@ export function pinnedPost(url: URL, addresses: readonly LookupAddress[], option
         });
       },
     );
-    const timer = timeoutMs === undefined ? undefined : setTimeout(() => request.destroy(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { code: 'TIMEOUT' })), timeoutMs);
+    const timer =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => request.destroy(Object.assign(new Error(`timed out after ${timeoutMs} ms`), { code: 'TIMEOUT' })), timeoutMs);
     request.on('error', (error) => {
       clearTimeout(timer);
       reject(error);

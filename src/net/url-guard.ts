@@ -51,7 +51,8 @@ export function parseOutboundUrl(raw: string, field = 'url'): URL {
   } catch {
     throw invalidParameter(field, 'must be an absolute http or https URL');
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalidParameter(field, `scheme must be http or https, got '${url.protocol}'`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalidParameter(field, `scheme must be http or https, got '${url.protocol}'`);
   if (url.username || url.password) throw invalidParameter(field, 'must not contain a user name or password');
   if (url.hash) throw invalidParameter(field, 'must not contain a fragment (#…)');
   if (!url.hostname) throw invalidParameter(field, 'must name a host');
@@ -106,7 +107,12 @@ export async function checkOutboundUrl(
   if (allowPrivate) return url;
   const resolution = await resolvePublicHost(url, false);
   if ('refused' in resolution) {
-    throw new ApiError(400, refusal.code, `Invalid parameter '${field}'`, `${field}: ${resolution.refused} (${refusal.what} must resolve to public addresses)`);
+    throw new ApiError(
+      400,
+      refusal.code,
+      `Invalid parameter '${field}'`,
+      `${field}: ${resolution.refused} (${refusal.what} must resolve to public addresses)`,
+    );
   }
   return url;
 }

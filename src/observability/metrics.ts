@@ -41,14 +41,29 @@ export class Metrics {
   });
 
   /** `calculations`: the calculation writer of a server process (`lcf worker` has none). */
-  constructor({ db, calculations, log }: { db: Database; calculations?: { readonly backlog: number; readonly failures: number }; log: Logger }) {
+  constructor({
+    db,
+    calculations,
+    log,
+  }: { db: Database; calculations?: { readonly backlog: number; readonly failures: number }; log: Logger }) {
     collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
     const gauge = (name: string, help: string, read: () => number) =>
-      new Gauge({ name, help, registers, collect() { this.set(read()); } });
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
 
     if (calculations) {
-      gauge('lcf_calculation_writer_backlog', 'Calculation records waiting to be committed (queued or being written)', () => calculations.backlog);
+      gauge(
+        'lcf_calculation_writer_backlog',
+        'Calculation records waiting to be committed (queued or being written)',
+        () => calculations.backlog,
+      );
       new Counter({
         name: 'lcf_calculation_writer_failures_total',
         help: 'Calculation records that could not be stored (their calls answered calculation_id null)',

@@ -22,7 +22,8 @@ function odataAuthorization(pathname: string, authorization: string | null): str
   const credentials = Buffer.from(basic[1]!, 'base64').toString('utf8');
   const colon = credentials.indexOf(':');
   const password = colon === -1 ? '' : credentials.slice(colon + 1);
-  if (password === '') throw unauthorized('INVALID_AUTHORIZATION', 'Basic credentials must carry the API key as the password (any user name)');
+  if (password === '')
+    throw unauthorized('INVALID_AUTHORIZATION', 'Basic credentials must carry the API key as the password (any user name)');
   if (/\s/.test(password)) throw unauthorized('INVALID_API_KEY', 'API key is malformed: expected svc_live_… or svc_test_…');
   return `Bearer ${password}`;
 }
@@ -37,11 +38,15 @@ async function asODataError(response: Response): Promise<Response> {
   }
   const headers = new Headers(response.headers);
   if (response.status === 401) headers.set('WWW-Authenticate', ODATA_CHALLENGE);
-  const isServiceBody = typeof body === 'object' && body !== null && !Array.isArray(body) && typeof (body as { error?: unknown }).error === 'string';
+  const isServiceBody =
+    typeof body === 'object' && body !== null && !Array.isArray(body) && typeof (body as { error?: unknown }).error === 'string';
   if (!isServiceBody) return new Response(response.body, { status: response.status, headers });
   headers.delete('content-length');
   headers.set('Content-Type', 'application/json; charset=utf-8');
-  return new Response(JSON.stringify(odataErrorBody(body as Record<string, unknown>, response.status)), { status: response.status, headers });
+  return new Response(JSON.stringify(odataErrorBody(body as Record<string, unknown>, response.status)), {
+    status: response.status,
+    headers,
+  });
 }
 
 /**

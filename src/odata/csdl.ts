@@ -3,14 +3,27 @@
  * Capabilities annotations tell clients what the interface does not do (read-only, no $expand,
  * no $search, computed properties neither filterable nor sortable).
  */
-import { ENTITY_SETS, ENUMS, NAMESPACE, allProperties, isEnum, type EntitySetDef, type NavigationDef, type PropertyDef } from './entity-sets.ts';
+import {
+  ENTITY_SETS,
+  ENUMS,
+  NAMESPACE,
+  allProperties,
+  isEnum,
+  type EntitySetDef,
+  type NavigationDef,
+  type PropertyDef,
+} from './entity-sets.ts';
 import { SUPPORTED } from './errors.ts';
 
 export const CONTAINER = 'Container';
 
 const VOCABULARIES = [
   ['https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Core.V1.xml', 'Org.OData.Core.V1', 'Core'],
-  ['https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.xml', 'Org.OData.Capabilities.V1', 'Capabilities'],
+  [
+    'https://oasis-tcs.github.io/odata-vocabularies/vocabularies/Org.OData.Capabilities.V1.xml',
+    'Org.OData.Capabilities.V1',
+    'Capabilities',
+  ],
 ] as const;
 
 const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -21,7 +34,8 @@ const attributes = (attrs: Record<string, string | number | undefined>) =>
     .map(([name, value]) => ` ${name}="${escapeXml(String(value))}"`)
     .join('');
 
-const description = (text: string | undefined, indent: string) => (text ? `${indent}<Annotation Term="Core.Description" String="${escapeXml(text)}"/>\n` : '');
+const description = (text: string | undefined, indent: string) =>
+  text ? `${indent}<Annotation Term="Core.Description" String="${escapeXml(text)}"/>\n` : '';
 
 function property(p: PropertyDef, indent: string): string {
   const attrs = attributes({
@@ -31,13 +45,20 @@ function property(p: PropertyDef, indent: string): string {
     Precision: p.decimal?.precision,
     Scale: p.decimal?.scale,
   });
-  return p.description ? `${indent}<Property${attrs}>\n${description(p.description, `${indent}  `)}${indent}</Property>\n` : `${indent}<Property${attrs}/>\n`;
+  return p.description
+    ? `${indent}<Property${attrs}>\n${description(p.description, `${indent}  `)}${indent}</Property>\n`
+    : `${indent}<Property${attrs}/>\n`;
 }
 
 function navigation(n: NavigationDef, indent: string): string {
   const target = ENTITY_SETS.find((s) => s.name === n.target)!;
   const type = `${NAMESPACE}.${target.entityType}`;
-  const attrs = attributes({ Name: n.name, Type: n.collection ? `Collection(${type})` : type, Nullable: n.collection || n.nullable ? undefined : 'false', Partner: n.partner });
+  const attrs = attributes({
+    Name: n.name,
+    Type: n.collection ? `Collection(${type})` : type,
+    Nullable: n.collection || n.nullable ? undefined : 'false',
+    Partner: n.partner,
+  });
   if (!n.constraint) return `${indent}<NavigationProperty${attrs}/>\n`;
   const constraint = attributes({ Property: n.constraint.property, ReferencedProperty: n.constraint.referencedProperty });
   return `${indent}<NavigationProperty${attrs}>\n${indent}  <ReferentialConstraint${constraint}/>\n${indent}</NavigationProperty>\n`;
@@ -48,7 +69,9 @@ function entityType(set: EntitySetDef): string {
   return (
     `${i}<EntityType${attributes({ Name: set.entityType })}>\n` +
     `${i}  <Key><PropertyRef${attributes({ Name: set.key })}/></Key>\n` +
-    allProperties(set).map((p) => property(p, `${i}  `)).join('') +
+    allProperties(set)
+      .map((p) => property(p, `${i}  `))
+      .join('') +
     set.navigation.map((n) => navigation(n, `${i}  `)).join('') +
     `${i}</EntityType>\n`
   );
@@ -72,7 +95,9 @@ function pathRecord(term: string, collectionProperty: string, paths: readonly st
 
 function entitySet(set: EntitySetDef): string {
   const i = '        ';
-  const bindings = set.navigation.map((n) => `${i}  <NavigationPropertyBinding${attributes({ Path: n.name, Target: n.target })}/>\n`).join('');
+  const bindings = set.navigation
+    .map((n) => `${i}  <NavigationPropertyBinding${attributes({ Path: n.name, Target: n.target })}/>\n`)
+    .join('');
   const computed = set.computed?.properties.map((p) => p.name) ?? [];
   return (
     `${i}<EntitySet${attributes({ Name: set.name, EntityType: `${NAMESPACE}.${set.entityType}` })}>\n` +
@@ -93,7 +118,8 @@ function entitySet(set: EntitySetDef): string {
 
 function buildMetadata(): string {
   const references = VOCABULARIES.map(
-    ([uri, namespace, alias]) => `  <edmx:Reference Uri="${uri}">\n    <edmx:Include Namespace="${namespace}" Alias="${alias}"/>\n  </edmx:Reference>\n`,
+    ([uri, namespace, alias]) =>
+      `  <edmx:Reference Uri="${uri}">\n    <edmx:Include Namespace="${namespace}" Alias="${alias}"/>\n  </edmx:Reference>\n`,
   ).join('');
   const enums = ENUMS.map(
     (e) =>

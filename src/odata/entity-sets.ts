@@ -9,7 +9,15 @@ import { SBTI_PROGRESS_FIELDS, inventoryFrom, inventoryQuery, progressOf, type I
 
 export const NAMESPACE = 'Service';
 
-export type PrimitiveType = 'Edm.Guid' | 'Edm.String' | 'Edm.Double' | 'Edm.Decimal' | 'Edm.Int32' | 'Edm.Boolean' | 'Edm.Date' | 'Edm.DateTimeOffset';
+export type PrimitiveType =
+  | 'Edm.Guid'
+  | 'Edm.String'
+  | 'Edm.Double'
+  | 'Edm.Decimal'
+  | 'Edm.Int32'
+  | 'Edm.Boolean'
+  | 'Edm.Date'
+  | 'Edm.DateTimeOffset';
 
 /** An enumeration of the model; members in declaration order, which is also their database order. */
 export interface EnumDef {
@@ -73,7 +81,13 @@ const KG = { precision: 20, scale: 6 };
 
 type Shorthand = [name: string, type: PrimitiveType | EnumDef, nullable: boolean, description?: string, field?: readonly string[]];
 const props = (list: Shorthand[]): PropertyDef[] =>
-  list.map(([name, type, nullable, description, field]) => ({ name, type, nullable, field: field ?? [name], ...(description ? { description } : {}) }));
+  list.map(([name, type, nullable, description, field]) => ({
+    name,
+    type,
+    nullable,
+    field: field ?? [name],
+    ...(description ? { description } : {}),
+  }));
 
 const assets: EntitySetDef = {
   name: 'Assets',
@@ -103,7 +117,13 @@ const assets: EntitySetDef = {
     ['updated_at', 'Edm.DateTimeOffset', false],
   ]),
   navigation: [
-    { name: 'product', target: 'Products', collection: false, nullable: true, constraint: { property: 'product_id', referencedProperty: 'product_id' } },
+    {
+      name: 'product',
+      target: 'Products',
+      collection: false,
+      nullable: true,
+      constraint: { property: 'product_id', referencedProperty: 'product_id' },
+    },
     { name: 'certificates', target: 'Certificates', collection: true, partner: 'asset' },
   ],
   freshnessFields: ['updated_at'],
@@ -133,7 +153,16 @@ const certificates: EntitySetDef = {
     ['use_phase_kg', 'Edm.Double', false, undefined, ['calculation', 'use_phase_kg']],
     ['end_of_life_kg', 'Edm.Double', false, undefined, ['calculation', 'end_of_life_kg']],
   ]),
-  navigation: [{ name: 'asset', target: 'Assets', collection: false, nullable: true, partner: 'certificates', constraint: { property: 'asset_id', referencedProperty: 'asset_id' } }],
+  navigation: [
+    {
+      name: 'asset',
+      target: 'Assets',
+      collection: false,
+      nullable: true,
+      partner: 'certificates',
+      constraint: { property: 'asset_id', referencedProperty: 'asset_id' },
+    },
+  ],
   freshnessFields: ['issued_at', 'revoked_at'],
 };
 
@@ -160,7 +189,7 @@ const products: EntitySetDef = {
     ['storage_type', 'Edm.String', true],
     ['battery_wh', 'Edm.Double', true],
     ['typical_consumption_kwh', 'Edm.Double', true, 'kWh per year'],
-    ['pcf_total_kg', 'Edm.Double', true, "Manufacturer-published product carbon footprint, kg CO2e"],
+    ['pcf_total_kg', 'Edm.Double', true, 'Manufacturer-published product carbon footprint, kg CO2e'],
     ['pcf_lifetime_years', 'Edm.Double', true],
     ['pcf_use_location', 'Edm.String', true],
     ['pcf_source_url', 'Edm.String', true],
@@ -221,7 +250,12 @@ const sbtiTargets: EntitySetDef = {
   navigation: [],
   freshnessFields: ['updated_at'],
   computed: {
-    properties: SBTI_PROGRESS_FIELDS.map(({ name, boolean, description }) => ({ name, type: boolean ? 'Edm.Boolean' : 'Edm.Double', nullable: true, description })),
+    properties: SBTI_PROGRESS_FIELDS.map(({ name, boolean, description }) => ({
+      name,
+      type: boolean ? 'Edm.Boolean' : 'Edm.Double',
+      nullable: true,
+      description,
+    })),
     load: inventoryQuery,
     apply: (row, loaded, now) => ({ ...row, ...progressOf(row as never, inventoryFrom(loaded), now) }),
     freshness: (loaded) => loaded._max.updated_at,

@@ -21,7 +21,13 @@ export const SUPPORTED = {
     'GUIDs',
     "enumeration members ('in_use' or Service.AssetStatus'in_use')",
   ],
-  requests: ['GET /v1/odata', 'GET /v1/odata/$metadata', 'GET /v1/odata/{EntitySet}', 'GET /v1/odata/{EntitySet}(<key>)', 'GET /v1/odata/{EntitySet}/$count'],
+  requests: [
+    'GET /v1/odata',
+    'GET /v1/odata/$metadata',
+    'GET /v1/odata/{EntitySet}',
+    'GET /v1/odata/{EntitySet}(<key>)',
+    'GET /v1/odata/{EntitySet}/$count',
+  ],
 } as const;
 
 /** 501: valid OData the interface does not implement; the body adds the supported options. */
@@ -47,21 +53,40 @@ export const unknownProperty = (option: string, name: string, set: EntitySetDef)
     400,
     'UNKNOWN_PROPERTY',
     `Unknown property '${name}'`,
-    `${option}: '${name}' is not a property of ${set.name}; its properties are ${allProperties(set).map((p) => p.name).join(', ')}`,
+    `${option}: '${name}' is not a property of ${set.name}; its properties are ${allProperties(set)
+      .map((p) => p.name)
+      .join(', ')}`,
   );
 
-export const typeMismatch = (option: string, details: string) => new ApiError(400, 'ODATA_TYPE_MISMATCH', `Invalid ${option}`, `${option}: ${details}`);
+export const typeMismatch = (option: string, details: string) =>
+  new ApiError(400, 'ODATA_TYPE_MISMATCH', `Invalid ${option}`, `${option}: ${details}`);
 
 export const notQueryable = (option: string, name: string) =>
-  new ApiError(400, 'PROPERTY_NOT_QUERYABLE', `Property '${name}' cannot be used in ${option}`, `${option}: '${name}' is computed for each row; it can be selected but not filtered or sorted on`);
+  new ApiError(
+    400,
+    'PROPERTY_NOT_QUERYABLE',
+    `Property '${name}' cannot be used in ${option}`,
+    `${option}: '${name}' is computed for each row; it can be selected but not filtered or sorted on`,
+  );
 
 export const entitySetNotFound = (name: string) =>
-  new ApiError(404, 'ENTITY_SET_NOT_FOUND', 'Entity set not found', `'${name}' is not an entity set; the entity sets are ${ENTITY_SETS.map((s) => s.name).join(', ')}`);
+  new ApiError(
+    404,
+    'ENTITY_SET_NOT_FOUND',
+    'Entity set not found',
+    `'${name}' is not an entity set; the entity sets are ${ENTITY_SETS.map((s) => s.name).join(', ')}`,
+  );
 
-export const entityNotFound = (set: EntitySetDef, key: string) => new ApiError(404, 'ENTITY_NOT_FOUND', 'Entity not found', `${set.name} has no entity with the key ${key}`);
+export const entityNotFound = (set: EntitySetDef, key: string) =>
+  new ApiError(404, 'ENTITY_NOT_FOUND', 'Entity not found', `${set.name} has no entity with the key ${key}`);
 
 export const notAcceptable = (offered: string) =>
-  new ApiError(406, 'NOT_ACCEPTABLE', 'Not acceptable', `This resource is available as ${offered} only; ask for it in Accept (or send none, or */*)`);
+  new ApiError(
+    406,
+    'NOT_ACCEPTABLE',
+    'Not acceptable',
+    `This resource is available as ${offered} only; ask for it in Accept (or send none, or */*)`,
+  );
 
 /**
  * The OData JSON error shape (OData JSON Format 4.0, section 21) of a service error body: the

@@ -110,7 +110,10 @@ interface Piece {
   origin: number[];
 }
 
-const piece = (text: string, at: number, originOf?: (k: number) => number): Piece => ({ text, origin: [...text].map((_, k) => (originOf ? originOf(k) : at)) });
+const piece = (text: string, at: number, originOf?: (k: number) => number): Piece => ({
+  text,
+  origin: [...text].map((_, k) => (originOf ? originOf(k) : at)),
+});
 const isBlank = (p: Piece | undefined) => p !== undefined && /^\s+$/.test(p.text);
 
 /** Index of the parenthesis that closes (or, backwards, opens) the one at `at`; -1 when unbalanced. */
@@ -161,7 +164,11 @@ function expandIn(pieces: Piece[]): Piece[] {
     if (!items.every(isLiteral)) continue;
     const at = pieces[i]!.origin[0]!;
     const left = pieces.slice(leftStart, leftEnd + 1);
-    const expanded = [piece('(', at), ...items.flatMap((item, k) => [...(k ? [piece(' or ', at)] : []), ...left, piece(' eq ', at), ...item]), piece(')', at)];
+    const expanded = [
+      piece('(', at),
+      ...items.flatMap((item, k) => [...(k ? [piece(' or ', at)] : []), ...left, piece(' eq ', at), ...item]),
+      piece(')', at),
+    ];
     return expandIn([...pieces.slice(0, leftStart), ...expanded, ...pieces.slice(close + 1)]);
   }
   return pieces;
@@ -276,7 +283,8 @@ class FilterReader {
       case 'FirstMemberExpression': {
         // A Boolean property on its own is a condition.
         const property = this.propertyOf(token);
-        if (property.type !== 'Edm.Boolean') throw typeMismatch('$filter', `${property.name} is not Boolean; compare it with a value (e.g. ${property.name} eq …)`);
+        if (property.type !== 'Edm.Boolean')
+          throw typeMismatch('$filter', `${property.name} is not Boolean; compare it with a value (e.g. ${property.name} eq …)`);
         return this.counted({ kind: 'compare', op: 'eq', property, value: { prisma: true, text: 'true' } });
       }
       default: {
@@ -317,7 +325,8 @@ class FilterReader {
     if (token.type === 'IsOfExpression' || token.type === 'CastExpression') return new ODataNotImplemented('isof() and cast()');
     if (token.type === 'ParameterAlias') return new ODataNotImplemented('Parameter aliases (@name)');
     if (token.type === 'RootExpression') return new ODataNotImplemented('$root');
-    if (token.type === 'ArrayOrObject' || token.type === 'Array' || token.type === 'Object') return new ODataNotImplemented('JSON arrays and objects in $filter');
+    if (token.type === 'ArrayOrObject' || token.type === 'Array' || token.type === 'Object')
+      return new ODataNotImplemented('JSON arrays and objects in $filter');
     return new ODataNotImplemented(`'${token.raw}' (${token.type.replace(/Expression$/, '')})`);
   }
 
@@ -365,8 +374,10 @@ class FilterReader {
     const left = this.operand(token.value.left);
     const right = this.operand(token.value.right);
     if (left.kind !== 'literal' && right.kind !== 'literal') throw new ODataNotImplemented('Comparing two properties');
-    if (left.kind === 'literal' && right.kind === 'literal') return this.counted({ kind: 'const', value: compareLiterals(op, left, right) });
-    const [subject, literal, effectiveOp] = left.kind === 'literal' ? [right as Exclude<Operand, LiteralOperand>, left, FLIPPED[op]] : [left, right as LiteralOperand, op];
+    if (left.kind === 'literal' && right.kind === 'literal')
+      return this.counted({ kind: 'const', value: compareLiterals(op, left, right) });
+    const [subject, literal, effectiveOp] =
+      left.kind === 'literal' ? [right as Exclude<Operand, LiteralOperand>, left, FLIPPED[op]] : [left, right as LiteralOperand, op];
     if (!subject.property.field) throw notQueryable('$filter', subject.property.name);
     if (subject.kind === 'property') return this.counted(comparisonOf(subject.property, effectiveOp, literal));
     return this.counted(functionComparison(subject.fn, subject.property, effectiveOp, literal));
@@ -382,7 +393,8 @@ class FilterReader {
     }
     const { property } = first as Exclude<Operand, LiteralOperand>;
     if (!property.field) throw notQueryable('$filter', property.name);
-    if (property.type !== 'Edm.String') throw typeMismatch('$filter', `${name}() needs a text property; ${property.name} is ${typeName(property)}`);
+    if (property.type !== 'Edm.String')
+      throw typeMismatch('$filter', `${name}() needs a text property; ${property.name} is ${typeName(property)}`);
     if (second.literal.kind === 'null') return this.counted({ kind: 'const', value: false });
     if (second.literal.kind !== 'string') throw typeMismatch('$filter', `${name}() needs a text literal in quotes, got ${second.raw}`);
     const value = second.literal.value;
@@ -412,7 +424,8 @@ function literalOf(token: Token): Literal {
   }
   if (type === 'Edm.DateTimeOffset') {
     const value = new Date(raw);
-    if (Number.isNaN(value.getTime()) || !isCalendarDate(raw.slice(0, 10))) throw typeMismatch('$filter', `${raw} is not a valid date-time`);
+    if (Number.isNaN(value.getTime()) || !isCalendarDate(raw.slice(0, 10)))
+      throw typeMismatch('$filter', `${raw} is not a valid date-time`);
     return { kind: 'datetime', value };
   }
   if (type === 'Edm.Guid') return { kind: 'guid', value: raw.toLowerCase() };
@@ -432,7 +445,15 @@ const quote = (text: string) => `'${text.replaceAll("'", "''")}'`;
 /** A comparison of two literals is decided here (OData: null equals only null; ordering with null is false). */
 function compareLiterals(op: CompareOp, a: LiteralOperand, b: LiteralOperand): boolean {
   const value = (l: Literal) =>
-    l.kind === 'null' ? null : l.kind === 'datetime' ? l.value.getTime() : l.kind === 'enum' ? l.member : l.kind === 'other' ? undefined : l.value;
+    l.kind === 'null'
+      ? null
+      : l.kind === 'datetime'
+        ? l.value.getTime()
+        : l.kind === 'enum'
+          ? l.member
+          : l.kind === 'other'
+            ? undefined
+            : l.value;
   const x = value(a.literal);
   const y = value(b.literal);
   if (x === undefined || y === undefined) throw typeMismatch('$filter', `cannot compare ${a.raw} with ${b.raw}`);
@@ -454,19 +475,25 @@ function functionComparison(fn: CaseFold | DatePart, property: PropertyDef, op: 
   const { literal } = operand;
   if (literal.kind === 'null') return { kind: 'compare', op, property, value: null };
   if (fn === 'tolower' || fn === 'toupper') {
-    if (property.type !== 'Edm.String') throw typeMismatch('$filter', `${fn}() needs a text property; ${property.name} is ${typeName(property)}`);
-    if (literal.kind !== 'string') throw typeMismatch('$filter', `${fn}(${property.name}) is text; compare it with a text literal in quotes, got ${operand.raw}`);
+    if (property.type !== 'Edm.String')
+      throw typeMismatch('$filter', `${fn}() needs a text property; ${property.name} is ${typeName(property)}`);
+    if (literal.kind !== 'string')
+      throw typeMismatch('$filter', `${fn}(${property.name}) is text; compare it with a text literal in quotes, got ${operand.raw}`);
     const value = literal.value;
     const ordering = op !== 'eq' && op !== 'ne';
     // LOWER(x) op LOWER(value) is exactly tolower(x) op value when value is lower case; for toupper only equality matches it.
-    if (ordering && (fn === 'toupper' || folded(fn, value) !== value)) throw new ODataNotImplemented(`${fn}() with ${op} and a text not in ${fn === 'tolower' ? 'lower' : 'upper'} case (compare tolower(…) with lower-case text)`);
+    if (ordering && (fn === 'toupper' || folded(fn, value) !== value))
+      throw new ODataNotImplemented(
+        `${fn}() with ${op} and a text not in ${fn === 'tolower' ? 'lower' : 'upper'} case (compare tolower(…) with lower-case text)`,
+      );
     if (folded(fn, value) !== value) return { kind: 'const', value: op === 'ne' };
     return { kind: 'compare', op, property, value: { prisma: value, text: quote(value) }, fold: fn };
   }
   if (property.type !== 'Edm.Date' && property.type !== 'Edm.DateTimeOffset') {
     throw typeMismatch('$filter', `${fn}() needs a date or date-time property; ${property.name} is ${typeName(property)}`);
   }
-  if (literal.kind !== 'number' || !Number.isInteger(literal.value)) throw typeMismatch('$filter', `${fn}(${property.name}) is an integer; got ${operand.raw}`);
+  if (literal.kind !== 'number' || !Number.isInteger(literal.value))
+    throw typeMismatch('$filter', `${fn}(${property.name}) is an integer; got ${operand.raw}`);
   return { kind: 'part', part: fn, op, property, value: literal.value };
 }
 
@@ -482,7 +509,8 @@ function comparisonOf(property: PropertyDef, op: CompareOp, operand: LiteralOper
     if (literal.kind === 'enum' && literal.type !== type.name && literal.type !== `Service.${type.name}`) {
       throw typeMismatch('$filter', `${property.name} is Service.${type.name}, not ${literal.type}`);
     }
-    if (!type.members.includes(member)) throw typeMismatch('$filter', `${property.name} is one of ${type.members.join(', ')}; got '${member}'`);
+    if (!type.members.includes(member))
+      throw typeMismatch('$filter', `${property.name} is one of ${type.members.join(', ')}; got '${member}'`);
     return { kind: 'compare', op, property, value: { prisma: member, text: quote(member) } };
   }
   switch (type) {
@@ -490,7 +518,12 @@ function comparisonOf(property: PropertyDef, op: CompareOp, operand: LiteralOper
       if (literal.kind !== 'string') throw mismatch();
       return { kind: 'compare', op, property, value: { prisma: literal.value, text: quote(literal.value) } };
     case 'Edm.Guid': {
-      const id = literal.kind === 'guid' ? literal.value : literal.kind === 'string' && UUID.test(literal.value) ? literal.value.toLowerCase() : undefined;
+      const id =
+        literal.kind === 'guid'
+          ? literal.value
+          : literal.kind === 'string' && UUID.test(literal.value)
+            ? literal.value.toLowerCase()
+            : undefined;
       if (id === undefined) throw mismatch();
       return { kind: 'compare', op, property, value: { prisma: id, text: id } };
     }
@@ -498,11 +531,13 @@ function comparisonOf(property: PropertyDef, op: CompareOp, operand: LiteralOper
       if (literal.kind !== 'boolean') throw mismatch();
       return { kind: 'compare', op, property, value: { prisma: literal.value, text: String(literal.value) } };
     case 'Edm.Date':
-      if (literal.kind !== 'date') throw typeMismatch('$filter', `${property.name} is Edm.Date; compare it with a date such as 2024-01-31, got ${operand.raw}`);
+      if (literal.kind !== 'date')
+        throw typeMismatch('$filter', `${property.name} is Edm.Date; compare it with a date such as 2024-01-31, got ${operand.raw}`);
       return { kind: 'compare', op, property, value: { prisma: new Date(`${literal.value}T00:00:00Z`), text: literal.value } };
     case 'Edm.DateTimeOffset': {
       // A date stands for its first instant (UTC).
-      const value = literal.kind === 'datetime' ? literal.value : literal.kind === 'date' ? new Date(`${literal.value}T00:00:00Z`) : undefined;
+      const value =
+        literal.kind === 'datetime' ? literal.value : literal.kind === 'date' ? new Date(`${literal.value}T00:00:00Z`) : undefined;
       if (!value) throw mismatch();
       return { kind: 'compare', op, property, value: { prisma: value, text: value.toISOString() } };
     }
@@ -510,7 +545,8 @@ function comparisonOf(property: PropertyDef, op: CompareOp, operand: LiteralOper
     case 'Edm.Decimal':
     case 'Edm.Int32': {
       if (literal.kind !== 'number') throw mismatch();
-      if (!Number.isFinite(literal.value)) throw typeMismatch('$filter', `${operand.raw}: INF and NaN cannot be compared with ${property.name}`);
+      if (!Number.isFinite(literal.value))
+        throw typeMismatch('$filter', `${operand.raw}: INF and NaN cannot be compared with ${property.name}`);
       if (type === 'Edm.Int32') return integerComparison(property, op, literal.value);
       // Decimal columns get the literal's own digits, so that nothing is lost to binary floating point.
       const prisma = type === 'Edm.Decimal' ? literal.raw : literal.value;

@@ -30,13 +30,19 @@ const flatten = (parts: Where[], operator: 'AND' | 'OR') =>
 /** Conjunction with constants folded; TRUE and FALSE survive only alone. */
 export function all(...parts: Where[]): Where {
   if (parts.includes(FALSE)) return FALSE;
-  const rest = flatten(parts.filter((p) => p !== TRUE), 'AND');
+  const rest = flatten(
+    parts.filter((p) => p !== TRUE),
+    'AND',
+  );
   return rest.length === 0 ? TRUE : rest.length === 1 ? rest[0]! : { AND: rest };
 }
 
 function any(...parts: Where[]): Where {
   if (parts.includes(TRUE)) return TRUE;
-  const rest = flatten(parts.filter((p) => p !== FALSE), 'OR');
+  const rest = flatten(
+    parts.filter((p) => p !== FALSE),
+    'OR',
+  );
   return rest.length === 0 ? FALSE : rest.length === 1 ? rest[0]! : { OR: rest };
 }
 
@@ -114,7 +120,10 @@ function intervals(op: CompareOp, n: number): [number | undefined, number | unde
     case 'eq':
       return [[n, n]];
     case 'ne':
-      return [[undefined, n - 1], [n + 1, undefined]];
+      return [
+        [undefined, n - 1],
+        [n + 1, undefined],
+      ];
     case 'gt':
       return [[n + 1, undefined]];
     case 'ge':
@@ -136,7 +145,11 @@ function datePartCondition(property: PropertyDef, part: DatePart, op: CompareOp,
   if (part === 'year') {
     for (const [lo, hi] of intervals(op, n)) {
       const clipped = clip(lo, hi, 1, 9999);
-      if (clipped) ranges.push([lo === undefined ? undefined : utcDate(clipped[0], 1, 1), hi === undefined ? undefined : utcDate(clipped[1] + 1, 1, 1)]);
+      if (clipped)
+        ranges.push([
+          lo === undefined ? undefined : utcDate(clipped[0], 1, 1),
+          hi === undefined ? undefined : utcDate(clipped[1] + 1, 1, 1),
+        ]);
     }
   } else {
     const span = years.get(property);
@@ -155,7 +168,8 @@ function datePartCondition(property: PropertyDef, part: DatePart, op: CompareOp,
           if (days) ranges.push([utcDate(year, month, days[0]), utcDate(year, month, days[1] + 1)]);
         }
       }
-      if (ranges.length > MAX_DATE_RANGES) throw new ODataNotImplemented(`${part}() over ${span.last - span.first + 1} years of ${property.name}`);
+      if (ranges.length > MAX_DATE_RANGES)
+        throw new ODataNotImplemented(`${part}() over ${span.last - span.first + 1} years of ${property.name}`);
     }
   }
   // Adjacent ranges (month(d) ge 1 in consecutive years) are one.
@@ -247,7 +261,9 @@ export function afterWhere(items: readonly OrderItem[], values: readonly unknown
       // Null is first ascending (every value comes after it) and last descending (nothing does).
       after = descending ? FALSE : isNotNull(property);
     } else {
-      const beyond = isEnum(property.type) ? nest(field, { in: membersBeyond(property.type.members, value, descending) }) : nest(field, { [descending ? 'lt' : 'gt']: value });
+      const beyond = isEnum(property.type)
+        ? nest(field, { in: membersBeyond(property.type.members, value, descending) })
+        : nest(field, { [descending ? 'lt' : 'gt']: value });
       after = descending && nullable ? any(beyond, isNull(property)) : beyond;
     }
     if (i === items.length - 1) return after;

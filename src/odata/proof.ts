@@ -54,7 +54,13 @@ export function checkProof(saved: string, expectedHash?: string): ProofCheck {
   const header = (name: string) => new RegExp(`^${name}:\\s*(\\S+)\\s*$`, 'im').exec(headers)?.[1];
   const claimed = expectedHash ?? header(PROOF_HASH_HEADER);
   const hash = proofHash(rows);
-  return { hash, rows: rows.length, claimed, proof: header(PROOF_HEADER), matches: claimed === undefined ? undefined : claimed.toLowerCase() === hash };
+  return {
+    hash,
+    rows: rows.length,
+    claimed,
+    proof: header(PROOF_HEADER),
+    matches: claimed === undefined ? undefined : claimed.toLowerCase() === hash,
+  };
 }
 
 export async function verifyProofFile(file: string, expectedHash?: string): Promise<ProofCheck> {

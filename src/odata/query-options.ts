@@ -8,7 +8,15 @@ import { Prisma } from '../generated/prisma/client.ts';
 import { checkText } from '../validation/text.ts';
 import { isEnum, keyProperty, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
 import { notAcceptable, ODataNotImplemented } from './errors.ts';
-import { nonNullProperties, parseFilterExpression, parseOrderBy, parseSelect, printExpression, type Expression, type OrderItem } from './expression.ts';
+import {
+  nonNullProperties,
+  parseFilterExpression,
+  parseOrderBy,
+  parseSelect,
+  printExpression,
+  type Expression,
+  type OrderItem,
+} from './expression.ts';
 import { refuseUnknown } from '../validation/strict-input.ts';
 
 export const PAGE_SIZE = 1_000;
@@ -27,7 +35,17 @@ const APPLICABLE_OPTIONS = {
 } as const;
 export type Addressed = keyof typeof APPLICABLE_OPTIONS;
 const ADDRESSED_AS: Record<Addressed, string> = { collection: 'an entity set', entity: 'a single entity', count: '/$count' };
-const UNSUPPORTED_OPTIONS = new Set(['$expand', '$apply', '$search', '$compute', '$levels', '$index', '$schemaversion', '$deltatoken', '$id']);
+const UNSUPPORTED_OPTIONS = new Set([
+  '$expand',
+  '$apply',
+  '$search',
+  '$compute',
+  '$levels',
+  '$index',
+  '$schemaversion',
+  '$deltatoken',
+  '$id',
+]);
 
 export interface ODataQuery {
   set: EntitySetDef;
@@ -47,7 +65,8 @@ export interface ODataQuery {
 }
 
 const integer = (name: string, text: string, max: number): number => {
-  if (!/^\d{1,10}$/.test(text) || Number(text) > max) throw invalidParameter(name, `must be an integer from 0 to ${max}, got '${text.slice(0, 20)}'`);
+  if (!/^\d{1,10}$/.test(text) || Number(text) > max)
+    throw invalidParameter(name, `must be an integer from 0 to ${max}, got '${text.slice(0, 20)}'`);
   return Number(text);
 };
 
@@ -71,7 +90,8 @@ export function parseQuery(set: EntitySetDef, params: URLSearchParams, addressed
   const format = options.get('$format');
   if (format !== undefined && format !== 'json' && !format.startsWith('application/json')) throw notAcceptable('json ($format=json)');
   const count = options.get('$count');
-  if (count !== undefined && count !== 'true' && count !== 'false') throw invalidParameter('$count', `must be true or false, got '${count.slice(0, 20)}'`);
+  if (count !== undefined && count !== 'true' && count !== 'false')
+    throw invalidParameter('$count', `must be true or false, got '${count.slice(0, 20)}'`);
   const top = options.has('$top') ? integer('$top', options.get('$top')!, MAX_TOP) : undefined;
   const skip = options.has('$skip') ? integer('$skip', options.get('$skip')!, MAX_SKIP) : 0;
 

@@ -8,7 +8,18 @@ import { auditEntry } from '../audit/audit-log.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
 import { allProperties, isEnum, keyProperty, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
-import { afterWhere, all, filterWhere, nest, orderByOf, readField, selectOf, whereArgument, yearSpanProperties, type Where } from './prisma-query.ts';
+import {
+  afterWhere,
+  all,
+  filterWhere,
+  nest,
+  orderByOf,
+  readField,
+  selectOf,
+  whereArgument,
+  yearSpanProperties,
+  type Where,
+} from './prisma-query.ts';
 import { encodeSkipToken, normalisedQuery, PAGE_SIZE, MAX_TOP, type ODataQuery } from './query-options.ts';
 import { proofHash } from './proof.ts';
 
@@ -50,7 +61,12 @@ function jsonValue(property: PropertyDef, raw: unknown): unknown {
 const latest = (dates: readonly (Date | null | undefined)[]) =>
   dates.reduce<Date | null>((max, d) => (d && (!max || d > max) ? d : max), null);
 
-export async function runEntityQuery(prisma: PrismaClient, caller: KeyCaller, query: ODataQuery, maxPageSize?: number): Promise<QueryResult> {
+export async function runEntityQuery(
+  prisma: PrismaClient,
+  caller: KeyCaller,
+  query: ODataQuery,
+  maxPageSize?: number,
+): Promise<QueryResult> {
   const { set } = query;
   // $top rows in one page (1000 without $top), unless the client prefers smaller pages.
   const pageSize = Math.min(maxPageSize ?? query.top ?? PAGE_SIZE, query.top ?? MAX_TOP);
@@ -84,7 +100,15 @@ export async function runEntityQuery(prisma: PrismaClient, caller: KeyCaller, qu
       const where = whereArgument(filtered);
       const pageWhere = whereArgument(query.after ? all(filtered, afterWhere(query.orderBy, query.after)) : filtered);
       const delegate = (tx as unknown as Record<EntitySetDef['model'], Delegate>)[set.model];
-      const read: unknown[] = [await delegate.findMany({ where: pageWhere, orderBy: orderByOf(query.orderBy), select: selectOf(needed), skip: query.skip, take: pageSize + 1 })];
+      const read: unknown[] = [
+        await delegate.findMany({
+          where: pageWhere,
+          orderBy: orderByOf(query.orderBy),
+          select: selectOf(needed),
+          skip: query.skip,
+          take: pageSize + 1,
+        }),
+      ];
       for (const p of freshnessProperties) read.push(await extreme(tx, p, true));
       if (computed) read.push(await computed.load(tx));
       if (query.count) read.push(await delegate.count({ where }));
@@ -93,7 +117,9 @@ export async function runEntityQuery(prisma: PrismaClient, caller: KeyCaller, qu
     { isolationLevel: 'RepeatableRead' },
   );
   const found = results[0] as Record<string, unknown>[];
-  const freshest = freshnessProperties.map((p, i) => (results[1 + i] ? (readField(results[1 + i] as Record<string, unknown>, p) as Date | null) : null));
+  const freshest = freshnessProperties.map((p, i) =>
+    results[1 + i] ? (readField(results[1 + i] as Record<string, unknown>, p) as Date | null) : null,
+  );
   const loaded = computed ? results[1 + freshnessProperties.length] : undefined;
   const count = query.count ? (results.at(-1) as number) : undefined;
   const more = found.length > pageSize && (query.top === undefined || query.top > pageSize);
@@ -116,20 +142,24 @@ export async function runEntityQuery(prisma: PrismaClient, caller: KeyCaller, qu
     next.set('$skiptoken', skiptoken);
   }
 
-  const freshness =
-    latest([...freshest, computed ? computed.freshness(loaded) : null]) ?? now;
+  const freshness = latest([...freshest, computed ? computed.freshness(loaded) : null]) ?? now;
   const hash = proofHash(values);
   const audit = await prisma.auditLog.create({
-    data: auditEntry(caller, ODATA_AUDIT_EVENT, { type: 'odata_entity_set', id: set.name }, {
-      entity_set: set.name,
-      query: normalisedQuery(query),
-      page_size: pageSize,
-      row_count: values.length,
-      ...(count === undefined ? {} : { count }),
-      proof_hash: hash,
-      data_freshness: freshness.toISOString(),
-      more_rows: more,
-    }),
+    data: auditEntry(
+      caller,
+      ODATA_AUDIT_EVENT,
+      { type: 'odata_entity_set', id: set.name },
+      {
+        entity_set: set.name,
+        query: normalisedQuery(query),
+        page_size: pageSize,
+        row_count: values.length,
+        ...(count === undefined ? {} : { count }),
+        proof_hash: hash,
+        data_freshness: freshness.toISOString(),
+        more_rows: more,
+      },
+    ),
     select: { id: true },
   });
   return { rows: values, count, next, freshness, hash, proofId: audit.id, pageSize };

@@ -24,15 +24,26 @@ const JSON_TYPE = 'application/json; odata.metadata=minimal; odata.streaming=tru
 /** Spec 5.7: 401 without a key, 402 without bi_enabled, 403 below enterprise (the spec orders 402 before 403). */
 const BI_ACCESS: Access = { bi: true, organisation: true, plan: 'odata' };
 /** Every query (of a set, an entity or a count) is recorded in the audit log of the organisation it reads: the shared demo sandbox of test keys has none to write to. */
-const QUERY_ACCESS: Access = { ...BI_ACCESS, records: 'OData queries are recorded in the audit log of the organisation; use a key with organisation context' };
+const QUERY_ACCESS: Access = {
+  ...BI_ACCESS,
+  records: 'OData queries are recorded in the audit log of the organisation; use a key with organisation context',
+};
 
 /** Its challenge, Bearer and Basic as on every OData 401, is set by the OData plugin (basic-auth.ts). */
-const missingKey = () => new ApiError(401, 'MISSING_API_KEY', 'Unauthorized', 'OData needs an API key: Authorization: Bearer <key>, or HTTP Basic with the key as the password');
+const missingKey = () =>
+  new ApiError(
+    401,
+    'MISSING_API_KEY',
+    'Unauthorized',
+    'OData needs an API key: Authorization: Bearer <key>, or HTTP Basic with the key as the password',
+  );
 
 /** $metadata; older XML clients ask for text/xml: the same document. */
 function metadata(request: Request): Response {
   negotiate(request, 'application/xml', ['text/xml']);
-  return new Response(METADATA_XML, { headers: { 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'private, max-age=300' } });
+  return new Response(METADATA_XML, {
+    headers: { 'Content-Type': 'application/xml; charset=utf-8', 'Cache-Control': 'private, max-age=300' },
+  });
 }
 
 export function createODataRouter(services: Services): Router {
@@ -40,7 +51,10 @@ export function createODataRouter(services: Services): Router {
     .on('GET', '/', BI_ACCESS, (request) => {
       negotiate(request, 'application/json');
       const base = serviceRoot(services, request);
-      return json({ '@odata.context': `${base}/$metadata`, value: ENTITY_SETS.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name })) }, { 'Cache-Control': 'no-store' });
+      return json(
+        { '@odata.context': `${base}/$metadata`, value: ENTITY_SETS.map((s) => ({ name: s.name, kind: 'EntitySet', url: s.name })) },
+        { 'Cache-Control': 'no-store' },
+      );
     })
     .on('GET', '/$metadata', BI_ACCESS, metadata)
     .on('GET', '/:segment', QUERY_ACCESS, (request, { segment }) => {
@@ -82,14 +96,18 @@ function resourceOf(segment: string): { set: EntitySetDef; key?: string } {
   if (!keyed) return { set };
   const key = GUID_KEY.exec(keyed[2]!.trim());
   if (!key || (key[1] !== undefined && key[1] !== set.key)) {
-    throw invalidParameter('key', `${set.name} is addressed by its key ${set.key}, a GUID: ${set.name}(<guid>) or ${set.name}(${set.key}=<guid>), got (${keyed[2]!.slice(0, 60)})`);
+    throw invalidParameter(
+      'key',
+      `${set.name} is addressed by its key ${set.key}, a GUID: ${set.name}(<guid>) or ${set.name}(${set.key}=<guid>), got (${keyed[2]!.slice(0, 60)})`,
+    );
   }
   return { set, key: key[3]!.toLowerCase() };
 }
 
 const serviceRoot = (services: Services, request: Request) => `${publicBase(request, services.config)}${ODATA_BASE}`;
 
-const json = (body: unknown, headers: Record<string, string>) => new Response(JSON.stringify(body), { headers: { 'Content-Type': JSON_TYPE, ...headers } });
+const json = (body: unknown, headers: Record<string, string>) =>
+  new Response(JSON.stringify(body), { headers: { 'Content-Type': JSON_TYPE, ...headers } });
 
 /** Option names as written ($top, not %24top); values percent-encoded (a space is %20, a + is %2B). */
 const queryString = (params: URLSearchParams) => [...params].map(([name, value]) => `${name}=${encodeURIComponent(value)}`).join('&');
@@ -143,5 +161,7 @@ async function countEntitySet(services: Services, request: Request, set: EntityS
   const caller = keyCaller(currentCaller());
   negotiate(request, 'text/plain');
   const result = await runEntityQuery(services.scopes.forCaller(caller), caller, countQuery(set, new URL(request.url).searchParams));
-  return new Response(String(result.count), { headers: { 'Content-Type': 'text/plain; charset=utf-8', ...proofHeaders(result, { rowsReturned: false }) } });
+  return new Response(String(result.count), {
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', ...proofHeaders(result, { rowsReturned: false }) },
+  });
 }

@@ -23,9 +23,12 @@ export function useErrorBodies({ graphqlEndpoint }: ErrorBodiesOptions): Plugin 
     onResponse({ request, response, setResponse }) {
       if (response.status < 400 || request.method === 'HEAD' || response.headers.get('content-type')) return;
       const [code, error] = STATUS_CODES[response.status] ?? [`HTTP_${response.status}`, response.statusText || 'Request failed'];
-      const replaced = errorResponse([new ApiError(response.status, code, error, `${request.method} ${new URL(request.url).pathname}: ${error}`)], {
-        graphql: new URL(request.url).pathname === graphqlEndpoint,
-      });
+      const replaced = errorResponse(
+        [new ApiError(response.status, code, error, `${request.method} ${new URL(request.url).pathname}: ${error}`)],
+        {
+          graphql: new URL(request.url).pathname === graphqlEndpoint,
+        },
+      );
       response.headers.forEach((value, name) => {
         if (name !== 'content-length' && name !== 'content-type') replaced.headers.set(name, value);
       });

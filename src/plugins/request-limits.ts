@@ -22,7 +22,8 @@ export const BODY_LIMITS: readonly { path: string; maxBytes: number }[] = [
 ];
 export const DEFAULT_BODY_LIMIT = 256 * KiB;
 
-export const bodyLimitFor = (pathname: string) => BODY_LIMITS.find((l) => pathname === l.path || pathname.startsWith(l.path))?.maxBytes ?? DEFAULT_BODY_LIMIT;
+export const bodyLimitFor = (pathname: string) =>
+  BODY_LIMITS.find((l) => pathname === l.path || pathname.startsWith(l.path))?.maxBytes ?? DEFAULT_BODY_LIMIT;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -97,7 +98,9 @@ function strictDecode(component: string): string | undefined {
 
 // The rest of the body is not read: the connection closes after the answer.
 const tooLarge = (maxBytes: number, got: string) =>
-  new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body too large', `body: at most ${maxBytes} bytes for this route, got ${got}`, { Connection: 'close' });
+  new ApiError(413, 'PAYLOAD_TOO_LARGE', 'Request body too large', `body: at most ${maxBytes} bytes for this route, got ${got}`, {
+    Connection: 'close',
+  });
 
 /** The body as bytes, refusing more than `maxBytes` without reading the rest. */
 async function readLimited(request: Request, maxBytes: number): Promise<Uint8Array<ArrayBuffer>> {
@@ -164,13 +167,25 @@ export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
     if (error.code === 'ECONNRESET' || !socket.writable) return socket.destroy();
     if (error.code === 'HPE_HEADER_OVERFLOW') {
-      return answerOnSocket(socket, 431, 'HEADERS_TOO_LARGE', 'Request header fields too large', 'headers: the request line and headers must fit in 16 KiB');
+      return answerOnSocket(
+        socket,
+        431,
+        'HEADERS_TOO_LARGE',
+        'Request header fields too large',
+        'headers: the request line and headers must fit in 16 KiB',
+      );
     }
     answerOnSocket(socket, 400, 'MALFORMED_REQUEST', 'Malformed HTTP request', `request: ${error.code ?? 'could not be parsed'}`);
   });
   // Node hands CONNECT (a proxy tunnel) to this event, not to the request handler; this server is no proxy.
   server.on('connect', (_request: unknown, socket: Duplex) => {
-    answerOnSocket(socket, 501, 'METHOD_NOT_IMPLEMENTED', 'Not implemented', 'CONNECT: this server is not a proxy; its routes take GET, HEAD, POST, PUT, PATCH, DELETE');
+    answerOnSocket(
+      socket,
+      501,
+      'METHOD_NOT_IMPLEMENTED',
+      'Not implemented',
+      'CONNECT: this server is not a proxy; its routes take GET, HEAD, POST, PUT, PATCH, DELETE',
+    );
   });
 }
 

@@ -19,7 +19,11 @@ export function useRouteNotFound({ routes, except = [] }: RouteNotFoundOptions):
   return {
     onRequest({ request, url, endResponse }) {
       if (except.includes(url.pathname)) return;
-      endResponse(errorResponse([unanswered(routes, currentRequest()?.route ?? routes.match(request.method, url.pathname), request.method, url.pathname)]));
+      endResponse(
+        errorResponse([
+          unanswered(routes, currentRequest()?.route ?? routes.match(request.method, url.pathname), request.method, url.pathname),
+        ]),
+      );
     },
   };
 }

@@ -250,7 +250,9 @@ export function buildGridFactors(input: GridBuildInput): GridFactorRecord[] {
       const national = file.national.find((n) => n.year === year);
       const lifecycle = emCountry(file.uplift_country, year);
       if (!national || lifecycle === undefined) {
-        throw new Error(`grid factors: no ${year} uplift for ${r.region_code} (needs the ${file.uplift_country} national figure and Electricity Maps ${year})`);
+        throw new Error(
+          `grid factors: no ${year} uplift for ${r.region_code} (needs the ${file.uplift_country} national figure and Electricity Maps ${year})`,
+        );
       }
       // Ratios and converted values keep 6 decimals, like every stored factor. A lifecycle figure is never below the
       // direct figure it comes from: where the country series is below the national direct one, the uplift is 1.

@@ -145,7 +145,10 @@ function rank(raw: string, index: readonly CodeIndexEntry[], maxCodeDistance: nu
       }
     }
     if (!Number.isFinite(score)) continue;
-    const typo = entry.code.length === upper.length && [...upper].some((ch, i) => ch !== entry.code[i] && adjacentKeys(ch, entry.code[i] ?? '')) ? 0 : 1;
+    const typo =
+      entry.code.length === upper.length && [...upper].some((ch, i) => ch !== entry.code[i] && adjacentKeys(ch, entry.code[i] ?? ''))
+        ? 0
+        : 1;
     scored.push({
       code: entry.code,
       score,
@@ -156,7 +159,11 @@ function rank(raw: string, index: readonly CodeIndexEntry[], maxCodeDistance: nu
   }
   scored.sort(
     (a, b) =>
-      a.score - b.score || a.sameFirst - b.sameFirst || a.typo - b.typo || a.kind - b.kind || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
+      a.score - b.score ||
+      a.sameFirst - b.sameFirst ||
+      a.typo - b.typo ||
+      a.kind - b.kind ||
+      (a.code < b.code ? -1 : a.code > b.code ? 1 : 0),
   );
   return scored;
 }

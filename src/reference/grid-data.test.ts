@@ -18,19 +18,99 @@ function factorAt(records: readonly GridFactorRecord[], code: string, date: Date
   const region = canonicalCodeShape(code) ?? code;
   const dated = records
     .filter((r) => r.region_code === region)
-    .map((record) => ({ record, valid_from: new Date(record.valid_from), valid_to: record.valid_to === null ? null : new Date(record.valid_to) }));
+    .map((record) => ({
+      record,
+      valid_from: new Date(record.valid_from),
+      valid_to: record.valid_to === null ? null : new Date(record.valid_to),
+    }));
   if (Number.isNaN(date.getTime())) throw new RangeError('invalid date');
   return vintageAt(dated, date)?.record;
 }
 
 const US_STATES = [
-  'AL', 'AK', 'AZ', 'AR', 'CA', 'CO', 'CT', 'DE', 'DC', 'FL', 'GA', 'HI', 'ID', 'IL', 'IN', 'IA', 'KS', 'KY', 'LA',
-  'ME', 'MD', 'MA', 'MI', 'MN', 'MS', 'MO', 'MT', 'NE', 'NV', 'NH', 'NJ', 'NM', 'NY', 'NC', 'ND', 'OH', 'OK', 'OR',
-  'PA', 'RI', 'SC', 'SD', 'TN', 'TX', 'UT', 'VT', 'VA', 'WA', 'WV', 'WI', 'WY',
+  'AL',
+  'AK',
+  'AZ',
+  'AR',
+  'CA',
+  'CO',
+  'CT',
+  'DE',
+  'DC',
+  'FL',
+  'GA',
+  'HI',
+  'ID',
+  'IL',
+  'IN',
+  'IA',
+  'KS',
+  'KY',
+  'LA',
+  'ME',
+  'MD',
+  'MA',
+  'MI',
+  'MN',
+  'MS',
+  'MO',
+  'MT',
+  'NE',
+  'NV',
+  'NH',
+  'NJ',
+  'NM',
+  'NY',
+  'NC',
+  'ND',
+  'OH',
+  'OK',
+  'OR',
+  'PA',
+  'RI',
+  'SC',
+  'SD',
+  'TN',
+  'TX',
+  'UT',
+  'VT',
+  'VA',
+  'WA',
+  'WV',
+  'WI',
+  'WY',
 ];
 const CN_PROVINCES_WITH_MEE_FIGURES = [
-  'AH', 'BJ', 'CQ', 'FJ', 'GD', 'GS', 'GX', 'GZ', 'HA', 'HB', 'HE', 'HI', 'HL', 'HN', 'JL', 'JS', 'JX', 'LN', 'NM',
-  'NX', 'QH', 'SC', 'SD', 'SH', 'SN', 'SX', 'TJ', 'XJ', 'YN', 'ZJ',
+  'AH',
+  'BJ',
+  'CQ',
+  'FJ',
+  'GD',
+  'GS',
+  'GX',
+  'GZ',
+  'HA',
+  'HB',
+  'HE',
+  'HI',
+  'HL',
+  'HN',
+  'JL',
+  'JS',
+  'JX',
+  'LN',
+  'NM',
+  'NX',
+  'QH',
+  'SC',
+  'SD',
+  'SH',
+  'SN',
+  'SX',
+  'TJ',
+  'XJ',
+  'YN',
+  'ZJ',
 ];
 
 const factors = loadGridFactors();
@@ -62,7 +142,10 @@ describe('counts and coverage', () => {
   it('has the Chinese provinces from the MEE provincial factors, 2021 and 2022', () => {
     for (const p of CN_PROVINCES_WITH_MEE_FIGURES) {
       const list = vintages(`CN-${p}`);
-      expect(list.map((f) => f.valid_from), `CN-${p}`).toEqual(['2021-01-01', '2022-01-01']);
+      expect(
+        list.map((f) => f.valid_from),
+        `CN-${p}`,
+      ).toEqual(['2021-01-01', '2022-01-01']);
       for (const f of list) expect(f.registry_key).toBe('cn-mee');
     }
     // Published 0.4403 (2022) and 0.4715 (2021) kg CO2/kWh, converted to lifecycle CO2e (see 'one basis' below;
@@ -167,7 +250,10 @@ describe('provenance and values', () => {
     expect(mc[0]?.source).toMatch(/^REGIONAL PROXY: Ember 'EUROPE'/);
     // Countries the packages cover are never proxies.
     for (const code of ['DE', 'US', 'CN', 'RU', 'CL']) {
-      expect(vintages(code).some((f) => f.source.startsWith('REGIONAL PROXY')), code).toBe(false);
+      expect(
+        vintages(code).some((f) => f.source.startsWith('REGIONAL PROXY')),
+        code,
+      ).toBe(false);
     }
   });
 
@@ -231,7 +317,12 @@ describe('one grid-factor basis: lifecycle CO2e', () => {
 
   it('converts an eGRID state (direct CO2e) with the US national ratio', () => {
     // 0.434 (Electricity Maps US 2022, lifecycle) / (823.1 lb/MWh x 0.453592 / 1000 = 0.373352, eGRID2022 national) = 1.162442
-    expect(at('US-CA', '2022-01-01')).toMatchObject({ published_value: 0.207512, published_basis: 'direct_co2e', uplift: 1.162442, value: 0.241221 });
+    expect(at('US-CA', '2022-01-01')).toMatchObject({
+      published_value: 0.207512,
+      published_basis: 'direct_co2e',
+      uplift: 1.162442,
+      value: 0.241221,
+    });
     expect(at('US-CA', '2022-01-01')?.uplift_source).toBe(
       'Electricity Maps US 2022 lifecycle average (0.434 kg CO2e/kWh) / US EPA eGRID2022 national CO2 total output emission rate 823.1 lb/MWh (0.373352 kg/kWh)',
     );
@@ -240,17 +331,29 @@ describe('one grid-factor basis: lifecycle CO2e', () => {
 
   it('converts a Chinese province (direct CO2 only) with the CN national ratio of the same data year', () => {
     // 2022: 0.539 / 0.5366 = 1.004473; 2021: 0.552 / 0.5568 = 0.991379, floored at 1 (never below the direct figure)
-    expect(at('CN-BJ', '2022-01-01')).toMatchObject({ published_value: 0.558, published_basis: 'direct_co2', uplift: 1.004473, value: 0.560496 });
+    expect(at('CN-BJ', '2022-01-01')).toMatchObject({
+      published_value: 0.558,
+      published_basis: 'direct_co2',
+      uplift: 1.004473,
+      value: 0.560496,
+    });
     expect(at('CN-BJ', '2021-01-01')).toMatchObject({ published_value: 0.5688, published_basis: 'direct_co2', uplift: 1, value: 0.5688 });
   });
 
   it('cites the conversion in the source text', () => {
-    expect(at('US-CA', '2022-01-01')?.source).toMatch(/direct combustion emissions .*; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442$/);
-    expect(at('CN-BJ', '2022-01-01')?.source).toMatch(/CO2 only, direct combustion; converted to lifecycle CO2e: published value 0\.558 x uplift 1\.004473$/);
+    expect(at('US-CA', '2022-01-01')?.source).toMatch(
+      /direct combustion emissions .*; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442$/,
+    );
+    expect(at('CN-BJ', '2022-01-01')?.source).toMatch(
+      /CO2 only, direct combustion; converted to lifecycle CO2e: published value 0\.558 x uplift 1\.004473$/,
+    );
   });
 
   it('answers the provenance of a stored row by region and valid_from', () => {
-    expect(factorBasisProvenance('US-CA', new Date('2022-01-01T00:00:00Z'))).toMatchObject({ published_basis: 'direct_co2e', uplift: 1.162442 });
+    expect(factorBasisProvenance('US-CA', new Date('2022-01-01T00:00:00Z'))).toMatchObject({
+      published_basis: 'direct_co2e',
+      uplift: 1.162442,
+    });
     expect(factorBasisProvenance('DE', '2025-01-01')).toMatchObject({ published_basis: 'lifecycle_co2e', uplift: null });
     expect(factorBasisProvenance('US-CA', '1999-01-01')).toBeUndefined();
   });
@@ -328,10 +431,7 @@ describe('factorAt', () => {
   });
 
   it('is pure and tolerant of the code case; undefined for unknown regions', () => {
-    const sample: GridFactorRecord[] = [
-      mk('XX', '2020-01-01', '2020-12-31', 0.5),
-      mk('XX', '2021-01-01', null, 0.4),
-    ];
+    const sample: GridFactorRecord[] = [mk('XX', '2020-01-01', '2020-12-31', 0.5), mk('XX', '2021-01-01', null, 0.4)];
     expect(factorAt(sample, 'xx', new Date('2020-05-01'))?.value).toBe(0.5);
     expect(factorAt(sample, 'XX', new Date('2024-05-01'))?.value).toBe(0.4);
     expect(factorAt(sample, 'YY', new Date('2024-05-01'))).toBeUndefined();

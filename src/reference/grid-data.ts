@@ -63,7 +63,10 @@ function loadState(): GridState {
       return { code: r.code, kind: r.kind, names: [r.name, ...countries.aliases(r.code)], altCodes: alpha3 ? [alpha3] : [] };
     }
     // "Sardegna (Sardinia)" matches both "sardegna" and "sardinia".
-    const parts = r.name.split(/[()]/).map((p) => p.trim()).filter((p) => p !== '');
+    const parts = r.name
+      .split(/[()]/)
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
     const zh = zhNames.get(r.code);
     return { code: r.code, kind: r.kind, names: [r.name, ...parts, ...(zh ? [zh] : [])] };
   });
@@ -135,7 +138,11 @@ export function factorBasisProvenance(regionCode: string, validFrom: Date | stri
     basisIndex = new Map();
     for (const f of loadState().factors) {
       basisIndex.set(`${f.region_code} ${f.valid_from}`, {
-        basis: f.basis, published_value: f.published_value, published_basis: f.published_basis, uplift: f.uplift, uplift_source: f.uplift_source,
+        basis: f.basis,
+        published_value: f.published_value,
+        published_basis: f.published_basis,
+        uplift: f.uplift,
+        uplift_source: f.uplift_source,
       });
     }
   }

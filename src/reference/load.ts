@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { readFile, readdir, writeFile } from 'node:fs/promises';
 import type { SqlSession } from '../db/database.ts';
 import { CATEGORIES } from '../footprint/engine/index.ts';
-import { buildGridStateForManifest, loadGridFactors, loadRegions, loadRegistries, useBuiltGridState, type BuiltGridState } from './grid-data.ts';
+import {
+  buildGridStateForManifest,
+  loadGridFactors,
+  loadRegions,
+  loadRegistries,
+  useBuiltGridState,
+  type BuiltGridState,
+} from './grid-data.ts';
 import { loadCatalogue } from '../catalogue/catalogue-data.ts';
 import { resolveSpecSources } from '../catalogue/spec-provenance.ts';
 
@@ -18,8 +25,13 @@ const DATASETS = (): Dataset[] => [
   {
     name: 'device_categories',
     rows: CATEGORIES.map((c) => ({
-      id: c.id, name: c.name, group: c.group, lifetime_years: c.lifetime_years,
-      fallback_kwh_per_year: c.fallback_kwh_per_year, defaults: c.defaults, parameters: c.parameters,
+      id: c.id,
+      name: c.name,
+      group: c.group,
+      lifetime_years: c.lifetime_years,
+      fallback_kwh_per_year: c.fallback_kwh_per_year,
+      defaults: c.defaults,
+      parameters: c.parameters,
     })),
     sql: `INSERT INTO device_categories (id, name, "group", lifetime_years, fallback_kwh_per_year, defaults, parameters)
       SELECT id, name, "group", lifetime_years, fallback_kwh_per_year, defaults, parameters
@@ -30,10 +42,19 @@ const DATASETS = (): Dataset[] => [
   {
     name: 'products',
     rows: loadCatalogue().map((e) => ({
-      brand: e.brand, mpn: e.mpn, name: e.name, category: e.category, release_year: e.release_year, aliases: e.aliases,
+      brand: e.brand,
+      mpn: e.mpn,
+      name: e.name,
+      category: e.category,
+      release_year: e.release_year,
+      aliases: e.aliases,
       ...e.specs,
-      pcf_total_kg: e.pcf?.total_kg, pcf_lifetime_years: e.pcf?.lifetime_years, pcf_use_location: e.pcf?.use_location, pcf_source_url: e.pcf?.source_url,
-      source: e.source.url ?? 'built-in catalogue', source_note: e.source.note,
+      pcf_total_kg: e.pcf?.total_kg,
+      pcf_lifetime_years: e.pcf?.lifetime_years,
+      pcf_use_location: e.pcf?.use_location,
+      pcf_source_url: e.pcf?.source_url,
+      source: e.source.url ?? 'built-in catalogue',
+      source_note: e.source.note,
       spec_sources: resolveSpecSources(e.specs, e.spec_sources, e.source),
     })),
     sql: `INSERT INTO products (id, brand, mpn, name, category, release_year, aliases, weight_kg, screen_size_inch, screen_type, processor_tdp_w,
@@ -155,14 +176,21 @@ export const referenceDatasetHashes = (): Record<string, string> =>
 
 /** Written by `npm run build` next to the compiled code. */
 export async function writeReferenceManifest(): Promise<void> {
-  const manifest: BuildManifest = { data_sha256: await dataDigest(), datasets: referenceDatasetHashes(), grid: buildGridStateForManifest() };
+  const manifest: BuildManifest = {
+    data_sha256: await dataDigest(),
+    datasets: referenceDatasetHashes(),
+    grid: buildGridStateForManifest(),
+  };
   await writeFile(BUILD_MANIFEST, `${JSON.stringify(manifest)}\n`);
 }
 
 /** The build's dataset hashes when they still describe data/ (undefined: compute them); its grid state is taken too. */
 async function builtDatasetHashes(): Promise<Record<string, string> | undefined> {
   if (!COMPILED) return undefined;
-  const manifest = await readFile(BUILD_MANIFEST, 'utf8').then((text) => JSON.parse(text) as BuildManifest, () => undefined);
+  const manifest = await readFile(BUILD_MANIFEST, 'utf8').then(
+    (text) => JSON.parse(text) as BuildManifest,
+    () => undefined,
+  );
   if (!manifest || manifest.data_sha256 !== (await dataDigest())) return undefined;
   if (manifest.grid) useBuiltGridState(manifest.grid);
   return manifest.datasets;

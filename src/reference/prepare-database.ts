@@ -33,7 +33,9 @@ export async function writePGliteSeed(dir: string, log: Logger, { from }: { from
     // DATABASE, which the embedded database never runs; without them a new data directory copies far
     // fewer files.
     await withSession(db, async (session) => {
-      const templates = await session.query<{ datname: string }>(`SELECT datname FROM pg_database WHERE datname IN ('template0', 'template1')`);
+      const templates = await session.query<{ datname: string }>(
+        `SELECT datname FROM pg_database WHERE datname IN ('template0', 'template1')`,
+      );
       for (const { datname } of templates) {
         await session.exec(`ALTER DATABASE ${datname} IS_TEMPLATE false`);
         await session.exec(`DROP DATABASE ${datname}`);

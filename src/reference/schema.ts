@@ -29,12 +29,18 @@ const Country = builder.objectRef<CountryRow>('Country').implement({
     grid_factor: t.exposeFloat('grid_factor', { description: 'kg CO2e per kWh, the vintage valid today' }),
     grid_factor_source: t.exposeString('grid_factor_source'),
     grid_factor_valid_from: t.expose('grid_factor_valid_from', { type: 'Date' }),
-    grid_factor_published_value: t.exposeFloat('grid_factor_published_value', { nullable: true, description: 'The figure as published, kg per kWh on grid_factor_published_basis' }),
+    grid_factor_published_value: t.exposeFloat('grid_factor_published_value', {
+      nullable: true,
+      description: 'The figure as published, kg per kWh on grid_factor_published_basis',
+    }),
     grid_factor_published_basis: t.exposeString('grid_factor_published_basis', {
       nullable: true,
       description: 'lifecycle_co2e, direct_co2e or direct_co2; grid_factor itself is always lifecycle CO2e',
     }),
-    grid_factor_uplift: t.exposeFloat('grid_factor_uplift', { nullable: true, description: 'grid_factor = published value x uplift; null when published as lifecycle' }),
+    grid_factor_uplift: t.exposeFloat('grid_factor_uplift', {
+      nullable: true,
+      description: 'grid_factor = published value x uplift; null when published as lifecycle',
+    }),
   }),
 });
 

@@ -29,7 +29,15 @@ export interface CategorySnapshot {
 
 type RegionRow = [code: string, name: string, kind: string, parent_code: string | null];
 /** valid_from and valid_to as JSON renders a date: YYYY-MM-DD */
-type FactorRow = [id: string, region_code: string, value: number, valid_from: string, valid_to: string | null, source: string, source_version: string];
+type FactorRow = [
+  id: string,
+  region_code: string,
+  value: number,
+  valid_from: string,
+  valid_to: string | null,
+  source: string,
+  source_version: string,
+];
 type CategoryRow = [id: string, name: string, group: string, lifetime_years: number, fallback_kwh_per_year: number];
 
 /**
@@ -57,13 +65,24 @@ export class ReferenceStore {
     );
     for (const [id, regionCode, value, validFrom, validTo, source, sourceVersion] of rows.factors ?? []) {
       byRegion.get(regionCode)?.factors.push({
-        id, value, valid_from: new Date(validFrom), valid_to: validTo === null ? null : new Date(validTo), source, source_version: sourceVersion,
+        id,
+        value,
+        valid_from: new Date(validFrom),
+        valid_to: validTo === null ? null : new Date(validTo),
+        source,
+        source_version: sourceVersion,
       });
     }
     for (const region of byRegion.values()) region.factors.sort((a, b) => b.valid_from.getTime() - a.valid_from.getTime());
     return new ReferenceStore(
       byRegion,
-      (rows.categories ?? []).map(([category, name, group, lifetime_years, fallback_kwh_per_year]) => ({ category, name, group, lifetime_years, fallback_kwh_per_year })),
+      (rows.categories ?? []).map(([category, name, group, lifetime_years, fallback_kwh_per_year]) => ({
+        category,
+        name,
+        group,
+        lifetime_years,
+        fallback_kwh_per_year,
+      })),
     );
   }
 

@@ -44,7 +44,8 @@ function parseDay(value: string, field: string): string {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw invalidParameter(field, `must be a date written YYYY-MM-DD, got '${value}'`);
   const date = new Date(`${value}T00:00:00Z`);
   if (Number.isNaN(date.getTime()) || isoDay(date) !== value) throw invalidParameter(field, `'${value}' is not a calendar date`);
-  if (value < EARLIEST_DATE || value > LATEST_DATE) throw invalidParameter(field, `must be from ${EARLIEST_DATE} to ${LATEST_DATE}, got '${value}'`);
+  if (value < EARLIEST_DATE || value > LATEST_DATE)
+    throw invalidParameter(field, `must be from ${EARLIEST_DATE} to ${LATEST_DATE}, got '${value}'`);
   return value;
 }
 
@@ -59,6 +60,10 @@ export function reportRequest(body: z.infer<typeof reportBody>, now: Date = new 
   const defaultFrom = addYears(dateTo, -DEFAULT_PERIOD_YEARS);
   const dateFrom = body.dateFrom != null ? parseDay(body.dateFrom, 'dateFrom') : defaultFrom < EARLIEST_DATE ? EARLIEST_DATE : defaultFrom;
   if (dateFrom > dateTo) throw invalidParameter('dateFrom', `must be on or before dateTo (${dateTo}), got '${dateFrom}'`);
-  if (dateFrom > today) throw invalidParameter('dateFrom', `the period ${dateFrom} to ${dateTo} lies wholly in the future (today is ${today}): dateFrom must be on or before today`);
+  if (dateFrom > today)
+    throw invalidParameter(
+      'dateFrom',
+      `the period ${dateFrom} to ${dateTo} lies wholly in the future (today is ${today}): dateFrom must be on or before today`,
+    );
   return { type: body.type, dateFrom, dateTo };
 }

@@ -32,7 +32,11 @@ async function createReport(services: Services, request: Request): Promise<Respo
 
   // The allowance is the key's organisation's, like the request quota (test keys included).
   const allowance = await services.quota.reserveReport(caller.keyOrgId, caller.plan);
-  const allowanceHeaders = { 'X-Report-Limit': String(allowance.limit), 'X-Report-Remaining': String(allowance.remaining), 'X-Report-Reset': String(allowance.reset) };
+  const allowanceHeaders = {
+    'X-Report-Limit': String(allowance.limit),
+    'X-Report-Remaining': String(allowance.remaining),
+    'X-Report-Reset': String(allowance.reset),
+  };
   if (!allowance.allowed) {
     services.metrics.quotaRefused(caller.plan, 'monthly_reports');
     // The month's window is told by X-Report-*; X-RateLimit-* stay the request quota's, which gives this request back.
@@ -47,7 +51,10 @@ async function createReport(services: Services, request: Request): Promise<Respo
 
   try {
     const prisma = services.scopes.forCaller(caller);
-    const view = await assembleReportView({ prisma, orgId: caller.orgId, reference: services.reference, sandbox: caller.environment === 'test' }, report);
+    const view = await assembleReportView(
+      { prisma, orgId: caller.orgId, reference: services.reference, sandbox: caller.environment === 'test' },
+      report,
+    );
     const pdf = await renderReportPdf(view);
     const id = randomUUID();
     const sha256 = createHash('sha256').update(pdf).digest('hex');
@@ -55,10 +62,33 @@ async function createReport(services: Services, request: Request): Promise<Respo
     const day = (d: string) => new Date(`${d}T00:00:00Z`);
     await prisma.$transaction([
       prisma.report.create({
-        data: { id, org_id: caller.orgId, api_key_id: caller.keyId, type: report.type, date_from: day(report.dateFrom), date_to: day(report.dateTo), pages, bytes: pdf.length, sha256 },
+        data: {
+          id,
+          org_id: caller.orgId,
+          api_key_id: caller.keyId,
+          type: report.type,
+          date_from: day(report.dateFrom),
+          date_to: day(report.dateTo),
+          pages,
+          bytes: pdf.length,
+          sha256,
+        },
       }),
       prisma.auditLog.create({
-        data: auditEntry(caller, REPORT_AUDIT_EVENT, { type: 'report', id }, { type: report.type, date_from: report.dateFrom, date_to: report.dateTo, asset_count: view.asset_count, pages, bytes: pdf.length, sha256 }),
+        data: auditEntry(
+          caller,
+          REPORT_AUDIT_EVENT,
+          { type: 'report', id },
+          {
+            type: report.type,
+            date_from: report.dateFrom,
+            date_to: report.dateTo,
+            asset_count: view.asset_count,
+            pages,
+            bytes: pdf.length,
+            sha256,
+          },
+        ),
       }),
     ]);
     const filename = `${report.type.replaceAll('_', '-')}_${report.dateFrom}_${report.dateTo}.pdf`;

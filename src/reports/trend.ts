@@ -42,7 +42,8 @@ export function bucketsOf(dateFrom: string, dateTo: string, granularity: TrendGr
   for (let i = first; i <= last; i++) {
     const year = Math.floor((i * size) / 12);
     const month = (i * size) % 12;
-    if (granularity === 'month') buckets.push({ period: `${year}-${String(month + 1).padStart(2, '0')}`, label: `${MONTH_NAMES[month]} ${year}` });
+    if (granularity === 'month')
+      buckets.push({ period: `${year}-${String(month + 1).padStart(2, '0')}`, label: `${MONTH_NAMES[month]} ${year}` });
     else if (granularity === 'quarter') buckets.push({ period: `${year}-Q${month / 3 + 1}`, label: `Q${month / 3 + 1} ${year}` });
     else buckets.push({ period: String(year), label: String(year) });
   }

@@ -9,7 +9,15 @@
  */
 import type { PrismaClient } from '../db/database.ts';
 import type { ReferenceStore } from '../reference/store.ts';
-import type { LifecyclePhases, ReportAction, ReportBreakdownRow, ReportConfidenceRow, ReportInterval, ReportUncertainty, ReportView } from '../documents/views.ts';
+import type {
+  LifecyclePhases,
+  ReportAction,
+  ReportBreakdownRow,
+  ReportConfidenceRow,
+  ReportInterval,
+  ReportUncertainty,
+  ReportView,
+} from '../documents/views.ts';
 import { INTERVAL_METHOD, uncertaintyInterval } from '../footprint/engine/interval.ts';
 import { ENGINE_VERSION, calculateRefurbishment, calculateSavings, getCategory, type FootprintResult } from '../footprint/engine/index.ts';
 import { OLD_DEVICE_ENERGY_PENALTY } from '../footprint/engine/constants.ts';
@@ -107,7 +115,6 @@ interface InventoryGroup extends LifecyclePhases {
   total_kg_co2e: number;
 }
 
-
 interface Facts {
   calculations: number;
   assets: number;
@@ -173,7 +180,12 @@ const categoryName = (id: string) => getCategory(id)?.name ?? id;
 const calculationsOf = (n: number) => (n === 1 ? 'The calculation of 1 asset states' : `The calculations of ${plural(n, 'asset')} state`);
 
 /** Rows by `key`, largest first, with their share of `total`. */
-function breakdown(groups: readonly InventoryGroup[], key: (g: InventoryGroup) => string, label: (key: string) => string, total: number): ReportBreakdownRow[] {
+function breakdown(
+  groups: readonly InventoryGroup[],
+  key: (g: InventoryGroup) => string,
+  label: (key: string) => string,
+  total: number,
+): ReportBreakdownRow[] {
   const rows = new Map<string, { assets: number; kg: number }>();
   for (const g of groups) {
     const k = key(g);
@@ -184,7 +196,12 @@ function breakdown(groups: readonly InventoryGroup[], key: (g: InventoryGroup) =
   }
   return [...rows]
     .sort(([ka, a], [kb, b]) => b.kg - a.kg || ka.localeCompare(kb))
-    .map(([k, row]) => ({ label: label(k), assets: row.assets, total_kg_co2e: round2(row.kg), share_pct: total > 0 ? round1((row.kg / total) * 100) : 0 }));
+    .map(([k, row]) => ({
+      label: label(k),
+      assets: row.assets,
+      total_kg_co2e: round2(row.kg),
+      share_pct: total > 0 ? round1((row.kg / total) * 100) : 0,
+    }));
 }
 
 export interface ReportContext {
@@ -210,9 +227,7 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
       : Promise.resolve([]),
   ]);
   const productIds = [...new Set(groups.map((g) => g.product_id).filter((id): id is string => id !== null))];
-  const products = productIds.length
-    ? await prisma.product.findMany({ where: { id: { in: productIds } }, select: PRODUCT_SELECT })
-    : [];
+  const products = productIds.length ? await prisma.product.findMany({ where: { id: { in: productIds } }, select: PRODUCT_SELECT }) : [];
   const estimates = new Estimates(ctx.reference, new Map(products.map((p) => [p.id, p as ProductRow])));
   const factorIds = [...new Set(groups.map((g) => g.grid_factor_id).filter((id): id is string => id !== null))];
   const factors = factorIds.length
@@ -247,19 +262,36 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
     uncertainty: uncertaintyOf(groups),
     confidence_mix: confidenceMix(groups, assetCount),
     grid_factor_sources: factorSources(groups, factors),
-    assets_without_grid_factor: sum(groups.filter((g) => g.grid_factor_id === null), (g) => g.assets),
+    assets_without_grid_factor: sum(
+      groups.filter((g) => g.grid_factor_id === null),
+      (g) => g.assets,
+    ),
     engine_versions: engineVersions(groups),
     empty: assetCount === 0,
     by_category: breakdown(groups, (g) => g.category, categoryName, total),
-    by_country: breakdown(groups, (g) => g.country, (code) => (regionName(code) ? `${code} (${regionName(code)})` : code), total),
-    trend: { granularity, buckets: bucketsOf(dateFrom, dateTo, granularity).map((b) => ({ ...b, total_kg_co2e: round2(byPeriod.get(b.period) ?? 0) })) },
+    by_country: breakdown(
+      groups,
+      (g) => g.country,
+      (code) => (regionName(code) ? `${code} (${regionName(code)})` : code),
+      total,
+    ),
+    trend: {
+      granularity,
+      buckets: bucketsOf(dateFrom, dateTo, granularity).map((b) => ({ ...b, total_kg_co2e: round2(byPeriod.get(b.period) ?? 0) })),
+    },
     notes: [],
     sandbox: ctx.sandbox,
   };
 
   if (type === 'sustainability_summary') {
     view.savings = periodSavings(groups, estimates);
-    view.sbti_targets = targets.map((t) => ({ name: t.name, base_year: t.base_year, target_year: t.target_year, reduction_pct: t.reduction_pct, scope: t.scope }));
+    view.sbti_targets = targets.map((t) => ({
+      name: t.name,
+      base_year: t.base_year,
+      target_year: t.target_year,
+      reduction_pct: t.reduction_pct,
+      scope: t.scope,
+    }));
   } else {
     view.hotspots = hotspots(groups, estimates, total, view.by_category, products as ProductRow[], regionName);
   }
@@ -285,7 +317,8 @@ function uncertaintyOf(groups: readonly InventoryGroup[]): ReportUncertainty {
     let low = 0;
     let high = 0;
     for (const g of groups) {
-      const bounds = g.uncertainty_pct === null ? { low_kg: value(g), high_kg: value(g) } : uncertaintyInterval(value(g), g.uncertainty_pct);
+      const bounds =
+        g.uncertainty_pct === null ? { low_kg: value(g), high_kg: value(g) } : uncertaintyInterval(value(g), g.uncertainty_pct);
       low += bounds.low_kg;
       high += bounds.high_kg;
     }
@@ -295,7 +328,10 @@ function uncertaintyOf(groups: readonly InventoryGroup[]): ReportUncertainty {
     method: UNCERTAINTY_METHOD,
     total: interval((g) => g.total_kg_co2e),
     phases: Object.fromEntries(PHASE_KEYS.map((phase) => [phase, interval((g) => g[phase])])) as ReportUncertainty['phases'],
-    assets_without_uncertainty: sum(groups.filter((g) => g.uncertainty_pct === null), (g) => g.assets),
+    assets_without_uncertainty: sum(
+      groups.filter((g) => g.uncertainty_pct === null),
+      (g) => g.assets,
+    ),
   };
 }
 
@@ -375,7 +411,10 @@ function periodSavings(groups: readonly InventoryGroup[], estimates: Estimates):
     if (!e) continue;
     if (g.status === 'resold') {
       resold += g.assets;
-      reuse += g.assets * calculateSavings({ footprint: e.footprint, remaining_years: SAVINGS_REMAINING_YEARS, grid_factor_kg_per_kwh: e.grid }).avoided_co2_kg;
+      reuse +=
+        g.assets *
+        calculateSavings({ footprint: e.footprint, remaining_years: SAVINGS_REMAINING_YEARS, grid_factor_kg_per_kwh: e.grid })
+          .avoided_co2_kg;
     } else {
       refurbished += g.assets;
       refurbishment += g.assets * refurbish(e, SAVINGS_REMAINING_YEARS);
@@ -411,9 +450,17 @@ function hotspots(
   regionName: (code: string) => string | undefined,
 ): NonNullable<ReportView['hotspots']> {
   // Catalogue names usually start with the brand ("Dell P2425H Monitor").
-  const productNames = new Map(products.map((p) => [p.id, p.name.toLowerCase().startsWith(p.brand.toLowerCase()) ? p.name : `${p.brand} ${p.name}`]));
-  const modelKey = (g: InventoryGroup) => (g.product_id ? `product:${g.product_id}` : JSON.stringify([g.brand, g.model ?? g.mpn, g.category]));
-  const modelLabels = new Map(groups.map((g) => [modelKey(g), `${g.product_id ? (productNames.get(g.product_id) ?? g.brand) : `${g.brand} ${g.model ?? g.mpn ?? ''}`.trim()} (${categoryName(g.category)})`]));
+  const productNames = new Map(
+    products.map((p) => [p.id, p.name.toLowerCase().startsWith(p.brand.toLowerCase()) ? p.name : `${p.brand} ${p.name}`]),
+  );
+  const modelKey = (g: InventoryGroup) =>
+    g.product_id ? `product:${g.product_id}` : JSON.stringify([g.brand, g.model ?? g.mpn, g.category]);
+  const modelLabels = new Map(
+    groups.map((g) => [
+      modelKey(g),
+      `${g.product_id ? (productNames.get(g.product_id) ?? g.brand) : `${g.brand} ${g.model ?? g.mpn ?? ''}`.trim()} (${categoryName(g.category)})`,
+    ]),
+  );
 
   // The stored production figures, split by the engine's component model of each device.
   const componentKg = new Map<string, number>();
@@ -421,7 +468,8 @@ function hotspots(
     const components = estimates.of(g)?.footprint.production_components;
     const modelled = components ? sum(Object.values(components), (kg) => kg) : 0;
     if (!components || modelled <= 0) continue;
-    for (const [component, kg] of Object.entries(components)) componentKg.set(component, (componentKg.get(component) ?? 0) + (g.production_kg * kg) / modelled);
+    for (const [component, kg] of Object.entries(components))
+      componentKg.set(component, (componentKg.get(component) ?? 0) + (g.production_kg * kg) / modelled);
   }
   const production = sum([...componentKg.values()], (kg) => kg);
 
@@ -434,13 +482,21 @@ function hotspots(
     components: [...componentKg]
       .filter(([, kg]) => kg > 0)
       .sort(([, a], [, b]) => b - a)
-      .map(([component, kg]) => ({ component: `${component[0]!.toUpperCase()}${component.slice(1).replaceAll('_', ' ')}`, kg_co2e: round2(kg), share_pct: production > 0 ? round1((kg / production) * 100) : 0 })),
+      .map(([component, kg]) => ({
+        component: `${component[0]!.toUpperCase()}${component.slice(1).replaceAll('_', ' ')}`,
+        kg_co2e: round2(kg),
+        share_pct: production > 0 ? round1((kg / production) * 100) : 0,
+      })),
     actions: actions(groups, estimates, regionName),
   };
 }
 
 /** For the largest categories still in service: extend life by a year, refurbish, or use them where the grid is cleanest. */
-function actions(groups: readonly InventoryGroup[], estimates: Estimates, regionName: (code: string) => string | undefined): ReportAction[] {
+function actions(
+  groups: readonly InventoryGroup[],
+  estimates: Estimates,
+  regionName: (code: string) => string | undefined,
+): ReportAction[] {
   const inService = groups.filter((g) => IN_SERVICE.has(g.status));
   // The cleanest grid among the countries the organisation already uses.
   const target = [...new Set(inService.map((g) => g.country))]
@@ -449,7 +505,12 @@ function actions(groups: readonly InventoryGroup[], estimates: Estimates, region
     .sort((a, b) => a.factor - b.factor || a.code.localeCompare(b.code))[0];
   const targetLabel = target && (regionName(target.code) ? `${regionName(target.code)} (${target.code})` : target.code);
 
-  const ranked = breakdown(inService, (g) => g.category, (id) => id, 0).slice(0, ACTION_CATEGORIES);
+  const ranked = breakdown(
+    inService,
+    (g) => g.category,
+    (id) => id,
+    0,
+  ).slice(0, ACTION_CATEGORIES);
   const result: ReportAction[] = [];
   for (const { label: category } of ranked) {
     const members = inService
@@ -461,7 +522,14 @@ function actions(groups: readonly InventoryGroup[], estimates: Estimates, region
     const name = categoryName(category);
     result.push({
       action: `${name}: extend the life of ${plural(n, 'device')} by one year`,
-      saving_kg_co2e: round2(sum(members, ({ g, e }) => g.assets * calculateSavings({ footprint: e.footprint, remaining_years: ACTION_YEARS, grid_factor_kg_per_kwh: e.grid }).avoided_co2_kg)),
+      saving_kg_co2e: round2(
+        sum(
+          members,
+          ({ g, e }) =>
+            g.assets *
+            calculateSavings({ footprint: e.footprint, remaining_years: ACTION_YEARS, grid_factor_kg_per_kwh: e.grid }).avoided_co2_kg,
+        ),
+      ),
       basis:
         `Engine ${ENGINE_VERSION} savings (as GET /v1/savings, remaining_years ${ACTION_YEARS}): a new device's production and transport avoided, ` +
         `less the older device's ${PENALTY_PCT}% extra electricity at its country's grid factor.`,
@@ -475,10 +543,19 @@ function actions(groups: readonly InventoryGroup[], estimates: Estimates, region
     });
     if (target) {
       const moved = members.filter(({ g, e }) => g.country !== target.code && e.grid > target.factor);
-      const saving = sum(moved, ({ g, e }) => g.assets * (e.footprint.breakdown.use_phase_kg - (estimates.of(g, target.code)?.footprint.breakdown.use_phase_kg ?? e.footprint.breakdown.use_phase_kg)));
+      const saving = sum(
+        moved,
+        ({ g, e }) =>
+          g.assets *
+          (e.footprint.breakdown.use_phase_kg -
+            (estimates.of(g, target.code)?.footprint.breakdown.use_phase_kg ?? e.footprint.breakdown.use_phase_kg)),
+      );
       if (moved.length > 0) {
         result.push({
-          action: `${name}: use ${plural(sum(moved, (m) => m.g.assets), 'device')} in ${targetLabel} instead of their current countries`,
+          action: `${name}: use ${plural(
+            sum(moved, (m) => m.g.assets),
+            'device',
+          )} in ${targetLabel} instead of their current countries`,
           saving_kg_co2e: round2(saving),
           basis:
             `Engine ${ENGINE_VERSION} use phase over each device's lifetime at the grid factor of ${target.code} (${target.factor} kg CO2e/kWh, ` +
@@ -493,7 +570,9 @@ function actions(groups: readonly InventoryGroup[], estimates: Estimates, region
 function notes(view: ReportView, facts: Facts, groups: readonly InventoryGroup[], estimates: Estimates, now: Date): string[] {
   const notes: string[] = [];
   if (facts.assets === 0) {
-    notes.push('The organisation has no assets yet: there is nothing to report. Import assets (POST /v1/assets) and request the report again.');
+    notes.push(
+      'The organisation has no assets yet: there is nothing to report. Import assets (POST /v1/assets) and request the report again.',
+    );
   } else if (view.empty) {
     notes.push(
       `No asset was in the inventory in this period: the organisation has ${plural(facts.assets, 'asset')}` +
@@ -503,20 +582,33 @@ function notes(view: ReportView, facts: Facts, groups: readonly InventoryGroup[]
   const today = now.toISOString().slice(0, 10);
   if (view.date_to > today) notes.push(`The period ends after today (${today}): it shows the data recorded by today.`);
   const undated = sum(groups, (g) => g.undated);
-  if (undated > 0) notes.push(`${plural(undated, 'asset has', 'assets have')} no purchase date and ${undated === 1 ? 'is' : 'are'} counted as held throughout the period.`);
-  if (facts.uncalculated > 0) notes.push(`${plural(facts.uncalculated, 'asset has', 'assets have')} no calculation and ${facts.uncalculated === 1 ? 'is' : 'are'} not included.`);
+  if (undated > 0)
+    notes.push(
+      `${plural(undated, 'asset has', 'assets have')} no purchase date and ${undated === 1 ? 'is' : 'are'} counted as held throughout the period.`,
+    );
+  if (facts.uncalculated > 0)
+    notes.push(
+      `${plural(facts.uncalculated, 'asset has', 'assets have')} no calculation and ${facts.uncalculated === 1 ? 'is' : 'are'} not included.`,
+    );
   const unresolved = sum([...estimates.unresolved], (g) => g.assets);
   if (unresolved > 0) {
-    notes.push(`${plural(unresolved, 'asset')} could not be calculated again by engine ${ENGINE_VERSION} and ${unresolved === 1 ? 'is' : 'are'} left out of the estimates (their stored figures are in the totals).`);
+    notes.push(
+      `${plural(unresolved, 'asset')} could not be calculated again by engine ${ENGINE_VERSION} and ${unresolved === 1 ? 'is' : 'are'} left out of the estimates (their stored figures are in the totals).`,
+    );
   }
   const { assets_without_uncertainty: unstated } = view.uncertainty;
   if (unstated > 0) {
-    notes.push(`${calculationsOf(unstated)} no uncertainty: ${unstated === 1 ? 'its figures count' : 'their figures count'} at their value in both bounds of the intervals.`);
+    notes.push(
+      `${calculationsOf(unstated)} no uncertainty: ${unstated === 1 ? 'its figures count' : 'their figures count'} at their value in both bounds of the intervals.`,
+    );
   }
   if (view.assets_without_grid_factor > 0) {
-    notes.push(`${calculationsOf(view.assets_without_grid_factor)} no grid factor (an older record): the grid factors listed are those of the other assets.`);
+    notes.push(
+      `${calculationsOf(view.assets_without_grid_factor)} no grid factor (an older record): the grid factors listed are those of the other assets.`,
+    );
   }
-  if (view.hotspots?.actions.length) notes.push("The actions of one category are alternatives for the same devices: their savings do not add up.");
+  if (view.hotspots?.actions.length)
+    notes.push('The actions of one category are alternatives for the same devices: their savings do not add up.');
   if (!view.empty) {
     notes.push(
       `Inventory totals are the stored active calculations of the assets (kg CO2e over each device's whole life). ` +

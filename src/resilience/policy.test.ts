@@ -18,7 +18,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const policyWith = (options: Partial<ResilienceOptions> = {}) => resiliencePolicy({ name: 'test', timeoutMs: 1000, retries: 3, ...options });
+const policyWith = (options: Partial<ResilienceOptions> = {}) =>
+  resiliencePolicy({ name: 'test', timeoutMs: 1000, retries: 3, ...options });
 
 /** An attempt function whose calls are recorded with the (fake) time they started at. */
 function attempts<T>(behaviour: (call: number, signal: AbortSignal) => Promise<T>) {

@@ -97,7 +97,11 @@ function requireInteger(name: string, field: string, value: number, min: number)
 export function resiliencePolicy(options: ResilienceOptions): ResiliencePolicy {
   const { name, timeoutMs, retries } = options;
   const backoff = options.backoff ?? DEFAULT_BACKOFF;
-  const { failureThreshold, coolDownMs, counts = 'executions' }: NonNullable<ResilienceOptions['breaker']> = options.breaker ?? DEFAULT_BREAKER;
+  const {
+    failureThreshold,
+    coolDownMs,
+    counts = 'executions',
+  }: NonNullable<ResilienceOptions['breaker']> = options.breaker ?? DEFAULT_BREAKER;
   const retryAfterCapMs = options.retryAfterCapMs ?? DEFAULT_RETRY_AFTER_CAP_MS;
   requireInteger(name, 'timeoutMs', timeoutMs, 1);
   requireInteger(name, 'retries', retries, 0);
@@ -143,8 +147,10 @@ export function resiliencePolicy(options: ResilienceOptions): ResiliencePolicy {
       try {
         return await policy.execute(({ signal }) => fn(signal));
       } catch (error) {
-        if (error instanceof TaskCancelledError) throw new AttemptTimeoutError(`${name} did not answer within ${timeoutMs} ms`, { cause: error });
-        if (error instanceof BrokenCircuitError) throw new CircuitOpenError(`${name} circuit breaker is open; no attempt made`, { cause: error });
+        if (error instanceof TaskCancelledError)
+          throw new AttemptTimeoutError(`${name} did not answer within ${timeoutMs} ms`, { cause: error });
+        if (error instanceof BrokenCircuitError)
+          throw new CircuitOpenError(`${name} circuit breaker is open; no attempt made`, { cause: error });
         throw error;
       }
     },

@@ -45,7 +45,10 @@ export function checkRestArguments(
 ): void {
   const declared = args.map((arg) => arg.name);
   // A bracketed parameter (`a[x]=1`) is refused by name below (queryValue) when `a` is declared.
-  refuseUnknown(new Set([...url.searchParams.keys()].map((key) => (declared.includes(key.split('[')[0]!) ? key.split('[')[0]! : key))), declared);
+  refuseUnknown(
+    new Set([...url.searchParams.keys()].map((key) => (declared.includes(key.split('[')[0]!) ? key.split('[')[0]! : key))),
+    declared,
+  );
   refuseUnknown(Object.keys(body), declared);
   for (const arg of args) {
     if (pathParams.has(arg.name)) continue;
@@ -93,7 +96,8 @@ function checkArgument(type: GraphQLInputType, value: unknown, field: string, in
   switch (nullable.name) {
     case 'Int':
       if (typeof number !== 'number' || !Number.isInteger(number)) throw invalidParameter(field, `must be an integer, got ${shown(value)}`);
-      if (number < INT_RANGE[0] || number > INT_RANGE[1]) throw invalidParameter(field, `must be an integer from ${INT_RANGE[0]} to ${INT_RANGE[1]}, got ${shown(value)}`);
+      if (number < INT_RANGE[0] || number > INT_RANGE[1])
+        throw invalidParameter(field, `must be an integer from ${INT_RANGE[0]} to ${INT_RANGE[1]}, got ${shown(value)}`);
       return;
     case 'Float':
       if (typeof number !== 'number' || !Number.isFinite(number)) throw invalidParameter(field, `must be a number, got ${shown(value)}`);
@@ -102,7 +106,8 @@ function checkArgument(type: GraphQLInputType, value: unknown, field: string, in
       if (!text) throw invalidParameter(field, `must be a string, got ${shown(value)}`);
       return;
     case 'ID':
-      if (!text && !(typeof value === 'number' && Number.isInteger(value))) throw invalidParameter(field, `must be a string or an integer, got ${shown(value)}`);
+      if (!text && !(typeof value === 'number' && Number.isInteger(value)))
+        throw invalidParameter(field, `must be a string or an integer, got ${shown(value)}`);
       return;
     case 'Boolean':
       // SOFA reads anything but true and 'true' as false: a query parameter is `true` or `false`, a JSON value true or false.
@@ -127,7 +132,11 @@ function isJsonObject(text: string): boolean {
  * and an unknown value is refused naming the field and the values it may take, in place of
  * GraphQL's "Value ... does not exist in ... enum". GraphQL itself keeps enums case-sensitive.
  */
-export function normalizeEnumInputs(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+export function normalizeEnumInputs(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
   const normalized = { ...variables };
   for (const definition of operation.variableDefinitions ?? []) {
     const name = definition.variable.name.value;
@@ -141,7 +150,9 @@ export function normalizeEnums(type: GraphQLInputType, value: unknown, field: st
   if (value === null || value === undefined) return value;
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
-    return Array.isArray(value) ? value.map((item, index) => normalizeEnums(nullable.ofType, item, `${field}[${index}]`)) : normalizeEnums(nullable.ofType, value, field);
+    return Array.isArray(value)
+      ? value.map((item, index) => normalizeEnums(nullable.ofType, item, `${field}[${index}]`))
+      : normalizeEnums(nullable.ofType, value, field);
   }
   if (isInputObjectType(nullable)) {
     if (typeof value !== 'object' || Array.isArray(value)) return value;

@@ -39,7 +39,11 @@ export const describeProblems = (problems: readonly ItemProblem[]): string =>
  * would refuse is replaced by an empty item, so that the others still reach the resolver, and
  * its problems are kept in the request state for refusedItems(). Returns the variables to execute.
  */
-export function setAsideRefusedItems(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): Record<string, unknown> {
+export function setAsideRefusedItems(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): Record<string, unknown> {
   const field = rootField(schema, operation);
   const name = (field?.extensions?.rest as RestRoute | undefined)?.perItemArgument;
   const arg = field?.args.find((a) => a.name === name);
@@ -78,7 +82,12 @@ export function withStringItemsQuoted(request: Request, body: Record<string, unk
   const quoted = items.map((item) => (typeof item === 'string' ? JSON.stringify(item) : item));
   const headers = new Headers(request.headers);
   headers.delete('content-length');
-  return new Request(request.url, { method: request.method, headers, body: JSON.stringify({ ...body, [perItemArgument!]: quoted }), signal: request.signal });
+  return new Request(request.url, {
+    method: request.method,
+    headers,
+    body: JSON.stringify({ ...body, [perItemArgument!]: quoted }),
+    signal: request.signal,
+  });
 }
 
 /** The problems refused items were set aside for (setAsideRefusedItems), by index; empty when none were. */
@@ -101,7 +110,12 @@ function fieldSchemaProblems(itemType: GraphQLInputType, item: unknown): ItemPro
     const value = (item as Record<string, unknown>)[field.name];
     if (value === undefined || value === null) return [];
     const schemas = (field.extensions?.[VALIDATION] as { schemas?: z.ZodType[] } | undefined)?.schemas ?? [];
-    return schemas.flatMap((schema) => problemsOf(schema, value).map((p) => ({ field: `${field.name}${p.field ? (p.field.startsWith('[') ? '' : '.') + p.field : ''}`, reason: p.reason })));
+    return schemas.flatMap((schema) =>
+      problemsOf(schema, value).map((p) => ({
+        field: `${field.name}${p.field ? (p.field.startsWith('[') ? '' : '.') + p.field : ''}`,
+        reason: p.reason,
+      })),
+    );
   });
 }
 

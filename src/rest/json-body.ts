@@ -14,7 +14,8 @@ export async function readJsonBody<S extends z.ZodType>(request: Request, schema
     throw new ApiError(400, 'INVALID_JSON', 'Request body is required', 'body: expected a JSON object');
   }
   // A field the schema does not declare is refused by name, as SOFA's routes refuse theirs.
-  if (schema instanceof z.ZodObject && body !== null && typeof body === 'object' && !Array.isArray(body)) refuseUnknown(Object.keys(body), Object.keys(schema.shape));
+  if (schema instanceof z.ZodObject && body !== null && typeof body === 'object' && !Array.isArray(body))
+    refuseUnknown(Object.keys(body), Object.keys(schema.shape));
   return validateBody(schema, body);
 }
 

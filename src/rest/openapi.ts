@@ -31,7 +31,12 @@ const ERROR_SCHEMAS: Record<string, OpenApiSchema> = {
     type: 'object',
     description: 'A 429: which limit (`code`), and when to retry (also in the Retry-After header).',
     required: ['error', 'message', 'retry_after_seconds'],
-    properties: { error: { type: 'string' }, message: { type: 'string' }, retry_after_seconds: { type: 'integer', minimum: 0 }, code: { type: 'string' } },
+    properties: {
+      error: { type: 'string' },
+      message: { type: 'string' },
+      retry_after_seconds: { type: 'integer', minimum: 0 },
+      code: { type: 'string' },
+    },
   },
 };
 
@@ -85,7 +90,10 @@ export function completeOpenApi(
       const access = routeAccess.get(`${method.toUpperCase()} ${path}`);
       if (!access) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} is no route of the table that declares its access`);
       operation.security = access.public ? KEY_OPTIONAL : KEY_REQUIRED;
-      if (access.plan) operation.description = [operation.description, `Requires the ${PLAN_RULES[access.plan].minimum} plan or above.`].filter(Boolean).join(' ');
+      if (access.plan)
+        operation.description = [operation.description, `Requires the ${PLAN_RULES[access.plan].minimum} plan or above.`]
+          .filter(Boolean)
+          .join(' ');
       addErrorResponses(operation, access, route?.errors ?? {});
     }
   }
@@ -127,7 +135,8 @@ function onlyBodyInputs(operation: OpenApiOperation): void {
 function addArgumentBounds(operation: OpenApiOperation, field: GraphQLField<unknown, unknown>): void {
   const pageSize = pageSizeOf(field);
   const argumentBounds = (name: string): (Bounds & { default?: number }) | undefined => {
-    if (pageSize && (PAGE_SIZE_ARGUMENTS as readonly string[]).includes(name)) return { minimum: 1, maximum: pageSize.max, default: pageSize.default };
+    if (pageSize && (PAGE_SIZE_ARGUMENTS as readonly string[]).includes(name))
+      return { minimum: 1, maximum: pageSize.max, default: pageSize.default };
     // Every paged field refuses a negative offset.
     if (pageSize && name === 'offset') return { minimum: 0 };
     return boundsOf(field.args.find((a) => a.name === name));
@@ -140,7 +149,8 @@ function addArgumentBounds(operation: OpenApiOperation, field: GraphQLField<unkn
 function setBounds(schema: OpenApiSchema | undefined, declared: (Bounds & { default?: number }) | undefined): void {
   if (!schema || !declared) return;
   const { default: fallback, minItems, maxItems, ...numeric } = declared;
-  if (schema.type === 'array') Object.assign(schema, minItems === undefined ? {} : { minItems }, maxItems === undefined ? {} : { maxItems });
+  if (schema.type === 'array')
+    Object.assign(schema, minItems === undefined ? {} : { minItems }, maxItems === undefined ? {} : { maxItems });
   if (schema.type !== 'number' && schema.type !== 'integer') return;
   Object.assign(schema, numeric);
   if (fallback !== undefined) schema.default ??= fallback;
@@ -156,9 +166,10 @@ function addErrorResponses(operation: OpenApiOperation, access: Access, declared
   const forbidden = forbiddenReasons(access);
   const identifiesRecord =
     operation.parameters?.some((p) => p.in === 'path') ||
-    [...(operation.parameters ?? []).filter((p) => p.required).map((p) => p.name), ...(operation.requestBody?.content?.['application/json']?.schema?.required ?? [])].some(
-      (name) => name === 'id' || name.endsWith('_id'),
-    );
+    [
+      ...(operation.parameters ?? []).filter((p) => p.required).map((p) => p.name),
+      ...(operation.requestBody?.content?.['application/json']?.schema?.required ?? []),
+    ].some((name) => name === 'id' || name.endsWith('_id'));
   const statuses: Record<number, boolean> = {
     400: Boolean(operation.parameters?.length || operation.requestBody),
     401: true,
@@ -175,7 +186,9 @@ function addErrorResponses(operation: OpenApiOperation, access: Access, declared
       ...given,
       description: given?.description || description,
       content: given?.content ?? { 'application/json': { schema: schema ?? ref(status === 429 ? 'RateLimitError' : 'ApiError') } },
-      ...(status === 429 || status === 503 ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429 || status === 503
+        ? { headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } } }
+        : {}),
     };
   };
   // What the route declares first: the defaults below only fill what is left.
@@ -185,7 +198,12 @@ function addErrorResponses(operation: OpenApiOperation, access: Access, declared
   }
   for (const [status, applies] of Object.entries(statuses)) {
     if (!applies) continue;
-    const description = status === '401' && access.public ? 'Invalid or revoked API key (the route also answers without one)' : status === '403' ? forbidden : ERROR_DESCRIPTIONS[Number(status)];
+    const description =
+      status === '401' && access.public
+        ? 'Invalid or revoked API key (the route also answers without one)'
+        : status === '403'
+          ? forbidden
+          : ERROR_DESCRIPTIONS[Number(status)];
     describe(Number(status), description!);
   }
   // Errors a hand-written route lists with a description only get their body's schema.

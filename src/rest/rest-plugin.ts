@@ -1,5 +1,14 @@
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
-import { getOperationAST, parse, printType, type DocumentNode, type GraphQLArgument, type GraphQLField, type GraphQLSchema, type ObjectTypeDefinitionNode } from 'graphql';
+import {
+  getOperationAST,
+  parse,
+  printType,
+  type DocumentNode,
+  type GraphQLArgument,
+  type GraphQLField,
+  type GraphQLSchema,
+  type ObjectTypeDefinitionNode,
+} from 'graphql';
 
 type Maybe<T> = T | null | undefined;
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
@@ -14,7 +23,6 @@ import { setAsideRefusedItems, withStringItemsQuoted } from './item-refusals.ts'
 import { addOpenApiLimits } from '../validation/input-limits.ts';
 import { completeOpenApi, type OpenApiDocument } from './openapi.ts';
 import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
-
 
 type Sofa = ReturnType<typeof useSofa>;
 type Enveloped = ReturnType<Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yoga']['getEnveloped']>;
@@ -97,7 +105,8 @@ export function declareRestRoutes(schema: GraphQLSchema, table: RouteTable): voi
 function accessByOpenApiPath(table: RouteTable): Map<string, Access> {
   const access = new Map<string, Access>();
   for (const route of table.routes) {
-    if (route.access && route.pattern.startsWith(`${REST_BASE}/`)) access.set(`${route.method} ${openApiPath(route.pattern.slice(REST_BASE.length))}`, route.access);
+    if (route.access && route.pattern.startsWith(`${REST_BASE}/`))
+      access.set(`${route.method} ${openApiPath(route.pattern.slice(REST_BASE.length))}`, route.access);
   }
   return access;
 }
@@ -155,7 +164,12 @@ export function useRest(
           envelopedByContext.set(context, enveloped);
           return context;
         },
-        execute: ((args: { contextValue: object; document: DocumentNode; variableValues: Record<string, unknown>; operationName?: string }) => {
+        execute: ((args: {
+          contextValue: object;
+          document: DocumentNode;
+          variableValues: Record<string, unknown>;
+          operationName?: string;
+        }) => {
           const enveloped = envelopedByContext.get(args.contextValue);
           if (!enveloped) throw new TypeError('REST execution outside a request context');
           const operation = getOperationAST(args.document, args.operationName)!;
@@ -185,7 +199,9 @@ export function useRest(
         openApi.document ??= Promise.resolve(sofa.handleRequest(request, serverContext as never))
           .then((r) => r!.json())
           .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...handWrittenPaths } }))
-          .then((doc) => JSON.stringify(completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, accessByOpenApiPath(routeTable))));
+          .then((doc) =>
+            JSON.stringify(completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, accessByOpenApiPath(routeTable))),
+          );
         return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }
       const response = await sofa.handleRequest(forSofa, serverContext as never);

@@ -89,7 +89,8 @@ export class Sandboxes {
     if (parentId !== null) await this.ensure(null);
     await withSession(this.db, (session) =>
       withAdvisoryLock(session, lockKey(id), async () => {
-        const parent = parentId === null ? null : await prisma.organization.findUnique({ where: { id: parentId }, select: { name: true, plan: true } });
+        const parent =
+          parentId === null ? null : await prisma.organization.findUnique({ where: { id: parentId }, select: { name: true, plan: true } });
         if (parentId !== null && !parent) throw new Error(`sandbox: no organization ${parentId}`);
         const name = parent ? `Sandbox of ${parent.name}` : SANDBOX_ORG_NAME;
         const plan = parent?.plan ?? 'enterprise';

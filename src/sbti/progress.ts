@@ -65,7 +65,12 @@ export type InventoryAggregate = Awaited<ReturnType<typeof inventoryQuery>>;
 export function inventoryFrom({ _sum, _max }: InventoryAggregate): Inventory {
   const kg = (value: Prisma.Decimal | null) => (value === null ? 0 : value.toNumber());
   return {
-    kg: { production: kg(_sum.production_kg), transport: kg(_sum.transport_kg), use_phase: kg(_sum.use_phase_kg), end_of_life: kg(_sum.end_of_life_kg) },
+    kg: {
+      production: kg(_sum.production_kg),
+      transport: kg(_sum.transport_kg),
+      use_phase: kg(_sum.use_phase_kg),
+      end_of_life: kg(_sum.end_of_life_kg),
+    },
     measured_at: _max.updated_at,
   };
 }

@@ -2,11 +2,21 @@ import { builder } from '../graphql/builder.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { keyCaller, type Access } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
-import { SBTI_PROGRESS_FIELDS, SBTI_SCOPES, inventoryFrom, inventoryQuery, isSbtiScope, progressOf, type Inventory, type SbtiProgress } from './progress.ts';
+import {
+  SBTI_PROGRESS_FIELDS,
+  SBTI_SCOPES,
+  inventoryFrom,
+  inventoryQuery,
+  isSbtiScope,
+  progressOf,
+  type Inventory,
+  type SbtiProgress,
+} from './progress.ts';
 import { SBTI_RULES, SBTI_STATUSES, createTarget, deleteTarget, updateTarget, type SbtiTargetFields } from './targets.ts';
 
 const SbtiScope = builder.enumType('SbtiScope', {
-  description: 'Target boundary. Measured on the inventory: scope_1_2 its use phase (the devices\' electricity), scope_3 production, transport and end of life, scope_1_2_3 all four.',
+  description:
+    "Target boundary. Measured on the inventory: scope_1_2 its use phase (the devices' electricity), scope_3 production, transport and end of life, scope_1_2_3 all four.",
   values: Object.keys(SBTI_SCOPES) as (keyof typeof SBTI_SCOPES)[],
 });
 const SbtiTargetStatus = builder.enumType('SbtiTargetStatus', { values: SBTI_STATUSES });
@@ -77,7 +87,10 @@ const fields = (required: boolean) => (t: InputFields) => ({
   status: t.field({ type: SbtiTargetStatus, required: false, description: required ? 'Default committed' : undefined }),
 });
 const SbtiTargetInput = builder.inputType('SbtiTargetInput', { fields: fields(true) });
-const SbtiTargetPatch = builder.inputType('SbtiTargetPatch', { description: 'Fields to change; the others keep their values.', fields: fields(false) });
+const SbtiTargetPatch = builder.inputType('SbtiTargetPatch', {
+  description: 'Fields to change; the others keep their values.',
+  fields: fields(false),
+});
 
 const MANAGE: Access = { organisation: true, plan: 'sbtiTargets', writes: true };
 
@@ -86,7 +99,8 @@ builder.queryField('sbtiTargets', (t) =>
     type: ['SbtiTarget'],
     description: "The organisation's SBTi targets, by target year, with their progress against the current inventory.",
     authScopes: { organisation: true },
-    resolve: (query, _root, _args, { prisma }) => prisma.sbtiTarget.findMany({ ...query, orderBy: [{ target_year: 'asc' }, { name: 'asc' }, { id: 'asc' }] }),
+    resolve: (query, _root, _args, { prisma }) =>
+      prisma.sbtiTarget.findMany({ ...query, orderBy: [{ target_year: 'asc' }, { name: 'asc' }, { id: 'asc' }] }),
   }),
 );
 
@@ -96,14 +110,17 @@ builder.mutationFields((t) => ({
     description: `Adds an SBTi target (business and enterprise plans; at most ${SBTI_RULES.maxTargetsPerOrganisation} per organisation). Audit event sbti.target.created.`,
     authScopes: MANAGE,
     args: { input: t.arg({ type: SbtiTargetInput, required: true }) },
-    resolve: (_query, _root, { input }, ctx) => createTarget(ctx.prisma, keyCaller(ctx.caller), { status: 'committed', ...input } as SbtiTargetFields),
+    resolve: (_query, _root, { input }, ctx) =>
+      createTarget(ctx.prisma, keyCaller(ctx.caller), { status: 'committed', ...input } as SbtiTargetFields),
   }),
   updateSbtiTarget: t.prismaField({
     type: 'SbtiTarget',
-    description: 'Changes an SBTi target (business and enterprise plans); the whole target is checked again. Audit event sbti.target.updated.',
+    description:
+      'Changes an SBTi target (business and enterprise plans); the whole target is checked again. Audit event sbti.target.updated.',
     authScopes: MANAGE,
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }), patch: t.arg({ type: SbtiTargetPatch, required: true }) },
-    resolve: (_query, _root, { id, patch }, ctx) => updateTarget(ctx.prisma, keyCaller(ctx.caller), String(id), patch as Partial<SbtiTargetFields>),
+    resolve: (_query, _root, { id, patch }, ctx) =>
+      updateTarget(ctx.prisma, keyCaller(ctx.caller), String(id), patch as Partial<SbtiTargetFields>),
   }),
   deleteSbtiTarget: t.id({
     description: 'Deletes an SBTi target (business and enterprise plans) and answers its id. Audit event sbti.target.deleted.',

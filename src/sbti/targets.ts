@@ -13,9 +13,19 @@ export const SBTI_STATUSES = ['committed', 'validated', 'achieved', 'withdrawn']
 export type SbtiStatus = (typeof SBTI_STATUSES)[number];
 
 /** SBTi accepts base years from 2015 on; targets reach at most 2050 (net zero). */
-export const SBTI_RULES = { firstBaseYear: 2015, lastTargetYear: 2050, maxBaseKg: 1e12, maxTargetsPerOrganisation: 100, maxNameLength: 200 } as const;
+export const SBTI_RULES = {
+  firstBaseYear: 2015,
+  lastTargetYear: 2050,
+  maxBaseKg: 1e12,
+  maxTargetsPerOrganisation: 100,
+  maxNameLength: 200,
+} as const;
 
-export const SBTI_AUDIT_EVENTS = { created: 'sbti.target.created', updated: 'sbti.target.updated', deleted: 'sbti.target.deleted' } as const;
+export const SBTI_AUDIT_EVENTS = {
+  created: 'sbti.target.created',
+  updated: 'sbti.target.updated',
+  deleted: 'sbti.target.deleted',
+} as const;
 
 export interface SbtiTargetFields {
   name: string;
@@ -40,9 +50,13 @@ export function checkTarget(fields: SbtiTargetFields, prefix: string, now = new 
     throw fail('base_year', `must be a year from ${SBTI_RULES.firstBaseYear} to ${currentYear}, got ${fields.base_year}`);
   }
   if (!Number.isInteger(fields.target_year) || fields.target_year <= fields.base_year || fields.target_year > SBTI_RULES.lastTargetYear) {
-    throw fail('target_year', `must be a year after base_year (${fields.base_year}) and at most ${SBTI_RULES.lastTargetYear}, got ${fields.target_year}`);
+    throw fail(
+      'target_year',
+      `must be a year after base_year (${fields.base_year}) and at most ${SBTI_RULES.lastTargetYear}, got ${fields.target_year}`,
+    );
   }
-  if (!(fields.reduction_pct > 0 && fields.reduction_pct <= 100)) throw fail('reduction_pct', `must be more than 0 and at most 100 (percent), got ${fields.reduction_pct}`);
+  if (!(fields.reduction_pct > 0 && fields.reduction_pct <= 100))
+    throw fail('reduction_pct', `must be more than 0 and at most 100 (percent), got ${fields.reduction_pct}`);
   if (!(fields.base_year_kg_co2e > 0 && fields.base_year_kg_co2e <= SBTI_RULES.maxBaseKg)) {
     throw fail('base_year_kg_co2e', `must be more than 0 and at most ${SBTI_RULES.maxBaseKg} kg, got ${fields.base_year_kg_co2e}`);
   }
@@ -61,10 +75,17 @@ export async function createTarget(prisma: PrismaClient, caller: KeyCaller, inpu
     // Concurrent creations of one organisation queue here, so the count below cannot be overtaken.
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`sbti_targets:${caller.orgId}`}, 0))`;
     if ((await tx.sbtiTarget.count()) >= SBTI_RULES.maxTargetsPerOrganisation) {
-      throw new ApiError(409, 'TOO_MANY_SBTI_TARGETS', 'Too many SBTi targets', `An organisation has at most ${SBTI_RULES.maxTargetsPerOrganisation} SBTi targets; delete one first`);
+      throw new ApiError(
+        409,
+        'TOO_MANY_SBTI_TARGETS',
+        'Too many SBTi targets',
+        `An organisation has at most ${SBTI_RULES.maxTargetsPerOrganisation} SBTi targets; delete one first`,
+      );
     }
     const target = await tx.sbtiTarget.create({ data: { ...fields, org_id: caller.orgId } });
-    await tx.auditLog.create({ data: auditEntry(caller, SBTI_AUDIT_EVENTS.created, { type: 'sbti_target', id: target.id }, { ...fields }) });
+    await tx.auditLog.create({
+      data: auditEntry(caller, SBTI_AUDIT_EVENTS.created, { type: 'sbti_target', id: target.id }, { ...fields }),
+    });
     return target;
   });
 }
@@ -76,9 +97,14 @@ export async function updateTarget(prisma: PrismaClient, caller: KeyCaller, id: 
     if (!current) throw notFound('SBTi target', `no SBTi target with id ${targetIdValue}`);
     const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined && v !== null));
     const { name, scope, base_year, base_year_kg_co2e, target_year, reduction_pct, status } = current;
-    const fields = checkTarget({ ...({ name, scope, base_year, base_year_kg_co2e, target_year, reduction_pct, status } as SbtiTargetFields), ...defined }, 'patch');
+    const fields = checkTarget(
+      { ...({ name, scope, base_year, base_year_kg_co2e, target_year, reduction_pct, status } as SbtiTargetFields), ...defined },
+      'patch',
+    );
     const target = await tx.sbtiTarget.update({ where: { id: targetIdValue }, data: fields });
-    await tx.auditLog.create({ data: auditEntry(caller, SBTI_AUDIT_EVENTS.updated, { type: 'sbti_target', id: target.id }, { changed: defined }) });
+    await tx.auditLog.create({
+      data: auditEntry(caller, SBTI_AUDIT_EVENTS.updated, { type: 'sbti_target', id: target.id }, { changed: defined }),
+    });
     return target;
   });
 }

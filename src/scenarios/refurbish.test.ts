@@ -20,16 +20,32 @@ describe('assetQuarter', () => {
 
   it('has a higher overhead for grade A than C', () => {
     const f = footprint(0.4);
-    const at = (grade: 'A' | 'C') => assetQuarter({ footprint: f, category: laptop, specs: {}, grid_factor_kg_per_kwh: 0.4, grade }).scenario_kg;
+    const at = (grade: 'A' | 'C') =>
+      assetQuarter({ footprint: f, category: laptop, specs: {}, grid_factor_kg_per_kwh: 0.4, grade }).scenario_kg;
     expect(at('A')).toBeGreaterThan(at('C'));
   });
 });
 
 describe('summarise', () => {
   it('sums, takes scenario minus current and the percentage of current', () => {
-    expect(summarise([{ current_kg: 100, scenario_kg: 20 }, { current_kg: 50.005, scenario_kg: 10 }])).toEqual({
-      current_quarterly_co2e: 150.01, scenario_quarterly_co2e: 30, delta_kg_co2e: -120.01, delta_percentage: -80, affected_assets_count: 2,
+    expect(
+      summarise([
+        { current_kg: 100, scenario_kg: 20 },
+        { current_kg: 50.005, scenario_kg: 10 },
+      ]),
+    ).toEqual({
+      current_quarterly_co2e: 150.01,
+      scenario_quarterly_co2e: 30,
+      delta_kg_co2e: -120.01,
+      delta_percentage: -80,
+      affected_assets_count: 2,
     });
-    expect(summarise([])).toEqual({ current_quarterly_co2e: 0, scenario_quarterly_co2e: 0, delta_kg_co2e: 0, delta_percentage: 0, affected_assets_count: 0 });
+    expect(summarise([])).toEqual({
+      current_quarterly_co2e: 0,
+      scenario_quarterly_co2e: 0,
+      delta_kg_co2e: 0,
+      delta_percentage: 0,
+      affected_assets_count: 0,
+    });
   });
 });

@@ -13,7 +13,15 @@
  * the current grid factor of the asset's country. delta = scenario - current: negative means the
  * refurbishment scenario emits less, an estimate, not an inventory deduction.
  */
-import { refurbishmentModel, round1, round2, type CategoryDefinition, type DeviceSpecs, type FootprintResult, type Grade } from '../footprint/engine/index.ts';
+import {
+  refurbishmentModel,
+  round1,
+  round2,
+  type CategoryDefinition,
+  type DeviceSpecs,
+  type FootprintResult,
+  type Grade,
+} from '../footprint/engine/index.ts';
 
 export const QUARTER_YEARS = 0.25;
 export const DEFAULT_GRADE: Grade = 'B';
@@ -58,7 +66,6 @@ export interface ScenarioSummary {
   delta_percentage: number;
   affected_assets_count: number;
 }
-
 
 export function summarise(quarters: readonly AssetQuarter[]): ScenarioSummary {
   // Rounded first, so that delta is exactly the difference of the two figures shown.

@@ -32,7 +32,11 @@ builder.mutationField('simulateRefurbish', (t) =>
     authScopes: { organisation: true, writes: true },
     args: {
       assetIds: t.arg.idList({ required: true, ...maxChars(TEXT_LIMITS.id) }),
-      grade: t.arg.string({ defaultValue: 'B', description: 'Refurbishment grade A (Like New), B (Good, default) or C (Fair)', ...maxChars(TEXT_LIMITS.shortCode) }),
+      grade: t.arg.string({
+        defaultValue: 'B',
+        description: 'Refurbishment grade A (Like New), B (Good, default) or C (Fair)',
+        ...maxChars(TEXT_LIMITS.shortCode),
+      }),
     },
     resolve: (_root, { assetIds, grade }, { prisma, services, caller }) =>
       simulateRefurbish({ prisma, services, caller: keyCaller(caller) }, assetIds.map(String), grade),

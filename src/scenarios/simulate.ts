@@ -29,16 +29,52 @@ export interface ScenarioOutcome extends ScenarioSummary {
 }
 
 export const PRODUCT_SELECT = {
-  id: true, brand: true, mpn: true, name: true, category: true, release_year: true, aliases: true, weight_kg: true, screen_size_inch: true,
-  screen_type: true, processor_tdp_w: true, ram_gb: true, storage_gb: true, storage_type: true, battery_wh: true, typical_consumption_kwh: true,
-  pcf_total_kg: true, pcf_lifetime_years: true, pcf_use_location: true, pcf_source_url: true, source: true, source_note: true, spec_sources: true,
+  id: true,
+  brand: true,
+  mpn: true,
+  name: true,
+  category: true,
+  release_year: true,
+  aliases: true,
+  weight_kg: true,
+  screen_size_inch: true,
+  screen_type: true,
+  processor_tdp_w: true,
+  ram_gb: true,
+  storage_gb: true,
+  storage_type: true,
+  battery_wh: true,
+  typical_consumption_kwh: true,
+  pcf_total_kg: true,
+  pcf_lifetime_years: true,
+  pcf_use_location: true,
+  pcf_source_url: true,
+  source: true,
+  source_note: true,
+  spec_sources: true,
 } as const;
 
-export type ProductRow = { [K in keyof typeof PRODUCT_SELECT]: unknown } & { id: string; brand: string; mpn: string; name: string; category: string };
+export type ProductRow = { [K in keyof typeof PRODUCT_SELECT]: unknown } & {
+  id: string;
+  brand: string;
+  mpn: string;
+  name: string;
+  category: string;
+};
 
 /** The catalogue match an asset's product stands for, so the device resolves as it did when the asset was calculated. */
 export function matchOf(p: ProductRow): CatalogueMatch {
-  const specKeys = ['weight_kg', 'screen_size_inch', 'screen_type', 'processor_tdp_w', 'ram_gb', 'storage_gb', 'storage_type', 'battery_wh', 'typical_consumption_kwh'] as const;
+  const specKeys = [
+    'weight_kg',
+    'screen_size_inch',
+    'screen_type',
+    'processor_tdp_w',
+    'ram_gb',
+    'storage_gb',
+    'storage_type',
+    'battery_wh',
+    'typical_consumption_kwh',
+  ] as const;
   const specs = Object.fromEntries(specKeys.filter((k) => p[k] !== null && p[k] !== undefined).map((k) => [k, p[k]]));
   return {
     entry: {
@@ -51,7 +87,12 @@ export function matchOf(p: ProductRow): CatalogueMatch {
       specs,
       pcf:
         typeof p.pcf_total_kg === 'number' && typeof p.pcf_lifetime_years === 'number'
-          ? { total_kg: p.pcf_total_kg, lifetime_years: p.pcf_lifetime_years, use_location: (p.pcf_use_location as string | null) ?? '', source_url: (p.pcf_source_url as string | null) ?? undefined }
+          ? {
+              total_kg: p.pcf_total_kg,
+              lifetime_years: p.pcf_lifetime_years,
+              use_location: (p.pcf_use_location as string | null) ?? '',
+              source_url: (p.pcf_source_url as string | null) ?? undefined,
+            }
           : undefined,
       source: { url: (p.source as string | null) ?? undefined, note: (p.source_note as string | null) ?? undefined },
       spec_sources: (p.spec_sources as CatalogueEntry['spec_sources'] | null) ?? undefined,
@@ -86,7 +127,16 @@ export async function simulateRefurbish(
   const wellFormed = ids.filter((id) => UUID.test(id));
   const assets = await prisma.asset.findMany({
     where: { id: { in: wellFormed } },
-    select: { id: true, brand: true, mpn: true, model: true, category: true, country: true, specs: true, product: { select: PRODUCT_SELECT } },
+    select: {
+      id: true,
+      brand: true,
+      mpn: true,
+      model: true,
+      category: true,
+      country: true,
+      specs: true,
+      product: { select: PRODUCT_SELECT },
+    },
   });
   const found = new Set(assets.map((a) => a.id));
   // Unknown ids and ids of other organisations get the same answer: existence is not revealed.
@@ -102,21 +152,43 @@ export async function simulateRefurbish(
     const factor = services.reference.gridFactor(asset.country);
     if (!resolved.device || !factor) {
       const why = resolved.problems.map((p) => `${p.field}: ${p.reason}`).join('; ') || `no grid factor for ${asset.country}`;
-      throw new ApiError(422, 'ASSET_NOT_CALCULABLE', 'Asset cannot be calculated', `assetIds: asset ${asset.id} cannot be calculated (${why})`);
+      throw new ApiError(
+        422,
+        'ASSET_NOT_CALCULABLE',
+        'Asset cannot be calculated',
+        `assetIds: asset ${asset.id} cannot be calculated (${why})`,
+      );
     }
     const device = resolved.device;
     const footprint = footprintModelOf(device, asset.country, factor.value);
     return assetQuarter({ footprint, category: device.category, specs: device.specs, grid_factor_kg_per_kwh: factor.value, grade });
   });
 
-  const outcome: ScenarioOutcome = { ...summarise(quarters), scenario_run_id: randomUUID(), grade, assumptions: SCENARIO_ASSUMPTIONS(grade) };
+  const outcome: ScenarioOutcome = {
+    ...summarise(quarters),
+    scenario_run_id: randomUUID(),
+    grade,
+    assumptions: SCENARIO_ASSUMPTIONS(grade),
+  };
   const { scenario_run_id, assumptions: _assumptions, ...result } = outcome;
   await prisma.$transaction([
     prisma.scenarioRun.create({
-      data: { id: scenario_run_id, org_id: caller.orgId, api_key_id: caller.keyId, kind: SCENARIO_KIND, asset_ids: assets.map((a) => a.id), result },
+      data: {
+        id: scenario_run_id,
+        org_id: caller.orgId,
+        api_key_id: caller.keyId,
+        kind: SCENARIO_KIND,
+        asset_ids: assets.map((a) => a.id),
+        result,
+      },
     }),
     prisma.auditLog.create({
-      data: auditEntry(caller, SCENARIO_AUDIT_EVENT, { type: 'scenario_run', id: scenario_run_id }, { asset_count: assets.length, grade, delta_kg_co2e: result.delta_kg_co2e }),
+      data: auditEntry(
+        caller,
+        SCENARIO_AUDIT_EVENT,
+        { type: 'scenario_run', id: scenario_run_id },
+        { asset_count: assets.length, grade, delta_kg_co2e: result.delta_kg_co2e },
+      ),
     }),
   ]);
   return outcome;

@@ -41,7 +41,9 @@ export class SecretBox {
     const nonce = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.keys[0]!, nonce).setAAD(Buffer.from(context, 'utf8'));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [VERSION, nonce, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+    return [VERSION, nonce, cipher.getAuthTag(), body]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
   }
 
   /** The plaintext, or SecretBoxError when the value was sealed with another key or context, or altered. */
@@ -80,6 +82,9 @@ export async function loadSecretBox(configured: Buffer | undefined, prisma: Pris
   const earlier = (...keys: (Buffer | undefined)[]) => keys.filter((key): key is Buffer => key !== undefined);
   if (configured) return new SecretBox(configured, earlier(inDatabase, fromFile));
   if (inDatabase) return new SecretBox(inDatabase, earlier(fromFile));
-  await prisma.serviceSecret.createMany({ data: [{ name: SECRETS_KEY_ROW, value: (fromFile ?? randomBytes(32)).toString('hex') }], skipDuplicates: true });
+  await prisma.serviceSecret.createMany({
+    data: [{ name: SECRETS_KEY_ROW, value: (fromFile ?? randomBytes(32)).toString('hex') }],
+    skipDuplicates: true,
+  });
   return new SecretBox((await stored())!, earlier(fromFile));
 }

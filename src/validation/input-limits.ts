@@ -11,7 +11,11 @@ const isText = (type: GraphQLInputType) => {
  * Adds `maxLength` to the OpenAPI document SOFA generates (parameters, request bodies and input
  * schemas), which carries only the types and descriptions of the arguments.
  */
-export function addOpenApiLimits(document: OpenApiDocument, schema: GraphQLSchema, routeFields: Map<string, GraphQLField<unknown, unknown>>): OpenApiDocument {
+export function addOpenApiLimits(
+  document: OpenApiDocument,
+  schema: GraphQLSchema,
+  routeFields: Map<string, GraphQLField<unknown, unknown>>,
+): OpenApiDocument {
   for (const [path, operations] of Object.entries(document.paths ?? {})) {
     for (const [method, operation] of Object.entries(operations)) {
       const field = routeFields.get(`${method.toUpperCase()} ${path}`);

@@ -31,7 +31,9 @@ export function fieldPath(path: readonly (PropertyKey | { key: PropertyKey })[] 
 }
 
 /** The 400 INVALID_PARAMETER for a failed check (any Standard Schema's issues), naming each field. */
-export function invalidInput(issues: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined }[]): ApiError {
+export function invalidInput(
+  issues: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined }[],
+): ApiError {
   return invalidFields(issues.map((issue) => ({ field: fieldPath(issue.path) || 'body', reason: issue.message })));
 }
 
@@ -62,13 +64,15 @@ export function openApiBounds(schema: z.ZodType): { extensions: { bounds: Bounds
 const BOUND_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'minItems', 'maxItems'] as const;
 
 /** The OpenAPI 3.0 schema of what a request may send (zod's JSON Schema of the input). */
-export const openApiSchema = (schema: z.ZodType) => z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+export const openApiSchema = (schema: z.ZodType) =>
+  z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 
 /** Pothos options of an argument or input field checked by `schema`: the check, and its bounds in OpenAPI. */
 export const checkedBy = (schema: z.ZodType) => ({ validate: schema, ...openApiBounds(schema) });
 
 /** A list of `min` to `max` items. */
 export const itemCount = (min: number, max: number) => {
-  const count = (issue: { input?: unknown }) => `must contain ${min} to ${max} items, got ${Array.isArray(issue.input) ? issue.input.length : 0}`;
+  const count = (issue: { input?: unknown }) =>
+    `must contain ${min} to ${max} items, got ${Array.isArray(issue.input) ? issue.input.length : 0}`;
   return z.array(z.unknown()).min(min, { error: count }).max(max, { error: count });
 };

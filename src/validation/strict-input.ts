@@ -13,7 +13,8 @@ export const closestName = (name: string, declared: readonly string[]): string |
 /** 400 UNKNOWN_PARAMETER naming each of `names` that is not `declared`; `prefix` says where they are (`input.`). */
 export function refuseUnknown(names: Iterable<string>, declared: readonly string[], prefix = ''): void {
   const unknown = [...names].filter((name) => !declared.includes(name));
-  if (unknown.length > 0) throw unknownParameters(unknown.map((name) => ({ field: `${prefix}${name}`, closest: closestName(name, declared) })));
+  if (unknown.length > 0)
+    throw unknownParameters(unknown.map((name) => ({ field: `${prefix}${name}`, closest: closestName(name, declared) })));
 }
 
 /** The one rule for numbers in query strings: a decimal number (`16`, `-0.5`), nothing else (no `0x10`, `1e3`, blanks). */

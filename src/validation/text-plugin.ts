@@ -40,11 +40,19 @@ export class TextInputsPlugin<Types extends SchemaTypes> extends BasePlugin<Type
     if (!schema) return input;
     const { maxLength } = textLimitOf(input);
     const note = `At most ${maxLength} characters.`;
-    const description = input.description?.includes(note) ? input.description : input.description ? `${input.description.replace(/\.?$/, '.')} ${note}` : note;
+    const description = input.description?.includes(note)
+      ? input.description
+      : input.description
+        ? `${input.description.replace(/\.?$/, '.')} ${note}`
+        : note;
     const extensions = input.extensions ?? {};
     const validation = extensions[VALIDATION] ?? {};
     if (validation.schemas?.some((s) => TEXT_SCHEMAS.has(s))) return { ...input, description };
-    return { ...input, description, extensions: { ...extensions, [VALIDATION]: { ...validation, schemas: [...(validation.schemas ?? []), schema] } } };
+    return {
+      ...input,
+      description,
+      extensions: { ...extensions, [VALIDATION]: { ...validation, schemas: [...(validation.schemas ?? []), schema] } },
+    };
   }
 
   /** text() for a String/ID, an array of them for a list (items may be null); none for other types. */

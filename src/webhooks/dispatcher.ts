@@ -184,7 +184,8 @@ export class WebhookDispatcher {
     }
     // Checked again now: DNS may have changed since registration, and the flag may be off.
     const resolution = await resolvePublicHost(url, this.options.allowPrivateUrls, this.timeoutMs);
-    if ('refused' in resolution) return { ok: false, responseStatus: null, error: `URL not allowed: ${resolution.refused}`, durationMs: elapsed(), retry: true };
+    if ('refused' in resolution)
+      return { ok: false, responseStatus: null, error: `URL not allowed: ${resolution.refused}`, durationMs: elapsed(), retry: true };
 
     const body = JSON.stringify(attempt.payload);
     // Signed per attempt: receivers refuse timestamps more than five minutes off.
@@ -197,19 +198,34 @@ export class WebhookDispatcher {
       'webhook-signature': new Webhook(endpoint.secret).sign(attempt.message_id, timestamp, body),
     };
     try {
-      const answer = await pinnedPost(url, resolution.addresses, { headers, body, maxBytes: RESPONSE_EXCERPT_BYTES, timeoutMs: this.timeoutMs });
+      const answer = await pinnedPost(url, resolution.addresses, {
+        headers,
+        body,
+        maxBytes: RESPONSE_EXCERPT_BYTES,
+        timeoutMs: this.timeoutMs,
+      });
       const response = { status: answer.status, excerpt: answer.body.toString('utf8') };
       if (response.status >= 200 && response.status < 300) return { ok: true, responseStatus: response.status, durationMs: elapsed() };
       const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : '';
       const excerpt = response.excerpt ? `: ${response.excerpt}` : '';
-      return { ok: false, responseStatus: response.status, error: errorText(`HTTP ${response.status}${redirect}${excerpt}`), durationMs: elapsed(), retry: true };
+      return {
+        ok: false,
+        responseStatus: response.status,
+        error: errorText(`HTTP ${response.status}${redirect}${excerpt}`),
+        durationMs: elapsed(),
+        retry: true,
+      };
     } catch (error) {
       return { ok: false, responseStatus: null, error: errorText(networkError(error)), durationMs: elapsed(), retry: true };
     }
   }
 
   private async record(attempt: ClaimedAttempt, deliveredAt: Date, outcome: Outcome): Promise<void> {
-    const done = { response_status: outcome.responseStatus, duration_ms: outcome.durationMs, delivered_at: outcome.durationMs === null ? null : deliveredAt };
+    const done = {
+      response_status: outcome.responseStatus,
+      duration_ms: outcome.durationMs,
+      delivered_at: outcome.durationMs === null ? null : deliveredAt,
+    };
     // Only while still pending: an attempt closed meanwhile (its endpoint deleted) stays closed.
     const where = { id: attempt.id, status: 'pending' as const };
     if (outcome.ok) {
@@ -246,6 +262,9 @@ function networkError(error: unknown): string {
 /** Short, single-line, printable: it is shown in the delivery log. */
 function errorText(text: string): string {
   // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001F\u007F-\u009F]+/g, ' ').replace(/\s+/g, ' ').trim();
+  const clean = text
+    .replace(/[\u0000-\u001F\u007F-\u009F]+/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return clean.length > ERROR_TEXT_CHARS ? `${clean.slice(0, ERROR_TEXT_CHARS - 1)}…` : clean;
 }

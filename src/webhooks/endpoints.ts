@@ -40,9 +40,11 @@ const endpointNotFound = (id: string) => notFound('Webhook endpoint', `id: no we
 function checkEvents(events: readonly string[] | null | undefined): WebhookEvent[] {
   if (events === null || events === undefined) return [...WEBHOOK_EVENTS];
   if (events.length === 0) throw invalidParameter('events', 'must name at least one event (omit it to receive all events)');
-  if (events.length > MAX_EVENT_NAMES) throw invalidParameter('events', `must name at most ${MAX_EVENT_NAMES} events, got ${events.length}`);
+  if (events.length > MAX_EVENT_NAMES)
+    throw invalidParameter('events', `must name at most ${MAX_EVENT_NAMES} events, got ${events.length}`);
   events.forEach((name, i) => {
-    if (!isWebhookEvent(name)) throw invalidParameter(`events[${i}]`, `unknown event '${name}'; known events: ${WEBHOOK_EVENTS.join(', ')}`);
+    if (!isWebhookEvent(name))
+      throw invalidParameter(`events[${i}]`, `unknown event '${name}'; known events: ${WEBHOOK_EVENTS.join(', ')}`);
   });
   return [...new Set(events as WebhookEvent[])];
 }
@@ -70,7 +72,9 @@ export async function createEndpoint(
     const endpoint = await tx.webhookEndpoint.create({
       data: { org_id: caller.orgId, url: url.href, events, description, secret: newWebhookSecret() },
     });
-    await tx.auditLog.create({ data: auditEntry(caller, AUDIT_EVENTS.created, { type: 'webhook_endpoint', id: endpoint.id }, { url: endpoint.url, events }) });
+    await tx.auditLog.create({
+      data: auditEntry(caller, AUDIT_EVENTS.created, { type: 'webhook_endpoint', id: endpoint.id }, { url: endpoint.url, events }),
+    });
     return endpoint;
   });
 }
@@ -96,9 +100,15 @@ export async function deleteEndpoint(ctx: WebhookContext, id: string): Promise<W
   return prisma.$transaction(async (tx) => {
     const endpoint = await liveEndpoint(tx, id);
     // Guarded by deleted_at: of two concurrent deletions one updates, the other answers 404.
-    const { count } = await tx.webhookEndpoint.updateMany({ where: { id, deleted_at: null }, data: { deleted_at: new Date(), active: false } });
+    const { count } = await tx.webhookEndpoint.updateMany({
+      where: { id, deleted_at: null },
+      data: { deleted_at: new Date(), active: false },
+    });
     if (count === 0) throw endpointNotFound(id);
-    await tx.webhookDelivery.updateMany({ where: { endpoint_id: id, status: 'pending' }, data: { status: 'failed', error: ENDPOINT_DELETED } });
+    await tx.webhookDelivery.updateMany({
+      where: { endpoint_id: id, status: 'pending' },
+      data: { status: 'failed', error: ENDPOINT_DELETED },
+    });
     await tx.auditLog.create({ data: auditEntry(caller, AUDIT_EVENTS.deleted, { type: 'webhook_endpoint', id }, { url: endpoint.url }) });
     return tx.webhookEndpoint.findUniqueOrThrow({ where: { id } });
   });
@@ -140,11 +150,17 @@ export async function listDeliveries(
     where.endpoint_id = filter.endpoint_id;
   }
   if (filter.event != null) {
-    if (!isWebhookEvent(filter.event)) throw invalidParameter('event', `unknown event '${filter.event}'; known events: ${WEBHOOK_EVENTS.join(', ')}`);
+    if (!isWebhookEvent(filter.event))
+      throw invalidParameter('event', `unknown event '${filter.event}'; known events: ${WEBHOOK_EVENTS.join(', ')}`);
     where.event = filter.event;
   }
   const [deliveries, total] = await Promise.all([
-    prisma.webhookDelivery.findMany({ where, orderBy: [{ created_at: 'desc' }, { attempt: 'desc' }, { id: 'desc' }], skip: offset, take: limit }),
+    prisma.webhookDelivery.findMany({
+      where,
+      orderBy: [{ created_at: 'desc' }, { attempt: 'desc' }, { id: 'desc' }],
+      skip: offset,
+      take: limit,
+    }),
     prisma.webhookDelivery.count({ where }),
   ]);
   return { total, limit, offset, deliveries };

@@ -15,7 +15,8 @@ export const newMessageId = () => `msg_${uuidv7()}`;
 export type WebhookOutboxClient = Pick<Prisma.TransactionClient, 'webhookEndpoint' | 'webhookDelivery'>;
 
 // BigInt columns (export bytes, total_rows) have no JSON form of their own; Dates become ISO strings.
-const toJson = (data: object): Prisma.InputJsonObject => JSON.parse(JSON.stringify(data, (_key, value) => (typeof value === 'bigint' ? Number(value) : value)));
+const toJson = (data: object): Prisma.InputJsonObject =>
+  JSON.parse(JSON.stringify(data, (_key, value) => (typeof value === 'bigint' ? Number(value) : value)));
 
 /**
  * Queues `type` for every active endpoint of the organisation subscribed to it: one pending first

@@ -41,7 +41,8 @@ const WebhookEndpointRef = builder.objectRef<WebhookEndpointRow>('WebhookEndpoin
 });
 
 const WebhookEndpointWithSecretRef = builder.objectRef<WebhookEndpointRow>('WebhookEndpointWithSecret').implement({
-  description: 'A webhook endpoint with its signing secret: answered once, when created or when its secret is rotated. Store the secret now.',
+  description:
+    'A webhook endpoint with its signing secret: answered once, when created or when its secret is rotated. Store the secret now.',
   fields: (t) => ({
     ...endpointFields(t),
     secret: t.exposeString('secret', {
@@ -51,7 +52,11 @@ const WebhookEndpointWithSecretRef = builder.objectRef<WebhookEndpointRow>('Webh
 });
 
 const DeliveryStatus = builder.enumType('WebhookDeliveryStatus', {
-  values: { pending: { description: 'Waiting to be made (next_attempt_at)' }, succeeded: { description: 'The endpoint answered 2xx' }, failed: { description: 'Any other answer, no answer, or not made' } } as const,
+  values: {
+    pending: { description: 'Waiting to be made (next_attempt_at)' },
+    succeeded: { description: 'The endpoint answered 2xx' },
+    failed: { description: 'Any other answer, no answer, or not made' },
+  } as const,
 });
 
 const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryRow>('WebhookDelivery').implement({
@@ -63,10 +68,18 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryRow>('WebhookDeliver
     event: t.exposeString('event'),
     attempt: t.exposeInt('attempt', { description: '1 for the first attempt, 2 for the first retry, ...' }),
     status: t.field({ type: DeliveryStatus, resolve: (row) => row.status }),
-    response_status: t.exposeInt('response_status', { nullable: true, description: "The endpoint's HTTP status; null when no answer came" }),
+    response_status: t.exposeInt('response_status', {
+      nullable: true,
+      description: "The endpoint's HTTP status; null when no answer came",
+    }),
     error: t.exposeString('error', { nullable: true, description: 'Why the attempt failed (short; response bodies are not kept)' }),
     duration_ms: t.exposeInt('duration_ms', { nullable: true }),
-    delivered_at: t.field({ type: 'DateTime', nullable: true, description: 'When the attempt was made', resolve: (row) => row.delivered_at }),
+    delivered_at: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the attempt was made',
+      resolve: (row) => row.delivered_at,
+    }),
     next_attempt_at: t.field({
       type: 'DateTime',
       nullable: true,
@@ -123,17 +136,29 @@ builder.mutationFields((t) => ({
       'Registers an endpoint for signed webhook events (Standard Webhooks). The answer carries the signing secret, shown only this once. ' +
       `The URL must be http(s) and resolve to public addresses. At most ${MAX_ACTIVE_ENDPOINTS} active endpoints per organisation.`,
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/webhooks/endpoints', responseStatus: 201, tags: TAGS, errors: { 409: 'The organisation has the most active endpoints it may have (WEBHOOK_ENDPOINT_LIMIT)' } } },
+    extensions: {
+      rest: {
+        method: 'POST',
+        path: '/webhooks/endpoints',
+        responseStatus: 201,
+        tags: TAGS,
+        errors: { 409: 'The organisation has the most active endpoints it may have (WEBHOOK_ENDPOINT_LIMIT)' },
+      },
+    },
     args: {
       url: t.arg.string({ required: true, description: 'http or https URL that receives the events', ...maxChars(LIMITS.url) }),
-      events: t.arg.stringList({ description: `Event types to receive (default: all, ${WEBHOOK_EVENTS.join(', ')})`, ...maxChars(LIMITS.event) }),
+      events: t.arg.stringList({
+        description: `Event types to receive (default: all, ${WEBHOOK_EVENTS.join(', ')})`,
+        ...maxChars(LIMITS.event),
+      }),
       description: t.arg.string({ description: 'Your note on the endpoint', ...maxChars(LIMITS.description) }),
     },
     resolve: (_root, args, ctx) => createEndpoint(webhookContext(ctx), args),
   }),
   deleteWebhookEndpoint: t.field({
     type: WebhookEndpointRef,
-    description: 'Deletes an endpoint: it receives nothing more, and attempts still waiting for it fail with "endpoint deleted". Its delivery log stays.',
+    description:
+      'Deletes an endpoint: it receives nothing more, and attempts still waiting for it fail with "endpoint deleted". Its delivery log stays.',
     authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'DELETE', path: '/webhooks/endpoints/:id', tags: TAGS } },
     args: { id: t.arg.id(idArg) },
@@ -141,7 +166,8 @@ builder.mutationFields((t) => ({
   }),
   rotateWebhookSecret: t.field({
     type: WebhookEndpointWithSecretRef,
-    description: 'Replaces the signing secret of an endpoint, effective at once (also for retries still waiting). The new secret is shown only in this answer.',
+    description:
+      'Replaces the signing secret of an endpoint, effective at once (also for retries still waiting). The new secret is shown only in this answer.',
     authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/webhooks/endpoints/:id/rotate-secret', tags: TAGS } },
     args: { id: t.arg.id(idArg) },

@@ -15,17 +15,28 @@ const admin = (path: string, token: string, init: RequestInit & { ip?: string } 
 
 describe('malformed paths', () => {
   it('answers bad percent-encoding with 400 naming the parameter, before authentication', async () => {
-    for (const [method, path] of [['GET', '/orgs/%ZZ'], ['DELETE', '/keys/%C0%AF'], ['GET', '/orgs/%']] as const) {
+    for (const [method, path] of [
+      ['GET', '/orgs/%ZZ'],
+      ['DELETE', '/keys/%C0%AF'],
+      ['GET', '/orgs/%'],
+    ] as const) {
       const res = await t.json(`/admin/v1${path}`, { method });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: "Invalid parameter 'id'", code: 'INVALID_PARAMETER', details: 'id: is not valid percent-encoded UTF-8' });
+      expect(res.body).toEqual({
+        error: "Invalid parameter 'id'",
+        code: 'INVALID_PARAMETER',
+        details: 'id: is not valid percent-encoded UTF-8',
+      });
     }
   });
 
   it('refuses control characters and over-long ids with 400', async () => {
     const control = await admin('/orgs/%7F', TEST_ADMIN_TOKEN);
     expect(control.status).toBe(400);
-    expect(control.body).toMatchObject({ code: 'INVALID_PARAMETER', details: 'id: must not contain control characters (U+007F at character 1)' });
+    expect(control.body).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      details: 'id: must not contain control characters (U+007F at character 1)',
+    });
     const long = await admin(`/keys/${'f'.repeat(65)}`, TEST_ADMIN_TOKEN, { method: 'DELETE' });
     expect(long.status).toBe(400);
     expect(long.body.details).toBe('id: must be at most 64 characters, got 65');
@@ -69,7 +80,15 @@ describe('failed admin-token attempts', () => {
     expect(await t.app.services.db.prisma.organization.count({ where: { name: 'Guessed' } })).toBe(0);
 
     // Another address keeps working.
-    expect((await admin('/orgs', TEST_ADMIN_TOKEN, { method: 'POST', body: JSON.stringify({ name: 'Elsewhere', plan: 'pro' }), ip: '203.0.113.11' })).status).toBe(201);
+    expect(
+      (
+        await admin('/orgs', TEST_ADMIN_TOKEN, {
+          method: 'POST',
+          body: JSON.stringify({ name: 'Elsewhere', plan: 'pro' }),
+          ip: '203.0.113.11',
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('do not include successful requests', async () => {

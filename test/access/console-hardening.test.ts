@@ -38,7 +38,11 @@ describe('malformed paths', () => {
     for (const path of ['/keys/%ZZ/revoke', '/keys/%E0%A4/revoke']) {
       const res = await t.json(`/console${path}`, { method: 'POST' });
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: "Invalid parameter 'id'", code: 'INVALID_PARAMETER', details: 'id: is not valid percent-encoded UTF-8' });
+      expect(res.body).toEqual({
+        error: "Invalid parameter 'id'",
+        code: 'INVALID_PARAMETER',
+        details: 'id: is not valid percent-encoded UTF-8',
+      });
     }
   });
 
@@ -77,7 +81,10 @@ describe('sign-in bodies', () => {
     expect(await long.json()).toMatchObject({ code: 'INVALID_PARAMETER', details: 'key: must be at most 100 characters, got 101' });
     const control = await post('/login', 'key=svc_live_%01', { origin: SELF });
     expect(control.status).toBe(400);
-    expect(await control.json()).toMatchObject({ code: 'INVALID_PARAMETER', details: 'key: must not contain control characters (U+0001 at character 10)' });
+    expect(await control.json()).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      details: 'key: must not contain control characters (U+0001 at character 10)',
+    });
     const missing = await post('/login', '', { origin: SELF });
     expect(missing.status).toBe(400);
     expect((await missing.json()).details).toMatch(/^key: /);
@@ -86,7 +93,10 @@ describe('sign-in bodies', () => {
     const before = await keyCount();
     const name = await post('/keys', 'name=ci%0Dpipeline&environment=live', { origin: SELF, cookie });
     expect(name.status).toBe(400);
-    expect(await name.json()).toMatchObject({ code: 'INVALID_PARAMETER', details: 'name: must not contain control characters (U+000D at character 3)' });
+    expect(await name.json()).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      details: 'name: must not contain control characters (U+000D at character 3)',
+    });
     const longName = await post('/keys', `name=${'n'.repeat(201)}`, { origin: SELF, cookie });
     expect((await longName.json()).details).toBe('name: must be at most 200 characters, got 201');
     const environment = await post('/keys', 'environment=production', { origin: SELF, cookie });
@@ -100,7 +110,13 @@ describe('cross-site requests', () => {
   it('refuses a state-changing request without Origin or Sec-Fetch-Site, and one from another site: 403, nothing changes', async () => {
     const cookie = await signIn();
     const before = await keyCount();
-    const refused: Record<string, string>[] = [{}, { origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }];
+    const refused: Record<string, string>[] = [
+      {},
+      { origin: 'https://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      { 'sec-fetch-site': 'same-site' },
+    ];
     for (const headers of refused) {
       const res = await post('/keys', 'name=csrf&environment=live', { cookie, ...headers });
       expect(res.status).toBe(403);
@@ -124,11 +140,20 @@ describe('cross-site requests', () => {
   });
 
   it('ignores X-Forwarded-* from a peer that is not a trusted proxy', async () => {
-    const res = await post('/login', `key=${key}`, { origin: 'https://lcf.example.com', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'lcf.example.com' });
+    const res = await post('/login', `key=${key}`, {
+      origin: 'https://lcf.example.com',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'lcf.example.com',
+    });
     expect(res.status).toBe(403);
-    const peer = (address: string, headers: Record<string, string>) => ({ socket: { remoteAddress: address }, headers }) as unknown as IncomingMessage;
-    expect(forwardedOrigin(peer('203.0.113.9', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' }), ['10.0.0.1'])).toBeUndefined();
-    expect(forwardedOrigin(peer('10.0.0.1', { 'x-forwarded-proto': 'HTTPS, http', 'x-forwarded-host': 'lcf.example.com' }), ['10.0.0.1'])).toEqual({
+    const peer = (address: string, headers: Record<string, string>) =>
+      ({ socket: { remoteAddress: address }, headers }) as unknown as IncomingMessage;
+    expect(
+      forwardedOrigin(peer('203.0.113.9', { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'evil.example' }), ['10.0.0.1']),
+    ).toBeUndefined();
+    expect(
+      forwardedOrigin(peer('10.0.0.1', { 'x-forwarded-proto': 'HTTPS, http', 'x-forwarded-host': 'lcf.example.com' }), ['10.0.0.1']),
+    ).toEqual({
       proto: 'https',
       host: 'lcf.example.com',
     });
@@ -142,7 +167,12 @@ describe('behind a trusted proxy (real server, TRUSTED_PROXY=127.0.0.1)', () => 
   });
 
   const login = (headers: Record<string, string>) =>
-    fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': FORM, ...headers }, body: `key=${key}` });
+    fetch(`${base}/console/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': FORM, ...headers },
+      body: `key=${key}`,
+    });
 
   it('takes the origin from X-Forwarded-Proto/Host and marks the session cookie Secure over https', async () => {
     const proxied = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'lcf.example.com', 'x-forwarded-for': '198.51.100.20' };

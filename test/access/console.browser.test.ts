@@ -73,14 +73,20 @@ describe.skipIf(!HAS_CHROMIUM)('API-key console in Chromium', () => {
   });
 
   it('refuses forms from another origin', async () => {
-    const res = await fetch(`${base}/console/keys`, { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' }, body: 'environment=live' });
+    const res = await fetch(`${base}/console/keys`, {
+      method: 'POST',
+      headers: { origin: 'https://evil.example', 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'environment=live',
+    });
     expect(res.status).toBe(403);
   });
 
   it('refuses a form another site submits in the browser', async () => {
     const evil = createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
-      res.end(`<form method="post" action="${base}/console/login"><input name="key" value="${signInKey}"></form><script>document.forms[0].submit()</script>`);
+      res.end(
+        `<form method="post" action="${base}/console/login"><input name="key" value="${signInKey}"></form><script>document.forms[0].submit()</script>`,
+      );
     });
     await new Promise<void>((resolve) => evil.listen(0, '127.0.0.1', resolve));
     try {

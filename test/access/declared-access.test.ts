@@ -50,14 +50,16 @@ function expectedAnswer(access: Access, caller: CallerKind): Answer {
   if (access.bi && !caller.bi) return { status: 402, code: 'BI_NOT_ENABLED' };
   const organisation = access.organisation || access.plan || access.writes || access.records;
   if (organisation && !caller.orgContext && !caller.demo) return { status: 403, code: 'NO_ORGANIZATION_CONTEXT' };
-  if (access.plan && PLANS.indexOf(caller.plan) < PLANS.indexOf(PLAN_RULES[access.plan].minimum)) return { status: 403, code: 'PLAN_TOO_LOW' };
+  if (access.plan && PLANS.indexOf(caller.plan) < PLANS.indexOf(PLAN_RULES[access.plan].minimum))
+    return { status: 403, code: 'PLAN_TOO_LOW' };
   if (access.writes && caller.demo) return { status: 403, code: 'SANDBOX_READ_ONLY' };
   if (access.records && caller.demo) return { status: 403, code: 'NO_ORGANIZATION_CONTEXT' };
   return 'allowed';
 }
 
 /** What the caller met, as comparable to expectedAnswer: a refusal for an access reason, or anything else. */
-const answerOf = (status: number, code: unknown): Answer => (typeof code === 'string' && ACCESS_CODES.has(code) ? { status, code } : 'allowed');
+const answerOf = (status: number, code: unknown): Answer =>
+  typeof code === 'string' && ACCESS_CODES.has(code) ? { status, code } : 'allowed';
 
 /** A value GraphQL accepts for an input type: enough for the request to reach the field's access check. */
 function sample(type: GraphQLInputType): unknown {
@@ -65,14 +67,22 @@ function sample(type: GraphQLInputType): unknown {
   if (isListType(type)) return [];
   const named = getNamedType(type);
   if (isEnumType(named)) return named.getValues()[0]!.value;
-  if (isInputObjectType(named)) return Object.fromEntries(Object.values(named.getFields()).filter((f) => isNonNullType(f.type)).map((f) => [f.name, sample(f.type)]));
+  if (isInputObjectType(named))
+    return Object.fromEntries(
+      Object.values(named.getFields())
+        .filter((f) => isNonNullType(f.type))
+        .map((f) => [f.name, sample(f.type)]),
+    );
   return { Int: 1, Float: 1, Boolean: true, DateTime: '2024-01-01T00:00:00Z', Date: '2024-01-01', JSON: {}, Long: 1 }[named.name] ?? UUID;
 }
 const requiredArgs = (args: readonly GraphQLArgument[]) => args.filter((a) => isNonNullType(a.type) && a.defaultValue === undefined);
 
 const rootFields = () =>
   (['query', 'mutation'] as const).flatMap((operation) =>
-    Object.values((operation === 'query' ? schema.getQueryType() : schema.getMutationType())!.getFields()).map((field) => ({ operation, field })),
+    Object.values((operation === 'query' ? schema.getQueryType() : schema.getMutationType())!.getFields()).map((field) => ({
+      operation,
+      field,
+    })),
   );
 const restRouteOf = (field: GraphQLField<unknown, unknown>) => field.extensions?.rest as RestRoute | undefined;
 
@@ -82,7 +92,11 @@ const callers: CallerKind[] = [{ name: 'no key', plan: 'free', bi: false, orgCon
 beforeAll(async () => {
   t = await createTestApp();
   const orgs = Object.fromEntries(await Promise.all(PLANS.map(async (plan) => [plan, (await t.createOrg(plan)).id] as const)));
-  const key = async (name: string, plan: Plan, options: { environment?: 'live' | 'test'; bi_enabled?: boolean; org_context?: boolean } = {}) => {
+  const key = async (
+    name: string,
+    plan: Plan,
+    options: { environment?: 'live' | 'test'; bi_enabled?: boolean; org_context?: boolean } = {},
+  ) => {
     const { key } = await t.createKey(orgs[plan]!, options);
     const orgContext = options.org_context ?? true;
     callers.push({ name, key, plan, bi: options.bi_enabled ?? false, orgContext, demo: options.environment === 'test' && !orgContext });
@@ -91,7 +105,11 @@ beforeAll(async () => {
   await key('enterprise with BI', 'enterprise', { bi_enabled: true });
   // With BI and the highest plan, so that the missing organisation context is the only reason left.
   await key('enterprise with BI, no organisation context', 'enterprise', { bi_enabled: true, org_context: false });
-  await key('svc_test_ without organisation context (demo sandbox)', 'enterprise', { environment: 'test', bi_enabled: true, org_context: false });
+  await key('svc_test_ without organisation context (demo sandbox)', 'enterprise', {
+    environment: 'test',
+    bi_enabled: true,
+    org_context: false,
+  });
   await key('svc_test_ with organisation context (its sandbox)', 'business', { environment: 'test' });
 });
 afterAll(() => t.close());
@@ -104,7 +122,11 @@ function requestOf(route: Route): { path: string; init: RequestInit } {
     return rest && rest.method === route.method && `${REST_BASE}${rest.path}` === route.pattern;
   })?.field;
   const pathParams = new Set([...route.pattern.matchAll(/:(\w+)/g)].map((m) => m[1]));
-  const args = Object.fromEntries(requiredArgs(field?.args ?? []).filter((a) => !pathParams.has(a.name)).map((a) => [a.name, sample(a.type)]));
+  const args = Object.fromEntries(
+    requiredArgs(field?.args ?? [])
+      .filter((a) => !pathParams.has(a.name))
+      .map((a) => [a.name, sample(a.type)]),
+  );
   if (route.method === 'GET') {
     const query = new URLSearchParams(Object.entries(args).map(([name, value]) => [name, String(value)])).toString();
     return { path: query ? `${path}?${query}` : path, init: { method: 'GET' } };
@@ -122,7 +144,9 @@ describe(`declared access on ${TEST_DATABASE_KIND}`, () => {
     const sofaRoutes = t.app.routes.routes.filter((r) => r.owner === 'sofa');
     expect(sofaRoutes.length).toBe(rootFields().filter(({ field }) => restRouteOf(field)).length);
     for (const route of sofaRoutes) {
-      const { field } = rootFields().find(({ field }) => `${REST_BASE}${restRouteOf(field)?.path}` === route.pattern && restRouteOf(field)?.method === route.method)!;
+      const { field } = rootFields().find(
+        ({ field }) => `${REST_BASE}${restRouteOf(field)?.path}` === route.pattern && restRouteOf(field)?.method === route.method,
+      )!;
       expect(route.access, route.pattern).toEqual(fieldAccess(field));
     }
   });
@@ -143,13 +167,21 @@ describe(`declared access on ${TEST_DATABASE_KIND}`, () => {
         const actual = answerOf(res.status, code);
         if (actual !== 'allowed') refusalsSeen.add(`${actual.status} ${actual.code}`);
         if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-          mismatches.push(`${route.method} ${path} as ${caller.name}: expected ${JSON.stringify(expected)}, got ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+          mismatches.push(
+            `${route.method} ${path} as ${caller.name}: expected ${JSON.stringify(expected)}, got ${res.status} ${JSON.stringify(body).slice(0, 200)}`,
+          );
         }
       }
     }
     expect(mismatches).toEqual([]);
     // Every refusal of the rules was met on some route.
-    expect([...refusalsSeen].sort()).toEqual(['401 MISSING_API_KEY', '402 BI_NOT_ENABLED', '403 NO_ORGANIZATION_CONTEXT', '403 PLAN_TOO_LOW', '403 SANDBOX_READ_ONLY']);
+    expect([...refusalsSeen].sort()).toEqual([
+      '401 MISSING_API_KEY',
+      '402 BI_NOT_ENABLED',
+      '403 NO_ORGANIZATION_CONTEXT',
+      '403 PLAN_TOO_LOW',
+      '403 SANDBOX_READ_ONLY',
+    ]);
   });
 
   it('every GraphQL root field refuses exactly the callers its authScopes refuse', async () => {
@@ -167,7 +199,9 @@ describe(`declared access on ${TEST_DATABASE_KIND}`, () => {
         const expected = expectedAnswer(fieldAccess(field), caller);
         const actual = answerOf(res.status, res.body?.errors?.[0]?.extensions?.code);
         if (JSON.stringify(actual) !== JSON.stringify(expected)) {
-          mismatches.push(`${field.name} as ${caller.name}: expected ${JSON.stringify(expected)}, got ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+          mismatches.push(
+            `${field.name} as ${caller.name}: expected ${JSON.stringify(expected)}, got ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`,
+          );
         }
       }
     }
@@ -176,12 +210,18 @@ describe(`declared access on ${TEST_DATABASE_KIND}`, () => {
 
   it('the OpenAPI document states each operation’s declared access: security, plan, 402 and 403', async () => {
     const doc = (await t.json('/v1/openapi.json')).body;
-    const documented = Object.entries(doc.paths as Record<string, Record<string, { security: unknown; description?: string; responses: Record<string, unknown> }>>).flatMap(
-      ([p, operations]) => Object.entries(operations).map(([method, op]) => ({ key: `${method.toUpperCase()} ${REST_BASE}${p.replace(/\{(\w+)\}/g, ':$1')}`, op })),
+    const documented = Object.entries(
+      doc.paths as Record<string, Record<string, { security: unknown; description?: string; responses: Record<string, unknown> }>>,
+    ).flatMap(([p, operations]) =>
+      Object.entries(operations).map(([method, op]) => ({
+        key: `${method.toUpperCase()} ${REST_BASE}${p.replace(/\{(\w+)\}/g, ':$1')}`,
+        op,
+      })),
     );
     const routes = new Map(t.app.routes.routes.map((r) => [`${r.method} ${r.pattern}`, r]));
     // Every SOFA route is documented, and every documented operation is a route with a declaration.
-    for (const route of t.app.routes.routes.filter((r) => r.owner === 'sofa')) expect(documented.map((d) => d.key)).toContain(`${route.method} ${route.pattern}`);
+    for (const route of t.app.routes.routes.filter((r) => r.owner === 'sofa'))
+      expect(documented.map((d) => d.key)).toContain(`${route.method} ${route.pattern}`);
     for (const { key, op } of documented) {
       const access = routes.get(key)?.access;
       expect(access, key).toBeDefined();

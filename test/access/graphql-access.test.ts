@@ -16,7 +16,11 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const send = (key: string, body: object) =>
-  t.json('/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify(body) });
+  t.json('/v1/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify(body),
+  });
 
 describe('GraphQL access by plan', () => {
   it.each(['free', 'pro'])('%s: runs an approved template sent as text or as its hash', async (plan) => {
@@ -24,9 +28,15 @@ describe('GraphQL access by plan', () => {
     expect(byText.status).toBe(200);
     expect(byText.body.data.factorByRegion.unit).toBe('kg CO2e/kWh');
     // Whitespace and comments do not make another query.
-    const reformatted = await send(keys[plan]!, { query: template.replace(/^#.*$/gm, '').replace(/\s+/g, ' '), variables: { regionCode: 'FR' } });
+    const reformatted = await send(keys[plan]!, {
+      query: template.replace(/^#.*$/gm, '').replace(/\s+/g, ' '),
+      variables: { regionCode: 'FR' },
+    });
     expect(reformatted.status).toBe(200);
-    const byHash = await send(keys[plan]!, { variables: { regionCode: 'DE' }, extensions: { persistedQuery: { version: 1, sha256Hash: templateHash } } });
+    const byHash = await send(keys[plan]!, {
+      variables: { regionCode: 'DE' },
+      extensions: { persistedQuery: { version: 1, sha256Hash: templateHash } },
+    });
     expect(byHash.status).toBe(200);
     expect(byHash.body.data.factorByRegion).toEqual(byText.body.data.factorByRegion);
   });
@@ -38,7 +48,10 @@ describe('GraphQL access by plan', () => {
     expect(res.body.errors[0].extensions.code).toBe('OPERATION_NOT_APPROVED');
     expect(res.body.errors[0].message).toMatch(/approved query templates/);
     // An extra field on a template is a different query.
-    const extended = await send(keys[plan]!, { query: template.replace('unit', 'unit\n    registry { display_name }'), variables: { regionCode: 'DE' } });
+    const extended = await send(keys[plan]!, {
+      query: template.replace('unit', 'unit\n    registry { display_name }'),
+      variables: { regionCode: 'DE' },
+    });
     expect(extended.status).toBe(403);
   });
 
@@ -60,7 +73,8 @@ describe('GraphQL access by plan', () => {
     expect(tooManyAliases.body.data).toBeUndefined();
     expect(tooManyAliases.body.errors[0].extensions.code).toBe('MAX_ALIASES_EXCEEDED');
     const deep = await send(keys.enterprise!, {
-      query: '{ organization { id } assets(first: 1) { edges { node { product { id } active_calculation { emission_factor(type: GRID) { registry { display_name } } } } } } }',
+      query:
+        '{ organization { id } assets(first: 1) { edges { node { product { id } active_calculation { emission_factor(type: GRID) { registry { display_name } } } } } } }',
     });
     expect(deep.status).toBe(200);
     const tokens = `{ ${'organization { id } '.repeat(700)} }`;

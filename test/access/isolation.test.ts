@@ -7,7 +7,11 @@ let t: TestApp;
 const org: Record<'A' | 'B', { id: string; key: string; assetIds: string[]; calculationId: string }> = {} as never;
 
 const importAssets = (key: string, assets: object[]) =>
-  t.json('/v1/assets', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: JSON.stringify({ assets }) });
+  t.json('/v1/assets', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+    body: JSON.stringify({ assets }),
+  });
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -24,7 +28,9 @@ beforeAll(async () => {
   }
   await t.app.services.calculations.flush();
   for (const name of ['A', 'B'] as const) {
-    org[name].assetIds = (await t.app.services.db.prisma.asset.findMany({ where: { org_id: org[name].id }, select: { id: true } })).map((a) => a.id);
+    org[name].assetIds = (await t.app.services.db.prisma.asset.findMany({ where: { org_id: org[name].id }, select: { id: true } })).map(
+      (a) => a.id,
+    );
     expect(org[name].assetIds).toHaveLength(2);
   }
 });
@@ -32,7 +38,11 @@ afterAll(() => t.close());
 
 describe(`organisation isolation on ${TEST_DATABASE_KIND}`, () => {
   it('GraphQL organization, asset and assets show only the caller’s organisation', async () => {
-    const res = await t.graphql('{ organization { id asset_count } assets(first: 100) { edges { node { id serial_number active_calculation { id } } } } }', {}, org.A.key);
+    const res = await t.graphql(
+      '{ organization { id asset_count } assets(first: 100) { edges { node { id serial_number active_calculation { id } } } } }',
+      {},
+      org.A.key,
+    );
     expect(res.body.data.organization).toEqual({ id: org.A.id, asset_count: 2 });
     const nodes = res.body.data.assets.edges.map((e: any) => e.node);
     expect(nodes.map((n: any) => n.id).sort()).toEqual([...org.A.assetIds].sort());
@@ -79,7 +89,12 @@ describe(`organisation isolation on ${TEST_DATABASE_KIND}`, () => {
 
   it('the console of A cannot revoke B’s keys', async () => {
     const base = await t.listen();
-    const login = await fetch(`${base}/console/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base }, body: `key=${org.A.key}` });
+    const login = await fetch(`${base}/console/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: base },
+      body: `key=${org.A.key}`,
+    });
     const cookie = login.headers.get('set-cookie')!.split(';')[0]!;
     const bKey = await t.app.services.db.prisma.apiKey.findFirstOrThrow({ where: { org_id: org.B.id } });
     await fetch(`${base}/console/keys/${bKey.id}/revoke`, { method: 'POST', redirect: 'manual', headers: { cookie, origin: base } });

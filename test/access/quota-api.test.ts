@@ -4,7 +4,8 @@ import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 
 const FOOTPRINT = '/v1/footprint?brand=Dell&model=Latitude&country=DE';
-const nextUtcMidnight = () => Math.floor(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) / 1000);
+const nextUtcMidnight = () =>
+  Math.floor(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1) / 1000);
 
 describe(`plan quotas over REST and GraphQL on ${TEST_DATABASE_KIND}`, () => {
   let t: TestApp;
@@ -52,7 +53,11 @@ describe(`plan quotas over REST and GraphQL on ${TEST_DATABASE_KIND}`, () => {
     expect(batch.status).toBe(200);
     expect(batch.headers.get('x-ratelimit-remaining')).toBe('24');
     const graphql = (query: string, variables = {}) =>
-      t.json('/v1/graphql', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
+      t.json('/v1/graphql', {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
     // An ad-hoc query is refused on the free plan (403), which costs nothing; an approved template is served.
     const adHoc = await graphql('{ organization { plan } }');
     expect(adHoc.status).toBe(403);

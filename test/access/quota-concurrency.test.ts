@@ -42,7 +42,9 @@ describe(`exact quotas under concurrency, two instances, counters in ${store}`, 
     );
     const admitted = statuses.filter((s) => s === 200).length;
     const perInstance = [0, 1].map((n) => statuses.filter((s, i) => s === 200 && i % 2 === n).length);
-    console.log(`quota concurrency (${store}): 200 requests, budget ${budget}: admitted ${admitted} (instance 1: ${perInstance[0]}, instance 2: ${perInstance[1]})`);
+    console.log(
+      `quota concurrency (${store}): 200 requests, budget ${budget}: admitted ${admitted} (instance 1: ${perInstance[0]}, instance 2: ${perInstance[1]})`,
+    );
     expect(admitted).toBe(budget);
     expect(statuses.filter((s) => s === 429)).toHaveLength(budget);
     const next = await fetch(`${urls[1]}/v1/reference/categories`, { headers: { authorization: `Bearer ${key}` } });

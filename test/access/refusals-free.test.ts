@@ -13,7 +13,9 @@ const MINUTE = 3;
 describe(`auth before quota, refusals free, counters in ${store}`, () => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await createTestApp({ QUOTA_LIMITS: `day.free=${DAY},minute.free=1000,day.pro=1000,minute.pro=${MINUTE},day.business=${DAY},minute.business=1000` });
+    t = await createTestApp({
+      QUOTA_LIMITS: `day.free=${DAY},minute.free=1000,day.pro=1000,minute.pro=${MINUTE},day.business=${DAY},minute.business=1000`,
+    });
   });
   afterAll(() => t.close());
 
@@ -33,10 +35,20 @@ describe(`auth before quota, refusals free, counters in ${store}`, () => {
     const ip = '203.0.113.41';
     const anonymous: QuotaSubject = { kind: 'anonymous', ip };
     const keyedRoutes = async () => {
-      const assets = await t.json('/v1/assets', { ip, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"assets":[]}' });
+      const assets = await t.json('/v1/assets', {
+        ip,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"assets":[]}',
+      });
       expect(assets.status).toBe(401);
       expect(assets.body.code).toBe('MISSING_API_KEY');
-      const graphql = await t.json('/v1/graphql', { ip, method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      const graphql = await t.json('/v1/graphql', {
+        ip,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"query":"{ __typename }"}',
+      });
       expect(graphql.status).toBe(401);
       expect(graphql.body.errors[0].extensions.code).toBe('MISSING_API_KEY');
       // The route's own 401: OData's invites HTTP Basic.
@@ -112,7 +124,8 @@ describe(`auth before quota, refusals free, counters in ${store}`, () => {
 
   it("charges no request for a 429 of the export allowance, which carries that allowance's own headers", async () => {
     const { auth, subject } = await keyed('business');
-    const submit = () => t.json('/v1/org/export/jobs', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    const submit = () =>
+      t.json('/v1/org/export/jobs', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
     const accepted = await submit();
     expect(accepted.status).toBe(202);
     expect(accepted.headers.get('x-ratelimit-remaining')).toBe(String(DAY - 1));

@@ -11,7 +11,8 @@ let demoKey: string;
 
 const prisma = () => t.app.services.db.prisma;
 const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
-const restImport = (key: string, assets: object[]) => t.json('/v1/assets', { method: 'POST', headers: auth(key), body: JSON.stringify({ assets }) });
+const restImport = (key: string, assets: object[]) =>
+  t.json('/v1/assets', { method: 'POST', headers: auth(key), body: JSON.stringify({ assets }) });
 const IMPORT = 'mutation ($a: [AssetInput!]!) { importAssets(assets: $a) { created updated assets { id serial_number } } }';
 const IMPORT_CSV = 'mutation ($csv: String!) { importAssetsCsv(csv: $csv) { created updated assets { id serial_number } } }';
 const ASSET_BY_ID = 'query ($id: ID!) { asset(id: $id) { id serial_number status } }';
@@ -23,9 +24,17 @@ beforeAll(async () => {
     const { id } = await t.createOrg('business', `Org ${name}`);
     const live = (await t.createKey(id)).key;
     const serials = [1, 2, 3].map((n) => `${name}-${n}`);
-    const imported = await restImport(live, serials.map((serial_number) => ({ brand: 'Dell', model: 'Latitude 5440', serial_number, country: 'DE', status: 'in_use' })));
+    const imported = await restImport(
+      live,
+      serials.map((serial_number) => ({ brand: 'Dell', model: 'Latitude 5440', serial_number, country: 'DE', status: 'in_use' })),
+    );
     expect(imported.status, JSON.stringify(imported.body)).toBe(200);
-    org[name] = { id, live, test: (await t.createKey(id, { environment: 'test' })).key, realAssetIds: imported.body.assets.map((a: { id: string }) => a.id) };
+    org[name] = {
+      id,
+      live,
+      test: (await t.createKey(id, { environment: 'test' })).key,
+      realAssetIds: imported.body.assets.map((a: { id: string }) => a.id),
+    };
   }
   demoKey = (await t.createKey(org.A.id, { environment: 'test', org_context: false })).key;
 });
@@ -34,7 +43,12 @@ afterAll(() => t.close());
 describe(`svc_test_ keys on ${TEST_DATABASE_KIND}`, () => {
   it('work in their organisation’s own sandbox: the demo estate, same plan, never the real organisation', async () => {
     const res = await t.graphql('{ organization { id name plan asset_count } }', {}, org.A.test);
-    expect(res.body.data.organization).toEqual({ id: sandboxOrgId(org.A.id), name: 'Sandbox of Org A', plan: 'business', asset_count: 120 });
+    expect(res.body.data.organization).toEqual({
+      id: sandboxOrgId(org.A.id),
+      name: 'Sandbox of Org A',
+      plan: 'business',
+      asset_count: 120,
+    });
     expect(sandboxOrgId(org.A.id)).not.toBe(sandboxOrgId(org.B.id));
     const real = await t.graphql(ASSET_BY_ID, { id: org.A.realAssetIds[0] }, org.A.test);
     expect(real.body).toEqual({ data: { asset: null }, extensions: expect.any(Object) });
@@ -42,24 +56,39 @@ describe(`svc_test_ keys on ${TEST_DATABASE_KIND}`, () => {
 
   for (const [via, serial, importWith] of [
     ['REST POST /v1/assets', 'A-1', async (key: string, asset: Record<string, string>) => (await restImport(key, [asset])).body],
-    ['GraphQL importAssets', 'A-2', async (key: string, asset: Record<string, string>) => (await t.graphql(IMPORT, { a: [asset] }, key)).body.data.importAssets],
+    [
+      'GraphQL importAssets',
+      'A-2',
+      async (key: string, asset: Record<string, string>) => (await t.graphql(IMPORT, { a: [asset] }, key)).body.data.importAssets,
+    ],
     [
       'GraphQL importAssetsCsv',
       'A-3',
       async (key: string, asset: Record<string, string>) =>
-        (await t.graphql(IMPORT_CSV, { csv: `${Object.keys(asset).join(',')}\n${Object.values(asset).join(',')}` }, key)).body.data.importAssetsCsv,
+        (await t.graphql(IMPORT_CSV, { csv: `${Object.keys(asset).join(',')}\n${Object.values(asset).join(',')}` }, key)).body.data
+          .importAssetsCsv,
     ],
   ] as const) {
     it(`${via} with a test key leaves the real organisation unchanged`, async () => {
       const before = await realAssets(org.A.id);
       // The serial number of a real asset: in the sandbox it is a new asset, the real one stays in use.
-      const result = await importWith(org.A.test, { brand: 'HP', model: 'EliteBook 840 G10', serial_number: serial, country: 'FR', status: 'disposed' });
+      const result = await importWith(org.A.test, {
+        brand: 'HP',
+        model: 'EliteBook 840 G10',
+        serial_number: serial,
+        country: 'FR',
+        status: 'disposed',
+      });
       expect(result).toMatchObject({ created: 1, updated: 0 });
       const imported = result.assets[0].id;
       expect(await realAssets(org.A.id)).toEqual(before);
       expect(before.map((a) => a.status)).toEqual(['in_use', 'in_use', 'in_use']);
 
-      expect((await t.graphql(ASSET_BY_ID, { id: imported }, org.A.test)).body.data.asset).toEqual({ id: imported, serial_number: serial, status: 'disposed' });
+      expect((await t.graphql(ASSET_BY_ID, { id: imported }, org.A.test)).body.data.asset).toEqual({
+        id: imported,
+        serial_number: serial,
+        status: 'disposed',
+      });
       expect((await t.graphql(ASSET_BY_ID, { id: imported }, org.A.live)).body.data.asset).toBeNull();
       expect((await prisma().asset.findUniqueOrThrow({ where: { id: imported } })).org_id).toBe(sandboxOrgId(org.A.id));
     });
@@ -71,7 +100,11 @@ describe(`svc_test_ keys on ${TEST_DATABASE_KIND}`, () => {
     const id = inB.body.assets[0].id;
     expect((await t.graphql(ASSET_BY_ID, { id }, org.B.test)).body.data.asset.serial_number).toBe('ONLY-IN-B');
     expect((await t.graphql(ASSET_BY_ID, { id }, org.A.test)).body.data.asset).toBeNull();
-    const page = await t.graphql('{ organization { id } assets(first: 100, country: "PL") { edges { node { serial_number } } } }', {}, org.A.test);
+    const page = await t.graphql(
+      '{ organization { id } assets(first: 100, country: "PL") { edges { node { serial_number } } } }',
+      {},
+      org.A.test,
+    );
     expect(page.body.data.organization.id).toBe(sandboxOrgId(org.A.id));
     expect(JSON.stringify(page.body)).not.toContain('ONLY-IN-B');
   });
@@ -84,7 +117,11 @@ describe(`svc_test_ keys on ${TEST_DATABASE_KIND}`, () => {
     for (const { body } of [first, second]) {
       expect((await prisma().calculation.findUniqueOrThrow({ where: { id: body.calculation_id } })).org_id).toBe(sandboxOrgId(org.A.id));
     }
-    expect(await prisma().calculation.count({ where: { org_id: org.A.id, id: { in: [first.body.calculation_id, second.body.calculation_id] } } })).toBe(0);
+    expect(
+      await prisma().calculation.count({
+        where: { org_id: org.A.id, id: { in: [first.body.calculation_id, second.body.calculation_id] } },
+      }),
+    ).toBe(0);
   });
 
   it('count their usage for the key’s own organisation', async () => {
@@ -124,12 +161,22 @@ describe(`svc_test_ keys without organisation context on ${TEST_DATABASE_KIND}`,
     const rest = await restImport(demoKey, [asset]);
     expect(rest.status).toBe(403);
     expect(rest.body).toMatchObject({ code: 'SANDBOX_READ_ONLY' });
-    const csv = await t.json('/v1/assets/csv', { method: 'POST', headers: auth(demoKey), body: JSON.stringify({ csv: 'brand,model,serial_number,country\nHP,X,DEMO-CSV,DE' }) });
+    const csv = await t.json('/v1/assets/csv', {
+      method: 'POST',
+      headers: auth(demoKey),
+      body: JSON.stringify({ csv: 'brand,model,serial_number,country\nHP,X,DEMO-CSV,DE' }),
+    });
     expect([csv.status, csv.body.code]).toEqual([403, 'SANDBOX_READ_ONLY']);
     const gql = await t.graphql(IMPORT, { a: [asset] }, demoKey);
     expect(gql.body.errors[0].extensions.code).toBe('SANDBOX_READ_ONLY');
-    const ids = (await t.graphql('{ assets(first: 2) { edges { node { id } } } }', {}, demoKey)).body.data.assets.edges.map((e: any) => e.node.id);
-    const scenario = await t.graphql('mutation ($ids: [ID!]!) { simulateRefurbish(assetIds: $ids) { affected_assets_count } }', { ids }, demoKey);
+    const ids = (await t.graphql('{ assets(first: 2) { edges { node { id } } } }', {}, demoKey)).body.data.assets.edges.map(
+      (e: any) => e.node.id,
+    );
+    const scenario = await t.graphql(
+      'mutation ($ids: [ID!]!) { simulateRefurbish(assetIds: $ids) { affected_assets_count } }',
+      { ids },
+      demoKey,
+    );
     expect(scenario.body.errors[0].extensions.code).toBe('SANDBOX_READ_ONLY');
 
     const footprint = await t.json('/v1/footprint?brand=Dell&model=Latitude%205440&country=FR', { headers: auth(demoKey) });

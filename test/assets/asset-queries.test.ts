@@ -48,7 +48,10 @@ const PAGE = `query Page($first: Int, $after: String) {
 
 describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
   it('resolves every field of spec table 2.13 for an asset, with real data', async () => {
-    const row = await prisma().asset.findFirstOrThrow({ where: { org_id: orgId, product_id: { not: null } }, include: { product: true, active_calculation: true } });
+    const row = await prisma().asset.findFirstOrThrow({
+      where: { org_id: orgId, product_id: { not: null } },
+      include: { product: true, active_calculation: true },
+    });
     const res = await t.graphql(`query One($id: ID!) { asset(id: $id) { ${ASSET_FIELDS} } }`, { id: row.id }, key);
     expect(res.body.errors).toBeUndefined();
     const a = res.body.data.asset;
@@ -63,7 +66,13 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
       total_kg_co2e: row.total_kg_co2e,
       production_kg: row.production_kg,
       use_phase_kg: row.use_phase_kg,
-      product: { id: row.product!.id, brand: row.product!.brand, mpn: row.product!.mpn, name: row.product!.name, category: row.product!.category },
+      product: {
+        id: row.product!.id,
+        brand: row.product!.brand,
+        mpn: row.product!.mpn,
+        name: row.product!.name,
+        category: row.product!.category,
+      },
     });
     expect(a.total_kg_co2e).toBeGreaterThan(0);
     const c = a.active_calculation;
@@ -88,7 +97,10 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
     expect(c.methodology_card.engine_version).toMatch(/^4\./);
     expect(c.methodology_card.standard).toMatch(/ISO 14067/);
     // the interval of the calculation's total from its recorded uncertainty: multiplicative, above zero
-    expect(c.methodology_card.interval).toEqual({ ...uncertaintyInterval(c.total_kg_co2e, c.methodology_card.uncertainty_pct), method: INTERVAL_METHOD });
+    expect(c.methodology_card.interval).toEqual({
+      ...uncertaintyInterval(c.total_kg_co2e, c.methodology_card.uncertainty_pct),
+      method: INTERVAL_METHOD,
+    });
     expect(c.methodology_card.interval.low_kg).toBeGreaterThan(0);
     expect(c.methodology_card.interval.low_kg).toBeLessThan(c.total_kg_co2e);
     expect(c.methodology_card.data_sources.some((s: string) => s.startsWith(`grid factor ${row.country}`))).toBe(true);
@@ -100,11 +112,19 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
     const res = await t.graphql(`query One($id: ID!) { asset(id: $id) { id } }`, { id: otherAssetId }, key);
     expect(res.body).toEqual({ data: { asset: null }, extensions: expect.any(Object) });
     // The same asset is visible to its own organisation.
-    expect((await t.graphql(`query One($id: ID!) { asset(id: $id) { id } }`, { id: otherAssetId }, otherKey)).body.data.asset.id).toBe(otherAssetId);
+    expect((await t.graphql(`query One($id: ID!) { asset(id: $id) { id } }`, { id: otherAssetId }, otherKey)).body.data.asset.id).toBe(
+      otherAssetId,
+    );
     // A factor without licence or URL in the source stays null (US states: public domain with URL; pick any factor lacking them, if the data has one).
     const bare = await prisma().emissionFactor.findFirst({ where: { OR: [{ source_url: null }, { source_license: null }] } });
     if (bare) {
-      const f = (await t.graphql(`query F($r: String!, $d: DateTime) { factorByRegion(type: GRID, regionCode: $r, atDate: $d) { source_url source_license } }`, { r: bare.region_code, d: bare.valid_from.toISOString() }, key)).body.data.factorByRegion;
+      const f = (
+        await t.graphql(
+          `query F($r: String!, $d: DateTime) { factorByRegion(type: GRID, regionCode: $r, atDate: $d) { source_url source_license } }`,
+          { r: bare.region_code, d: bare.valid_from.toISOString() },
+          key,
+        )
+      ).body.data.factorByRegion;
       expect(f).toEqual({ source_url: bare.source_url, source_license: bare.source_license });
     }
     const bad = await t.graphql(`query One($id: ID!) { asset(id: $id) { id } }`, { id: 'not-a-uuid' }, key);
@@ -144,7 +164,9 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
 
   it('answers a cursor of another organisation’s asset exactly like an unknown or malformed one', async () => {
     const cursorOf = (id: string) => Buffer.from(`GPC:S:${id}`).toString('base64');
-    const own = (await prisma().asset.findMany({ where: { org_id: orgId }, select: { id: true }, orderBy: { id: 'asc' }, take: 3 })).map((a) => a.id);
+    const own = (await prisma().asset.findMany({ where: { org_id: orgId }, select: { id: true }, orderBy: { id: 'asc' }, take: 3 })).map(
+      (a) => a.id,
+    );
     const next = await t.graphql(PAGE, { first: 2, after: cursorOf(own[0]!) }, key);
     expect(next.body.data.assets.edges.map((e: any) => e.node.id)).toEqual(own.slice(1));
 
@@ -156,8 +178,12 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
       Buffer.from(`GPC:S:${'f'.repeat(100)}`).toString('base64'), // over-long
     ];
     const answers = await Promise.all(forged.map((after) => t.graphql(PAGE, { first: 10, after }, key)));
-    expect(answers[0]!.body.errors[0].extensions).toMatchObject({ code: 'INVALID_CURSOR', details: 'after: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)' });
-    for (const answer of answers) expect({ status: answer.status, body: answer.body }).toEqual({ status: answers[0]!.status, body: answers[0]!.body });
+    expect(answers[0]!.body.errors[0].extensions).toMatchObject({
+      code: 'INVALID_CURSOR',
+      details: 'after: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)',
+    });
+    for (const answer of answers)
+      expect({ status: answer.status, body: answer.body }).toEqual({ status: answers[0]!.status, body: answers[0]!.body });
     // The asset is a valid cursor for its own organisation.
     expect((await t.graphql(PAGE, { first: 1, after: cursorOf(otherAssetId) }, otherKey)).body.errors).toBeUndefined();
   });
@@ -202,7 +228,13 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
           totalCount edges { node { id status category country purchase_date } }
         }
       }`,
-      { status: filters.status, category: filters.category, country: filters.country, from: filters.purchase_date_from, to: filters.purchase_date_to },
+      {
+        status: filters.status,
+        category: filters.category,
+        country: filters.country,
+        from: filters.purchase_date_from,
+        to: filters.purchase_date_to,
+      },
       key,
     );
     expect(res.body.errors).toBeUndefined();
@@ -259,14 +291,29 @@ describe(`factorByRegion on ${TEST_DATABASE_KIND}`, () => {
     const B = `query F($r: String!, $d: DateTime) { factorByRegion(type: GRID, regionCode: $r, atDate: $d) {
       value unit source basis published_value published_basis uplift uplift_source } }`;
     const ca = (await t.graphql(B, { r: 'US-CA' }, key)).body.data.factorByRegion;
-    expect(ca).toMatchObject({ value: 0.241221, unit: 'kg CO2e/kWh', basis: 'lifecycle_co2e', published_value: 0.207512, published_basis: 'direct_co2e', uplift: 1.162442 });
-    expect(ca.uplift_source).toMatch(/^Electricity Maps US 2022 lifecycle average \(0\.434 kg CO2e\/kWh\) \/ US EPA eGRID2022 national CO2 /);
+    expect(ca).toMatchObject({
+      value: 0.241221,
+      unit: 'kg CO2e/kWh',
+      basis: 'lifecycle_co2e',
+      published_value: 0.207512,
+      published_basis: 'direct_co2e',
+      uplift: 1.162442,
+    });
+    expect(ca.uplift_source).toMatch(
+      /^Electricity Maps US 2022 lifecycle average \(0\.434 kg CO2e\/kWh\) \/ US EPA eGRID2022 national CO2 /,
+    );
     expect(ca.source).toMatch(/; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442$/);
     const bj = (await t.graphql(B, { r: 'CN-BJ', d: '2021-06-01T00:00:00Z' }, key)).body.data.factorByRegion;
     expect(bj).toMatchObject({ value: 0.5688, basis: 'lifecycle_co2e', published_value: 0.5688, published_basis: 'direct_co2', uplift: 1 });
     expect(bj.uplift_source).toMatch(/; ratio 0\.991379 is below 1, so the published value is kept$/);
     const de = (await t.graphql(B, { r: 'DE', d: '2025-03-01T00:00:00Z' }, key)).body.data.factorByRegion;
-    expect(de).toMatchObject({ basis: 'lifecycle_co2e', published_basis: 'lifecycle_co2e', published_value: de.value, uplift: null, uplift_source: null });
+    expect(de).toMatchObject({
+      basis: 'lifecycle_co2e',
+      published_basis: 'lifecycle_co2e',
+      published_value: de.value,
+      uplift: null,
+      uplift_source: null,
+    });
   });
 
   it('names the closest codes for an unknown region', async () => {

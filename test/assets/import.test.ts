@@ -17,19 +17,35 @@ beforeAll(async () => {
   const org = await t.createOrg('pro', 'Importer');
   orgId = org.id;
   key = (await t.createKey(org.id)).key;
-  product = await prisma().product.findFirstOrThrow({ where: { category: 'laptop', pcf_total_kg: null }, select: { brand: true, mpn: true, id: true, category: true } });
+  product = await prisma().product.findFirstOrThrow({
+    where: { category: 'laptop', pcf_total_kg: null },
+    select: { brand: true, mpn: true, id: true, category: true },
+  });
 });
 afterAll(() => t?.close());
 
 const post = (p: string, body: unknown, k: string | null = key) =>
-  t.json(p, { method: 'POST', headers: { 'content-type': 'application/json', ...(k ? { authorization: `Bearer ${k}` } : {}) }, body: JSON.stringify(body) });
+  t.json(p, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(k ? { authorization: `Bearer ${k}` } : {}) },
+    body: JSON.stringify(body),
+  });
 
 describe(`POST /v1/assets on ${TEST_DATABASE_KIND}`, () => {
   it('imports good items, reports bad ones by index and field, and writes each asset with its active calculation', async () => {
     const res = await post('/v1/assets', {
       assets: [
         { brand: product.brand, mpn: product.mpn, serial_number: 'J-1', country: 'DE', purchase_date: '2023-04-01', status: 'in_use' },
-        { brand: 'Dell', model: 'Custom Tower', category: 'desktop', serial_number: 'J-2', country: 'fr', ram_gb: 32, storage_gb: 1000, storage_type: 'ssd' },
+        {
+          brand: 'Dell',
+          model: 'Custom Tower',
+          category: 'desktop',
+          serial_number: 'J-2',
+          country: 'fr',
+          ram_gb: 32,
+          storage_gb: 1000,
+          storage_type: 'ssd',
+        },
         { brand: 'HP', model: 'EliteBook', serial_number: 'J-3', country: 'XX' },
         { brand: 'HP', model: 'EliteBook', serial_number: 'J-4', country: 'NL', status: 'broken', purchase_date: '2023-02-30' },
         { brand: 'Lenovo', mpn: '20XW', country: 'PL', weight_kg: -1 },
@@ -39,14 +55,24 @@ describe(`POST /v1/assets on ${TEST_DATABASE_KIND}`, () => {
     expect(res.status).toBe(200);
     const r = res.body;
     expect(r).toMatchObject({ source: 'json', total_rows: 6, created: 3, updated: 0, failed: 3 });
-    expect(r.assets.map((a: any) => [a.index, a.serial_number, a.action])).toEqual([[0, 'J-1', 'created'], [1, 'J-2', 'created'], [5, 'J-6', 'created']]);
+    expect(r.assets.map((a: any) => [a.index, a.serial_number, a.action])).toEqual([
+      [0, 'J-1', 'created'],
+      [1, 'J-2', 'created'],
+      [5, 'J-6', 'created'],
+    ]);
     const errs = r.errors.map((e: any) => `${e.index} ${e.field}`);
     expect(errs).toEqual(['2 country', '3 status', '3 purchase_date', '4 serial_number', '4 weight_kg']);
     for (const e of r.errors) expect(e.row).toBeNull();
     expect(r.errors.find((e: any) => e.field === 'country').reason).toMatch(/^unknown region code 'XX'; closest valid codes: /);
-    expect(r.errors.find((e: any) => e.field === 'status').reason).toMatch(/in_stock, in_use, in_repair, refurbished, resold, recycled, disposed/);
+    expect(r.errors.find((e: any) => e.field === 'status').reason).toMatch(
+      /in_stock, in_use, in_repair, refurbished, resold, recycled, disposed/,
+    );
 
-    const rows = await prisma().asset.findMany({ where: { org_id: orgId }, include: { active_calculation: true }, orderBy: { serial_number: 'asc' } });
+    const rows = await prisma().asset.findMany({
+      where: { org_id: orgId },
+      include: { active_calculation: true },
+      orderBy: { serial_number: 'asc' },
+    });
     expect(rows.map((a) => a.serial_number)).toEqual(['J-1', 'J-2', 'J-6']);
     for (const a of rows) {
       const c = a.active_calculation!;
@@ -104,7 +130,15 @@ describe(`POST /v1/assets on ${TEST_DATABASE_KIND}`, () => {
       ],
     });
     expect(res.body).toMatchObject({ created: 1, failed: 1 });
-    expect(res.body.errors).toEqual([{ index: 1, row: null, serial_number: 'D-1', field: 'serial_number', reason: expect.stringMatching(/appears more than once .*index 0/) }]);
+    expect(res.body.errors).toEqual([
+      {
+        index: 1,
+        row: null,
+        serial_number: 'D-1',
+        field: 'serial_number',
+        reason: expect.stringMatching(/appears more than once .*index 0/),
+      },
+    ]);
   });
 
   it('reports an item with a wrongly typed or unknown field by index and field, and imports the others', async () => {
@@ -131,8 +165,17 @@ describe(`POST /v1/assets on ${TEST_DATABASE_KIND}`, () => {
     // As if the database had refused this row's calculation (the writer answers null for it).
     writer.store = (record) => ((record.inputs as { model?: string }).model === 'Lost' ? Promise.resolve(null) : original(record));
     try {
-      const res = await post('/v1/assets', { assets: [{ brand: 'HP', model: 'Lost', serial_number: 'L-1', country: 'DE' }, { brand: 'HP', model: 'Found', serial_number: 'L-2', country: 'DE' }] });
-      expect(res.body).toMatchObject({ created: 1, failed: 1, errors: [{ index: 0, field: 'row', reason: expect.stringMatching(/could not be stored; nothing was written/) }] });
+      const res = await post('/v1/assets', {
+        assets: [
+          { brand: 'HP', model: 'Lost', serial_number: 'L-1', country: 'DE' },
+          { brand: 'HP', model: 'Found', serial_number: 'L-2', country: 'DE' },
+        ],
+      });
+      expect(res.body).toMatchObject({
+        created: 1,
+        failed: 1,
+        errors: [{ index: 0, field: 'row', reason: expect.stringMatching(/could not be stored; nothing was written/) }],
+      });
       expect(await prisma().asset.findFirst({ where: { org_id: orgId, serial_number: 'L-1' } })).toBeNull();
       expect(await prisma().asset.findFirst({ where: { org_id: orgId, serial_number: 'L-2' } })).not.toBeNull();
     } finally {
@@ -144,7 +187,10 @@ describe(`POST /v1/assets on ${TEST_DATABASE_KIND}`, () => {
     const many = Array.from({ length: 1001 }, (_, i) => ({ brand: 'HP', model: 'X', serial_number: `M-${i}`, country: 'DE' }));
     const tooMany = await post('/v1/assets', { assets: many });
     expect(tooMany.status).toBe(400);
-    expect(tooMany.body).toMatchObject({ code: 'TOO_MANY_ROWS', details: expect.stringMatching(/^assets: at most 1000 assets per request, got 1001/) });
+    expect(tooMany.body).toMatchObject({
+      code: 'TOO_MANY_ROWS',
+      details: expect.stringMatching(/^assets: at most 1000 assets per request, got 1001/),
+    });
     expect((await post('/v1/assets', { assets: [] })).body.code).toBe('INVALID_PARAMETER');
     expect((await post('/v1/assets', { assets: [{ brand: 'HP' }] }, null)).status).toBe(401);
     const noCtx = await t.createKey(orgId, { org_context: false });
@@ -168,11 +214,20 @@ describe(`POST /v1/assets/csv on ${TEST_DATABASE_KIND}`, () => {
     const res = await post('/v1/assets/csv', { csv });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ source: 'csv', total_rows: 5, created: 2, failed: 3 });
-    expect(res.body.assets.map((a: any) => [a.row, a.index, a.serial_number])).toEqual([[1, null, 'C-1'], [2, null, 'C-2']]);
+    expect(res.body.assets.map((a: any) => [a.row, a.index, a.serial_number])).toEqual([
+      [1, null, 'C-1'],
+      [2, null, 'C-2'],
+    ]);
     expect(res.body.errors.map((e: any) => `${e.row} ${e.field}`)).toEqual(['3 category', '4 weight_kg', '5 purchase_date']);
     expect(res.body.errors[0].reason).toMatch(/unknown category 'toaster'/);
     const c2 = await prisma().asset.findFirstOrThrow({ where: { org_id: orgId, serial_number: 'C-2' } });
-    expect(c2).toMatchObject({ model: 'ThinkCentre M70q, Gen 4', category: 'mini_pc', country: 'AT', status: 'in_stock', source: 'import:csv' });
+    expect(c2).toMatchObject({
+      model: 'ThinkCentre M70q, Gen 4',
+      category: 'mini_pc',
+      country: 'AT',
+      status: 'in_stock',
+      source: 'import:csv',
+    });
     expect(c2.specs).toEqual({ weight_kg: 1.3, tdp: 35, ram_gb: 16, storage_gb: 512, storage_type: 'nvme' });
     expect((await prisma().assetImport.findUniqueOrThrow({ where: { id: res.body.import_id } })).source).toBe('csv');
   });
@@ -195,14 +250,41 @@ describe(`importAssets through GraphQL on ${TEST_DATABASE_KIND}`, () => {
     const mutation = `mutation Import($assets: [AssetInput!]!) {
       importAssets(assets: $assets) { import_id source total_rows created updated failed errors { index row field reason } assets { index id action } }
     }`;
-    const res = await t.graphql(mutation, { assets: [{ brand: 'HP', model: 'EliteBook 840 G9', serial_number: 'G-1', country: 'DE' }, { brand: 'HP', serial_number: 'G-2', country: 'DE' }] }, gqlKey);
+    const res = await t.graphql(
+      mutation,
+      {
+        assets: [
+          { brand: 'HP', model: 'EliteBook 840 G9', serial_number: 'G-1', country: 'DE' },
+          { brand: 'HP', serial_number: 'G-2', country: 'DE' },
+        ],
+      },
+      gqlKey,
+    );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.importAssets).toMatchObject({ source: 'json', total_rows: 2, created: 1, failed: 1, errors: [{ index: 1, row: null, field: 'mpn' }] });
-    const again = await t.graphql(mutation, { assets: [{ brand: 'HP', model: 'EliteBook 840 G9', serial_number: 'G-1', country: 'DE', status: 'resold' }] }, gqlKey);
+    expect(res.body.data.importAssets).toMatchObject({
+      source: 'json',
+      total_rows: 2,
+      created: 1,
+      failed: 1,
+      errors: [{ index: 1, row: null, field: 'mpn' }],
+    });
+    const again = await t.graphql(
+      mutation,
+      { assets: [{ brand: 'HP', model: 'EliteBook 840 G9', serial_number: 'G-1', country: 'DE', status: 'resold' }] },
+      gqlKey,
+    );
     expect(again.body.data.importAssets).toMatchObject({ created: 0, updated: 1 });
-    const asset = await t.graphql(`query A($id: ID!) { asset(id: $id) { status serial_number active_calculation { id } } }`, { id: again.body.data.importAssets.assets[0].id }, gqlKey);
+    const asset = await t.graphql(
+      `query A($id: ID!) { asset(id: $id) { status serial_number active_calculation { id } } }`,
+      { id: again.body.data.importAssets.assets[0].id },
+      gqlKey,
+    );
     expect(asset.body.data.asset).toMatchObject({ status: 'resold', serial_number: 'G-1' });
-    const csv = await t.graphql(`mutation Csv($csv: String!) { importAssetsCsv(csv: $csv) { created updated errors { row field } } }`, { csv: 'brand,model,serial_number,country\nHP,EliteBook 840 G9,G-3,DE' }, gqlKey);
+    const csv = await t.graphql(
+      `mutation Csv($csv: String!) { importAssetsCsv(csv: $csv) { created updated errors { row field } } }`,
+      { csv: 'brand,model,serial_number,country\nHP,EliteBook 840 G9,G-3,DE' },
+      gqlKey,
+    );
     expect(csv.body.data.importAssetsCsv).toEqual({ created: 1, updated: 0, errors: [] });
     expect(await prisma().asset.count({ where: { org_id: org.id } })).toBe(2);
   });
@@ -254,6 +336,8 @@ describe(`lcf assets import on ${TEST_DATABASE_KIND}`, () => {
     await writeFile(file, 'brand,model,serial,country\nHP,X,1,DE\n');
     const refused = await runCli(['assets', 'import', file, '--key', key], { LCF_URL: url });
     expect(refused.code).toBe(1);
-    expect(refused.stderr.trim()).toMatch(/^lcf: 400 INVALID_PARAMETER: csv: unknown column 'serial'.*; stopped before importing anything$/);
+    expect(refused.stderr.trim()).toMatch(
+      /^lcf: 400 INVALID_PARAMETER: csv: unknown column 'serial'.*; stopped before importing anything$/,
+    );
   });
 });

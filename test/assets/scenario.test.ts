@@ -41,14 +41,25 @@ describe(`simulateRefurbish on ${TEST_DATABASE_KIND}`, () => {
     const imported = await t.json('/v1/assets', {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ assets: [{ brand: 'Dell', model: 'Latitude Custom 14', serial_number: 'S-1', country: 'PL', weight_kg: 1.5, ram_gb: 16, tdp: 15 }] }),
+      body: JSON.stringify({
+        assets: [{ brand: 'Dell', model: 'Latitude Custom 14', serial_number: 'S-1', country: 'PL', weight_kg: 1.5, ram_gb: 16, tdp: 15 }],
+      }),
     });
     const id = imported.body.assets[0].id;
     const res = await t.graphql(SIMULATE, { ids: [id] }, key);
     expect(res.body.errors).toBeUndefined();
     const s = res.body.data.simulateRefurbish;
     // The same comparison through the public refurbishment endpoint: grade B, a quarter of a year, no swaps.
-    const qs = new URLSearchParams({ brand: 'Dell', model: 'Latitude Custom 14', country: 'PL', grade: 'B', remaining_years: '0.25', weight_kg: '1.5', ram_gb: '16', tdp: '15' });
+    const qs = new URLSearchParams({
+      brand: 'Dell',
+      model: 'Latitude Custom 14',
+      country: 'PL',
+      grade: 'B',
+      remaining_years: '0.25',
+      weight_kg: '1.5',
+      ram_gb: '16',
+      tdp: '15',
+    });
     const r = (await t.json(`/v1/refurbishment?${qs}`)).body;
     expect(s.current_quarterly_co2e).toBeCloseTo(r.new_device.embodied_kg + r.adjusted_use_phase.new_device_use_phase_kg, 1);
     expect(s.scenario_quarterly_co2e).toBeCloseTo(r.refurbishment_total_kg + r.adjusted_use_phase.refurbished_use_phase_kg, 1);
@@ -74,15 +85,24 @@ describe(`simulateRefurbish on ${TEST_DATABASE_KIND}`, () => {
     const run = await prisma().scenarioRun.findUniqueOrThrow({ where: { id: s.scenario_run_id } });
     expect(run).toMatchObject({ org_id: orgId, kind: 'simulate_refurbish' });
     expect(new Set(run.asset_ids)).toEqual(new Set(ids));
-    expect(run.result).toMatchObject({ current_quarterly_co2e: s.current_quarterly_co2e, delta_kg_co2e: s.delta_kg_co2e, affected_assets_count: 500 });
-    const audit = await prisma().auditLog.findFirstOrThrow({ where: { org_id: orgId, event: 'scenario.simulate_refurbish', subject_id: s.scenario_run_id } });
+    expect(run.result).toMatchObject({
+      current_quarterly_co2e: s.current_quarterly_co2e,
+      delta_kg_co2e: s.delta_kg_co2e,
+      affected_assets_count: 500,
+    });
+    const audit = await prisma().auditLog.findFirstOrThrow({
+      where: { org_id: orgId, event: 'scenario.simulate_refurbish', subject_id: s.scenario_run_id },
+    });
     expect(audit).toMatchObject({ subject_type: 'scenario_run', data: { asset_count: 500, grade: 'B' } });
     expect(audit.actor_key_id).toBeTruthy();
   });
 
   it('refuses more than 500 assets, and names unknown and foreign ids alike', async () => {
     const tooMany = await t.graphql(SIMULATE, { ids: seeded.slice(0, 501) }, key);
-    expect(tooMany.body.errors[0].extensions).toMatchObject({ code: 'TOO_MANY_ASSETS', details: expect.stringMatching(/at most 500 assets per call, got 501/) });
+    expect(tooMany.body.errors[0].extensions).toMatchObject({
+      code: 'TOO_MANY_ASSETS',
+      details: expect.stringMatching(/at most 500 assets per call, got 501/),
+    });
     const unknown = '00000000-0000-4000-8000-000000000000';
     const res = await t.graphql(SIMULATE, { ids: [seeded[0], unknown, foreignId, 'nope'] }, key);
     expect(res.body.errors[0].extensions.code).toBe('ASSETS_NOT_FOUND');

@@ -44,7 +44,9 @@ describe(`seedDemo on ${TEST_DATABASE_KIND}`, () => {
     const dates = await prisma().asset.aggregate({ where, _min: { purchase_date: true }, _max: { purchase_date: true } });
     expect(dates._max.purchase_date!.getTime()).toBeLessThan(Date.now());
     expect(dates._min.purchase_date!.getTime()).toBeGreaterThan(Date.now() - 7.1 * 365.25 * 86_400_000);
-    expect(new Set((await prisma().asset.findMany({ where, select: { serial_number: true } })).map((a) => a.serial_number)).size).toBe(3000);
+    expect(new Set((await prisma().asset.findMany({ where, select: { serial_number: true } })).map((a) => a.serial_number)).size).toBe(
+      3000,
+    );
 
     // Every asset's current figures are those of its own, linked calculation, with a grid factor of its country.
     const mismatched = await prisma().$queryRawUnsafe<{ n: number }[]>(
@@ -75,7 +77,10 @@ describe(`lcf admin seed-demo on ${TEST_DATABASE_KIND}`, () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'lcf-seed-'));
     // The CLI opens the database the server would use: DATABASE_URL, else DATA_DIR/pglite.
-    db = TEST_DATABASE_KIND === 'postgres' ? await openTestDatabase() : await openDatabase({ kind: 'pglite', dataDir: path.join(dir, 'pglite') });
+    db =
+      TEST_DATABASE_KIND === 'postgres'
+        ? await openTestDatabase()
+        : await openDatabase({ kind: 'pglite', dataDir: path.join(dir, 'pglite') });
     await prepareDatabase(db, createLogger('silent'));
     orgId = (await db.prisma.organization.create({ data: { name: 'CLI Demo', plan: 'pro' } })).id;
     env = db.url ? { DATABASE_URL: db.url, DATA_DIR: dir } : { DATA_DIR: dir, DATABASE_URL: '' };

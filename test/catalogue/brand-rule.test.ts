@@ -17,15 +17,18 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const auth = () => ({ authorization: `Bearer ${key}` });
-const post = (path: string, body: unknown) => t.json(path, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: JSON.stringify(body) });
+const post = (path: string, body: unknown) =>
+  t.json(path, { method: 'POST', headers: { 'content-type': 'application/json', ...auth() }, body: JSON.stringify(body) });
 const footprint = async (params: Record<string, string | number>) => {
   const res = await t.json(`/v1/footprint?${qs(params)}`, { headers: auth() });
   expect(res.status).toBe(200);
   return res.body;
 };
 
-const NO_LETTERS = /^brand '.+' has no Latin letters or digits and is not in the brand alias table \(docs\/catalogue\.md\): no catalogue device is used, since one of another brand could be$/;
-const UNKNOWN = /^brand '.+' is not a brand of the built-in catalogue: no catalogue device is used, since a device of another brand never is$/;
+const NO_LETTERS =
+  /^brand '.+' has no Latin letters or digits and is not in the brand alias table \(docs\/catalogue\.md\): no catalogue device is used, since one of another brand could be$/;
+const UNKNOWN =
+  /^brand '.+' is not a brand of the built-in catalogue: no catalogue device is used, since a device of another brand never is$/;
 
 describe(`brands and categories in identification on ${TEST_DATABASE_KIND}`, () => {
   it('never answers another brand for a brand written in a script the catalogue does not use, and says why', async () => {
@@ -82,7 +85,7 @@ describe(`brands and categories in identification on ${TEST_DATABASE_KIND}`, () 
     ]);
   });
 
-  it("estimates the category the caller gave when the name matched a device of another kind, and says so", async () => {
+  it('estimates the category the caller gave when the name matched a device of another kind, and says so', async () => {
     const res = await footprint({ brand: 'Apple', model: 'iPhone XR', category: 'laptop', country: 'DE' });
     expect(res.product).toMatchObject({ brand: 'Apple', mpn: null, name: 'iPhone XR', category: 'laptop' });
     expect(res.methodology.match.status).toBe('none');
@@ -99,11 +102,15 @@ describe(`brands and categories in identification on ${TEST_DATABASE_KIND}`, () 
   });
 
   it('applies both rules to savings, refurbishment, batch, asset import and GraphQL', async () => {
-    const savings = await t.json(`/v1/savings?${qs({ brand: 'Apple', model: 'iPhone XR', category: 'laptop', country: 'DE' })}`, { headers: auth() });
+    const savings = await t.json(`/v1/savings?${qs({ brand: 'Apple', model: 'iPhone XR', category: 'laptop', country: 'DE' })}`, {
+      headers: auth(),
+    });
     expect(savings.status).toBe(200);
     expect(savings.body.product.category).toBe('laptop');
     expect(savings.body.methodology.warnings).toHaveLength(1);
-    const refurb = await t.json(`/v1/refurbishment?${qs({ brand: 'שרת ישראלי', model: 'דגם 14', country: 'DE', grade: 'A' })}`, { headers: auth() });
+    const refurb = await t.json(`/v1/refurbishment?${qs({ brand: 'שרת ישראלי', model: 'דגם 14', country: 'DE', grade: 'A' })}`, {
+      headers: auth(),
+    });
     expect(refurb.status).toBe(200);
     expect(refurb.body.product.brand).toBe('שרת ישראלי');
     expect(refurb.body.methodology.match.status).toBe('none');
@@ -127,17 +134,31 @@ describe(`brands and categories in identification on ${TEST_DATABASE_KIND}`, () 
     });
     expect(imported.status).toBe(200);
     expect(imported.body).toMatchObject({ created: 2, failed: 0 });
-    const asset = async (i: number) => (await t.graphql(`query A($id: ID!) { asset(id: $id) { brand category product { name } } }`, { id: imported.body.assets[i].id }, key)).body.data.asset;
+    const asset = async (i: number) =>
+      (await t.graphql(`query A($id: ID!) { asset(id: $id) { brand category product { name } } }`, { id: imported.body.assets[i].id }, key))
+        .body.data.asset;
     expect(await asset(0)).toEqual({ brand: '日本', category: 'laptop', product: null });
     expect(await asset(1)).toEqual({ brand: 'Apple', category: 'laptop', product: null });
 
-    const gql = await t.graphql(`{ footprint(brand: "日本", model: "ノート 13", country: "DE") { product { brand name } methodology { match { status } warnings } } }`, undefined, key);
+    const gql = await t.graphql(
+      `{ footprint(brand: "日本", model: "ノート 13", country: "DE") { product { brand name } methodology { match { status } warnings } } }`,
+      undefined,
+      key,
+    );
     expect(gql.body.errors).toBeUndefined();
-    expect(gql.body.data.footprint).toEqual({ product: { brand: '日本', name: 'ノート 13' }, methodology: { match: { status: 'none' }, warnings: [] } });
+    expect(gql.body.data.footprint).toEqual({
+      product: { brand: '日本', name: 'ノート 13' },
+      methodology: { match: { status: 'none' }, warnings: [] },
+    });
   });
 
   it('POST /v1/identify with a brand never answers a device of another brand', async () => {
-    for (const [brand, model] of [['Dell', 'iPhone XR'], ['日本', 'Redmi Note 13'], ['שרת', '14'], ['Zorblax', 'Latitude 5440']]) {
+    for (const [brand, model] of [
+      ['Dell', 'iPhone XR'],
+      ['日本', 'Redmi Note 13'],
+      ['שרת', '14'],
+      ['Zorblax', 'Latitude 5440'],
+    ]) {
       const res = await post('/v1/identify', { manufacturer: brand, model_string: model });
       expect(res.status, `${brand} ${model}`).toBe(404);
       expect(res.body).toMatchObject({ found: false, code: 'PRODUCT_NOT_FOUND' });

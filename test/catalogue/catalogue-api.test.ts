@@ -38,13 +38,31 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     expect(top).toMatchObject({ brand: 'Dell', category: 'laptop' });
     expect(top.name).toMatch(/Latitude 5440/);
     expect(Object.keys(top).sort()).toEqual(['brand', 'category', 'mpn', 'name', 'release_year', 'spec_sources', 'specs']);
-    expect(Object.keys(top.specs).sort()).toEqual(['battery_wh', 'processor_tdp_w', 'ram_gb', 'screen_size_inch', 'screen_type', 'storage_gb', 'storage_type', 'typical_consumption_kwh', 'weight_kg']);
+    expect(Object.keys(top.specs).sort()).toEqual([
+      'battery_wh',
+      'processor_tdp_w',
+      'ram_gb',
+      'screen_size_inch',
+      'screen_type',
+      'storage_gb',
+      'storage_type',
+      'typical_consumption_kwh',
+      'weight_kg',
+    ]);
     // One provenance row per spec the device has: its own published figures, and the configuration it describes.
     const note = 'Dell Latitude 5440 Setup and Specifications guide / spec sheet (dell.com support manuals); typical configuration';
-    const basis = Object.fromEntries(top.spec_sources.map((s: { field: string; basis: string; note: string }) => [s.field, [s.basis, s.note]]));
+    const basis = Object.fromEntries(
+      top.spec_sources.map((s: { field: string; basis: string; note: string }) => [s.field, [s.basis, s.note]]),
+    );
     expect(basis).toEqual({
-      weight_kg: ['published', note], screen_size_inch: ['published', note], screen_type: ['published', note], battery_wh: ['published', note],
-      processor_tdp_w: ['configuration', note], ram_gb: ['configuration', note], storage_gb: ['configuration', note], storage_type: ['configuration', note],
+      weight_kg: ['published', note],
+      screen_size_inch: ['published', note],
+      screen_type: ['published', note],
+      battery_wh: ['published', note],
+      processor_tdp_w: ['configuration', note],
+      ram_gb: ['configuration', note],
+      storage_gb: ['configuration', note],
+      storage_type: ['configuration', note],
     });
     const broad = await t.json('/v1/search?q=dell');
     expect(broad.body).toMatchObject({ count: 438, returned: 15 }); // every Dell device matches
@@ -79,7 +97,11 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     const query = 'query ($limit: Int) { search(q: "latitud 5440", limit: $limit) { count returned results { name } } }';
     const key = (await t.createKey((await t.createOrg('business')).id)).key;
     const res = await t.graphql(query, { limit: 2 }, key);
-    expect(res.body.data.search).toEqual({ count: 91, returned: 2, results: [{ name: 'Dell Latitude 5440' }, { name: 'Dell Latitude 5430' }] });
+    expect(res.body.data.search).toEqual({
+      count: 91,
+      returned: 2,
+      results: [{ name: 'Dell Latitude 5440' }, { name: 'Dell Latitude 5430' }],
+    });
     const refused = await t.graphql(query, { limit: 16 }, key);
     expect(refused.body.errors[0].extensions).toMatchObject({ code: 'INVALID_PARAMETER' });
   });
@@ -103,7 +125,14 @@ describe('built-in catalogue (no external catalogue configured)', () => {
   it('POST /v1/identify answers from the built-in catalogue and says so', async () => {
     const res = await post(t, '/v1/identify', { manufacturer: 'Dell', model_string: 'Latitude 5440' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ found: true, icecat_id: null, brand: 'Dell', mapped_category: 'laptop', icecat_category: null, source: 'built-in catalogue' });
+    expect(res.body).toMatchObject({
+      found: true,
+      icecat_id: null,
+      brand: 'Dell',
+      mapped_category: 'laptop',
+      icecat_category: null,
+      source: 'built-in catalogue',
+    });
     const byAlias = await post(t, '/v1/identify', { brand: 'Dell', mpn: res.body.mpn });
     expect(byAlias.body.name).toBe(res.body.name);
   });
@@ -112,7 +141,9 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'OptiPlex 7090 Micro', country: 'DE' })}`);
     expect(res.status).toBe(200);
     const note = 'Dell OptiPlex 7090 Micro Setup and Specifications guide; typical configuration';
-    expect(res.body.methodology.data_sources).toContain(`catalogue processor_tdp_w, ram_gb, storage_gb, storage_type: configuration (${note})`);
+    expect(res.body.methodology.data_sources).toContain(
+      `catalogue processor_tdp_w, ram_gb, storage_gb, storage_type: configuration (${note})`,
+    );
     expect(res.body.methodology.data_sources.filter((s: string) => s.startsWith('catalogue') && s.includes('weight_kg'))).toEqual([]);
     expect(res.body.methodology.data_sources).toContain(
       'not published for this model, estimated by the engine (category mini_pc): weight_kg, typical_consumption_kwh',
@@ -123,15 +154,23 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     const stored = await t.app.services.db.prisma.product.findFirstOrThrow({ where: { brand: 'Dell', name: 'Dell OptiPlex 7090 Micro' } });
     expect(stored.weight_kg).toBeNull();
     expect(stored.spec_sources).toEqual({
-      processor_tdp_w: { basis: 'configuration', note }, ram_gb: { basis: 'configuration', note },
-      storage_gb: { basis: 'configuration', note }, storage_type: { basis: 'configuration', note },
+      processor_tdp_w: { basis: 'configuration', note },
+      ram_gb: { basis: 'configuration', note },
+      storage_gb: { basis: 'configuration', note },
+      storage_type: { basis: 'configuration', note },
     });
   });
 
   it('POST /v1/identify answers 404 with the not-found body', async () => {
     const res = await post(t, '/v1/identify', { manufacturer: 'Nokia', model_string: 'Zork 9000 Turbo' });
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ found: false, brand: 'Nokia', mpn: 'Zork 9000 Turbo', message: expect.any(String), code: 'PRODUCT_NOT_FOUND' });
+    expect(res.body).toEqual({
+      found: false,
+      brand: 'Nokia',
+      mpn: 'Zork 9000 Turbo',
+      message: expect.any(String),
+      code: 'PRODUCT_NOT_FOUND',
+    });
   });
 
   it('POST /v1/identify needs a model string', async () => {
@@ -146,10 +185,20 @@ describe('built-in catalogue (no external catalogue configured)', () => {
     const unknown = (await t.json(`/v1/footprint?${qs({ brand: 'Lenovo', mpn: 'ZZ-UNKNOWN-1', country: 'DE' })}`)).body;
     expect(unknown.methodology.confidence).toBe('estimated_low');
     const rank = ['estimated_low', 'estimated_medium', 'estimated_high', 'manufacturer_verified'];
-    for (const params of [{ mpn: device.mpn }, { model: device.name }, { model: device.name.replace('ThinkPad', 'Thinkpadd') }] as Record<string, string>[]) {
+    for (const params of [{ mpn: device.mpn }, { model: device.name }, { model: device.name.replace('ThinkPad', 'Thinkpadd') }] as Record<
+      string,
+      string
+    >[]) {
       const res = (await t.json(`/v1/footprint?${qs({ brand: 'Lenovo', country: 'DE', ...params })}`)).body;
-      expect(res.product, JSON.stringify(params)).toMatchObject({ brand: 'Lenovo', mpn: device.mpn, name: device.name, category: device.mapped_category });
-      expect(rank.indexOf(res.methodology.confidence), JSON.stringify(params)).toBeGreaterThan(rank.indexOf(unknown.methodology.confidence));
+      expect(res.product, JSON.stringify(params)).toMatchObject({
+        brand: 'Lenovo',
+        mpn: device.mpn,
+        name: device.name,
+        category: device.mapped_category,
+      });
+      expect(rank.indexOf(res.methodology.confidence), JSON.stringify(params)).toBeGreaterThan(
+        rank.indexOf(unknown.methodology.confidence),
+      );
       expect(res.methodology.data_sources[0]).toMatch(/^built-in catalogue: /);
     }
   });
@@ -185,8 +234,24 @@ describe('POST /v1/identify with the external catalogue (fake Icecat on 127.0.0.
     const res = await post(t, '/v1/identify', { manufacturer: 'HP', model_string: '3C6D4EA' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
-      found: true, icecat_id: 85000001, brand: 'HP', mpn: '3C6D4EA', icecat_category: 'Notebooks', mapped_category: 'laptop', source: 'icecat',
-      specs: { weight_kg: 1.39, screen_size_inch: 14, screen_type: 'ips', processor_tdp_w: 15, ram_gb: 16, storage_gb: 512, storage_type: 'nvme', battery_wh: 54, typical_consumption_kwh: 18.5 },
+      found: true,
+      icecat_id: 85000001,
+      brand: 'HP',
+      mpn: '3C6D4EA',
+      icecat_category: 'Notebooks',
+      mapped_category: 'laptop',
+      source: 'icecat',
+      specs: {
+        weight_kg: 1.39,
+        screen_size_inch: 14,
+        screen_type: 'ips',
+        processor_tdp_w: 15,
+        ram_gb: 16,
+        storage_gb: 512,
+        storage_type: 'nvme',
+        battery_wh: 54,
+        typical_consumption_kwh: 18.5,
+      },
     });
     const before = icecat.requests();
     expect((await post(t, '/v1/identify', { manufacturer: 'HP', model_string: '3C6D4EA' })).body.icecat_id).toBe(85000001);
@@ -215,16 +280,19 @@ describe('POST /v1/identify with the external catalogue (fake Icecat on 127.0.0.
     expect(icecat.requests()).toBe(before);
   });
 
-  it.each(['server_error', 'timeout', 'malformed', 'rate_limited'] as const)('answers 503 with a code when Icecat fails (%s), never 500 or a hang', async (mode) => {
-    icecat.setMode(mode);
-    const started = Date.now();
-    const res = await post(t, '/v1/identify', { manufacturer: 'HP', model_string: `UNCACHED-${mode}` });
-    icecat.setMode('normal');
-    expect(res.status).toBe(503);
-    expect(res.body).toMatchObject({ code: 'CATALOGUE_UNAVAILABLE', error: 'External catalogue unavailable' });
-    expect(res.body.details).toMatch(/Icecat could not be reached/);
-    expect(Date.now() - started).toBeLessThan(10_000);
-  });
+  it.each(['server_error', 'timeout', 'malformed', 'rate_limited'] as const)(
+    'answers 503 with a code when Icecat fails (%s), never 500 or a hang',
+    async (mode) => {
+      icecat.setMode(mode);
+      const started = Date.now();
+      const res = await post(t, '/v1/identify', { manufacturer: 'HP', model_string: `UNCACHED-${mode}` });
+      icecat.setMode('normal');
+      expect(res.status).toBe(503);
+      expect(res.body).toMatchObject({ code: 'CATALOGUE_UNAVAILABLE', error: 'External catalogue unavailable' });
+      expect(res.body.details).toMatch(/Icecat could not be reached/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+    },
+  );
 
   it('keeps footprints working from the built-in catalogue while Icecat is down', async () => {
     icecat.setMode('server_error');

@@ -20,7 +20,11 @@ interface QualityQuery {
 }
 
 const queries = JSON.parse(readFileSync(new URL('./search-queries.json', import.meta.url), 'utf8')) as QualityQuery[];
-const kind = (q: QualityQuery): string => (q.note ?? '').replace(/^\[holdout\]\s*/, '').split(':')[0]!.trim();
+const kind = (q: QualityQuery): string =>
+  (q.note ?? '')
+    .replace(/^\[holdout\]\s*/, '')
+    .split(':')[0]!
+    .trim();
 const key = (brand: string, mpn: string): string => `${brand.toLowerCase()}|${mpn.toLowerCase()}`;
 
 describe('catalogue search quality (test/catalogue/search-queries.json)', () => {
@@ -60,7 +64,10 @@ describe('catalogue search quality (test/catalogue/search-queries.json)', () => 
       ...[...byKind].map(([k, rs]) => `  ${k} (${rs.length}): top-1 ${pct(rate(rs, 1))}`),
       ...rows
         .filter((r) => r.at !== 0)
-        .map((r) => `  miss: ${JSON.stringify(r.q.q)} expected ${r.q.brand} ${r.q.mpn} (rank ${r.at < 0 ? '-' : r.at + 1}), got ${r.got.join(' | ') || 'nothing'}`),
+        .map(
+          (r) =>
+            `  miss: ${JSON.stringify(r.q.q)} expected ${r.q.brand} ${r.q.mpn} (rank ${r.at < 0 ? '-' : r.at + 1}), got ${r.got.join(' | ') || 'nothing'}`,
+        ),
     ];
     console.log(lines.join('\n'));
 
@@ -70,7 +77,9 @@ describe('catalogue search quality (test/catalogue/search-queries.json)', () => 
 
   it('lists the device with the closest model number first for 95 % of unknown numbers ("latitude 5441")', () => {
     const close = closeness(catalogue, (q) => index.search(q).map((h) => h.entry));
-    console.log(`closest model number: ${close.n} queries, the device itself first ${(close.top1 * 100).toFixed(1)}%, top-3 ${(close.top3 * 100).toFixed(1)}%`);
+    console.log(
+      `closest model number: ${close.n} queries, the device itself first ${(close.top1 * 100).toFixed(1)}%, top-3 ${(close.top3 * 100).toFixed(1)}%`,
+    );
     // By score alone: 46.6 % first, 67.2 % in the top 3 (docs/search.md).
     expect(close.top1).toBeGreaterThanOrEqual(0.95);
   });

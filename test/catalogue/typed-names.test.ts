@@ -16,10 +16,13 @@ import { createLogger } from '../../src/observability/logger.ts';
 const catalogue = loadCatalogue();
 const index = new CatalogueIndex(catalogue);
 const named = (r: ModelResolution | undefined): string =>
-  !r ? 'none'
-  : r.kind === 'device' ? r.entry.name
-  : r.kind === 'family' ? `family ${r.family} (${r.candidates.length} devices)`
-  : `variants ${r.candidates.map((e) => e.name).join(', ')}${r.chosen ? ` chosen ${r.chosen.name}` : ''}`;
+  !r
+    ? 'none'
+    : r.kind === 'device'
+      ? r.entry.name
+      : r.kind === 'family'
+        ? `family ${r.family} (${r.candidates.length} devices)`
+        : `variants ${r.candidates.map((e) => e.name).join(', ')}${r.chosen ? ` chosen ${r.chosen.name}` : ''}`;
 
 /** Suffixes a sheet or a user adds to a model name, by catalogue category (all categories get the generic ones). */
 const SUFFIXES: Record<string, string[]> = {
@@ -51,7 +54,7 @@ describe('names as typed: sheet suffixes, form factors, generations, screen size
     expect(typedNameReadings('Surface Book 3 15-inch display')[0]?.display).toBeUndefined();
   });
 
-  it('resolves names as printed on manufacturers\' sheets to the catalogue device', () => {
+  it("resolves names as printed on manufacturers' sheets to the catalogue device", () => {
     const cases: [string, string, string][] = [
       ['Dell', 'OptiPlex 3070 Micro Form Factor', 'Dell OptiPlex 3070 Micro'],
       ['Dell', 'P2422H Monitor (without stand)', 'Dell P2422H Monitor'],
@@ -81,7 +84,7 @@ describe('names as typed: sheet suffixes, form factors, generations, screen size
     expect(resolveModel(index, 'Latitude 5440', 'Dell')?.read_as).toBeUndefined();
   });
 
-  it('says in the footprint\'s match and data source how the name was read', async () => {
+  it("says in the footprint's match and data source how the name was read", async () => {
     const prisma = { $queryRaw: async () => [{ products: null }] } as unknown as PrismaClient;
     const service = await CatalogueService.create(prisma, createLogger('silent'));
     const m = service.findBuiltIn('Dell', null, 'OptiPlex 3070 Micro Form Factor');
@@ -124,9 +127,13 @@ describe('names as typed: sheet suffixes, form factors, generations, screen size
     for (const [brand, model, device] of wrong) {
       const r = resolveModel(index, model, brand);
       const devices = !r ? [] : r.kind === 'device' ? [r.entry.name] : r.kind === 'variants' ? r.candidates.map((e) => e.name) : [];
-      expect(devices.some((d) => d.startsWith(device)), `${model} → ${named(r)}`).toBe(false);
+      expect(
+        devices.some((d) => d.startsWith(device)),
+        `${model} → ${named(r)}`,
+      ).toBe(false);
     }
-    for (const [brand, model] of wrong.filter(([, m]) => m !== 'ThinkPad E14')) expect(named(resolveModel(index, model, brand)), model).toBe('none');
+    for (const [brand, model] of wrong.filter(([, m]) => m !== 'ThinkPad E14'))
+      expect(named(resolveModel(index, model, brand)), model).toBe('none');
     // Left out before the model a line name may be, and a size number inside it; a part number names the device.
     expect(named(resolveModel(index, 'U2422H Monitor', 'Dell'))).toBe('Dell UltraSharp U2422H Monitor');
     expect(named(resolveModel(index, 'XPS 9315', 'Dell'))).toBe('Dell XPS 13 9315');
@@ -173,7 +180,9 @@ describe('names as typed: sheet suffixes, form factors, generations, screen size
       const r = resolveModel(index, `13-inch ${unknown}`, e.brand);
       if (r) wrong.push(`${e.brand} 13-inch ${unknown} → ${named(r)}`);
     }
-    console.log(`generated unknown models with typed suffixes: ${asked} asked, ${wrong.length} resolved${wrong.length ? `:\n  ${wrong.slice(0, 20).join('\n  ')}` : ''}`);
+    console.log(
+      `generated unknown models with typed suffixes: ${asked} asked, ${wrong.length} resolved${wrong.length ? `:\n  ${wrong.slice(0, 20).join('\n  ')}` : ''}`,
+    );
     expect(asked).toBeGreaterThan(process.env.TYPED_NAMES_FULL ? 10_000 : 1_000);
     expect(wrong).toEqual([]);
   }, 60_000);

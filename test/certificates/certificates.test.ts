@@ -47,7 +47,12 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     expect(verify_url).toBe(`http://localhost/verify/${certificate_number}`);
 
     const row = await t.app.services.db.prisma.certificate.findUniqueOrThrow({ where: { id } });
-    expect(row).toMatchObject({ org_id: orgA.id, calculation_id: calculationId, certificate_number, key_id: t.app.services.certificateKeys.signingKid });
+    expect(row).toMatchObject({
+      org_id: orgA.id,
+      calculation_id: calculationId,
+      certificate_number,
+      key_id: t.app.services.certificateKeys.signingKid,
+    });
     const calc = await t.app.services.db.prisma.calculation.findUniqueOrThrow({ where: { id: calculationId } });
     expect(row.payload).toMatchObject({
       format: 'lcf-certificate/2',
@@ -59,7 +64,12 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
       country: 'DE',
       statement: {
         kind: 'footprint',
-        phases: { production_kg: calc.production_kg, transport_kg: calc.transport_kg, use_phase_kg: calc.use_phase_kg, end_of_life_kg: calc.end_of_life_kg },
+        phases: {
+          production_kg: calc.production_kg,
+          transport_kg: calc.transport_kg,
+          use_phase_kg: calc.use_phase_kg,
+          end_of_life_kg: calc.end_of_life_kg,
+        },
         total_kg_co2e: calc.total_kg_co2e,
         lifetime_years: (calc.result as any).methodology.lifetime_years,
       },
@@ -67,10 +77,21 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
       sandbox: false,
     });
     expect((row.payload as any).data_sources).toContainEqual(
-      expect.objectContaining({ label: expect.stringMatching(/^Grid factor, country of use \(DE\)/), version: expect.any(String), valid_from: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/) }),
+      expect.objectContaining({
+        label: expect.stringMatching(/^Grid factor, country of use \(DE\)/),
+        version: expect.any(String),
+        valid_from: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      }),
     );
     const audit = await t.app.services.db.prisma.auditLog.findMany({ where: { subject_id: id } });
-    expect(audit).toEqual([expect.objectContaining({ org_id: orgA.id, event: 'certificate.issued', subject_type: 'certificate', data: { certificate_number, calculation_id: calculationId } })]);
+    expect(audit).toEqual([
+      expect.objectContaining({
+        org_id: orgA.id,
+        event: 'certificate.issued',
+        subject_type: 'certificate',
+        data: { certificate_number, calculation_id: calculationId },
+      }),
+    ]);
   });
 
   it('answers the certificate in force when issued again, also under concurrency', async () => {
@@ -80,7 +101,9 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
     expect((await issue(t, keyA, calculationId)).body).toEqual(answers[0]!.body);
     expect(await t.app.services.db.prisma.certificate.count({ where: { calculation_id: calculationId } })).toBe(1);
-    expect(await t.app.services.db.prisma.auditLog.count({ where: { event: 'certificate.issued', subject_id: answers[0]!.body.id } })).toBe(1);
+    expect(await t.app.services.db.prisma.auditLog.count({ where: { event: 'certificate.issued', subject_id: answers[0]!.body.id } })).toBe(
+      1,
+    );
   });
 
   it('round trip: verify without a key (JSON, checked against the JWKS) and download the PDF', async () => {
@@ -88,7 +111,13 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     const res = await verifyJson(cert.verify_url);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
-    expect(res.body).toMatchObject({ verdict: 'valid', certificate_number: cert.certificate_number, algorithm: 'EdDSA', revoked_at: null, sandbox: false });
+    expect(res.body).toMatchObject({
+      verdict: 'valid',
+      certificate_number: cert.certificate_number,
+      algorithm: 'EdDSA',
+      revoked_at: null,
+      sandbox: false,
+    });
     expect(res.body.payload.certificate_number).toBe(cert.certificate_number);
 
     // What an auditor does with no account: the published key, the canonical payload, the signature.
@@ -102,7 +131,11 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
     expect(pdf.headers.get('content-disposition')).toBe(`attachment; filename="${cert.certificate_number}.pdf"`);
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
   });
 
   it('says altered when a stored fact or a signature byte changed', async () => {
@@ -117,7 +150,9 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     expect((await verifyJson(changedSignature.verify_url)).body.verdict).toBe('altered');
 
     // A valid payload and signature moved onto another certificate's row is no longer that certificate's.
-    const donor = await t.app.services.db.prisma.certificate.findUniqueOrThrow({ where: { id: (await issue(t, keyA, await storedCalculation(t, keyA))).body.id } });
+    const donor = await t.app.services.db.prisma.certificate.findUniqueOrThrow({
+      where: { id: (await issue(t, keyA, await storedCalculation(t, keyA))).body.id },
+    });
     const target = (await issue(t, keyA, await storedCalculation(t, keyA))).body;
     await t.app.services.db.prisma.certificate.update({
       where: { id: target.id },
@@ -131,7 +166,12 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     const cert = (await issue(t, keyA, calculationId)).body;
     const res = await revoke(t, keyA, cert.id);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: cert.id, certificate_number: cert.certificate_number, revoked_at: expect.any(String), verify_url: cert.verify_url });
+    expect(res.body).toEqual({
+      id: cert.id,
+      certificate_number: cert.certificate_number,
+      revoked_at: expect.any(String),
+      verify_url: cert.verify_url,
+    });
     expect((await revoke(t, keyA, cert.id)).body).toEqual(res.body);
     expect(await t.app.services.db.prisma.auditLog.count({ where: { event: 'certificate.revoked', subject_id: cert.id } })).toBe(1);
 
@@ -172,7 +212,14 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     for (const number of ['LCF-0000000000', 'LCF-ZZZZ', 'nonsense']) {
       const res = await t.json(`/verify/${number}`, { headers: { accept: 'application/json' }, ip: '10.8.0.1' });
       expect(res.status).toBe(404);
-      expect(res.body).toMatchObject({ verdict: 'unknown', certificate_number: number.toUpperCase(), payload: null, signature: null, key_id: null, code: 'CERTIFICATE_UNKNOWN' });
+      expect(res.body).toMatchObject({
+        verdict: 'unknown',
+        certificate_number: number.toUpperCase(),
+        payload: null,
+        signature: null,
+        key_id: null,
+        code: 'CERTIFICATE_UNKNOWN',
+      });
     }
   });
 
@@ -195,7 +242,11 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     expect(noId.body.details).toBe('id: is required');
     expect((await revoke(t, keyA, 'x')).body.details).toMatch(/^id: must be a UUID/);
 
-    const anonymous = await t.json('/v1/certificate', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ calculation_id: randomUUID() }) });
+    const anonymous = await t.json('/v1/certificate', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ calculation_id: randomUUID() }),
+    });
     expect(anonymous.status).toBe(401);
     expect((await t.json(`/v1/certificate?id=${randomUUID()}`)).status).toBe(401);
     const noOrgKey = (await t.createKey(orgA.id, { org_context: false })).key;
@@ -237,10 +288,15 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
 
   it('serves a script-free verification page with a strict policy', async () => {
     const cert = (await issue(t, keyA, await storedCalculation(t, keyA))).body;
-    const res = await t.request(new URL(cert.verify_url).pathname, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' }, ip: '10.7.0.2' });
+    const res = await t.request(new URL(cert.verify_url).pathname, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+      ip: '10.7.0.2',
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
-    expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'$/);
+    expect(res.headers.get('content-security-policy')).toMatch(
+      /^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'$/,
+    );
     expect(res.headers.get('x-frame-options')).toBe('DENY');
     const html = await res.text();
     expect(html).not.toMatch(/<script/i);
@@ -254,11 +310,17 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
   it('keeps the generated signing key in the database, its private half sealed, and publishes it as a JWK', async () => {
     const [row, ...others] = await t.app.services.db.prisma.certificateSigningKey.findMany();
     expect(others).toEqual([]);
-    expect(row).toMatchObject({ kid: t.app.services.certificateKeys.signingKid, signs: true, private_key_sealed: expect.stringMatching(/^v1\./) });
+    expect(row).toMatchObject({
+      kid: t.app.services.certificateKeys.signingKid,
+      signs: true,
+      private_key_sealed: expect.stringMatching(/^v1\./),
+    });
     await expect(stat(path.join(t.dataDir, SIGNING_KEY_FILE))).rejects.toThrow(/ENOENT/);
     const res = await t.json('/.well-known/jwks.json');
     expect(res.status).toBe(200);
-    expect(res.body.keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: t.app.services.certificateKeys.signingKid, alg: 'EdDSA', use: 'sig' }]);
+    expect(res.body.keys).toEqual([
+      { kty: 'OKP', crv: 'Ed25519', x: expect.any(String), kid: t.app.services.certificateKeys.signingKid, alg: 'EdDSA', use: 'sig' },
+    ]);
   });
 
   it('renders the PDF with the number, the product and the total as extractable text', async () => {
@@ -288,7 +350,10 @@ describe(`certificates on ${TEST_DATABASE_KIND}`, () => {
     const ip = '10.66.0.1';
     const statuses: number[] = [];
     for (let i = 0; i < VERIFY_LOOKUPS_PER_MINUTE; i++) {
-      statuses.push((await t.request(i % 2 ? known : `/verify/LCF-${String(i).padStart(10, '0')}`, { headers: { accept: 'application/json' }, ip })).status);
+      statuses.push(
+        (await t.request(i % 2 ? known : `/verify/LCF-${String(i).padStart(10, '0')}`, { headers: { accept: 'application/json' }, ip }))
+          .status,
+      );
     }
     expect(statuses.filter((s) => s === 200)).toHaveLength(VERIFY_LOOKUPS_PER_MINUTE / 2);
     expect(statuses.filter((s) => s === 404)).toHaveLength(VERIFY_LOOKUPS_PER_MINUTE / 2);
@@ -320,7 +385,8 @@ describe(`certificate key rotation on ${TEST_DATABASE_KIND}`, () => {
       const jwks = await rotated.json('/.well-known/jwks.json');
       expect(jwks.body.keys.map((k: { kid: string }) => k.kid)).toEqual([newKid, oldKid]);
 
-      const verifyOn = (app: TestApp, url: string) => app.json(new URL(url).pathname, { headers: { accept: 'application/json' }, ip: '10.55.0.1' });
+      const verifyOn = (app: TestApp, url: string) =>
+        app.json(new URL(url).pathname, { headers: { accept: 'application/json' }, ip: '10.55.0.1' });
       expect((await verifyOn(rotated, old.verify_url)).body).toMatchObject({ verdict: 'valid', key_id: oldKid });
       const fresh = (await issue(rotated, keyA, await storedCalculation(rotated, keyA))).body;
       expect((await verifyOn(rotated, fresh.verify_url)).body).toMatchObject({ verdict: 'valid', key_id: newKid });

@@ -12,13 +12,25 @@ const pem = (type: 'ed25519' | 'rsa' = 'ed25519') => {
 describe('certificate signing keys', () => {
   it('names the key by its RFC 7638 thumbprint (RFC 8037 appendix A.3 vector)', () => {
     const key = createPrivateKey({
-      key: { kty: 'OKP', crv: 'Ed25519', d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' },
+      key: {
+        kty: 'OKP',
+        crv: 'Ed25519',
+        d: 'nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A',
+        x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+      },
       format: 'jwk',
     });
     const keys = new CertificateKeys([key]);
     expect(keys.signingKid).toBe('kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k');
     expect(keys.jwks.keys).toEqual([
-      { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k', alg: 'EdDSA', use: 'sig' },
+      {
+        kty: 'OKP',
+        crv: 'Ed25519',
+        x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo',
+        kid: 'kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k',
+        alg: 'EdDSA',
+        use: 'sig',
+      },
     ]);
   });
 
@@ -52,7 +64,9 @@ describe('certificate signing keys', () => {
       ['-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----', /key 1 is not a valid PEM key/],
     ] as const) {
       expect(() => loadConfig({ CERT_SIGNING_KEY: value })).toThrow(ConfigError);
-      expect(() => loadConfig({ CERT_SIGNING_KEY: value })).toThrow(new RegExp(`^invalid environment variable CERT_SIGNING_KEY: ${reason.source}`));
+      expect(() => loadConfig({ CERT_SIGNING_KEY: value })).toThrow(
+        new RegExp(`^invalid environment variable CERT_SIGNING_KEY: ${reason.source}`),
+      );
     }
   });
 });

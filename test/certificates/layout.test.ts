@@ -1,6 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  certificateView, longNameCertificateView, manySourcesCertificateView, refurbishmentCertificateView, revokedCertificateView, savingsCertificateView,
+  certificateView,
+  longNameCertificateView,
+  manySourcesCertificateView,
+  refurbishmentCertificateView,
+  revokedCertificateView,
+  savingsCertificateView,
 } from '../../src/documents/fixtures.ts';
 import { closeDocumentRenderer, renderCertificatePdf } from '../../src/documents/index.ts';
 import * as fmt from '../../src/documents/format.ts';

@@ -85,7 +85,11 @@ describe(`links never name a host outside the allow-list, on ${TEST_DATABASE_KIN
   /** A request addressed to `host` (the URL's host is the Host header the server received). */
   const at = (host: string, pathname: string, init: RequestInit = {}) => t.app.fetch(new Request(`http://${host}${pathname}`, init));
   const issueAt = async (host: string) => {
-    const res = await at(host, '/v1/certificate', { method: 'POST', headers: bearer(key), body: JSON.stringify({ calculation_id: await storedCalculation(t, key) }) });
+    const res = await at(host, '/v1/certificate', {
+      method: 'POST',
+      headers: bearer(key),
+      body: JSON.stringify({ calculation_id: await storedCalculation(t, key) }),
+    });
     expect(res.status).toBe(200);
     return (await res.json()) as { id: string; certificate_number: string; verify_url: string; download_url: string };
   };
@@ -111,7 +115,10 @@ describe(`links never name a host outside the allow-list, on ${TEST_DATABASE_KIN
     const graphql = await at(EVIL, '/v1/graphql', {
       method: 'POST',
       headers: bearer(key),
-      body: JSON.stringify({ query: 'mutation($id: ID!) { issueCertificate(calculation_id: $id) { verify_url download_url } }', variables: { id: await storedCalculation(t, key) } }),
+      body: JSON.stringify({
+        query: 'mutation($id: ID!) { issueCertificate(calculation_id: $id) { verify_url download_url } }',
+        variables: { id: await storedCalculation(t, key) },
+      }),
     });
     const issued = (await graphql.json()).data.issueCertificate;
     expect(issued.verify_url).toMatch(new RegExp(`^${LISTEN}/verify/LCF-`));
@@ -146,7 +153,11 @@ describe(`links never name a host outside the allow-list, on ${TEST_DATABASE_KIN
   });
 
   it('gives export download URLs, landing links and OData links of the listen address to Host: evil.example', async () => {
-    const submitted = await at(EVIL, '/v1/org/export/jobs', { method: 'POST', headers: bearer(key), body: JSON.stringify({ scope: { include: ['organizations'] } }) });
+    const submitted = await at(EVIL, '/v1/org/export/jobs', {
+      method: 'POST',
+      headers: bearer(key),
+      body: JSON.stringify({ scope: { include: ['organizations'] } }),
+    });
     expect(submitted.status).toBe(202);
     const job = await submitted.json();
     // Poll and download URLs are paths on whichever host the client used.
@@ -170,7 +181,11 @@ describe(`links never name a host outside the allow-list, on ${TEST_DATABASE_KIN
     const pub = await createTestApp({ PUBLIC_BASE_URL: 'https://lcf.example.com/carbon/' }, { database: t.app.services.db });
     try {
       const res = await pub.app.fetch(
-        new Request(`http://${EVIL}/v1/certificate`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ calculation_id: await storedCalculation(pub, key) }) }),
+        new Request(`http://${EVIL}/v1/certificate`, {
+          method: 'POST',
+          headers: bearer(key),
+          body: JSON.stringify({ calculation_id: await storedCalculation(pub, key) }),
+        }),
       );
       const cert = await res.json();
       expect(cert.verify_url).toBe(`https://lcf.example.com/carbon/verify/${cert.certificate_number}`);

@@ -45,7 +45,11 @@ describe(`certificate keys across server processes on ${TEST_DATABASE_KIND}`, ()
   async function call(server: Server, pathname: string, init: { method?: string; body?: unknown; bearer?: string; accept?: string } = {}) {
     const res = await fetch(`${server.url}${pathname}`, {
       method: init.method ?? 'GET',
-      headers: { 'content-type': 'application/json', accept: init.accept ?? 'application/json', ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}) },
+      headers: {
+        'content-type': 'application/json',
+        accept: init.accept ?? 'application/json',
+        ...(init.bearer ? { authorization: `Bearer ${init.bearer}` } : {}),
+      },
       body: init.body === undefined ? undefined : JSON.stringify(init.body),
     });
     return { status: res.status, body: await res.json() };
@@ -53,7 +57,11 @@ describe(`certificate keys across server processes on ${TEST_DATABASE_KIND}`, ()
   async function issueOn(server: Server, key: string, model: string) {
     const footprint = await call(server, `/v1/footprint?brand=Dell&model=${encodeURIComponent(model)}&country=DE`, { bearer: key });
     expect(footprint.status).toBe(200);
-    const issued = await call(server, '/v1/certificate', { method: 'POST', bearer: key, body: { calculation_id: footprint.body.calculation_id } });
+    const issued = await call(server, '/v1/certificate', {
+      method: 'POST',
+      bearer: key,
+      body: { calculation_id: footprint.body.calculation_id },
+    });
     expect(issued.status).toBe(200);
     return issued.body as { certificate_number: string; verify_url: string };
   }
@@ -70,7 +78,9 @@ describe(`certificate keys across server processes on ${TEST_DATABASE_KIND}`, ()
   it('signs and verifies with one key set: every instance verifies every other instance’s certificates', async () => {
     if (TEST_DATABASE_KIND === 'postgres') db = await openTestDatabase();
     const first = await start(await newDataDir());
-    const org = (await call(first, '/admin/v1/orgs', { method: 'POST', bearer: TEST_ADMIN_TOKEN, body: { name: 'Balanced Ltd', plan: 'pro' } })).body;
+    const org = (
+      await call(first, '/admin/v1/orgs', { method: 'POST', bearer: TEST_ADMIN_TOKEN, body: { name: 'Balanced Ltd', plan: 'pro' } })
+    ).body;
     const { key } = (await call(first, '/admin/v1/keys', { method: 'POST', bearer: TEST_ADMIN_TOKEN, body: { org_id: org.id } })).body;
     const byFirst = await issueOn(first, key, 'Latitude 5400');
     // The link names the server's own listen address; the server said at start why.
@@ -93,7 +103,8 @@ describe(`certificate keys across server processes on ${TEST_DATABASE_KIND}`, ()
     const bySecond = await issueOn(second, key, 'Latitude 7420');
     const running = TEST_DATABASE_KIND === 'postgres' ? [first, second] : [second];
     for (const server of running) {
-      for (const certificate of [byFirst, bySecond]) expect(await verdictOn(server, certificate.certificate_number)).toMatchObject({ verdict: 'valid' });
+      for (const certificate of [byFirst, bySecond])
+        expect(await verdictOn(server, certificate.certificate_number)).toMatchObject({ verdict: 'valid' });
     }
     const jwks = await Promise.all(running.map(async (server) => (await call(server, '/.well-known/jwks.json')).body));
     expect(jwks[0].keys).toHaveLength(1);

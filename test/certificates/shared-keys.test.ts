@@ -18,7 +18,12 @@ const hexKey = () => randomBytes(32).toString('hex');
 let ip = 0;
 /** The public verdict of `verifyUrl` as answered by `app` (each lookup from an address of its own: the limit is tested elsewhere). */
 const verdictOn = async (app: TestApp, verifyUrl: string) =>
-  (await app.json(new URL(verifyUrl).pathname, { headers: { accept: 'application/json' }, ip: `10.44.${Math.floor(ip / 250)}.${(ip++ % 250) + 1}` })).body;
+  (
+    await app.json(new URL(verifyUrl).pathname, {
+      headers: { accept: 'application/json' },
+      ip: `10.44.${Math.floor(ip / 250)}.${(ip++ % 250) + 1}`,
+    })
+  ).body;
 
 describe(`one key set for every instance on a ${TEST_DATABASE_KIND} database`, () => {
   let db: Database;
@@ -120,7 +125,10 @@ describe(`one key set for every instance on a ${TEST_DATABASE_KIND} database`, (
     const configuredPem = pkcs8();
     const configured = await instance({ CERT_SIGNING_KEY: configuredPem });
     expect(configured.app.services.certificateKeys.signingKid).toBe(kidOf(configuredPem));
-    expect((await configured.json('/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid)).toEqual([kidOf(configuredPem), storedKid]);
+    expect((await configured.json('/.well-known/jwks.json')).body.keys.map((k: { kid: string }) => k.kid)).toEqual([
+      kidOf(configuredPem),
+      storedKid,
+    ]);
     const org = await shared.createOrg('pro', 'Configured Key AG');
     const { key } = await shared.createKey(org.id);
     const byStored = (await issue(shared, key, await storedCalculation(shared, key))).body;

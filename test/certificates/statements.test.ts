@@ -47,9 +47,14 @@ let ip = 0;
 const verifyPage = async (url: string) => {
   const res = await t.request(new URL(url).pathname, { ip: `10.35.0.${++ip}` });
   // The table as text: tags dropped, entities of the escaped values read back, spaces collapsed.
-  return (await res.text()).replace(/<[^>]+>/g, ' ').replace(/&amp;/g, '&').replace(/&#39;|&#x27;/g, "'").replace(/\s+/g, ' ');
+  return (await res.text())
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&amp;/g, '&')
+    .replace(/&#39;|&#x27;/g, "'")
+    .replace(/\s+/g, ' ');
 };
-const verifyJson = async (url: string) => (await t.json(new URL(url).pathname, { headers: { accept: 'application/json' }, ip: `10.35.1.${++ip}` })).body;
+const verifyJson = async (url: string) =>
+  (await t.json(new URL(url).pathname, { headers: { accept: 'application/json' }, ip: `10.35.1.${++ip}` })).body;
 
 /**
  * The numbers printed from "Issued to" to "Data sources" (subject, statement, methodology), after
@@ -88,18 +93,26 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
     expect(text).toContain(`${kgText(api.total_kg_co2e)} kg CO₂e range ${kgText(interval.low_kg)} to ${kgText(interval.high_kg)} kg`);
     expect(text).toContain(`Years of use ${api.methodology.lifetime_years} years`);
     expect(text).toContain('Country of use FR');
-    expect(text).toContain(`${kgText(api.breakdown.production_kg)} kg · ${fmt.pct((api.breakdown.production_kg / api.total_kg_co2e) * 100)}`);
+    expect(text).toContain(
+      `${kgText(api.breakdown.production_kg)} kg · ${fmt.pct((api.breakdown.production_kg / api.total_kg_co2e) * 100)}`,
+    );
 
     // Sources: the product data the engine used and the grid of the country of use, nothing else.
     const { payload } = await verifyJson(cert.verify_url);
     const productSources = api.methodology.data_sources.filter((s: string) => !s.startsWith('grid factor '));
     expect(payload.data_sources.map((s: { source: string }) => s.source)).toEqual([...productSources, expect.stringContaining('zone FR')]);
-    expect(payload.data_sources.at(-1).label).toBe(`Grid factor, country of use (FR): ${api.methodology.grid_factor_kg_per_kwh} kg CO2e/kWh`);
+    expect(payload.data_sources.at(-1).label).toBe(
+      `Grid factor, country of use (FR): ${api.methodology.grid_factor_kg_per_kwh} kg CO2e/kWh`,
+    );
     expect(text).toContain(`Grid factor, country of use (FR): ${api.methodology.grid_factor_kg_per_kwh} kg CO2e/kWh`);
 
     // The verification page states the same figures.
     const page = await verifyPage(cert.verify_url);
-    for (const figure of [`Lifecycle total ${kgText(api.total_kg_co2e)} kg CO₂e`, `Production ${kgText(api.breakdown.production_kg)} kg CO₂e`, `${kgText(interval.low_kg)} to ${kgText(interval.high_kg)} kg`]) {
+    for (const figure of [
+      `Lifecycle total ${kgText(api.total_kg_co2e)} kg CO₂e`,
+      `Production ${kgText(api.breakdown.production_kg)} kg CO₂e`,
+      `${kgText(interval.low_kg)} to ${kgText(interval.high_kg)} kg`,
+    ]) {
       expect(page).toContain(figure);
     }
   });
@@ -149,7 +162,13 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('a refurbishment certificate states grade, reuse country and its grid, swaps, net savings and break-even; cites the reuse grid, not the unused one', async () => {
-    const api = await calculate('refurbishment', { country: 'FR', grade: 'B', reuse_country: 'US-TX', swaps: 'battery:56,storage:512:nvme', remaining_years: 2 });
+    const api = await calculate('refurbishment', {
+      country: 'FR',
+      grade: 'B',
+      reuse_country: 'US-TX',
+      swaps: 'battery:56,storage:512:nvme',
+      remaining_years: 2,
+    });
     const { cert, text, pages } = await certify(api.calculation_id);
     expect(pages).toBe(1);
     const grid = api.adjusted_use_phase.reuse_grid_factor_kg_per_kwh;
@@ -172,7 +191,9 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
     const printed = printedFigures(text, [api.product.mpn, api.methodology.standard, api.methodology.engine_version, ...tokens]);
     expect(new Set(printed)).toEqual(new Set(expected));
     expect(text).toContain('Grade B (Good)');
-    expect(text).toContain(`Country of reuse US-TX, grid ${new Intl.NumberFormat('en-GB', { maximumSignificantDigits: 3 }).format(grid)} kg CO₂e/kWh`);
+    expect(text).toContain(
+      `Country of reuse US-TX, grid ${new Intl.NumberFormat('en-GB', { maximumSignificantDigits: 3 }).format(grid)} kg CO₂e/kWh`,
+    );
     expect(text).toContain(`Net savings ${kgText(api.net_savings_kg)}`);
     expect(text).toContain(`${fmt.pct(api.net_savings_pct)} of a new device’s production and transport`);
     expect(text).toContain(`after ${api.break_even_years} years of use`);
@@ -190,7 +211,11 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('a refurbishment that emits more than it avoids has no break-even: null in the API and the payload, "never" on the PDF', async () => {
-    const api = await calculate('refurbishment', { country: 'FR', grade: 'A', swaps: 'display:17:mini_led,display:17:mini_led,display:17:mini_led,storage:20000:ssd' });
+    const api = await calculate('refurbishment', {
+      country: 'FR',
+      grade: 'A',
+      swaps: 'display:17:mini_led,display:17:mini_led,display:17:mini_led,storage:20000:ssd',
+    });
     expect(api.net_savings_kg).toBeLessThan(0);
     expect(api.break_even_years).toBeNull();
     const { cert, text } = await certify(api.calculation_id);
@@ -208,7 +233,10 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
     result.methodology.uncertainty_pct = 110;
     await t.app.services.db.prisma.calculation.update({ where: { id: calc.id }, data: { result } });
     const { text } = await certify(api.calculation_id);
-    const [low, high] = /± 110\.0 %: ([\d,.]+) to ([\d,.]+) kg \(total ÷ 2\.1 to total × 2\.1; never below zero\)/.exec(text)!.slice(1).map((n) => Number(n.replace(/,/g, '')));
+    const [low, high] = /± 110\.0 %: ([\d,.]+) to ([\d,.]+) kg \(total ÷ 2\.1 to total × 2\.1; never below zero\)/
+      .exec(text)!
+      .slice(1)
+      .map((n) => Number(n.replace(/,/g, '')));
     // Printed to 0.1 kg from bounds rounded to 0.01 kg.
     expect(Math.abs(low! - api.total_kg_co2e / 2.1)).toBeLessThanOrEqual(0.06);
     expect(Math.abs(high! - api.total_kg_co2e * 2.1)).toBeLessThanOrEqual(0.06);
@@ -240,9 +268,20 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
     const res = await t.json(`/v1/certificate?id=${cert.id}`, { headers: bearer(key) });
     expect(res.status).toBe(409);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(res.body).toMatchObject({ code: 'CERTIFICATE_ALTERED', details: expect.stringMatching(/^id: the stored facts of certificate LCF-\w+ no longer match their signature; do not rely on them/) });
-    const audit = await t.app.services.db.prisma.auditLog.findMany({ where: { subject_id: cert.id, event: 'certificate.altered_refused' } });
-    expect(audit).toEqual([expect.objectContaining({ org_id: orgId, subject_type: 'certificate', data: { certificate_number: cert.certificate_number, calculation_id: api.calculation_id } })]);
+    expect(res.body).toMatchObject({
+      code: 'CERTIFICATE_ALTERED',
+      details: expect.stringMatching(/^id: the stored facts of certificate LCF-\w+ no longer match their signature; do not rely on them/),
+    });
+    const audit = await t.app.services.db.prisma.auditLog.findMany({
+      where: { subject_id: cert.id, event: 'certificate.altered_refused' },
+    });
+    expect(audit).toEqual([
+      expect.objectContaining({
+        org_id: orgId,
+        subject_type: 'certificate',
+        data: { certificate_number: cert.certificate_number, calculation_id: api.calculation_id },
+      }),
+    ]);
     expect((await verifyJson(cert.verify_url)).verdict).toBe('altered');
     expect(await verifyPage(cert.verify_url)).toContain('no longer match their signature');
   });
@@ -262,14 +301,31 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
       country: 'DE',
       phases: api.breakdown,
       total_kg_co2e: api.total_kg_co2e,
-      methodology: { standard: api.methodology.standard, engine_version: api.methodology.engine_version, confidence: api.methodology.confidence, uncertainty_pct: api.methodology.uncertainty_pct },
-      data_sources: [{ label: 'Product data', source: 'built-in catalogue: Dell Latitude 5400 (by model name)', version: null, valid_from: null }],
+      methodology: {
+        standard: api.methodology.standard,
+        engine_version: api.methodology.engine_version,
+        confidence: api.methodology.confidence,
+        uncertainty_pct: api.methodology.uncertainty_pct,
+      },
+      data_sources: [
+        { label: 'Product data', source: 'built-in catalogue: Dell Latitude 5400 (by model name)', version: null, valid_from: null },
+      ],
       sandbox: false,
     };
     const bytes = canonicalBytes(payload);
     const id = randomUUID();
     await prisma.certificate.create({
-      data: { id, org_id: orgId, calculation_id: api.calculation_id, certificate_number: number, issued_at: new Date(payload.issued_at), content_sha256: sha256Hex(bytes), payload, signature: keys.sign(bytes), key_id: keys.signingKid },
+      data: {
+        id,
+        org_id: orgId,
+        calculation_id: api.calculation_id,
+        certificate_number: number,
+        issued_at: new Date(payload.issued_at),
+        content_sha256: sha256Hex(bytes),
+        payload,
+        signature: keys.sign(bytes),
+        key_id: keys.signingKid,
+      },
     });
     const verified = await verifyJson(`http://localhost/verify/${number}`);
     expect(verified).toMatchObject({ verdict: 'valid', payload });

@@ -18,7 +18,8 @@ async function withFile<T>(pdf: Buffer, use: (file: string, dir: string) => Prom
   }
 }
 
-export const pageCount = (pdf: Buffer) => withFile(pdf, async (file) => Number(/Pages:\s+(\d+)/.exec((await run('pdfinfo', [file])).stdout)![1]));
+export const pageCount = (pdf: Buffer) =>
+  withFile(pdf, async (file) => Number(/Pages:\s+(\d+)/.exec((await run('pdfinfo', [file])).stdout)![1]));
 
 /** The text of the whole document, or of one page, with runs of white space as one space (wrapped lines joined). */
 export const pdfText = (pdf: Buffer, page?: number) =>

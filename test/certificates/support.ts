@@ -4,7 +4,12 @@ let models = 0;
 
 /** A stored calculation of the key's organisation (a footprint answered with a calculation_id). */
 export async function storedCalculation(t: TestApp, key: string): Promise<string> {
-  const query = new URLSearchParams({ brand: 'Dell', model: `Latitude 54${String(models++).padStart(2, '0')}`, country: 'DE', ram_gb: '16' });
+  const query = new URLSearchParams({
+    brand: 'Dell',
+    model: `Latitude 54${String(models++).padStart(2, '0')}`,
+    country: 'DE',
+    ram_gb: '16',
+  });
   const res = await t.json(`/v1/footprint?${query}`, { headers: { authorization: `Bearer ${key}` } });
   if (res.status !== 200 || !res.body.calculation_id) throw new Error(`footprint: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.calculation_id;

@@ -26,7 +26,11 @@ describe.skipIf(!HAS_CHROMIUM)('certificate verification page in Chromium', () =
 
   /** Issued over HTTP, so verify_url carries this server's origin. */
   async function issueOverHttp(): Promise<{ id: string; verify_url: string; certificate_number: string }> {
-    const res = await fetch(`${base}/v1/certificate`, { method: 'POST', headers: bearer(key), body: JSON.stringify({ calculation_id: await storedCalculation(t, key) }) });
+    const res = await fetch(`${base}/v1/certificate`, {
+      method: 'POST',
+      headers: bearer(key),
+      body: JSON.stringify({ calculation_id: await storedCalculation(t, key) }),
+    });
     expect(res.status).toBe(200);
     return res.json();
   }

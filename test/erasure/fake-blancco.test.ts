@@ -16,7 +16,12 @@ async function exportReports(body: unknown, init: { key?: string | null; signal?
     body: typeof body === 'string' ? body : JSON.stringify(body),
     signal: init.signal,
   });
-  return { status: res.status, cursor: res.headers.get(CURSOR_HEADER), retryAfter: res.headers.get('retry-after'), body: (await res.json()) as any };
+  return {
+    status: res.status,
+    cursor: res.headers.get(CURSOR_HEADER),
+    retryAfter: res.headers.get('retry-after'),
+    body: (await res.json()) as any,
+  };
 }
 
 const idsOf = (body: { root: { report: { blancco_data: { description: { document_id: string } } }[] } }) =>
@@ -84,7 +89,12 @@ describe('fake Blancco portal', () => {
     fake.failNext(429, 1, 3);
     const statuses = [];
     for (let i = 0; i < 4; i++) statuses.push(await exportReports({}));
-    expect(statuses.map((s) => [s.status, s.retryAfter])).toEqual([[503, null], [503, null], [429, '3'], [200, null]]);
+    expect(statuses.map((s) => [s.status, s.retryAfter])).toEqual([
+      [503, null],
+      [503, null],
+      [429, '3'],
+      [200, null],
+    ]);
     expect(statuses[0]!.body).toEqual({ error: 'Service Unavailable' });
     expect(fake.requests).toHaveLength(4);
   });

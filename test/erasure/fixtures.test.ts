@@ -5,7 +5,14 @@ import { getCategory } from '../../src/footprint/engine/index.ts';
 import { problemsOf } from '../../src/validation/schemas.ts';
 import { deviceSpecs } from '../../src/footprint/inputs.ts';
 import {
-  CATALOGUE_MODELS, desktopReport, generateReports, laptopReport, missingFieldsReport, phoneReport, serverReport, unsuccessfulReport,
+  CATALOGUE_MODELS,
+  desktopReport,
+  generateReports,
+  laptopReport,
+  missingFieldsReport,
+  phoneReport,
+  serverReport,
+  unsuccessfulReport,
 } from './fixtures.ts';
 
 function parsed(raw: unknown): ParsedReport {
@@ -72,7 +79,9 @@ describe('generateReports', () => {
 
   it('mixes categories, catalogue and unknown models, and failed erasures as intended', () => {
     const count = (f: (d: ParsedReport) => boolean) => devices.filter(f).length;
-    const byCategory = Object.fromEntries(['laptop', 'desktop', 'server', 'smartphone'].map((c) => [c, count((d) => d.device.category === c)]));
+    const byCategory = Object.fromEntries(
+      ['laptop', 'desktop', 'server', 'smartphone'].map((c) => [c, count((d) => d.device.category === c)]),
+    );
     expect(byCategory).toEqual({ laptop: 617, desktop: 240, server: 50, smartphone: 93 });
     const known = (d: ParsedReport) => catalogueMatch(d.device.brand!, d.device.model!) !== undefined;
     expect(count(known)).toBe(702);

@@ -18,7 +18,17 @@ export interface BlanccoDisk {
 
 /** Leaves and sections `omit` can leave out of the default report. */
 export type BlanccoPart =
-  | 'manufacturer' | 'model' | 'serial' | 'chassis' | 'processors' | 'memory' | 'disks' | 'batteries' | 'displays' | 'erasure' | 'hardware';
+  | 'manufacturer'
+  | 'model'
+  | 'serial'
+  | 'chassis'
+  | 'processors'
+  | 'memory'
+  | 'disks'
+  | 'batteries'
+  | 'displays'
+  | 'erasure'
+  | 'hardware';
 
 export interface BlanccoReportOptions {
   uuid?: string;
@@ -84,7 +94,12 @@ export function blanccoReport(options: BlanccoReportOptions = {}): Record<string
   const hardware: Node[] = [
     { name: 'system', entry: system },
     ...(has('processors')
-      ? [{ name: 'processors', entries: Array.from({ length: o.processorCount }, () => ({ name: 'processor', entry: [text('model', o.processor)] })) }]
+      ? [
+          {
+            name: 'processors',
+            entries: Array.from({ length: o.processorCount }, () => ({ name: 'processor', entry: [text('model', o.processor)] })),
+          },
+        ]
       : []),
     ...(has('memory') ? [{ name: 'memory', entry: [uint('total_memory', o.ramBytes)] }] : []),
     ...(o.storage
@@ -93,7 +108,12 @@ export function blanccoReport(options: BlanccoReportOptions = {}): Record<string
         ? [{ name: 'disks', entries: o.disks.map((d) => ({ name: 'disk', entry: driveLeaves(d) })) }]
         : []),
     ...(has('batteries') && o.battery
-      ? [{ name: 'batteries', entries: [{ name: 'battery', entry: [uint('design_capacity', o.battery.value), text('capacity_unit', o.battery.unit)] }] }]
+      ? [
+          {
+            name: 'batteries',
+            entries: [{ name: 'battery', entry: [uint('design_capacity', o.battery.value), text('capacity_unit', o.battery.unit)] }],
+          },
+        ]
       : []),
     ...(has('displays') ? [{ name: 'displays', entries: [{ name: 'display', entry: [float('diagonal_inch', o.displayInch)] }] }] : []),
   ];
@@ -193,7 +213,11 @@ export const missingFieldsReport = blanccoReport({
 export const corruptReport = {
   blancco_data: {
     description: { document_id: '6f1c2a9e-0b7d-4c55-9a3e-5d2f1e8b7c06', date: '2026-11-20T14:31:00Z' },
-    blancco_erasure_report: { entries: [{ name: 'erasures', entries: [{ name: 'target', entry: [text('state', 'Successful'), text('end_time', '2026-11-20T14:30:00Z')] }] }] },
+    blancco_erasure_report: {
+      entries: [
+        { name: 'erasures', entries: [{ name: 'target', entry: [text('state', 'Successful'), text('end_time', '2026-11-20T14:30:00Z')] }] },
+      ],
+    },
     blancco_hardware_report: 'PGVudHJpZXMgbmFtZT0ic3lzdGVt',
   },
 };
@@ -287,10 +311,14 @@ export function generateReports(count: number, seed: number, options: { now?: Da
 
 function unknownModel(kind: DeviceKind, variant: number): { manufacturer: string; model: string } {
   switch (kind) {
-    case 'laptop': return { manufacturer: 'Contoso Ltd.', model: `Contoso Book 14 G${variant}` };
-    case 'desktop': return { manufacturer: 'Fabrikam, Inc.', model: `Fabrikam Tower ${variant}00` };
-    case 'server': return { manufacturer: 'Fabrikam, Inc.', model: `Fabrikam Rack R${variant}` };
-    case 'phone': return { manufacturer: 'Contoso Ltd.', model: `Contoso Phone X${variant}` };
+    case 'laptop':
+      return { manufacturer: 'Contoso Ltd.', model: `Contoso Book 14 G${variant}` };
+    case 'desktop':
+      return { manufacturer: 'Fabrikam, Inc.', model: `Fabrikam Tower ${variant}00` };
+    case 'server':
+      return { manufacturer: 'Fabrikam, Inc.', model: `Fabrikam Rack R${variant}` };
+    case 'phone':
+      return { manufacturer: 'Contoso Ltd.', model: `Contoso Phone X${variant}` };
   }
 }
 
@@ -298,27 +326,46 @@ function specsOf(kind: DeviceKind, serial: string, seed: number, index: number, 
   switch (kind) {
     case 'laptop':
       return {
-        serial, chassis: 'Notebook', ramBytes: pick([8, 16, 32]) * GIB,
+        serial,
+        chassis: 'Notebook',
+        ramBytes: pick([8, 16, 32]) * GIB,
         disks: [{ capacityBytes: pick([256, 512, 1024]) * GB, type: 'SSD', interface: pick(['NVMe', 'SATA']) }],
-        battery: { value: pick([42_000, 54_000, 63_000, 90_000]), unit: 'mWh' }, displayInch: pick([13.3, 14, 15.6]),
+        battery: { value: pick([42_000, 54_000, 63_000, 90_000]), unit: 'mWh' },
+        displayInch: pick([13.3, 14, 15.6]),
       };
     case 'desktop':
       return {
-        serial, chassis: 'Desktop', ramBytes: pick([8, 16, 32]) * GIB,
-        disks: [{ capacityBytes: pick([256, 512]) * GB, type: 'SSD', interface: 'NVMe' }, ...pick([[], [{ capacityBytes: 1000 * GB, type: 'HDD', interface: 'SATA' }]])],
+        serial,
+        chassis: 'Desktop',
+        ramBytes: pick([8, 16, 32]) * GIB,
+        disks: [
+          { capacityBytes: pick([256, 512]) * GB, type: 'SSD', interface: 'NVMe' },
+          ...pick([[], [{ capacityBytes: 1000 * GB, type: 'HDD', interface: 'SATA' }]]),
+        ],
         omit: ['batteries', 'displays'],
       };
     case 'server':
       return {
-        serial, chassis: 'Rack Mount Chassis', processorCount: 2, processor: 'Intel(R) Xeon(R) Silver 4214 CPU @ 2.20GHz', ramBytes: pick([64, 128, 256, 512]) * GIB,
-        disks: Array.from({ length: pick([2, 4, 8]) }, () => pick([{ capacityBytes: 960 * GB, type: 'SSD', interface: 'SAS' }, { capacityBytes: 2400 * GB, type: 'HDD', interface: 'SAS' }])),
+        serial,
+        chassis: 'Rack Mount Chassis',
+        processorCount: 2,
+        processor: 'Intel(R) Xeon(R) Silver 4214 CPU @ 2.20GHz',
+        ramBytes: pick([64, 128, 256, 512]) * GIB,
+        disks: Array.from({ length: pick([2, 4, 8]) }, () =>
+          pick([
+            { capacityBytes: 960 * GB, type: 'SSD', interface: 'SAS' },
+            { capacityBytes: 2400 * GB, type: 'HDD', interface: 'SAS' },
+          ]),
+        ),
         omit: ['batteries', 'displays'],
       };
     case 'phone':
       return {
         imei: imeiOf(`35${String(seed % 1000).padStart(3, '0')}${String(index).padStart(9, '0')}`),
-        storage: { capacityBytes: pick([64, 128, 256]) * GB, type: 'UFS' }, battery: { value: pick([3000, 3900, 4500, 5000]), unit: 'mAh' },
-        displayInch: pick([6.1, 6.4, 6.7]), omit: ['serial', 'chassis', 'processors'],
+        storage: { capacityBytes: pick([64, 128, 256]) * GB, type: 'UFS' },
+        battery: { value: pick([3000, 3900, 4500, 5000]), unit: 'mAh' },
+        displayInch: pick([6.1, 6.4, 6.7]),
+        omit: ['serial', 'chassis', 'processors'],
       };
   }
 }

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { connectBlancco, syncBlancco } from '../../src/erasure/cli.ts';
 import { startFakeBlancco, type FakeBlancco } from '../support/fake-blancco.ts';
-import { corruptReport, desktopReport, laptopReport, missingFieldsReport, phoneReport, serverReport, unsuccessfulReport } from './fixtures.ts';
+import {
+  corruptReport,
+  desktopReport,
+  laptopReport,
+  missingFieldsReport,
+  phoneReport,
+  serverReport,
+  unsuccessfulReport,
+} from './fixtures.ts';
 
 // POST /v1/blancco/sync against a fake Blancco Management Portal on 127.0.0.1 (docs/erasure-sync.md).
 let t: TestApp;
@@ -24,7 +32,8 @@ const call = (key: string | null, method: string, route: string, body?: unknown)
     body: body === undefined ? undefined : JSON.stringify(body),
   });
 
-const connect = (key: string, apiKey = fake.apiKey, extra: Record<string, unknown> = {}) => call(key, 'PUT', '/blancco/connection', { base_url: fake.url, api_key: apiKey, ...extra });
+const connect = (key: string, apiKey = fake.apiKey, extra: Record<string, unknown> = {}) =>
+  call(key, 'PUT', '/blancco/connection', { base_url: fake.url, api_key: apiKey, ...extra });
 const sync = (key: string, body: Record<string, unknown> = {}) => call(key, 'POST', '/blancco/sync', body);
 
 beforeAll(async () => {
@@ -54,24 +63,41 @@ describe('access and connection', () => {
     const { org, key } = await businessKey();
     const saved = await connect(key, 'bmp-key-0123456789-secret', { default_country: 'de' });
     expect(saved.status).toBe(200);
-    expect(saved.body).toMatchObject({ provider: 'blancco', base_url: fake.url, api_key_hint: '…cret', default_country: 'DE', last_synced_at: null });
+    expect(saved.body).toMatchObject({
+      provider: 'blancco',
+      base_url: fake.url,
+      api_key_hint: '…cret',
+      default_country: 'DE',
+      last_synced_at: null,
+    });
     expect(JSON.stringify(saved.body)).not.toContain('bmp-key-0123456789');
     const shown = await call(key, 'GET', '/blancco/connection');
     expect(JSON.stringify(shown.body)).not.toContain('bmp-key-0123456789');
     // Not in the database in clear: every column of the row, as text.
-    const [row] = await t.app.services.db.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(c)::text AS row FROM erasure_connections c WHERE org_id = $1::uuid`, org.id);
+    const [row] = await t.app.services.db.prisma.$queryRawUnsafe<{ row: string }[]>(
+      `SELECT row_to_json(c)::text AS row FROM erasure_connections c WHERE org_id = $1::uuid`,
+      org.id,
+    );
     expect(row!.row).not.toContain('bmp-key-0123456789');
     expect(row!.row).toMatch(/"api_key_encrypted":"v1\.[\w-]+\.[\w-]+\.[\w-]+"/);
-    const audit = await t.app.services.db.prisma.auditLog.findMany({ where: { org_id: org.id, event: 'org.erasure.connection.configured' } });
+    const audit = await t.app.services.db.prisma.auditLog.findMany({
+      where: { org_id: org.id, event: 'org.erasure.connection.configured' },
+    });
     expect(audit).toHaveLength(1);
     expect(JSON.stringify(audit[0]!.data)).not.toContain('bmp-key-0123456789');
 
-    expect(await connect(key, 'short')).toMatchObject({ status: 400, body: { code: 'INVALID_PARAMETER', details: expect.stringContaining('api_key') } });
+    expect(await connect(key, 'short')).toMatchObject({
+      status: 400,
+      body: { code: 'INVALID_PARAMETER', details: expect.stringContaining('api_key') },
+    });
     expect(await call(key, 'PUT', '/blancco/connection', { base_url: 'ftp://portal.example', api_key: 'long-enough-key' })).toMatchObject({
       status: 400,
       body: { details: expect.stringContaining('base_url') },
     });
-    expect(await connect(key, fake.apiKey, { default_country: 'XX' })).toMatchObject({ status: 400, body: { details: expect.stringContaining('default_country') } });
+    expect(await connect(key, fake.apiKey, { default_country: 'XX' })).toMatchObject({
+      status: 400,
+      body: { details: expect.stringContaining('default_country') },
+    });
     expect(await call(key, 'DELETE', '/blancco/connection')).toMatchObject({ status: 200, body: { provider: 'blancco' } });
     expect(await call(key, 'DELETE', '/blancco/connection')).toMatchObject({ status: 404, body: { code: 'ERASURE_CONNECTION_NOT_FOUND' } });
   });
@@ -96,7 +122,13 @@ describe('sync', () => {
     expect(first.body.details).toHaveLength(7);
     expect(byUuid.get(uuidOf(corruptReport))).toMatchObject({ status: 'error', error: expect.any(String), asset_id: null });
     for (const report of [laptopReport, desktopReport, serverReport, phoneReport, missingFieldsReport, unsuccessfulReport]) {
-      expect(byUuid.get(uuidOf(report))).toMatchObject({ status: 'synced', asset_id: expect.any(String), calculation_id: expect.any(String), total_kg_co2e: expect.any(Number), error: null });
+      expect(byUuid.get(uuidOf(report))).toMatchObject({
+        status: 'synced',
+        asset_id: expect.any(String),
+        calculation_id: expect.any(String),
+        total_kg_co2e: expect.any(Number),
+        error: null,
+      });
     }
     expect(byUuid.get(uuidOf(laptopReport))).toMatchObject({ category: 'laptop' });
     expect(byUuid.get(uuidOf(desktopReport))).toMatchObject({ category: 'desktop' });
@@ -109,7 +141,13 @@ describe('sync', () => {
     expect(assets).toHaveLength(6);
     const laptop = byUuid.get(uuidOf(laptopReport)) as any;
     const laptopAsset = assets.find((a) => a.id === laptop.asset_id)!;
-    expect(laptopAsset).toMatchObject({ serial_number: laptop.serial_number, status: 'in_stock', source: 'import:blancco', active_calculation_id: laptop.calculation_id, category: 'laptop' });
+    expect(laptopAsset).toMatchObject({
+      serial_number: laptop.serial_number,
+      status: 'in_stock',
+      source: 'import:blancco',
+      active_calculation_id: laptop.calculation_id,
+      category: 'laptop',
+    });
     expect(laptopAsset.specs).toMatchObject({ ram_gb: expect.any(Number), storage_gb: expect.any(Number) });
     const reports = await prisma.erasureReport.findMany({ where: { org_id: org.id } });
     expect(reports.map((r) => r.status).sort()).toEqual(['error', 'synced', 'synced', 'synced', 'synced', 'synced', 'synced']);
@@ -121,7 +159,13 @@ describe('sync', () => {
     expect(second.body).toMatchObject({ synced: 0, skipped: 6, errors: 1 });
     expect(await prisma.asset.count({ where: { org_id: org.id } })).toBe(6);
     const runs = await call(key, 'GET', '/blancco/sync/runs');
-    expect(runs.body).toMatchObject({ total: 2, runs: [{ id: second.body.sync_run_id, skipped: 6 }, { id: first.body.sync_run_id, synced: 6 }] });
+    expect(runs.body).toMatchObject({
+      total: 2,
+      runs: [
+        { id: second.body.sync_run_id, skipped: 6 },
+        { id: first.body.sync_run_id, synced: 6 },
+      ],
+    });
   });
 
   it('onlySuccessful asks the portal for successful erasures only; sinceDate filters by date', async () => {
@@ -132,8 +176,14 @@ describe('sync', () => {
     expect(result.status).toBe(200);
     expect(result.body.details.map((d: any) => d.uuid)).not.toContain(uuidOf(unsuccessfulReport));
     expect(result.body).toMatchObject({ synced: 5, errors: 1 });
-    expect(fake.requests[before]!.body).toMatchObject({ filter: { date: { gte: '2020-01-01T00:00:00.000Z' }, erasure_state: { eq: 'Successful' } }, format: 'JSON' });
-    expect(await sync(key, { sinceDate: '2020-13-01' })).toMatchObject({ status: 400, body: { details: expect.stringContaining('sinceDate') } });
+    expect(fake.requests[before]!.body).toMatchObject({
+      filter: { date: { gte: '2020-01-01T00:00:00.000Z' }, erasure_state: { eq: 'Successful' } },
+      format: 'JSON',
+    });
+    expect(await sync(key, { sinceDate: '2020-13-01' })).toMatchObject({
+      status: 400,
+      body: { details: expect.stringContaining('sinceDate') },
+    });
     expect(await sync(key, { country: 'Atlantis' })).toMatchObject({ status: 400, body: { details: expect.stringContaining('country') } });
     expect(await sync(key, { limit: 0 })).toMatchObject({ status: 400, body: { details: expect.stringContaining('limit') } });
   });
@@ -208,13 +258,21 @@ describe('sync', () => {
     const failed = await sync(key, { continuation: first.body.continuation });
     expect(failed).toMatchObject({ status: 502, body: { code: 'ERASURE_CONSOLE_UNAVAILABLE' } });
     const prisma = t.app.services.db.prisma;
-    expect(await prisma.erasureSyncRun.count({ where: { org_id: org.id, status: 'failed', error_code: 'ERASURE_CONSOLE_UNAVAILABLE' } })).toBe(1);
+    expect(
+      await prisma.erasureSyncRun.count({ where: { org_id: org.id, status: 'failed', error_code: 'ERASURE_CONSOLE_UNAVAILABLE' } }),
+    ).toBe(1);
     expect(await prisma.asset.count({ where: { org_id: org.id } })).toBe(3);
     // A continuation keeps its filters; another organisation's run is unknown here.
-    expect(await sync(key, { continuation: first.body.continuation, country: 'DE' })).toMatchObject({ status: 400, body: { details: expect.stringContaining('country') } });
+    expect(await sync(key, { continuation: first.body.continuation, country: 'DE' })).toMatchObject({
+      status: 400,
+      body: { details: expect.stringContaining('country') },
+    });
     const other = await businessKey();
     await connect(other.key);
-    expect(await sync(other.key, { continuation: first.body.continuation })).toMatchObject({ status: 400, body: { details: expect.stringContaining('continuation') } });
+    expect(await sync(other.key, { continuation: first.body.continuation })).toMatchObject({
+      status: 400,
+      body: { details: expect.stringContaining('continuation') },
+    });
 
     const rerun = await sync(key);
     expect(rerun.body).toMatchObject({ synced: 3, skipped: 3, errors: 1, has_more: false });
@@ -240,10 +298,15 @@ describe('sync', () => {
     const { org, key } = await businessKey();
     await connect(key);
     const prisma = t.app.services.db.prisma;
-    const stale = await prisma.erasureSyncRun.create({ data: { org_id: org.id, params: {}, lease_expires_at: new Date(Date.now() - 1000) } });
+    const stale = await prisma.erasureSyncRun.create({
+      data: { org_id: org.id, params: {}, lease_expires_at: new Date(Date.now() - 1000) },
+    });
     const result = await sync(key);
     expect(result.body).toMatchObject({ synced: 6 });
-    expect(await prisma.erasureSyncRun.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({ status: 'interrupted', error_code: 'ERASURE_SYNC_INTERRUPTED' });
+    expect(await prisma.erasureSyncRun.findUniqueOrThrow({ where: { id: stale.id } })).toMatchObject({
+      status: 'interrupted',
+      error_code: 'ERASURE_SYNC_INTERRUPTED',
+    });
   });
 
   it('answers the portal failures with codes: retried 500, persistent 500, timeout, bad key', async () => {
@@ -267,13 +330,23 @@ describe('sync', () => {
   it('queues the org.erasure.sync.completed webhook and works over GraphQL', async () => {
     const { org, key } = await businessKey();
     await connect(key);
-    const endpoint = await call(key, 'POST', '/webhooks/endpoints', { url: 'https://hooks.example.com/erasure', events: ['org.erasure.sync.completed'] });
+    const endpoint = await call(key, 'POST', '/webhooks/endpoints', {
+      url: 'https://hooks.example.com/erasure',
+      events: ['org.erasure.sync.completed'],
+    });
     expect(endpoint.status).toBe(201);
-    const result = await t.graphql('mutation { syncErasureReports(limit: 2) { synced skipped errors has_more continuation sync_run_id details { uuid status brand model } } }', {}, key);
+    const result = await t.graphql(
+      'mutation { syncErasureReports(limit: 2) { synced skipped errors has_more continuation sync_run_id details { uuid status brand model } } }',
+      {},
+      key,
+    );
     expect(result.body.data.syncErasureReports).toMatchObject({ synced: 2, has_more: true });
     const deliveries = await t.app.services.db.prisma.webhookDelivery.findMany({ where: { org_id: org.id } });
     expect(deliveries).toHaveLength(1);
-    expect(deliveries[0]!.payload).toMatchObject({ type: 'org.erasure.sync.completed', data: { sync_run_id: result.body.data.syncErasureReports.sync_run_id, synced: 2, has_more: true } });
+    expect(deliveries[0]!.payload).toMatchObject({
+      type: 'org.erasure.sync.completed',
+      data: { sync_run_id: result.body.data.syncErasureReports.sync_run_id, synced: 2, has_more: true },
+    });
   });
 
   it('a test key syncs into its sandbox, never the organisation', async () => {

@@ -57,28 +57,99 @@ async function seedOrg(name: string, serials: string[]): Promise<Org> {
   const calc = await p.calculation.findFirstOrThrow({ where: { org_id: id } });
   const secret = `whsec_${randomBytes(24).toString('base64')}`;
   const sessionHash = randomBytes(32).toString('hex');
-  await p.profile.createMany({ data: [{ org_id: id, email: `one@${name}.test`, display_name: 'One' }, { org_id: id, email: `two@${name}.test` }] });
-  const endpoint = await p.webhookEndpoint.create({ data: { org_id: id, url: `https://${name}.test/hook`, secret, events: ['org.export.completed'] } });
+  await p.profile.createMany({
+    data: [
+      { org_id: id, email: `one@${name}.test`, display_name: 'One' },
+      { org_id: id, email: `two@${name}.test` },
+    ],
+  });
+  const endpoint = await p.webhookEndpoint.create({
+    data: { org_id: id, url: `https://${name}.test/hook`, secret, events: ['org.export.completed'] },
+  });
   await p.webhookDelivery.createMany({
-    data: [1, 2, 3].map((attempt) => ({ org_id: id, endpoint_id: endpoint.id, message_id: `msg_${name}`, event: 'org.export.completed', payload: { n: attempt, nested: { ok: true } }, attempt })),
+    data: [1, 2, 3].map((attempt) => ({
+      org_id: id,
+      endpoint_id: endpoint.id,
+      message_id: `msg_${name}`,
+      event: 'org.export.completed',
+      payload: { n: attempt, nested: { ok: true } },
+      attempt,
+    })),
   });
   await p.consoleSession.create({ data: { org_id: id, token_hash: sessionHash, expires_at: new Date(Date.now() + 3_600_000) } });
-  await p.auditLog.createMany({ data: [{ org_id: id, event: 'org.export.job.downloaded', data: { n: 1 } }, { org_id: id, event: 'scenario.simulate_refurbish' }] });
-  await p.erasureConnection.create({ data: { org_id: id, base_url: `https://erasure.${name}.test`, api_key_encrypted: 'v1.sealed.value.here', api_key_hint: 'abcd' } });
-  const run = await p.erasureSyncRun.create({ data: { org_id: id, status: 'completed', params: { since: '2026-01-01' }, synced: 1, finished_at: new Date() } });
-  await p.erasureReport.create({ data: { org_id: id, sync_run_id: run.id, external_uuid: `ext-${name}`, status: 'synced', serial_number: serials[0], report: { wiped: true } } });
-  await p.sbtiTarget.create({ data: { org_id: id, name: 'Net zero', scope: 'scope3', base_year: 2020, base_year_kg_co2e: 1000.5, target_year: 2030, reduction_pct: 42 } });
+  await p.auditLog.createMany({
+    data: [
+      { org_id: id, event: 'org.export.job.downloaded', data: { n: 1 } },
+      { org_id: id, event: 'scenario.simulate_refurbish' },
+    ],
+  });
+  await p.erasureConnection.create({
+    data: { org_id: id, base_url: `https://erasure.${name}.test`, api_key_encrypted: 'v1.sealed.value.here', api_key_hint: 'abcd' },
+  });
+  const run = await p.erasureSyncRun.create({
+    data: { org_id: id, status: 'completed', params: { since: '2026-01-01' }, synced: 1, finished_at: new Date() },
+  });
+  await p.erasureReport.create({
+    data: {
+      org_id: id,
+      sync_run_id: run.id,
+      external_uuid: `ext-${name}`,
+      status: 'synced',
+      serial_number: serials[0],
+      report: { wiped: true },
+    },
+  });
+  await p.sbtiTarget.create({
+    data: {
+      org_id: id,
+      name: 'Net zero',
+      scope: 'scope3',
+      base_year: 2020,
+      base_year_kg_co2e: 1000.5,
+      target_year: 2030,
+      reduction_pct: 42,
+    },
+  });
   // monthly_emissions: kept by the database from the assets (a trigger), nothing to add.
-  await p.scenarioRun.create({ data: { org_id: id, kind: 'simulate_refurbish', asset_ids: [calc.asset_id!], result: { delta_kg_co2e: -10.25 } } });
-  await p.report.create({ data: { org_id: id, type: 'inventory', date_from: new Date('2026-01-01'), date_to: new Date('2026-01-31'), pages: 3, bytes: 1234, sha256: 'ab'.repeat(32) } });
-  await p.exportJob.create({ data: { org_id: id, status: 'completed', scope: { include: null, exclude: null }, total_rows: 9_000_000_000n, bytes: 123n } });
+  await p.scenarioRun.create({
+    data: { org_id: id, kind: 'simulate_refurbish', asset_ids: [calc.asset_id!], result: { delta_kg_co2e: -10.25 } },
+  });
+  await p.report.create({
+    data: {
+      org_id: id,
+      type: 'inventory',
+      date_from: new Date('2026-01-01'),
+      date_to: new Date('2026-01-31'),
+      pages: 3,
+      bytes: 1234,
+      sha256: 'ab'.repeat(32),
+    },
+  });
+  await p.exportJob.create({
+    data: { org_id: id, status: 'completed', scope: { include: null, exclude: null }, total_rows: 9_000_000_000n, bytes: 123n },
+  });
   await p.certificate.create({
-    data: { org_id: id, calculation_id: calc.id, asset_id: calc.asset_id, certificate_number: `CERT-${name}`, content_sha256: 'cd'.repeat(32), payload: { total: 1 }, signature: 'sig', key_id: 'kid' },
+    data: {
+      org_id: id,
+      calculation_id: calc.id,
+      asset_id: calc.asset_id,
+      certificate_number: `CERT-${name}`,
+      content_sha256: 'cd'.repeat(32),
+      payload: { total: 1 },
+      signature: 'sig',
+      key_id: 'kid',
+    },
   });
   await p.usageCounter.createMany({
     data: [
       { bucket: `day:2026-03-04:org:${id}`, org_id: id, window: 'day', window_start: new Date('2026-03-04T00:00:00Z'), count: 5 },
-      { bucket: `minute:2026-03-04T05:06:org:${id}`, org_id: id, window: 'minute', window_start: new Date('2026-03-04T05:06:00Z'), count: 2 },
+      {
+        bucket: `minute:2026-03-04T05:06:org:${id}`,
+        org_id: id,
+        window: 'minute',
+        window_start: new Date('2026-03-04T05:06:00Z'),
+        count: 2,
+      },
     ],
   });
   return { id, key, secret, sessionHash };
@@ -111,7 +182,12 @@ async function exportTo(
 }
 
 const countRows = async (table: ExportTable, orgId: string) =>
-  (await prisma().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM "${table}" WHERE "${ownerColumn(table)}" = $1::uuid`, orgId))[0]!.n;
+  (
+    await prisma().$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM "${table}" WHERE "${ownerColumn(table)}" = $1::uuid`,
+      orgId,
+    )
+  )[0]!.n;
 
 const linesOf = (data: Buffer) => (data.length === 0 ? [] : data.toString('utf8').replace(/\n$/, '').split('\n'));
 
@@ -121,7 +197,15 @@ beforeAll(async () => {
   a = await seedOrg('alpha', ['A-1', 'A-2', 'A-3', 'A-4', 'A-5']);
   b = await seedOrg('beta', ['B-1', 'B-2', 'B-3']);
   // An anonymous caller's counter: no organisation, never exported.
-  await prisma().usageCounter.create({ data: { bucket: 'day:2026-03-04:ip:203.0.113.7', org_id: null, window: 'day', window_start: new Date('2026-03-04T00:00:00Z'), count: 9 } });
+  await prisma().usageCounter.create({
+    data: {
+      bucket: 'day:2026-03-04:ip:203.0.113.7',
+      org_id: null,
+      window: 'day',
+      window_start: new Date('2026-03-04T00:00:00Z'),
+      count: 9,
+    },
+  });
 }, 60_000);
 afterAll(async () => {
   await t?.close();
@@ -148,7 +232,12 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
 
     const manifest = JSON.parse(files.get('manifest.json')!.toString('utf8'));
     expect(manifest).toEqual(result.manifest);
-    expect(manifest).toMatchObject({ schema_version: '1.0', generated_at: '2026-03-04T05:06:07.089Z', org_id: a.id, software_version: '1.2.3-test' });
+    expect(manifest).toMatchObject({
+      schema_version: '1.0',
+      generated_at: '2026-03-04T05:06:07.089Z',
+      org_id: a.id,
+      software_version: '1.2.3-test',
+    });
     expect(Object.keys(manifest.file_hashes).sort()).toEqual(names.filter((n) => n !== 'manifest.json').sort());
     for (const [name, hash] of Object.entries(manifest.file_hashes)) expect(hash, name).toBe(sha256(files.get(name)!));
     expect(manifest.notes.join('\n')).toMatch(/api_keys\.key .*webhook_endpoints\.secret .*console_sessions\.token_hash/s);
@@ -164,13 +253,21 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     }
     expect(result.totalRows).toBe(total);
     // Several tables span pages of 2 (usage_counters also counts the requests above, unless counters live in Redis).
-    expect(manifest.record_counts).toMatchObject({ organizations: 1, assets: 5, calculations: 5, calculation_factors: 5, webhook_deliveries: 3 });
+    expect(manifest.record_counts).toMatchObject({
+      organizations: 1,
+      assets: 5,
+      calculations: 5,
+      calculation_factors: 5,
+      webhook_deliveries: 3,
+    });
     expect(manifest.record_counts.usage_counters).toBeGreaterThanOrEqual(2);
 
     // Each row exactly once across pages of 2 (primary keys, incl. the composite one of calculation_factors).
     const assetIds = linesOf(files.get('assets.jsonl')!).map((l) => JSON.parse(l).id);
     expect(new Set(assetIds).size).toBe(5);
-    expect(assetIds.sort()).toEqual((await prisma().asset.findMany({ where: { org_id: a.id }, select: { id: true } })).map((r) => r.id).sort());
+    expect(assetIds.sort()).toEqual(
+      (await prisma().asset.findMany({ where: { org_id: a.id }, select: { id: true } })).map((r) => r.id).sort(),
+    );
     const factorKeys = linesOf(files.get('calculation_factors.jsonl')!).map((l) => `${JSON.parse(l).calculation_id}/${JSON.parse(l).role}`);
     expect(new Set(factorKeys).size).toBe(5);
 
@@ -196,26 +293,65 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     const asset = rows('assets').find((r) => r.serial_number === 'A-1');
     const stored = await prisma().asset.findFirstOrThrow({ where: { org_id: a.id, serial_number: 'A-1' } });
     expect(Object.keys(asset)).toEqual([
-      'id', 'org_id', 'brand', 'mpn', 'model', 'serial_number', 'category', 'status', 'purchase_date', 'country', 'specs', 'product_id',
-      'active_calculation_id', 'total_kg_co2e', 'production_kg', 'use_phase_kg', 'source', 'external_ref', 'created_at', 'updated_at',
+      'id',
+      'org_id',
+      'brand',
+      'mpn',
+      'model',
+      'serial_number',
+      'category',
+      'status',
+      'purchase_date',
+      'country',
+      'specs',
+      'product_id',
+      'active_calculation_id',
+      'total_kg_co2e',
+      'production_kg',
+      'use_phase_kg',
+      'source',
+      'external_ref',
+      'created_at',
+      'updated_at',
     ]);
-    expect(asset).toMatchObject({ status: 'in_stock', purchase_date: '2024-02-01', specs: { ram_gb: 16 }, total_kg_co2e: stored.total_kg_co2e, active_calculation_id: stored.active_calculation_id });
+    expect(asset).toMatchObject({
+      status: 'in_stock',
+      purchase_date: '2024-02-01',
+      specs: { ram_gb: 16 },
+      total_kg_co2e: stored.total_kg_co2e,
+      active_calculation_id: stored.active_calculation_id,
+    });
     expect(asset.created_at).toMatch(ISO_UTC);
     expect(asset.created_at).toBe(stored.created_at.toISOString());
     const calc = rows('calculations').find((r) => r.id === stored.active_calculation_id);
-    expect(calc).toMatchObject({ asset_id: stored.id, total_kg_co2e: stored.total_kg_co2e, production_kg: stored.production_kg, use_phase_kg: stored.use_phase_kg });
+    expect(calc).toMatchObject({
+      asset_id: stored.id,
+      total_kg_co2e: stored.total_kg_co2e,
+      production_kg: stored.production_kg,
+      use_phase_kg: stored.use_phase_kg,
+    });
     expect(typeof calc.result).toBe('object');
-    expect(rows('export_jobs')[0]).toMatchObject({ total_rows: 9_000_000_000, bytes: 123, scope: { include: null, exclude: null }, completed_at: null });
+    expect(rows('export_jobs')[0]).toMatchObject({
+      total_rows: 9_000_000_000,
+      bytes: 123,
+      scope: { include: null, exclude: null },
+      completed_at: null,
+    });
     expect(rows('webhook_endpoints')[0].events).toEqual(['org.export.completed']);
     const months = rows('monthly_emissions');
     expect(months.length).toBeGreaterThan(0);
     for (const m of months) expect([typeof m.total_kg_co2e, m.month]).toEqual(['number', expect.stringMatching(/^2024-02-01$/)]);
     const sum = (values: number[]) => values.reduce((x, y) => x + y, 0);
     expect(sum(months.map((m) => m.total_kg_co2e))).toBeCloseTo(sum(rows('assets').map((r) => r.total_kg_co2e)), 4);
-    expect(rows('usage_counters').filter((r) => r.bucket.includes(':org:')).map((r) => r.window_start).sort()).toEqual(['2026-03-04T00:00:00.000Z', '2026-03-04T05:06:00.000Z']);
+    expect(
+      rows('usage_counters')
+        .filter((r) => r.bucket.includes(':org:'))
+        .map((r) => r.window_start)
+        .sort(),
+    ).toEqual(['2026-03-04T00:00:00.000Z', '2026-03-04T05:06:00.000Z']);
   });
 
-  it("contains nothing of another organisation and no credential: key hashes, webhook secrets and session hashes are null", async () => {
+  it('contains nothing of another organisation and no credential: key hashes, webhook secrets and session hashes are null', async () => {
     const { zip, files } = await exportTo(path.join(dir, 'isolation.zip'), a.id);
     const content = Buffer.concat([...files.values()]).toString('utf8');
 
@@ -223,7 +359,10 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     const foreign = [b.id];
     for (const table of EXPORT_TABLES) {
       const key = table === 'usage_counters' ? 'bucket' : table === 'calculation_factors' ? 'calculation_id' : 'id';
-      const ids = await prisma().$queryRawUnsafe<{ k: string }[]>(`SELECT "${key}"::text AS k FROM "${table}" WHERE "${ownerColumn(table)}" = $1::uuid`, b.id);
+      const ids = await prisma().$queryRawUnsafe<{ k: string }[]>(
+        `SELECT "${key}"::text AS k FROM "${table}" WHERE "${ownerColumn(table)}" = $1::uuid`,
+        b.id,
+      );
       foreign.push(...ids.map((r) => r.k));
     }
     expect(foreign.length).toBeGreaterThan(30);
@@ -240,9 +379,14 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     const rows = (table: ExportTable) => linesOf(files.get(`${table}.jsonl`)!).map((l) => JSON.parse(l));
     for (const [table, columns] of Object.entries(REDACTED_COLUMNS) as [ExportTable, Record<string, string>][]) {
       expect(rows(table).length, table).toBeGreaterThan(0);
-      for (const row of rows(table)) for (const column of Object.keys(columns)) expect(row, `${table}.${column}`).toHaveProperty(column, null);
+      for (const row of rows(table))
+        for (const column of Object.keys(columns)) expect(row, `${table}.${column}`).toHaveProperty(column, null);
     }
-    expect(rows('api_keys').map((r) => r.prefix).every((p: string) => p.startsWith('svc_'))).toBe(true);
+    expect(
+      rows('api_keys')
+        .map((r) => r.prefix)
+        .every((p: string) => p.startsWith('svc_')),
+    ).toBe(true);
     expect(rows('erasure_connections')[0].api_key_hint).toBe('abcd');
   });
 
@@ -254,7 +398,7 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     expect(readme).toContain('`active_calculation_id`');
     expect(readme).toMatch(/not an inventory for a reporting period/);
     expect(readme).toMatch(/sha256sum -c -/);
-    expect(readme).toContain('Not included (excluded by the export\'s scope): `profiles`, `api_keys`');
+    expect(readme).toContain("Not included (excluded by the export's scope): `profiles`, `api_keys`");
     expect(readme).toContain('No selected table holds a credential');
   });
 
@@ -312,7 +456,9 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
   it('stops a table read in the middle (more rows than the connection buffers) and frees the connection', async () => {
     const org = await t.createOrg('business', 'Large');
     const filler = 'x'.repeat(2_000);
-    await prisma().auditLog.createMany({ data: Array.from({ length: 3_000 }, (_, i) => ({ org_id: org.id, event: 'bulk', data: { i, filler } })) });
+    await prisma().auditLog.createMany({
+      data: Array.from({ length: 3_000 }, (_, i) => ({ org_id: org.id, event: 'bulk', data: { i, filler } })),
+    });
     const stop = new Error('cancelled');
     const started = Date.now();
     await expect(
@@ -334,7 +480,9 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     if (TEST_DATABASE_KIND === 'postgres') {
       // The export's own connection (its COPY was still sending) is gone.
       const copying = () =>
-        prisma().$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY (%'`);
+        prisma().$queryRawUnsafe<{ n: number }[]>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'COPY (%'`,
+        );
       for (let i = 0; i < 50 && (await copying())[0]!.n > 0; i++) await new Promise((r) => setTimeout(r, 100));
       expect((await copying())[0]!.n).toBe(0);
     }
@@ -352,25 +500,38 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
       },
     });
     await expect(
-      writeExportArchive({ db: t.app.services.db, orgId: a.id, tables: EXPORT_TABLES, output, softwareVersion: 'x', generatedAt: GENERATED_AT, pageSize: 1 }),
+      writeExportArchive({
+        db: t.app.services.db,
+        orgId: a.id,
+        tables: EXPORT_TABLES,
+        output,
+        softwareVersion: 'x',
+        generatedAt: GENERATED_AT,
+        pageSize: 1,
+      }),
     ).rejects.toBe(broken);
     expect(await prisma().asset.count({ where: { org_id: a.id } })).toBe(5);
   });
 
-  it.skipIf(TEST_DATABASE_KIND !== 'postgres')('reads all tables from one snapshot on PostgreSQL (rows written meanwhile are not in the archive)', async () => {
-    let inserted = false;
-    const { result, files } = await exportTo(path.join(dir, 'snapshot.zip'), a.id, ['organizations', 'assets', 'audit_log'], {
-      onProgress: async () => {
-        if (inserted) return;
-        inserted = true;
-        await prisma().auditLog.create({ data: { org_id: a.id, event: 'written.during.export' } });
-      },
-    });
-    expect(inserted).toBe(true);
-    expect(files.get('audit_log.jsonl')!.toString('utf8')).not.toContain('written.during.export');
-    expect(result.manifest.record_counts.audit_log).toBe((await countRows('audit_log', a.id)) - 1);
-    expect(result.manifest.notes).toContain('All tables were read from one database snapshot: the files agree with each other as of one moment.');
-  });
+  it.skipIf(TEST_DATABASE_KIND !== 'postgres')(
+    'reads all tables from one snapshot on PostgreSQL (rows written meanwhile are not in the archive)',
+    async () => {
+      let inserted = false;
+      const { result, files } = await exportTo(path.join(dir, 'snapshot.zip'), a.id, ['organizations', 'assets', 'audit_log'], {
+        onProgress: async () => {
+          if (inserted) return;
+          inserted = true;
+          await prisma().auditLog.create({ data: { org_id: a.id, event: 'written.during.export' } });
+        },
+      });
+      expect(inserted).toBe(true);
+      expect(files.get('audit_log.jsonl')!.toString('utf8')).not.toContain('written.during.export');
+      expect(result.manifest.record_counts.audit_log).toBe((await countRows('audit_log', a.id)) - 1);
+      expect(result.manifest.notes).toContain(
+        'All tables were read from one database snapshot: the files agree with each other as of one moment.',
+      );
+    },
+  );
 });
 
 describe('export scope and tables', () => {
@@ -417,7 +578,12 @@ describe('export scope and tables', () => {
       .map((c) => `${c.table_name}.${c.column_name}`)
       .sort();
     const redacted = Object.entries(REDACTED_COLUMNS).flatMap(([table, cols]) => Object.keys(cols!).map((c) => `${table}.${c}`));
-    const harmless = ['erasure_connections.api_key_hint', 'erasure_connections.configured_by_key', 'export_jobs.idempotency_key', 'export_jobs.requested_by_key'];
+    const harmless = [
+      'erasure_connections.api_key_hint',
+      'erasure_connections.configured_by_key',
+      'export_jobs.idempotency_key',
+      'export_jobs.requested_by_key',
+    ];
     expect(credentialLike).toEqual([...redacted, ...harmless].sort());
   });
 });

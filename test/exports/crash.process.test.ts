@@ -74,7 +74,8 @@ describe(`an export survives its killed worker on ${TEST_DATABASE_KIND}`, () => 
       body: JSON.stringify({ org_id: orgId }),
     });
     const { key } = (await keyAnswer.json()) as { key: string };
-    const call = (p: string, init: RequestInit = {}) => fetch(`${server!.url}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, accept: 'application/json', ...init.headers } });
+    const call = (p: string, init: RequestInit = {}) =>
+      fetch(`${server!.url}${p}`, { ...init, headers: { authorization: `Bearer ${key}`, accept: 'application/json', ...init.headers } });
     const jobOf = async (id: string) => (await (await call(`${JOBS}/${id}`)).json()) as Record<string, any>;
 
     let worker = pg ? startWorker() : server.child;

@@ -43,7 +43,8 @@ function faulty(storage: ExportStorage, fault: Fault | 'hang'): ExportStorage & 
       const stream = new Writable({
         write(chunk, _encoding, done) {
           // The first chunk reaches the store, so there is a partial object to clean up.
-          if (fault === 'write' && chunks++ > 0) return done(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
+          if (fault === 'write' && chunks++ > 0)
+            return done(Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }));
           if (fault === 'hang') return void hung.push(() => done(new Error('worker gone')));
           upload.stream.write(chunk, done);
         },
@@ -90,7 +91,8 @@ describe(`export failures on ${TEST_DATABASE_KIND}`, () => {
       { heartbeatMs: 20, retryDelayMs: 0, ...options },
     );
   };
-  const submit = (key: string) => t.json(JOBS, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: '{}' });
+  const submit = (key: string) =>
+    t.json(JOBS, { method: 'POST', headers: { ...auth(key), 'content-type': 'application/json' }, body: '{}' });
   async function submitted() {
     const org = await t.createOrg('enterprise', `Faults ${randomUUID().slice(0, 6)}`);
     const { key } = await t.createKey(org.id);
@@ -111,9 +113,23 @@ describe(`export failures on ${TEST_DATABASE_KIND}`, () => {
     throw new Error(`job ${id} did not end`);
   }
   /** What a user sees after a job failed at a stage: the state, the code, the lease, the slot, the storage, the download, DELETE. */
-  async function expectFailedCleanly(worker: ExportWorker, store: Store, ctx: Awaited<ReturnType<typeof submitted>>, code: string, attempts: number) {
+  async function expectFailedCleanly(
+    worker: ExportWorker,
+    store: Store,
+    ctx: Awaited<ReturnType<typeof submitted>>,
+    code: string,
+    attempts: number,
+  ) {
     const failed = await job(ctx.id);
-    expect(failed).toMatchObject({ status: 'failed', error_code: code, attempts, worker_id: null, lease_expires_at: null, bytes: null, sha256: null });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      error_code: code,
+      attempts,
+      worker_id: null,
+      lease_expires_at: null,
+      bytes: null,
+      sha256: null,
+    });
     expect(failed.error_message).toContain(attempts === 1 ? 'Tried once' : `Tried ${attempts} times`);
     // The lease is not renewed any more.
     const renewals = vi.spyOn(worker, 'renew');
@@ -147,7 +163,10 @@ describe(`export failures on ${TEST_DATABASE_KIND}`, () => {
         return names.filter((n) => n.startsWith(`${name}.partial-`));
       },
     };
-    stores.s3 = { storage: await createExportStorage(loadConfig({ DATA_DIR: s3DataDir, LOG_LEVEL: 'silent', ...s3.env })), partials: (key) => s3.uploadsOf(key) };
+    stores.s3 = {
+      storage: await createExportStorage(loadConfig({ DATA_DIR: s3DataDir, LOG_LEVEL: 'silent', ...s3.env })),
+      partials: (key) => s3.uploadsOf(key),
+    };
   });
   afterAll(async () => {
     await t?.close();
@@ -161,14 +180,17 @@ describe(`export failures on ${TEST_DATABASE_KIND}`, () => {
       ['write', 'EXPORT_STORAGE_WRITE_FAILED'],
       ['commit', 'EXPORT_STORAGE_COMMIT_FAILED'],
     ];
-    it.each(cases)('a store failing on %s: 3 attempts, then failed with %s, lease ended, slot free, nothing stored', async (fault, code) => {
-      const store = stores[kind];
-      const ctx = await submitted();
-      const worker = makeWorker(faulty(store.storage, fault));
-      const failed = await runToEnd(worker, ctx.id);
-      expect(failed.status).toBe('failed');
-      await expectFailedCleanly(worker, store, ctx, code, 3);
-    });
+    it.each(cases)(
+      'a store failing on %s: 3 attempts, then failed with %s, lease ended, slot free, nothing stored',
+      async (fault, code) => {
+        const store = stores[kind];
+        const ctx = await submitted();
+        const worker = makeWorker(faulty(store.storage, fault));
+        const failed = await runToEnd(worker, ctx.id);
+        expect(failed.status).toBe('failed');
+        await expectFailedCleanly(worker, store, ctx, code, 3);
+      },
+    );
   });
 
   it('between attempts the job waits, held by no worker and cancellable, with its partial upload gone', async () => {
@@ -262,7 +284,9 @@ describe(`export failures on ${TEST_DATABASE_KIND}`, () => {
     const ids: Record<string, string> = {};
     for (const status of ['completed', 'failed', 'cancelled', 'expired', 'processing'] as const) {
       const id = randomUUID();
-      await db().exportJob.create({ data: { id, org_id: org.id, scope: { include: ['assets'], exclude: [] }, storage_path: `${org.id}/${id}.zip`, status } });
+      await db().exportJob.create({
+        data: { id, org_id: org.id, scope: { include: ['assets'], exclude: [] }, storage_path: `${org.id}/${id}.zip`, status },
+      });
       ids[status] = id;
     }
     // A partial upload of the processing job, as a worker elsewhere would be writing it.

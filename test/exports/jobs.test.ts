@@ -20,10 +20,15 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
   let worker: ExportWorker;
   const auth = (key: string, extra: Record<string, string> = {}) => ({ authorization: `Bearer ${key}`, ...extra });
   const submit = (key: string, body?: unknown, headers: Record<string, string> = {}) =>
-    t.json(JOBS, { method: 'POST', headers: auth(key, { 'content-type': 'application/json', ...headers }), body: JSON.stringify(body ?? {}) });
+    t.json(JOBS, {
+      method: 'POST',
+      headers: auth(key, { 'content-type': 'application/json', ...headers }),
+      body: JSON.stringify(body ?? {}),
+    });
   const getJob = (key: string, id: string) => t.json(`${JOBS}/${id}`, { headers: auth(key) });
   const cancel = (key: string, id: string) => t.json(`${JOBS}/${id}`, { method: 'DELETE', headers: auth(key) });
-  const download = (key: string, id: string, accept = 'application/json') => t.request(`${JOBS}/${id}/download`, { headers: auth(key, { accept }) });
+  const download = (key: string, id: string, accept = 'application/json') =>
+    t.request(`${JOBS}/${id}/download`, { headers: auth(key, { accept }) });
   const db = () => t.app.services.db.prisma;
   /** A fresh organisation with a live key: each test its own, so the limits of one do not touch another. */
   async function newOrg(plan = 'enterprise') {
@@ -32,9 +37,14 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     return { org, key };
   }
   /** A job row written directly (states and times a test needs), shaped as submissions write them. */
-  function insertJob(orgId: string, data: { status: 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'expired'; created_at?: Date; error_code?: string }) {
+  function insertJob(
+    orgId: string,
+    data: { status: 'pending' | 'processing' | 'completed' | 'failed' | 'cancelled' | 'expired'; created_at?: Date; error_code?: string },
+  ) {
     const id = randomUUID();
-    return db().exportJob.create({ data: { id, org_id: orgId, scope: { include: [...EXPORT_TABLES], exclude: [] }, storage_path: `${orgId}/${id}.zip`, ...data } });
+    return db().exportJob.create({
+      data: { id, org_id: orgId, scope: { include: [...EXPORT_TABLES], exclude: [] }, storage_path: `${orgId}/${id}.zip`, ...data },
+    });
   }
   /** Runs the worker until it has run job `id` (jobs other tests left pending are run on the way, oldest first). */
   async function runUntil(id: string) {
@@ -161,7 +171,10 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     const idem = { 'idempotency-key': 'weekly-export' };
     const first = await submit(key, {}, idem);
     await runUntil(first.body.job_id);
-    await db().exportJob.update({ where: { id: first.body.job_id }, data: { idempotency_day: new Date(Date.now() - DAY), created_at: new Date(Date.now() - DAY) } });
+    await db().exportJob.update({
+      where: { id: first.body.job_id },
+      data: { idempotency_day: new Date(Date.now() - DAY), created_at: new Date(Date.now() - DAY) },
+    });
     const next = await submit(key, {}, idem);
     expect(next.status).toBe(202);
     expect(next.body.job_id).not.toBe(first.body.job_id);
@@ -170,20 +183,23 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     expect(long.body.details).toContain('Idempotency-Key');
   });
 
-  it.each(['free', 'pro', 'business', 'enterprise'] as const)('export frequency of the %s plan: 429 EXPORT_TOO_FREQUENT with Retry-After inside the interval, 202 after it', async (plan) => {
-    const { org, key } = await newOrg(plan);
-    const interval = EXPORT_INTERVAL_SECONDS[plan] * 1000;
-    const job = await insertJob(org.id, { status: 'completed', created_at: new Date(Date.now() - interval + 120_000) });
-    const refused = await submit(key);
-    expect(refused.status).toBe(429);
-    expect(refused.body.code).toBe('EXPORT_TOO_FREQUENT');
-    expect(refused.body.retry_after_seconds).toBeGreaterThan(100);
-    expect(refused.body.retry_after_seconds).toBeLessThanOrEqual(120);
-    expect(refused.body.message).toContain(plan);
-    expect(Number(refused.headers.get('retry-after'))).toBe(refused.body.retry_after_seconds);
-    await db().exportJob.update({ where: { id: job.id }, data: { created_at: new Date(Date.now() - interval - 1_000) } });
-    expect((await submit(key)).status).toBe(202);
-  });
+  it.each(['free', 'pro', 'business', 'enterprise'] as const)(
+    'export frequency of the %s plan: 429 EXPORT_TOO_FREQUENT with Retry-After inside the interval, 202 after it',
+    async (plan) => {
+      const { org, key } = await newOrg(plan);
+      const interval = EXPORT_INTERVAL_SECONDS[plan] * 1000;
+      const job = await insertJob(org.id, { status: 'completed', created_at: new Date(Date.now() - interval + 120_000) });
+      const refused = await submit(key);
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('EXPORT_TOO_FREQUENT');
+      expect(refused.body.retry_after_seconds).toBeGreaterThan(100);
+      expect(refused.body.retry_after_seconds).toBeLessThanOrEqual(120);
+      expect(refused.body.message).toContain(plan);
+      expect(Number(refused.headers.get('retry-after'))).toBe(refused.body.retry_after_seconds);
+      await db().exportJob.update({ where: { id: job.id }, data: { created_at: new Date(Date.now() - interval - 1_000) } });
+      expect((await submit(key)).status).toBe(202);
+    },
+  );
 
   it('failed and cancelled exports do not use the interval', async () => {
     const { org, key } = await newOrg('free');
@@ -211,9 +227,14 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
   it('processing -> cancelled deletes the partial object', async () => {
     const { org, key } = await newOrg();
     const { body } = await submit(key);
-    const job = await db().exportJob.update({ where: { id: body.job_id }, data: { status: 'processing', worker_id: 'elsewhere', lease_expires_at: new Date(Date.now() + 60_000) } });
+    const job = await db().exportJob.update({
+      where: { id: body.job_id },
+      data: { status: 'processing', worker_id: 'elsewhere', lease_expires_at: new Date(Date.now() + 60_000) },
+    });
     const upload = await t.app.services.exportStorage.open(job.storage_path!);
-    await new Promise<void>((resolve, reject) => upload.stream.write(Buffer.alloc(64 * 1024, 1), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      upload.stream.write(Buffer.alloc(64 * 1024, 1), (error) => (error ? reject(error) : resolve())),
+    );
     const orgDir = path.join(t.dataDir, 'exports', org.id);
     expect((await readdir(orgDir)).length).toBeGreaterThan(0);
 
@@ -357,10 +378,18 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
 
   it('GraphQL submits, reads and cancels the same jobs', async () => {
     const { key } = await newOrg();
-    const submitted = await t.graphql('mutation { submitExportJob(scope: { include: ["assets"] }) { job_id status poll_url } }', undefined, key);
+    const submitted = await t.graphql(
+      'mutation { submitExportJob(scope: { include: ["assets"] }) { job_id status poll_url } }',
+      undefined,
+      key,
+    );
     expect(submitted.body.errors).toBeUndefined();
     const id = submitted.body.data.submitExportJob.job_id;
-    const read = await t.graphql('query($id: ID!) { exportJob(id: $id) { id status scope { include exclude } total_tables } }', { id }, key);
+    const read = await t.graphql(
+      'query($id: ID!) { exportJob(id: $id) { id status scope { include exclude } total_tables } }',
+      { id },
+      key,
+    );
     expect(read.body.data.exportJob).toEqual({ id, status: 'pending', scope: { include: ['assets'], exclude: [] }, total_tables: 1 });
     const cancelled = await t.graphql('mutation($id: ID!) { cancelExportJob(id: $id) { status } }', { id }, key);
     expect(cancelled.body.data.cancelExportJob.status).toBe('cancelled');

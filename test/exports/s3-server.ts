@@ -41,7 +41,9 @@ export async function startS3rver({ listMultipartUploads = true } = {}): Promise
     if (bucket !== S3RVER_BUCKET) return next();
     if (listMultipartUploads && ctx.method === 'GET' && key === '' && 'uploads' in ctx.query) {
       const prefix = typeof ctx.query.prefix === 'string' ? ctx.query.prefix : '';
-      const uploads = (await uploadsOf(prefix, false)).map(({ id, key }) => `<Upload><Key>${xml(key)}</Key><UploadId>${id}</UploadId></Upload>`);
+      const uploads = (await uploadsOf(prefix, false)).map(
+        ({ id, key }) => `<Upload><Key>${xml(key)}</Key><UploadId>${id}</UploadId></Upload>`,
+      );
       ctx.type = 'application/xml';
       ctx.body =
         `<?xml version="1.0" encoding="UTF-8"?><ListMultipartUploadsResult><Bucket>${bucket}</Bucket><Prefix>${xml(prefix)}</Prefix>` +

@@ -53,7 +53,11 @@ async function serve(router: ReturnType<typeof createExportFileRouter>): Promise
       if (match?.route) endResponse(await router.fetch(request, match));
     },
   };
-  const yoga = createYoga({ schema: createSchema({ typeDefs: 'type Query { ok: Boolean }' }), logging: false, plugins: [mount, useRouteNotFound({ routes })] });
+  const yoga = createYoga({
+    schema: createSchema({ typeDefs: 'type Query { ok: Boolean }' }),
+    logging: false,
+    plugins: [mount, useRouteNotFound({ routes })],
+  });
   const server = createServer(yoga);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
@@ -216,7 +220,9 @@ describe.each([
   it('abort() discards the partial object, twice without complaint, and keeps nothing', async () => {
     const key = newKey();
     const upload = await h.storage.open(key);
-    await new Promise<void>((resolve, reject) => upload.stream.write(Buffer.alloc(1000, 7), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      upload.stream.write(Buffer.alloc(1000, 7), (error) => (error ? reject(error) : resolve())),
+    );
     expect(await h.partials(key)).toHaveLength(1);
     await upload.abort();
     await upload.abort();
@@ -311,7 +317,9 @@ describe.each([
       expect(expiresAt.toISOString()).toBe('2026-03-04T05:21:07.000Z');
       if (kind === 'filesystem') {
         expect(url).toMatch(
-          new RegExp(`^${h.base}/files/exports/${key}\\?expires=${expiresAt.getTime() / 1000}&filename=${FILENAME.replace(/\./g, '\\.')}&signature=[0-9a-f]{64}$`),
+          new RegExp(
+            `^${h.base}/files/exports/${key}\\?expires=${expiresAt.getTime() / 1000}&filename=${FILENAME.replace(/\./g, '\\.')}&signature=[0-9a-f]{64}$`,
+          ),
         );
       } else {
         const query = new URL(url).searchParams;
@@ -331,7 +339,11 @@ describe.each([
     const response = await h.fetchExpired(key);
     expect(response.status).toBe(403);
     if (kind === 'filesystem') {
-      expect(await response.json()).toEqual({ error: 'Forbidden', code: 'SIGNED_URL_EXPIRED', details: expect.stringMatching(/^The download link expired at /) });
+      expect(await response.json()).toEqual({
+        error: 'Forbidden',
+        code: 'SIGNED_URL_EXPIRED',
+        details: expect.stringMatching(/^The download link expired at /),
+      });
     } else {
       expect(await response.text()).toMatch(/<Code>AccessDenied<\/Code><Message>Request has expired<\/Message>/);
     }
@@ -343,8 +355,12 @@ describe.each([
       await expect(h.storage.open(key), key).rejects.toThrow(/invalid export storage key/);
       await expect(h.storage.delete(key), key).rejects.toThrow(/invalid export storage key/);
     }
-    await expect(h.storage.signedUrl(newKey(), { base: h.base, filename: 'a"; x=.zip', ttlSeconds: 900 })).rejects.toThrow(/invalid download file name/);
-    await expect(h.storage.signedUrl(newKey(), { base: h.base, filename: FILENAME, ttlSeconds: 0 })).rejects.toThrow(/invalid signed URL lifetime/);
+    await expect(h.storage.signedUrl(newKey(), { base: h.base, filename: 'a"; x=.zip', ttlSeconds: 900 })).rejects.toThrow(
+      /invalid download file name/,
+    );
+    await expect(h.storage.signedUrl(newKey(), { base: h.base, filename: FILENAME, ttlSeconds: 0 })).rejects.toThrow(
+      /invalid signed URL lifetime/,
+    );
   });
 });
 
@@ -363,9 +379,13 @@ describe('filesystem store: files and signed URLs served by the service', () => 
     await h?.close();
   });
 
-  const sign = async (k = key, filename = FILENAME) => new URL((await h.storage.signedUrl(k, { base: h.base, filename, ttlSeconds: FIFTEEN_MINUTES })).url);
+  const sign = async (k = key, filename = FILENAME) =>
+    new URL((await h.storage.signedUrl(k, { base: h.base, filename, ttlSeconds: FIFTEEN_MINUTES })).url);
   const problem = async (response: Response) => ({ status: response.status, body: await response.json() });
-  const invalid = { status: 403, body: { error: 'Forbidden', code: 'INVALID_SIGNATURE', details: expect.stringMatching(/signature does not match/) } };
+  const invalid = {
+    status: 403,
+    body: { error: 'Forbidden', code: 'INVALID_SIGNATURE', details: expect.stringMatching(/signature does not match/) },
+  };
 
   it('keeps the committed archive at <data dir>/exports/<key> and serves it with download headers', async () => {
     expect(await readFile(path.join(h.dataDir, 'exports', key))).toEqual(await archive());
@@ -379,7 +399,11 @@ describe('filesystem store: files and signed URLs served by the service', () => 
       'accept-ranges': 'bytes',
       'referrer-policy': 'no-referrer',
     });
-    expect(createHash('sha256').update(Buffer.from(await response.arrayBuffer())).digest('hex')).toBe(body.sha256);
+    expect(
+      createHash('sha256')
+        .update(Buffer.from(await response.arrayBuffer()))
+        .digest('hex'),
+    ).toBe(body.sha256);
   });
 
   it('answers 403 INVALID_SIGNATURE to an altered signature, key, file name or expiry, and to a missing signature', async () => {
@@ -431,7 +455,10 @@ describe('filesystem store: files and signed URLs served by the service', () => 
     await writeObject(h.storage, gone, Buffer.from('expired archive'));
     const url = await sign(gone);
     await h.storage.delete(gone);
-    expect(await problem(await fetch(url))).toEqual({ status: 404, body: { error: 'Export archive not found', code: 'NOT_FOUND', details: expect.any(String) } });
+    expect(await problem(await fetch(url))).toEqual({
+      status: 404,
+      body: { error: 'Export archive not found', code: 'NOT_FOUND', details: expect.any(String) },
+    });
   });
 
   it('accepts URLs signed by another instance sharing the data directory, not by one with another directory', async () => {
@@ -441,7 +468,9 @@ describe('filesystem store: files and signed URLs served by the service', () => 
 
     const stranger = await filesystemHarness();
     try {
-      const fromStranger = new URL((await stranger.storage.signedUrl(key, { base: h.base, filename: FILENAME, ttlSeconds: FIFTEEN_MINUTES })).url);
+      const fromStranger = new URL(
+        (await stranger.storage.signedUrl(key, { base: h.base, filename: FILENAME, ttlSeconds: FIFTEEN_MINUTES })).url,
+      );
       expect(await problem(await fetch(fromStranger))).toEqual(invalid);
     } finally {
       await stranger.close();

@@ -57,7 +57,10 @@ describe(`export worker on ${TEST_DATABASE_KIND}`, () => {
   const db = () => t.app.services.db.prisma;
   const makeWorker = (options: ExportWorkerOptions & { storage?: ExportStorage } = {}) => {
     const s = t.app.services;
-    return new ExportWorker({ db: s.db, scopes: s.scopes, storage: options.storage ?? s.exportStorage, log: s.log, softwareVersion: '1.0.0' }, { heartbeatMs: 30, ...options });
+    return new ExportWorker(
+      { db: s.db, scopes: s.scopes, storage: options.storage ?? s.exportStorage, log: s.log, softwareVersion: '1.0.0' },
+      { heartbeatMs: 30, ...options },
+    );
   };
   async function submitted(plan = 'enterprise') {
     const org = await t.createOrg(plan, `Worker ${randomUUID().slice(0, 6)}`);
@@ -117,7 +120,9 @@ describe(`export worker on ${TEST_DATABASE_KIND}`, () => {
     const running = makeWorker({ storage: slowStorage(t.app.services.exportStorage, 40) }).runOnce();
     const seen = await until(async () => {
       const { body } = await t.json(`${JOBS}/${id}`, { headers: auth(key) });
-      return body.status === 'processing' && body.progress && body.progress.tables_done > 0 && body.progress.tables_done < 22 ? body : undefined;
+      return body.status === 'processing' && body.progress && body.progress.tables_done > 0 && body.progress.tables_done < 22
+        ? body
+        : undefined;
     });
     expect(seen.progress.total_tables).toBe(22);
     expect(seen.progress.rows_written).toBeGreaterThan(0);
@@ -153,7 +158,10 @@ describe(`export worker on ${TEST_DATABASE_KIND}`, () => {
 
   it('a job whose worker died is claimed again once its lease has run out', async () => {
     const { id } = await submitted();
-    await db().exportJob.update({ where: { id }, data: { status: 'processing', attempts: 1, worker_id: 'dead-worker', lease_expires_at: new Date(Date.now() + 60_000) } });
+    await db().exportJob.update({
+      where: { id },
+      data: { status: 'processing', attempts: 1, worker_id: 'dead-worker', lease_expires_at: new Date(Date.now() + 60_000) },
+    });
     // Still leased: nobody takes it.
     expect(await makeWorker().runOnce()).toBeNull();
     await db().exportJob.update({ where: { id }, data: { lease_expires_at: new Date(Date.now() - 1) } });
@@ -164,7 +172,10 @@ describe(`export worker on ${TEST_DATABASE_KIND}`, () => {
   it('after the last attempt the sweep fails the job (EXPORT_INTERRUPTED), deletes its partial upload and sends the failed event', async () => {
     const { org, key, id } = await submitted();
     await endpointFor(key);
-    const row = await db().exportJob.update({ where: { id }, data: { status: 'processing', attempts: 3, worker_id: 'dead-worker', lease_expires_at: new Date(Date.now() - 1) } });
+    const row = await db().exportJob.update({
+      where: { id },
+      data: { status: 'processing', attempts: 3, worker_id: 'dead-worker', lease_expires_at: new Date(Date.now() - 1) },
+    });
     const partial = await t.app.services.exportStorage.open(row.storage_path!);
     await new Promise<void>((resolve, reject) => partial.stream.write(Buffer.alloc(1024), (error) => (error ? reject(error) : resolve())));
     expect((await filesOf(org.id)).length).toBeGreaterThan(0);
@@ -178,7 +189,11 @@ describe(`export worker on ${TEST_DATABASE_KIND}`, () => {
     expect(await filesOf(org.id)).toEqual([]);
     const [event] = await db().webhookDelivery.findMany({ where: { org_id: org.id } });
     expect(event).toMatchObject({ event: 'org.export.job.failed' });
-    expect((event!.payload as { data: Record<string, unknown> }).data).toMatchObject({ job_id: id, status: 'failed', error_code: 'EXPORT_INTERRUPTED' });
+    expect((event!.payload as { data: Record<string, unknown> }).data).toMatchObject({
+      job_id: id,
+      status: 'failed',
+      error_code: 'EXPORT_INTERRUPTED',
+    });
     // A failed export does not use the plan's interval.
     const again = await t.json(JOBS, { method: 'POST', headers: auth(key) });
     expect(again.status).toBe(202);

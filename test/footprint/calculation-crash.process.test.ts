@@ -22,7 +22,13 @@ describe(`calculation ids survive a killed server on ${TEST_DATABASE_KIND}`, () 
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-crash-'));
     if (TEST_DATABASE_KIND === 'postgres') db = await openTestDatabase();
-    server = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: db?.url ?? '', ADMIN_TOKEN: TEST_ADMIN_TOKEN, QUOTA_LIMITS: UNLIMITED, LOG_LEVEL: 'warn' });
+    server = await startServerProcess({
+      DATA_DIR: dataDir,
+      DATABASE_URL: db?.url ?? '',
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      QUOTA_LIMITS: UNLIMITED,
+      LOG_LEVEL: 'warn',
+    });
   }, 60_000);
   afterAll(async () => {
     if (server?.child.exitCode === null) server.child.kill('SIGKILL');
@@ -48,10 +54,18 @@ describe(`calculation ids survive a killed server on ${TEST_DATABASE_KIND}`, () 
     let killed = false;
     const client = async (n: number) => {
       for (let i = n; !killed; i++) {
-        const query = new URLSearchParams({ brand: 'Dell', model: MODELS[i % MODELS.length]!, category: 'laptop', country: COUNTRIES[i % COUNTRIES.length]! });
+        const query = new URLSearchParams({
+          brand: 'Dell',
+          model: MODELS[i % MODELS.length]!,
+          category: 'laptop',
+          country: COUNTRIES[i % COUNTRIES.length]!,
+        });
         // Requests cut off by the kill fail; only answered ids count.
-        const res = await fetch(`${server.url}/v1/footprint?${query}`, { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined);
-        const body = res?.status === 200 ? ((await res.json().catch(() => undefined)) as { calculation_id: string } | undefined) : undefined;
+        const res = await fetch(`${server.url}/v1/footprint?${query}`, { headers: { authorization: `Bearer ${key}` } }).catch(
+          () => undefined,
+        );
+        const body =
+          res?.status === 200 ? ((await res.json().catch(() => undefined)) as { calculation_id: string } | undefined) : undefined;
         if (body) answered.push(body.calculation_id);
       }
     };

@@ -22,7 +22,10 @@ describe(`calculation writer on ${TEST_DATABASE_KIND}`, () => {
   afterAll(() => t.close());
 
   const stored = (ids: (string | null)[]) =>
-    t.app.services.db.prisma.calculation.findMany({ where: { id: { in: ids.filter((id) => id !== null) } }, select: { id: true, org_id: true } });
+    t.app.services.db.prisma.calculation.findMany({
+      where: { id: { in: ids.filter((id) => id !== null) } },
+      select: { id: true, org_id: true },
+    });
   const batchStatements = () => t.statements.statements.filter((sql) => sql.includes('INSERT INTO calculation_factors')).length;
   const record = (org_id: string, country = 'DE'): CalculationRecord => ({
     org_id,
@@ -55,7 +58,9 @@ describe(`calculation writer on ${TEST_DATABASE_KIND}`, () => {
     const caller = await authenticate(`Bearer ${key}`, '127.0.0.1', t.app.services.keys);
     // The service itself does not check text (the API edge does), so this lone surrogate reaches the database, which refuses it.
     const models = Array.from({ length: 20 }, (_, i) => (i === 7 ? 'Latitude \uD800' : 'Latitude 5440'));
-    const answers = await Promise.all(models.map((model) => t.app.services.footprint.footprint({ brand: 'Dell', model, category: 'laptop', country: 'DE' }, caller)));
+    const answers = await Promise.all(
+      models.map((model) => t.app.services.footprint.footprint({ brand: 'Dell', model, category: 'laptop', country: 'DE' }, caller)),
+    );
 
     expect(answers[7]!.calculation_id).toBeNull();
     expect(answers[7]!.total_kg_co2e).toBeGreaterThan(0);

@@ -28,7 +28,8 @@ describe(`numbers are rounded once, at the edge (${TEST_DATABASE_KIND})`, () => 
           ['transport', s.avoided_transport_kg, r.new_device.transport_kg],
           ['additional_use_phase', s.additional_use_phase_kg, r.adjusted_use_phase.additional_use_phase_kg],
         ];
-        for (const [name, a, b] of pairs) if (a !== b) mismatches.push(`${country} ${remaining_years}y ${name}: savings ${a} vs refurbishment ${b}`);
+        for (const [name, a, b] of pairs)
+          if (a !== b) mismatches.push(`${country} ${remaining_years}y ${name}: savings ${a} vs refurbishment ${b}`);
       }
     }
     expect(mismatches).toEqual([]);
@@ -44,9 +45,16 @@ describe(`numbers are rounded once, at the edge (${TEST_DATABASE_KIND})`, () => 
       const years = f.methodology.lifetime_years;
       const r = (await t.json(`/v1/refurbishment?${qs({ ...device, grade: 'B', remaining_years: years })}`)).body;
       if (r.adjusted_use_phase.new_device_use_phase_kg !== f.breakdown.use_phase_kg) {
-        mismatches.push(`${country}: refurbishment ${r.adjusted_use_phase.new_device_use_phase_kg} vs footprint ${f.breakdown.use_phase_kg}`);
+        mismatches.push(
+          `${country}: refurbishment ${r.adjusted_use_phase.new_device_use_phase_kg} vs footprint ${f.breakdown.use_phase_kg}`,
+        );
       }
-      for (const v of [r.gross_avoided_kg, r.net_savings_kg, r.adjusted_use_phase.additional_use_phase_kg, r.adjusted_use_phase.new_device_use_phase_kg]) {
+      for (const v of [
+        r.gross_avoided_kg,
+        r.net_savings_kg,
+        r.adjusted_use_phase.additional_use_phase_kg,
+        r.adjusted_use_phase.new_device_use_phase_kg,
+      ]) {
         expect(Math.round(v * 100) / 100).toBe(v);
       }
     }
@@ -70,7 +78,15 @@ describe('one JSON key order per type', () => {
     const second = await (await fetch(`${base}${path}`)).text();
     expect(keyOrder(JSON.parse(second))).toEqual(keyOrder(JSON.parse(first)));
     // and the order is the schema's field order
-    expect(Object.keys(JSON.parse(second))).toEqual(['product', 'country', 'total_kg_co2e', 'breakdown', 'methodology', 'calculated_at', 'calculation_id']);
+    expect(Object.keys(JSON.parse(second))).toEqual([
+      'product',
+      'country',
+      'total_kg_co2e',
+      'breakdown',
+      'methodology',
+      'calculated_at',
+      'calculation_id',
+    ]);
   });
 });
 
@@ -92,10 +108,16 @@ describe('one header casing', () => {
     const path = `/v1/footprint?${qs({ brand: 'HP', model: 'Header Case 840', category: 'laptop', country: 'FR' })}`;
     const first = await rawHeaderNames(`${base}${path}`);
     const second = await rawHeaderNames(`${base}${path}`); // answered by the fast path
-    const others = await Promise.all(['/v1/savings?brand=HP&model=X&country=FR', '/v1/footprint?brand=HP', '/', '/v1/openapi.json'].map((p) => rawHeaderNames(`${base}${p}`)));
+    const others = await Promise.all(
+      ['/v1/savings?brand=HP&model=X&country=FR', '/v1/footprint?brand=HP', '/', '/v1/openapi.json'].map((p) =>
+        rawHeaderNames(`${base}${p}`),
+      ),
+    );
     for (const names of [first, second, ...others]) for (const name of names) expect(name).toBe(name.toLowerCase());
     expect([...second].sort()).toEqual([...first].sort());
-    expect(second).toEqual(expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-plan', 'cache-control', 'vary']));
+    expect(second).toEqual(
+      expect.arrayContaining(['x-request-id', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-plan', 'cache-control', 'vary']),
+    );
   });
 });
 
@@ -111,7 +133,9 @@ describe('factor sources as the API cites them', () => {
     const repeats = texts.map((text) => ({ text, repeats: repeatedPhrases(text) })).filter((r) => r.repeats.length);
     expect(repeats.slice(0, 3)).toEqual([]);
     const us = texts.find((s) => s.startsWith('grid factor US-CA: '));
-    expect(us).toMatch(/^grid factor US-CA: US EPA, .*; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442, version eGRID2022 \(data year 2022/);
+    expect(us).toMatch(
+      /^grid factor US-CA: US EPA, .*; converted to lifecycle CO2e: published value 0\.207512 x uplift 1\.162442, version eGRID2022 \(data year 2022/,
+    );
   });
 });
 
@@ -121,10 +145,11 @@ describe('calculation_id of anonymous calls', () => {
     expect(f.calculation_id).toBeNull();
     const { readFile } = await import('node:fs/promises');
     const readme = await readFile(new URL('../../README.md', import.meta.url), 'utf8');
-    expect(readme).toMatch(/Anonymous calls \(no API key\) and keys\s+without organisation context[^.]*get `calculation_id: null`\s+because nothing is stored for them/);
+    expect(readme).toMatch(
+      /Anonymous calls \(no API key\) and keys\s+without organisation context[^.]*get `calculation_id: null`\s+because nothing is stored for them/,
+    );
     const openapi = (await t.json('/v1/openapi.json')).body;
     const description = openapi.components.schemas.FootprintResult.properties.calculation_id.description;
     expect(description).toMatch(/Null for anonymous calls and keys without organisation context: nothing is stored/);
   });
 });
-

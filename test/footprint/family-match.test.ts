@@ -24,7 +24,16 @@ const E14 = loadCatalogue().filter((e) => /^Lenovo ThinkPad E14 Gen \d+ (?:Intel
 const lowerMedian = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
 
 describe('family-level specs (familySpecs)', () => {
-  const device = (name: string, specs: CatalogueEntry['specs']): CatalogueEntry => ({ brand: 'X', mpn: name, name, category: 'laptop', release_year: 2022, aliases: [], specs, source: {} });
+  const device = (name: string, specs: CatalogueEntry['specs']): CatalogueEntry => ({
+    brand: 'X',
+    mpn: name,
+    name,
+    category: 'laptop',
+    release_year: 2022,
+    aliases: [],
+    specs,
+    source: {},
+  });
 
   it('takes the lower median of the stated numbers, a text value all agree on, nothing stated by one device only', () => {
     const { specs, differing } = familySpecs([
@@ -62,7 +71,9 @@ describe(`footprint of a model name that names a family on ${TEST_DATABASE_KIND}
       weight_kg: weights.length >= 2 ? lowerMedian(weights) : expect.any(Number),
     });
     expect(b.methodology.data_sources[0]).toMatch(
-      new RegExp(`^built-in catalogue: Lenovo ThinkPad E14 family \\(by model name; no generation given\\), family-level specs of its ${E14.length} devices \\(Lenovo ThinkPad E14 Gen 2 Intel, `),
+      new RegExp(
+        `^built-in catalogue: Lenovo ThinkPad E14 family \\(by model name; no generation given\\), family-level specs of its ${E14.length} devices \\(Lenovo ThinkPad E14 Gen 2 Intel, `,
+      ),
     );
     expect(b.methodology.confidence).toBe('estimated_medium');
 
@@ -97,7 +108,11 @@ describe(`footprint of a model name that names a family on ${TEST_DATABASE_KIND}
   });
 
   it('identify does not pick one device of a family', async () => {
-    const res = await t.json('/v1/identify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ manufacturer: 'Lenovo', model_string: 'ThinkPad E14' }) });
+    const res = await t.json('/v1/identify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ manufacturer: 'Lenovo', model_string: 'ThinkPad E14' }),
+    });
     expect(res.status).toBe(404);
   });
 });

@@ -33,18 +33,32 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
     // 5 kg at 24 inch x (screen / 24)^2 (docs/methodology.md section 2); neither sheet in the catalogue gives a weight
     expect(small.product).toMatchObject({ name: 'Dell P2419H Monitor', category: 'monitor', weight_kg: 4.92 });
     expect(large.product).toMatchObject({ name: 'Dell UltraSharp U4924DW Monitor', category: 'monitor', weight_kg: 20.84 });
-    expect(large.methodology.data_sources).toEqual(expect.arrayContaining([expect.stringMatching(/^not published for this model, estimated by the engine \(category monitor\): weight_kg/)]));
+    expect(large.methodology.data_sources).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^not published for this model, estimated by the engine \(category monitor\): weight_kg/),
+      ]),
+    );
     expect(large.breakdown.production_kg).toBeGreaterThan(small.breakdown.production_kg * 1.5);
     // transport is per kg shipped (times the release year's calibration factor, which differs: 2018 and 2023)
     expect(large.breakdown.transport_kg / small.breakdown.transport_kg).toBeGreaterThan(3);
   });
 
   it('answers the spec fields with phase totals that add up, cacheable for a day', async () => {
-    const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'Custom Build 14', country: 'de', weight_kg: 1.4, tdp: 15, ram_gb: 16, storage_gb: 512, storage_type: 'nvme', screen_size_inch: 14, screen_type: 'ips', battery_wh: 54 })}`);
+    const res = await t.json(
+      `/v1/footprint?${qs({ brand: 'Dell', model: 'Custom Build 14', country: 'de', weight_kg: 1.4, tdp: 15, ram_gb: 16, storage_gb: 512, storage_type: 'nvme', screen_size_inch: 14, screen_type: 'ips', battery_wh: 54 })}`,
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=86400');
     const b = res.body;
-    expect(Object.keys(b).sort()).toEqual(['breakdown', 'calculated_at', 'calculation_id', 'country', 'methodology', 'product', 'total_kg_co2e']);
+    expect(Object.keys(b).sort()).toEqual([
+      'breakdown',
+      'calculated_at',
+      'calculation_id',
+      'country',
+      'methodology',
+      'product',
+      'total_kg_co2e',
+    ]);
     expect(b.product).toEqual({ brand: 'Dell', mpn: null, name: 'Custom Build 14', category: 'laptop', weight_kg: 1.4 });
     expect(b.country).toBe('DE');
     const { production_kg, transport_kg, use_phase_kg, end_of_life_kg } = b.breakdown;
@@ -67,7 +81,10 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
     const fr = (await t.json(`/v1/footprint?${qs({ ...base, country: 'FR' })}`)).body;
     const pl = (await t.json(`/v1/footprint?${qs({ ...base, country: 'PL' })}`)).body;
     expect(pl.breakdown.production_kg).toBe(fr.breakdown.production_kg);
-    expect(pl.breakdown.use_phase_kg / fr.breakdown.use_phase_kg).toBeCloseTo(pl.methodology.grid_factor_kg_per_kwh / fr.methodology.grid_factor_kg_per_kwh, 1);
+    expect(pl.breakdown.use_phase_kg / fr.breakdown.use_phase_kg).toBeCloseTo(
+      pl.methodology.grid_factor_kg_per_kwh / fr.methodology.grid_factor_kg_per_kwh,
+      1,
+    );
     expect(pl.breakdown.use_phase_kg).toBeGreaterThan(fr.breakdown.use_phase_kg * 3);
   });
 
@@ -75,7 +92,11 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
     const none = (await t.json(`/v1/footprint?${qs({ brand: 'Acer', mpn: 'X1', country: 'DE' })}`)).body;
     expect(none.methodology.confidence).toBe('estimated_low');
     expect(none.methodology.data_sources[0]).toBe('category defaults (laptop)');
-    const all = (await t.json(`/v1/footprint?${qs({ brand: 'Acer', mpn: 'X1', country: 'DE', weight_kg: 1.5, tdp: 15, ram_gb: 8, storage_gb: 256, storage_type: 'ssd', screen_size_inch: 14, screen_type: 'ips', battery_wh: 50 })}`)).body;
+    const all = (
+      await t.json(
+        `/v1/footprint?${qs({ brand: 'Acer', mpn: 'X1', country: 'DE', weight_kg: 1.5, tdp: 15, ram_gb: 8, storage_gb: 256, storage_type: 'ssd', screen_size_inch: 14, screen_type: 'ips', battery_wh: 50 })}`,
+      )
+    ).body;
     expect(all.methodology.confidence).toBe('estimated_high');
     expect(all.methodology.uncertainty_pct).toBeLessThanOrEqual(none.methodology.uncertainty_pct);
   });
@@ -91,7 +112,9 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
       expect(m.interval, category).toEqual({ ...uncertaintyInterval(full.total_kg_co2e, m.uncertainty_pct), method: INTERVAL_METHOD });
       expect(m.interval.low_kg, category).toBeGreaterThan(0);
       // low x high = total^2, up to the rounding of each bound to 0.005 kg
-      expect(Math.abs(m.interval.low_kg * m.interval.high_kg - full.total_kg_co2e ** 2), category).toBeLessThanOrEqual(0.005 * (m.interval.low_kg + m.interval.high_kg) + 1e-4);
+      expect(Math.abs(m.interval.low_kg * m.interval.high_kg - full.total_kg_co2e ** 2), category).toBeLessThanOrEqual(
+        0.005 * (m.interval.low_kg + m.interval.high_kg) + 1e-4,
+      );
       if (m.uncertainty_pct > widest.uncertainty_pct) widest = { category, uncertainty_pct: m.uncertainty_pct, low_kg: m.interval.low_kg };
     }
     // a symmetric total +/- u would go below zero here
@@ -140,12 +163,25 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('stores a calculation for a key with an organisation and returns its id', async () => {
-    const res = await t.json(`/v1/footprint?${qs({ brand: 'Lenovo', model: 'ThinkPad T14', country: 'US-CA' })}`, { headers: { authorization: `Bearer ${orgKey}` } });
+    const res = await t.json(`/v1/footprint?${qs({ brand: 'Lenovo', model: 'ThinkPad T14', country: 'US-CA' })}`, {
+      headers: { authorization: `Bearer ${orgKey}` },
+    });
     expect(res.status).toBe(200);
     expect(res.body.calculation_id).toMatch(UUID);
     await t.app.services.calculations.flush();
-    const stored = await t.app.services.db.prisma.calculation.findUniqueOrThrow({ where: { id: res.body.calculation_id }, include: { factors: true } });
-    expect(stored).toMatchObject({ org_id: orgId, kind: 'footprint', country: 'US-CA', category: 'laptop', total_kg_co2e: res.body.total_kg_co2e, engine_version: res.body.methodology.engine_version, confidence: 'estimated_medium' }); // the ThinkPad T14 family (issue 15.5)
+    const stored = await t.app.services.db.prisma.calculation.findUniqueOrThrow({
+      where: { id: res.body.calculation_id },
+      include: { factors: true },
+    });
+    expect(stored).toMatchObject({
+      org_id: orgId,
+      kind: 'footprint',
+      country: 'US-CA',
+      category: 'laptop',
+      total_kg_co2e: res.body.total_kg_co2e,
+      engine_version: res.body.methodology.engine_version,
+      confidence: 'estimated_medium',
+    }); // the ThinkPad T14 family (issue 15.5)
     expect(stored.inputs).toMatchObject({ brand: 'Lenovo', model: 'ThinkPad T14', country: 'US-CA' });
     expect(stored.factors).toEqual([expect.objectContaining({ role: 'use_grid', factor_id: stored.grid_factor_id })]);
     const factor = await t.app.services.db.prisma.emissionFactor.findUniqueOrThrow({ where: { id: stored.grid_factor_id! } });
@@ -163,7 +199,9 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
     const before = await t.app.services.db.prisma.calculation.count();
     const org = await t.createOrg('pro');
     const { key } = await t.createKey(org.id, { org_context: false });
-    const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'X', country: 'DE' })}`, { headers: { authorization: `Bearer ${key}` } });
+    const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'X', country: 'DE' })}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(res.body.calculation_id).toBeNull();
     await t.app.services.calculations.flush();
     expect(await t.app.services.db.prisma.calculation.count()).toBe(before);
@@ -211,7 +249,18 @@ describe('GET /v1/savings', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=86400');
     const b = res.body;
-    for (const f of ['product', 'country', 'remaining_life_years', 'avoided_co2_kg', 'avoided_production_kg', 'avoided_transport_kg', 'additional_use_phase_kg', 'equivalents', 'calculated_at']) expect(b).toHaveProperty(f);
+    for (const f of [
+      'product',
+      'country',
+      'remaining_life_years',
+      'avoided_co2_kg',
+      'avoided_production_kg',
+      'avoided_transport_kg',
+      'additional_use_phase_kg',
+      'equivalents',
+      'calculated_at',
+    ])
+      expect(b).toHaveProperty(f);
     expect(b.product).toMatchObject({ brand: 'Apple', name: 'MacBook Air', mpn: null });
     expect(b.remaining_life_years).toBe(3);
     expect(b.avoided_co2_kg).toBeCloseTo(b.avoided_production_kg + b.avoided_transport_kg - b.additional_use_phase_kg, 1);
@@ -223,7 +272,11 @@ describe('GET /v1/savings', () => {
 
   it('defaults remaining_years to 2 and rejects values outside 0..15', async () => {
     expect((await t.json(`/v1/savings?${qs({ brand: 'Dell', model: 'X', country: 'NL' })}`)).body.remaining_life_years).toBe(2);
-    expectInvalid(await t.json(`/v1/savings?${qs({ brand: 'Dell', model: 'X', country: 'NL', remaining_years: 16 })}`), 'remaining_years', /between 0 and 15/);
+    expectInvalid(
+      await t.json(`/v1/savings?${qs({ brand: 'Dell', model: 'X', country: 'NL', remaining_years: 16 })}`),
+      'remaining_years',
+      /between 0 and 15/,
+    );
     expectInvalid(await t.json(`/v1/savings?${qs({ brand: 'Dell', model: 'X', country: 'NL', remaining_years: -1 })}`), 'remaining_years');
   });
 });
@@ -232,14 +285,19 @@ describe('GET /v1/refurbishment', () => {
   const base = { brand: 'Lenovo', model: 'ThinkPad X1 Carbon', country: 'DE', category: 'laptop' };
 
   it('answers overhead by grade, swap costs, adjusted use phase, net savings, break-even and a heatmap', async () => {
-    const res = await t.json(`/v1/refurbishment?${qs({ ...base, grade: 'B', swaps: 'battery:57,storage:512:nvme,ram:16:2,display:14:ips,keyboard_trackpad', reuse_country: 'pl' })}`);
+    const res = await t.json(
+      `/v1/refurbishment?${qs({ ...base, grade: 'B', swaps: 'battery:57,storage:512:nvme,ram:16:2,display:14:ips,keyboard_trackpad', reuse_country: 'pl' })}`,
+    );
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('public, max-age=86400');
     const b = res.body;
     expect(b).toMatchObject({ grade: 'B', grade_label: 'Good', country: 'DE', reuse_country: 'PL', remaining_life_years: 2 });
     expect(b.swaps.map((s: any) => s.token)).toEqual(['battery:57', 'storage:512:nvme', 'ram:16:2', 'display:14:ips', 'keyboard_trackpad']);
     for (const s of b.swaps) expect(s.production_kg).toBeGreaterThan(0);
-    expect(b.swaps_total_kg).toBeCloseTo(b.swaps.reduce((n: number, s: any) => n + s.production_kg, 0), 1);
+    expect(b.swaps_total_kg).toBeCloseTo(
+      b.swaps.reduce((n: number, s: any) => n + s.production_kg, 0),
+      1,
+    );
     expect(b.refurbishment_total_kg).toBeCloseTo(b.overhead.total_kg + b.swaps_total_kg, 1);
     const o = b.overhead;
     expect(o.total_kg).toBeCloseTo(o.cleaning_kg + o.testing_kg + o.parts_kg + o.packaging_kg + o.logistics_kg, 1);
@@ -258,7 +316,8 @@ describe('GET /v1/refurbishment', () => {
   });
 
   it('reads ram:<total_gb>:<modules>: 16 GB in two modules costs two 8 GB modules', async () => {
-    const memoryKg = async (swaps: string) => (await t.json(`/v1/refurbishment?${qs({ ...base, grade: 'B', swaps })}`)).body.swaps[0].production_kg;
+    const memoryKg = async (swaps: string) =>
+      (await t.json(`/v1/refurbishment?${qs({ ...base, grade: 'B', swaps })}`)).body.swaps[0].production_kg;
     expect(await memoryKg('ram:16:2')).toBeCloseTo(2 * (await memoryKg('ram:8:1')), 1);
   });
 
@@ -271,9 +330,21 @@ describe('GET /v1/refurbishment', () => {
   });
 
   it.each([
-    [{ ...base, grade: 'B', swaps: 'battery:56,display:99:ips' }, 'swaps[1]', /'display:99:ips': display size 99 inches is out of range for category laptop \(allowed 1 to 23 inches\)/],
-    [{ ...base, grade: 'B', swaps: 'ram:1024:8' }, 'swaps[0]', /'ram:1024:8': total memory 1024 GB is out of range for category laptop \(allowed above 0 to 512 GB\)/],
-    [{ ...base, grade: 'B', swaps: 'ram:2:8' }, 'swaps', /invalid token 'ram:2:8': ram:<total_gb>:<modules> puts 2 GB in 8 modules \(0.25 GB each\); a module holds 1 to 1024 GB/],
+    [
+      { ...base, grade: 'B', swaps: 'battery:56,display:99:ips' },
+      'swaps[1]',
+      /'display:99:ips': display size 99 inches is out of range for category laptop \(allowed 1 to 23 inches\)/,
+    ],
+    [
+      { ...base, grade: 'B', swaps: 'ram:1024:8' },
+      'swaps[0]',
+      /'ram:1024:8': total memory 1024 GB is out of range for category laptop \(allowed above 0 to 512 GB\)/,
+    ],
+    [
+      { ...base, grade: 'B', swaps: 'ram:2:8' },
+      'swaps',
+      /invalid token 'ram:2:8': ram:<total_gb>:<modules> puts 2 GB in 8 modules \(0.25 GB each\); a module holds 1 to 1024 GB/,
+    ],
     [{ ...base, grade: 'B', swaps: 'battery:abc' }, 'swaps', /invalid token 'battery:abc'/],
     [{ ...base, grade: 'B', swaps: 'battery:50,turbo:9' }, 'swaps', /invalid token 'turbo:9'/],
     [{ ...base, grade: 'B', swaps: 'storage:512:floppy' }, 'swaps', /invalid token 'storage:512:floppy'/],
@@ -299,11 +370,20 @@ describe('POST /v1/footprint/batch', () => {
     const categories = ['laptop', 'desktop', 'monitor', 'smartphone', 'tablet', 'server', 'printer', 'router'];
     const bad: Record<number, [object, RegExp]> = {};
     const products = Array.from({ length: 100 }, (_, i) => {
-      const item: Record<string, unknown> = { brand: `Brand${i}`, model: `Model ${i}`, country: countries[i % countries.length], category: categories[i % categories.length] };
+      const item: Record<string, unknown> = {
+        brand: `Brand${i}`,
+        model: `Model ${i}`,
+        country: countries[i % countries.length],
+        category: categories[i % categories.length],
+      };
       if (i % 10 === 3) bad[i] = [{ ...item, brand: undefined }, /^brand: is required/];
       if (i % 10 === 7) bad[i] = [{ ...item, country: 'XX' }, /^country: unknown region code 'XX'/];
       if (i % 25 === 11) bad[i] = [{ ...item, weight_kg: -3 }, /^weight_kg: /];
-      if (i % 25 === 24) bad[i] = [{ ...item, model: undefined, category: 'spaceship' }, /mpn: either mpn or model is required; category: unknown category 'spaceship'/];
+      if (i % 25 === 24)
+        bad[i] = [
+          { ...item, model: undefined, category: 'spaceship' },
+          /mpn: either mpn or model is required; category: unknown category 'spaceship'/,
+        ];
       return bad[i] ? bad[i]![0] : item;
     });
     const res = await post({ products }, orgKey);
@@ -332,7 +412,16 @@ describe('POST /v1/footprint/batch', () => {
 
   it('answers an item GraphQL would refuse (wrong type, unknown value or field, not an object) as that item’s error', async () => {
     const item = { brand: 'Dell', model: 'Latitude 5440', country: 'DE' };
-    const res = await post({ products: [item, { ...item, ram_gb: 'lots' }, { ...item, storage_type: 'flash' }, { ...item, modle: 'x' }, 7, { ...item, storage_type: 'SSD', ram_gb: 16 }] });
+    const res = await post({
+      products: [
+        item,
+        { ...item, ram_gb: 'lots' },
+        { ...item, storage_type: 'flash' },
+        { ...item, modle: 'x' },
+        7,
+        { ...item, storage_type: 'SSD', ram_gb: 16 },
+      ],
+    });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ total: 6, successful: 2 });
     expect(res.body.results.slice(1, 5)).toEqual([
@@ -375,7 +464,9 @@ describe('GET /v1/footprint served again for a query already seen (node:http fas
     expect(second.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
     expect(Number(second.headers.get('x-ratelimit-remaining'))).toBe(Number(first.headers.get('x-ratelimit-remaining')) - 1);
     await t.app.services.calculations.flush();
-    expect(await t.app.services.db.prisma.calculation.count({ where: { id: { in: [first.body.calculation_id, second.body.calculation_id] } } })).toBe(2);
+    expect(
+      await t.app.services.db.prisma.calculation.count({ where: { id: { in: [first.body.calculation_id, second.body.calculation_id] } } }),
+    ).toBe(2);
   });
 
   it('answers byte for byte what the pipeline answers, but for its own time and calculation id', async () => {

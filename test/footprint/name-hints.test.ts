@@ -30,11 +30,15 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
   it("takes the category of the brand's product line in the built-in catalogue", async () => {
     const b = await footprint({ brand: 'Lenovo', model: 'ThinkVision T99i-10' });
     expect(b.product.category).toBe('monitor');
-    expect(b.methodology.data_sources).toEqual(expect.arrayContaining(["category monitor: the built-in catalogue's Lenovo thinkvision devices are of this kind"]));
+    expect(b.methodology.data_sources).toEqual(
+      expect.arrayContaining(["category monitor: the built-in catalogue's Lenovo thinkvision devices are of this kind"]),
+    );
     // a line of desk computers of several forms (Tiny, SFF, Tower, all-in-one) is a desktop, not the laptop default
     const desk = await footprint({ brand: 'Lenovo', model: 'ThinkCentre M99z' });
     expect(desk.product.category).toBe('desktop');
-    expect(desk.methodology.data_sources.join(' | ')).toMatch(/category desktop: the built-in catalogue's Lenovo thinkcentre devices are desk computers \([a-z_, ]+\): estimated as a desktop/);
+    expect(desk.methodology.data_sources.join(' | ')).toMatch(
+      /category desktop: the built-in catalogue's Lenovo thinkcentre devices are desk computers \([a-z_, ]+\): estimated as a desktop/,
+    );
   });
 
   it('takes a screen size written in the name, as if supplied', async () => {
@@ -51,22 +55,36 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
     const supplied = await footprint({ brand: 'Dell', model: 'P2799H', category: 'monitor', screen_size_inch: 27 });
     expect(named.methodology.match.status).toBe('none');
     expect(named.methodology.data_sources).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^screen_size_inch 27 read from the model number as for Dell P27\w+ Monitor, .*\(digits 1-2 give the screen size of (\d+) of the \1 devices of the built-in catalogue numbered so\)$/)]),
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^screen_size_inch 27 read from the model number as for Dell P27\w+ Monitor, .*\(digits 1-2 give the screen size of (\d+) of the \1 devices of the built-in catalogue numbered so\)$/,
+        ),
+      ]),
     );
     // as if supplied: 5 kg x (27 / 24)^2
     expect(named.product.weight_kg).toBe(6.33);
     expect(named.breakdown.production_kg).toBeCloseTo(supplied.breakdown.production_kg, 2);
     // a size written in the name wins; a caller's size wins over both; a laptop takes no 43-inch screen from "P43s"
-    expect((await footprint({ brand: 'Dell', model: 'P2799H 24" Monitor' })).methodology.data_sources).toEqual(expect.arrayContaining(['screen_size_inch 24 read from the model name']));
-    expect((await footprint({ brand: 'Dell', model: 'P2799H Monitor', screen_size_inch: 25 })).methodology.data_sources.join(' | ')).not.toMatch(/screen_size_inch \d+ read/);
-    expect((await footprint({ brand: 'Lenovo', model: 'ThinkPad P49s' })).methodology.data_sources.join(' | ')).not.toMatch(/screen_size_inch/);
+    expect((await footprint({ brand: 'Dell', model: 'P2799H 24" Monitor' })).methodology.data_sources).toEqual(
+      expect.arrayContaining(['screen_size_inch 24 read from the model name']),
+    );
+    expect(
+      (await footprint({ brand: 'Dell', model: 'P2799H Monitor', screen_size_inch: 25 })).methodology.data_sources.join(' | '),
+    ).not.toMatch(/screen_size_inch \d+ read/);
+    expect((await footprint({ brand: 'Lenovo', model: 'ThinkPad P49s' })).methodology.data_sources.join(' | ')).not.toMatch(
+      /screen_size_inch/,
+    );
   });
 
   it('takes the release year of the catalogue devices numbered like it, and says which they are', async () => {
     const named = await footprint({ brand: 'Dell', model: 'Latitude 5411' });
     expect(named.methodology.match.status).toBe('none');
     expect(named.methodology.data_sources).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^release_year 2020 read from the model number: that of the built-in catalogue's Dell Latitude \d{4}, .*\(digit 3 of the model number, 1; that digit dates \d+ % of the line's devices\)$/)]),
+      expect.arrayContaining([
+        expect.stringMatching(
+          /^release_year 2020 read from the model number: that of the built-in catalogue's Dell Latitude \d{4}, .*\(digit 3 of the model number, 1; that digit dates \d+ % of the line's devices\)$/,
+        ),
+      ]),
     );
     // The year enters the estimate (the calibration's brand-year terms): a 2018 Latitude differs.
     const older = await footprint({ brand: 'Dell', model: 'Latitude 5491' });
@@ -91,7 +109,12 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
     expect(named.breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg + 10);
     const unknown = await footprint({ brand: 'Acme', model: 'Book 9 32GB RAM 2TB SSD Notebook' });
     const unknownSupplied = await footprint({ brand: 'Acme', model: 'Book 9 Notebook', ram_gb: 32, storage_gb: 2000, storage_type: 'ssd' });
-    expect(unknown.methodology.data_sources).toEqual(expect.arrayContaining(["ram_gb 32 read from the model name ('32gb')", "storage_gb 2000 read from the model name ('2tb'), storage_type ssd"]));
+    expect(unknown.methodology.data_sources).toEqual(
+      expect.arrayContaining([
+        "ram_gb 32 read from the model name ('32gb')",
+        "storage_gb 2000 read from the model name ('2tb'), storage_type ssd",
+      ]),
+    );
     expect(unknown.breakdown.production_kg).toBeCloseTo(unknownSupplied.breakdown.production_kg, 2);
     expect(unknown.methodology.confidence).toBe(unknownSupplied.methodology.confidence);
   });

@@ -21,7 +21,9 @@ describe(`limits from real products on /v1/footprint (${TEST_DATABASE_KIND})`, (
     const res = await get({ brand: 'Acme', model: 'Office One 24', category: 'desktop', weight_kg: 9.9, screen_size_inch: 24 });
     expect(res.status).toBe(200);
     expect(res.body.product.category).toBe('all_in_one');
-    expect(res.body.methodology.data_sources).toContain('category desktop with screen_size_inch 24: estimated as all_in_one (screen built in)');
+    expect(res.body.methodology.data_sources).toContain(
+      'category desktop with screen_size_inch 24: estimated as all_in_one (screen built in)',
+    );
     const aio = await get({ brand: 'Acme', model: 'Office One 24', category: 'all_in_one', weight_kg: 9.9, screen_size_inch: 24 });
     expect(res.body.total_kg_co2e).toBe(aio.body.total_kg_co2e);
     // without a screen (or with 0) a desktop stays a desktop
@@ -45,7 +47,9 @@ describe(`limits from real products on /v1/footprint (${TEST_DATABASE_KIND})`, (
   it('accepts a weight beyond the heaviest real laptops with a note, refuses one of another order', async () => {
     const slip = await get({ brand: 'Acme', model: 'X', category: 'laptop', weight_kg: 15.6 });
     expect(slip.status).toBe(200);
-    expect(slip.body.methodology.data_sources).toContain('check weight_kg: 15.6 kg is beyond the heaviest real products of category laptop (6 kg)');
+    expect(slip.body.methodology.data_sources).toContain(
+      'check weight_kg: 15.6 kg is beyond the heaviest real products of category laptop (6 kg)',
+    );
     const typo = await get({ brand: 'Acme', model: 'X', category: 'laptop', weight_kg: 5000 });
     expect(typo.status).toBe(400);
     expect(typo.body.details).toBe('weight_kg: must be below 18 kg for category laptop');

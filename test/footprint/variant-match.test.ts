@@ -101,7 +101,13 @@ describe(`footprint of a model name with several catalogue variants on ${TEST_DA
     expect(one.methodology.match.chosen.name).toBe('Lenovo ThinkPad X1 Carbon Gen 11');
     expect(one.methodology.match.candidates).toEqual([]);
     const dell = await footprint({ brand: 'Dell', model: 'Latitude 5440' });
-    expect(dell.methodology.match).toEqual({ status: 'exact', chosen: { brand: 'Dell', mpn: 'LAT5440', name: 'Dell Latitude 5440' }, candidates: [], basis: 'model name', differing_specs: [] });
+    expect(dell.methodology.match).toEqual({
+      status: 'exact',
+      chosen: { brand: 'Dell', mpn: 'LAT5440', name: 'Dell Latitude 5440' },
+      candidates: [],
+      basis: 'model name',
+      differing_specs: [],
+    });
     for (const model of ['ThinkPad T14 Gen 9', 'ThinkPad T14 Gen 9 Ryzen 5', 'ThinkPad T14s Gen 6 Intel Core Ultra 7', 'ThinkPad']) {
       const b = await footprint({ model });
       expect(b.methodology.match.status, model).toBe('none');
@@ -110,9 +116,17 @@ describe(`footprint of a model name with several catalogue variants on ${TEST_DA
   });
 
   it('identify does not pick one of the variants it cannot tell apart', async () => {
-    const res = await t.json('/v1/identify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ manufacturer: 'Lenovo', model_string: 'ThinkPad T14 Gen 3' }) });
+    const res = await t.json('/v1/identify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ manufacturer: 'Lenovo', model_string: 'ThinkPad T14 Gen 3' }),
+    });
     expect(res.status).toBe(404);
-    const hinted = await t.json('/v1/identify', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ manufacturer: 'Lenovo', model_string: 'ThinkPad T14 Gen 3 i5-1245U' }) });
+    const hinted = await t.json('/v1/identify', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ manufacturer: 'Lenovo', model_string: 'ThinkPad T14 Gen 3 i5-1245U' }),
+    });
     expect(hinted.status).toBe(200);
     expect(hinted.body.mpn).toBe('21AH');
   });

@@ -51,7 +51,10 @@ describe('organisations and API keys', () => {
     expect(scheme.status).toBe(401);
     expect(scheme.body.code).toBe('INVALID_AUTHORIZATION');
 
-    const revoked = await t.json(`/admin/v1/keys/${id}`, { method: 'DELETE', headers: { authorization: 'Bearer test-admin-token-0123456789abcdef' } });
+    const revoked = await t.json(`/admin/v1/keys/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: 'Bearer test-admin-token-0123456789abcdef' },
+    });
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).toMatch(/^\d{4}-/);
 
@@ -163,7 +166,11 @@ describe('sandbox data', () => {
     expect(res.body.data.organization.total_kg_co2e).toBeGreaterThan(0);
     const other = await createTestApp();
     try {
-      const again = await other.graphql(query, {}, (await other.createKey((await other.createOrg('business')).id, { environment: 'test' })).key);
+      const again = await other.graphql(
+        query,
+        {},
+        (await other.createKey((await other.createOrg('business')).id, { environment: 'test' })).key,
+      );
       expect(again.body.data.organization).toEqual(res.body.data.organization);
     } finally {
       await other.close();

@@ -50,16 +50,26 @@ describe('the compiled build', () => {
     const org = await admin('/orgs', { name: 'Build check', plan: 'business' });
     const { key } = await admin('/keys', { org_id: org.id });
     const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const footprint = (await (await fetch(`${server.url}/v1/footprint?brand=Dell&model=Latitude%205440&country=DE`, { headers: auth })).json()) as {
+    const footprint = (await (
+      await fetch(`${server.url}/v1/footprint?brand=Dell&model=Latitude%205440&country=DE`, { headers: auth })
+    ).json()) as {
       calculation_id: string;
     };
-    const issued = await fetch(`${server.url}/v1/certificate`, { method: 'POST', headers: auth, body: JSON.stringify({ calculation_id: footprint.calculation_id }) });
+    const issued = await fetch(`${server.url}/v1/certificate`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ calculation_id: footprint.calculation_id }),
+    });
     expect(issued.status).toBe(200);
     const { download_url } = (await issued.json()) as { download_url: string };
     const pdf = await fetch(`${server.url}${new URL(download_url).pathname}${new URL(download_url).search}`, { headers: auth });
     expect(pdf.status).toBe(200);
     expect(pdf.headers.get('content-type')).toBe('application/pdf');
-    expect(Buffer.from(await pdf.arrayBuffer()).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(
+      Buffer.from(await pdf.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+    ).toBe('%PDF-');
   });
 
   it('stops on SIGTERM with exit code 0', async () => {
@@ -68,10 +78,16 @@ describe('the compiled build', () => {
   });
 
   it('records the hashes of the reference data and the grid state the sources build, which a restart takes instead of building them', async () => {
-    const manifest = JSON.parse(await readFile(path.join(ROOT, 'dist/reference-data.json'), 'utf8')) as { data_sha256: string; datasets: unknown; grid: unknown };
+    const manifest = JSON.parse(await readFile(path.join(ROOT, 'dist/reference-data.json'), 'utf8')) as {
+      data_sha256: string;
+      datasets: unknown;
+      grid: unknown;
+    };
     expect(manifest.data_sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(manifest.datasets, 'dist/ is older than src/ or data/: run `npm run build`').toEqual(referenceDatasetHashes());
-    expect(manifest.grid, 'dist/ is older than src/ or data/: run `npm run build`').toEqual(JSON.parse(JSON.stringify(buildGridStateForManifest())));
+    expect(manifest.grid, 'dist/ is older than src/ or data/: run `npm run build`').toEqual(
+      JSON.parse(JSON.stringify(buildGridStateForManifest())),
+    );
   });
 
   it('writes the server bundle as ASCII, so V8 holds each chunk at one byte a character', async () => {
@@ -102,7 +118,10 @@ describe('the compiled build', () => {
     const chunks = await bundleChunks();
     const locales = new Set<string>();
     for (const name of chunks) {
-      for (const [, locale] of (await readFile(path.join(ROOT, 'dist', name), 'latin1')).matchAll(/^\/\/ node_modules\/zod\/v4\/locales\/([\w-]+)\.js$/gm)) locales.add(locale!);
+      for (const [, locale] of (await readFile(path.join(ROOT, 'dist', name), 'latin1')).matchAll(
+        /^\/\/ node_modules\/zod\/v4\/locales\/([\w-]+)\.js$/gm,
+      ))
+        locales.add(locale!);
     }
     expect([...locales]).toEqual(['en']);
   });
@@ -148,7 +167,7 @@ describe('the compiled build', () => {
     expect(help.stdout).toMatch(/^usage:\n {2}lcf admin org create/);
   });
 
-  it('runs `npx lcf` from node_modules/.bin, without installing the project into npm\'s npx cache', async () => {
+  it("runs `npx lcf` from node_modules/.bin, without installing the project into npm's npx cache", async () => {
     // A bin of the project's own package.json would make npx install the project into its cache
     // (rerunning the postinstall build: 32 s the first time) and read the whole tree on every call
     // (2.3 s); the bin/ workspace's bin is linked into node_modules/.bin by `npm install`.

@@ -11,7 +11,9 @@ const NOT_ERROR_CODES = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'HPE_HEADER_OVERF
 
 async function sources(dir = path.join(ROOT, 'src')): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
-  const files = entries.filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')).map((e) => path.join(e.parentPath, e.name));
+  const files = entries
+    .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
+    .map((e) => path.join(e.parentPath, e.name));
   return Promise.all(files.filter((file) => !file.includes(`${path.sep}generated${path.sep}`)).map((file) => readFile(file, 'utf8')));
 }
 
@@ -30,7 +32,8 @@ function codesInSources(texts: readonly string[]): Map<string, Set<number>> {
     // new ApiError(404, 'X', …), consoleError(502, 'X', …), [431, 'X', …] and { 404: ['X', …] }
     for (const [, status, code] of text.matchAll(new RegExp(`\\b([1-5]\\d\\d)(?:,|:\\s*\\[)\\s*${CODE}`, 'g'))) add(code!, Number(status));
     // { code: 'X', http: { status: 400 } } (GraphQL plugins' own errors)
-    for (const [, code, status] of text.matchAll(new RegExp(`code:\\s*${CODE},\\s*http:\\s*\\{\\s*status:\\s*(\\d{3})`, 'g'))) add(code!, Number(status));
+    for (const [, code, status] of text.matchAll(new RegExp(`code:\\s*${CODE},\\s*http:\\s*\\{\\s*status:\\s*(\\d{3})`, 'g')))
+      add(code!, Number(status));
     for (const [, code] of text.matchAll(new RegExp(`\\bforbidden\\(\\s*${CODE}`, 'g'))) add(code!, 403);
     for (const [, code] of text.matchAll(new RegExp(`\\bunauthorized\\(\\s*${CODE}`, 'g'))) add(code!, 401);
     // The first argument of new RateLimitError(…), a ternary of two codes included.
@@ -69,7 +72,9 @@ describe('docs/errors.md against the code', async () => {
   });
 
   it('lists every code at the status the code answers it with', () => {
-    const wrong = [...codes].flatMap(([code, statuses]) => [...statuses].filter((status) => !tableStatuses(code).includes(status)).map((status) => `${status} ${code}`));
+    const wrong = [...codes].flatMap(([code, statuses]) =>
+      [...statuses].filter((status) => !tableStatuses(code).includes(status)).map((status) => `${status} ${code}`),
+    );
     expect(wrong.sort()).toEqual([]);
   });
 
@@ -83,8 +88,12 @@ describe('docs/errors.md against the code', async () => {
 describe('one error vocabulary over HTTP', () => {
   let t: TestApp;
   let key: string;
-  const keyed = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } });
-  const post = (pathname: string, body: string, headers: Record<string, string> = {}) => t.json(pathname, keyed({ method: 'POST', body, headers }));
+  const keyed = (init: RequestInit = {}): RequestInit => ({
+    ...init,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers },
+  });
+  const post = (pathname: string, body: string, headers: Record<string, string> = {}) =>
+    t.json(pathname, keyed({ method: 'POST', body, headers }));
   const GRAPHQL_WORDING = /Variable "\$|cannot represent|does not exist in|Did you mean|Expected type|is not defined by type/;
 
   beforeAll(async () => {
@@ -105,7 +114,11 @@ describe('one error vocabulary over HTTP', () => {
     ];
     for (const [pathname, headers] of routes) {
       const res = await post(pathname, '{"products": [', headers);
-      expect([pathname, res.status, res.body]).toEqual([pathname, 400, { error: expect.any(String), code: 'INVALID_JSON', details: expect.stringMatching(/^body: /) }]);
+      expect([pathname, res.status, res.body]).toEqual([
+        pathname,
+        400,
+        { error: expect.any(String), code: 'INVALID_JSON', details: expect.stringMatching(/^body: /) },
+      ]);
     }
     const graphql = await post('/v1/graphql', '{"query": ');
     expect([graphql.status, graphql.body.errors[0].extensions.code]).toEqual([400, 'INVALID_JSON']);
@@ -114,34 +127,54 @@ describe('one error vocabulary over HTTP', () => {
   it('names the field in the service’s words where GraphQL would have answered', async () => {
     const cases: [string, RequestInit, string][] = [
       ['/v1/footprint?model=x&country=DE', keyed(), 'brand: is required'],
-      ['/v1/footprint?brand=Dell&model=x&country=DE&storage_type=flash', keyed(), "storage_type: must be one of emmc, hdd, nvme, ssd, got 'flash'"],
+      [
+        '/v1/footprint?brand=Dell&model=x&country=DE&storage_type=flash',
+        keyed(),
+        "storage_type: must be one of emmc, hdd, nvme, ssd, got 'flash'",
+      ],
       ['/v1/footprint?brand=Dell&brand=HP&model=x&country=DE', keyed(), 'brand: must be given once, as brand=value'],
       ['/v1/org/export/jobs?limit=x', keyed(), "limit: must be an integer, got 'x'"],
       ['/v1/org/export/jobs', keyed({ method: 'POST', body: '{"format": "tar"}' }), "format: must be one of zip, got 'tar'"],
       ['/v1/identify', keyed({ method: 'POST', body: '{"brand": ["Dell"]}' }), 'brand: must be a string, got an array'],
-      ['/v1/certificate', keyed({ method: 'POST', body: '{"calculation_id": true}' }), 'calculation_id: must be a string or an integer, got true'],
+      [
+        '/v1/certificate',
+        keyed({ method: 'POST', body: '{"calculation_id": true}' }),
+        'calculation_id: must be a string or an integer, got true',
+      ],
       ['/v1/footprint/batch', keyed({ method: 'POST', body: '{"products": "x"}' }), "products: must be an array, got 'x'"],
       // A batch item GraphQL would refuse is that item's error, in the same words (test/footprint/footprint-api.test.ts).
     ];
     for (const [pathname, init, details] of cases) {
       const res = await t.json(pathname, init);
       const field = details.slice(0, details.indexOf(':'));
-      expect([pathname, res.status, res.body]).toEqual([pathname, 400, { error: `Invalid parameter '${field}'`, code: 'INVALID_PARAMETER', details }]);
+      expect([pathname, res.status, res.body]).toEqual([
+        pathname,
+        400,
+        { error: `Invalid parameter '${field}'`, code: 'INVALID_PARAMETER', details },
+      ]);
       expect(JSON.stringify(res.body)).not.toMatch(GRAPHQL_WORDING);
     }
   });
 
   it('accepts grade and other enumerations in any case over REST; GraphQL keeps its own error format', async () => {
-    const refurbishment = (grade: string) => t.json(`/v1/refurbishment?brand=Dell&model=Latitude+5440&country=de&grade=${grade}&storage_type=SSD`, keyed());
+    const refurbishment = (grade: string) =>
+      t.json(`/v1/refurbishment?brand=Dell&model=Latitude+5440&country=de&grade=${grade}&storage_type=SSD`, keyed());
     const [lower, upper] = [await refurbishment('a'), await refurbishment('A')];
     expect([lower.status, lower.body.grade, lower.body.grade_label]).toEqual([200, 'A', 'Like New']);
     expect(lower.body.net_savings_kg).toBe(upper.body.net_savings_kg);
     const unknown = await refurbishment('d');
     expect([unknown.status, unknown.body.details]).toEqual([400, "grade: must be one of A, B, C, got 'd'"]);
 
-    const graphql = await t.graphql('query ($grade: RefurbishmentGrade!) { refurbishment(brand: "Dell", model: "x", country: "DE", grade: $grade) { grade } }', { grade: 'a' }, key);
+    const graphql = await t.graphql(
+      'query ($grade: RefurbishmentGrade!) { refurbishment(brand: "Dell", model: "x", country: "DE", grade: $grade) { grade } }',
+      { grade: 'a' },
+      key,
+    );
     expect(graphql.status).toBe(400);
-    expect(graphql.body.errors[0].extensions).toMatchObject({ code: 'INVALID_PARAMETER', details: "grade: must be one of the RefurbishmentGrade values, got 'a'" });
+    expect(graphql.body.errors[0].extensions).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      details: "grade: must be one of the RefurbishmentGrade values, got 'a'",
+    });
   });
 
   it('sends the reason phrase on every status line', async () => {

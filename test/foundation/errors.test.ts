@@ -44,7 +44,7 @@ describe('error model', () => {
     expect(res.headers.get('allow')).toBe('POST');
   });
 
-  it('lists every method of a path in Allow, whoever answers each (GET /v1/certificate is hand-written, POST is SOFA\'s)', async () => {
+  it("lists every method of a path in Allow, whoever answers each (GET /v1/certificate is hand-written, POST is SOFA's)", async () => {
     const res = await t.json('/v1/certificate', { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
@@ -62,14 +62,22 @@ describe('error model', () => {
   });
 
   it('answers malformed JSON on a SOFA route with 400 ApiError', async () => {
-    const res = await t.json('/v1/footprint/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"products": [' });
+    const res = await t.json('/v1/footprint/batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"products": [',
+    });
     expect(res.status).toBe(400);
     expectApiError(res.body, 'INVALID_JSON');
     expect(res.body.details).toBe('body: could not be parsed as JSON');
   });
 
   it('answers malformed JSON on GraphQL with 400 and a GraphQL error', async () => {
-    const res = await t.json('/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` }, body: '{"query": ' });
+    const res = await t.json('/v1/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+      body: '{"query": ',
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors[0].message).toMatch(/JSON/i);
   });

@@ -51,7 +51,9 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL and the API reference in Chromium', () 
     for (let i = 0; i < '<your API key>'.length; i++) await page.keyboard.press('Shift+ArrowLeft');
     await page.keyboard.insertText(freeKey);
 
-    const answer = page.waitForResponse((r) => r.url() === `${base}/v1/graphql` && r.request().postData()?.includes('FactorLookup') === true);
+    const answer = page.waitForResponse(
+      (r) => r.url() === `${base}/v1/graphql` && r.request().postData()?.includes('FactorLookup') === true,
+    );
     await page.click('.graphiql-execute-button');
     const response = await answer;
     expect(response.status()).toBe(200);

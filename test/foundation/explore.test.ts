@@ -42,7 +42,8 @@ describe('GET / and GET /v1', () => {
     expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(res.headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[^']+'/);
     const page = await res.text();
-    for (const href of ['/v1/docs', '/v1/openapi.json', '/v1/graphql', '/healthz']) expect(page).toContain(`href="https://api.example.com${href}"`);
+    for (const href of ['/v1/docs', '/v1/openapi.json', '/v1/graphql', '/healthz'])
+      expect(page).toContain(`href="https://api.example.com${href}"`);
   });
 
   it('are GET (and HEAD) only, and cost no quota', async () => {
@@ -115,7 +116,11 @@ describe('GraphiQL at GET /v1/graphql', () => {
     const options = JSON.parse(/<script type="application\/json" id="graphiql-options">(.*?)<\/script>/s.exec(page)![1]!);
     expect(options.headers).toContain('"Authorization": "Bearer <your API key>"');
     expect(options.shouldPersistHeaders).toBe(false);
-    expect(options.defaultTabs.map((tab: { query: string }) => tab.query).sort()).toEqual(loadApprovedOperations().map((op) => op.text).sort());
+    expect(options.defaultTabs.map((tab: { query: string }) => tab.query).sort()).toEqual(
+      loadApprovedOperations()
+        .map((op) => op.text)
+        .sort(),
+    );
     expect(JSON.parse(options.defaultTabs[0].variables)).toEqual({ regionCode: 'DE' });
   });
 
@@ -135,7 +140,9 @@ describe('GraphiQL at GET /v1/graphql', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.body.errors[0].extensions.code).toBe('MISSING_API_KEY');
     expect(anonymous.headers.get('vary')).toContain('Accept');
-    const keyed = await t.json('/v1/graphql?query={__typename}', { headers: { accept: 'application/json', authorization: `Bearer ${key}` } });
+    const keyed = await t.json('/v1/graphql?query={__typename}', {
+      headers: { accept: 'application/json', authorization: `Bearer ${key}` },
+    });
     expect(keyed.status).toBe(200);
     expect(keyed.body.data).toEqual({ __typename: 'Query' });
   });

@@ -14,7 +14,10 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A raw request (fetch refuses TRACE and CONNECT): status, headers and body as sent. */
-function raw(method: string, path: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function raw(
+  method: string,
+  path: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const url = new URL(base);
   return new Promise((resolve, reject) => {
     const req = httpRequest({ host: url.hostname, port: url.port, method, path }, (res) => {
@@ -56,7 +59,10 @@ describe('HTTP methods', () => {
       const answer = await raw(method, FOOTPRINT);
       expect(answer.status, method).toBe(405);
       expect(answer.headers.allow, method).toBe('GET, HEAD');
-      expect(JSON.parse(answer.body), method).toMatchObject({ code: 'METHOD_NOT_ALLOWED', details: `${method} /v1/footprint: allowed GET, HEAD` });
+      expect(JSON.parse(answer.body), method).toMatchObject({
+        code: 'METHOD_NOT_ALLOWED',
+        details: `${method} /v1/footprint: allowed GET, HEAD`,
+      });
     }
     const head = await fetch(`${base}/v1/footprint/batch`, { method: 'HEAD' });
     expect([head.status, head.headers.get('allow')]).toEqual([405, 'POST']);

@@ -17,7 +17,11 @@ function parseExposition(text: string): Sample[] {
     .filter((line) => line && !line.startsWith('#'))
     .map((line) => {
       const [, name, labels = '', value] = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line)!;
-      return { name: name!, labels: Object.fromEntries([...labels.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!])), value: Number(value) };
+      return {
+        name: name!,
+        labels: Object.fromEntries([...labels.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1]!, m[2]!])),
+        value: Number(value),
+      };
     });
 }
 
@@ -63,7 +67,9 @@ describe('GET /metrics', () => {
     // Over HTTP the second identical footprint is answered by the fast path, outside Yoga: counted all the same.
     const base = await t.listen();
     for (let i = 0; i < 2; i++) {
-      expect((await fetch(`${base}/v1/footprint?brand=Dell&model=Latitude%205440&category=laptop&country=DE`, { headers: auth })).status).toBe(200);
+      expect(
+        (await fetch(`${base}/v1/footprint?brand=Dell&model=Latitude%205440&category=laptop&country=DE`, { headers: auth })).status,
+      ).toBe(200);
     }
 
     const { text, value } = await scrape();
@@ -100,9 +106,23 @@ describe('GET /metrics', () => {
   it('reports the calculation writer backlog and the records it could not store', async () => {
     const writer = t.app.services.calculations;
     const record = (org_id: string): CalculationRecord => ({
-      org_id, api_key_id: null, kind: 'footprint', engine_version: 'test', country: 'DE', category: 'laptop', product_id: null,
-      confidence: 'estimated_low', total_kg_co2e: 1, production_kg: 1, transport_kg: 0, use_phase_kg: 0, end_of_life_kg: 0,
-      inputs: {}, result: {}, grid_factor_id: null, factors: [],
+      org_id,
+      api_key_id: null,
+      kind: 'footprint',
+      engine_version: 'test',
+      country: 'DE',
+      category: 'laptop',
+      product_id: null,
+      confidence: 'estimated_low',
+      total_kg_co2e: 1,
+      production_kg: 1,
+      transport_kg: 0,
+      use_phase_kg: 0,
+      end_of_life_kg: 0,
+      inputs: {},
+      result: {},
+      grid_factor_id: null,
+      factors: [],
     });
     const failuresBefore = writer.failures;
     // No such organisation: the database refuses the row.
@@ -117,11 +137,18 @@ describe('GET /metrics', () => {
   });
 
   it('reports job queue depths, the database pool on PostgreSQL, and Node process metrics', async () => {
-    const submitted = await t.json('/v1/org/export/jobs', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' });
+    const submitted = await t.json('/v1/org/export/jobs', {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(submitted.status).toBe(202);
     // A sync caught mid-run (a finished one does not count).
     await t.app.services.db.prisma.erasureSyncRun.createMany({
-      data: [{ org_id: orgId, status: 'running', params: {} }, { org_id: orgId, status: 'completed', params: {} }],
+      data: [
+        { org_id: orgId, status: 'running', params: {} },
+        { org_id: orgId, status: 'completed', params: {} },
+      ],
     });
     const { value } = await scrape();
     // No worker runs in this test app: the job stays pending.

@@ -56,7 +56,9 @@ describe(`migrations on ${TEST_DATABASE_KIND}`, () => {
     const [first, ...rest] = await readMigrations();
     const session = await db.session();
     try {
-      await expect(applyMigrations(session, [{ ...first!, checksum: '0'.repeat(64) }, ...rest])).rejects.toThrow(/modified after it was applied/);
+      await expect(applyMigrations(session, [{ ...first!, checksum: '0'.repeat(64) }, ...rest])).rejects.toThrow(
+        /modified after it was applied/,
+      );
     } finally {
       await session.release();
     }

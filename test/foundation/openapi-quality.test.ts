@@ -13,14 +13,22 @@ type Operation = {
   operationId?: string;
   security?: Record<string, string[]>[];
   parameters?: { name: string; in: string; schema?: Record<string, unknown> }[];
-  requestBody?: { content: Record<string, { schema: { properties?: Record<string, { type?: string; enum?: string[] }>; required?: string[] } }> };
+  requestBody?: {
+    content: Record<string, { schema: { properties?: Record<string, { type?: string; enum?: string[] }>; required?: string[] } }>;
+  };
   responses: Record<string, { content?: Record<string, { schema: Record<string, unknown> }> }>;
 };
-type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }> } };
+type Document = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }> };
+};
 
 let t: TestApp;
 let doc: Document;
-const operations = () => Object.entries(doc.paths).flatMap(([p, ops]) => Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path: p, op })));
+const operations = () =>
+  Object.entries(doc.paths).flatMap(([p, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path: p, op })),
+  );
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -50,7 +58,10 @@ describe('GET /v1/openapi.json', () => {
         if (Number(status) >= 400) expect(response.content?.['application/json']?.schema, `${where} ${status}`).toBeDefined();
       }
     }
-    expect(doc.paths['/footprint/batch']!.post!.requestBody!.content['application/json']!.schema.properties!.products).toMatchObject({ minItems: 1, maxItems: 100 });
+    expect(doc.paths['/footprint/batch']!.post!.requestBody!.content['application/json']!.schema.properties!.products).toMatchObject({
+      minItems: 1,
+      maxItems: 100,
+    });
     expect(doc.paths['/webhooks/endpoints/{id}/rotate-secret']!.post!.requestBody).toBeUndefined();
     expect(Object.keys(doc.paths['/org/export/jobs/{id}']!.delete!.responses)).toEqual(['200', '400', '401', '403', '404', '409', '429']);
     expect(Object.keys(doc.paths['/identify']!.post!.responses)).toEqual(['200', '400', '401', '404', '413', '429', '503']);
@@ -73,13 +84,26 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('makes the key optional exactly on the routes that answer without one', async () => {
-    const open = operations().filter(({ op }) => op.security?.some((s) => Object.keys(s).length === 0)).map(({ op }) => op.operationId);
-    expect(open.sort()).toEqual(['footprint', 'footprintBatch', 'identify', 'referenceCategories', 'referenceCountries', 'refurbishment', 'savings', 'search']);
+    const open = operations()
+      .filter(({ op }) => op.security?.some((s) => Object.keys(s).length === 0))
+      .map(({ op }) => op.operationId);
+    expect(open.sort()).toEqual([
+      'footprint',
+      'footprintBatch',
+      'identify',
+      'referenceCategories',
+      'referenceCountries',
+      'refurbishment',
+      'savings',
+      'search',
+    ]);
     // Asked without a key, with the required inputs present, every other route answers 401.
     for (const { method, path: p, op } of operations()) {
       if (open.includes(op.operationId)) continue;
       const { properties = {}, required = [] } = op.requestBody?.content['application/json']?.schema ?? {};
-      const body = Object.fromEntries(required.map((name) => [name, properties[name]?.type === 'array' ? [] : (properties[name]?.enum?.[0] ?? 'x')]));
+      const body = Object.fromEntries(
+        required.map((name) => [name, properties[name]?.type === 'array' ? [] : (properties[name]?.enum?.[0] ?? 'x')]),
+      );
       const res = await t.json(`/v1${p.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000')}`, {
         method,
         headers: { 'content-type': 'application/json' },

@@ -39,9 +39,14 @@ function launch(command: string, args: string[], env: Record<string, string>): S
   return { child, stdout: () => lines(stdout), stderr: () => lines(stderr), line };
 }
 
-const answers = (url: string) => fetch(url).then((r) => r.status, () => 0);
+const answers = (url: string) =>
+  fetch(url).then(
+    (r) => r.status,
+    () => 0,
+  );
 const stopped = async (url: string) => {
-  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) if ((await answers(url)) === 0) return true;
+  for (const deadline = Date.now() + 20_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100)))
+    if ((await answers(url)) === 0) return true;
   return false;
 };
 // npm writes its own banner (`> lcf@1.0.0 start`) to stdout; the service's lines are the JSON ones.
@@ -57,7 +62,12 @@ describe('npm start, as a supervisor runs it', () => {
   });
 
   it('logs the bound address and the public URL, writes only JSON, and stops with the node process on SIGTERM to npm', async () => {
-    const server = launch('npm', ['start'], { DATA_DIR: path.join(dataDir, 'a'), PORT: '0', HOST: '127.0.0.1', PUBLIC_BASE_URL: 'https://lcf.example.com/' });
+    const server = launch('npm', ['start'], {
+      DATA_DIR: path.join(dataDir, 'a'),
+      PORT: '0',
+      HOST: '127.0.0.1',
+      PUBLIC_BASE_URL: 'https://lcf.example.com/',
+    });
     try {
       const listening = await server.line('listening');
       expect(listening.address).toMatch(/^127\.0\.0\.1:\d+$/);
@@ -110,7 +120,13 @@ describe.skipIf(TEST_DATABASE_KIND !== 'postgres')('npx lcf worker, as a supervi
 
   it('answers health, readiness and metrics like a server, and stops on SIGTERM to npx', async () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-worker-'));
-    const worker = launch('npx', ['lcf', 'worker'], { DATA_DIR: dataDir, DATABASE_URL: pg.url!, WORKER_PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN: TEST_ADMIN_TOKEN });
+    const worker = launch('npx', ['lcf', 'worker'], {
+      DATA_DIR: dataDir,
+      DATABASE_URL: pg.url!,
+      WORKER_PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    });
     try {
       const started = await worker.line('worker started');
       const base = `http://${started.address as string}`;

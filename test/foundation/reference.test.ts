@@ -23,10 +23,24 @@ describe('GET /v1/reference/countries', () => {
     const ca = res.body.countries.find((c: any) => c.code === 'US-CA');
     expect(ca).toMatchObject({ kind: 'subdivision', parent_code: 'US' });
     // Every grid_factor is lifecycle CO2e: eGRID's direct CO2e rate is converted, and the published figure is kept.
-    expect(ca).toMatchObject({ grid_factor: 0.241221, grid_factor_published_value: 0.207512, grid_factor_published_basis: 'direct_co2e', grid_factor_uplift: 1.162442 });
+    expect(ca).toMatchObject({
+      grid_factor: 0.241221,
+      grid_factor_published_value: 0.207512,
+      grid_factor_published_basis: 'direct_co2e',
+      grid_factor_uplift: 1.162442,
+    });
     const bj = res.body.countries.find((c: any) => c.code === 'CN-BJ');
-    expect(bj).toMatchObject({ grid_factor: 0.560496, grid_factor_published_value: 0.558, grid_factor_published_basis: 'direct_co2', grid_factor_uplift: 1.004473 });
-    expect(de).toMatchObject({ grid_factor_published_value: de.grid_factor, grid_factor_published_basis: 'lifecycle_co2e', grid_factor_uplift: null });
+    expect(bj).toMatchObject({
+      grid_factor: 0.560496,
+      grid_factor_published_value: 0.558,
+      grid_factor_published_basis: 'direct_co2',
+      grid_factor_uplift: 1.004473,
+    });
+    expect(de).toMatchObject({
+      grid_factor_published_value: de.grid_factor,
+      grid_factor_published_basis: 'lifecycle_co2e',
+      grid_factor_uplift: null,
+    });
     for (const c of res.body.countries) {
       expect(typeof c.grid_factor).toBe('number');
       expect(c.grid_factor).toBeGreaterThanOrEqual(0);
@@ -45,8 +59,31 @@ describe('GET /v1/reference/categories', () => {
     const laptop = res.body.categories.find((c: any) => c.category === 'laptop');
     expect(laptop.lifetime_years).toBeGreaterThan(2);
     expect(laptop.fallback_kwh_per_year).toBeGreaterThan(5);
-    for (const id of ['laptop', 'desktop', 'all_in_one', 'workstation', 'thin_client', 'monitor', 'tablet', 'smartphone', 'server', 'printer', 'network_switch', 'router', 'access_point', 'nas', 'external_hdd', 'projector', 'docking_station', 'ip_phone', 'game_console']) {
-      expect(res.body.categories.some((c: any) => c.category === id), id).toBe(true);
+    for (const id of [
+      'laptop',
+      'desktop',
+      'all_in_one',
+      'workstation',
+      'thin_client',
+      'monitor',
+      'tablet',
+      'smartphone',
+      'server',
+      'printer',
+      'network_switch',
+      'router',
+      'access_point',
+      'nas',
+      'external_hdd',
+      'projector',
+      'docking_station',
+      'ip_phone',
+      'game_console',
+    ]) {
+      expect(
+        res.body.categories.some((c: any) => c.category === id),
+        id,
+      ).toBe(true);
     }
   });
 

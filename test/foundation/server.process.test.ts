@@ -95,7 +95,14 @@ describe(`server process and lcf CLI on ${TEST_DATABASE_KIND}`, () => {
     const { key } = JSON.parse((await cli('admin', 'key', 'create', '--org', org.id, '--json')).stdout);
     // Batches of 100 that store their calculations, each on its own connection, which its client
     // closes once the server is busy with them (the first has been answered).
-    const body = JSON.stringify({ products: Array.from({ length: 100 }, (_, i) => ({ category: 'laptop', brand: 'Dell', model: `Latitude 54${i % 50}`, country: 'DE' })) });
+    const body = JSON.stringify({
+      products: Array.from({ length: 100 }, (_, i) => ({
+        category: 'laptop',
+        brand: 'Dell',
+        model: `Latitude 54${i % 50}`,
+        country: 'DE',
+      })),
+    });
     const batches = Array.from({ length: 10 }, () => {
       const req = request(`${server.url}/v1/footprint/batch`, {
         method: 'POST',
@@ -106,7 +113,11 @@ describe(`server process and lcf CLI on ${TEST_DATABASE_KIND}`, () => {
       req.end(body);
       return req;
     });
-    const answered = () => server.output().split('\n').filter((line) => line.includes('"path":"/v1/footprint/batch"')).length;
+    const answered = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"path":"/v1/footprint/batch"')).length;
     while (answered() === 0) await new Promise((r) => setTimeout(r, 5));
     const inFlight = fetch(`${server.url}/v1/reference/countries`);
     batches.forEach((req) => req.destroy());
@@ -117,7 +128,11 @@ describe(`server process and lcf CLI on ${TEST_DATABASE_KIND}`, () => {
     expect(await exitOf(server.child)).toBe(0);
     // A kept-alive connection does not hold the shutdown until SHUTDOWN_TIMEOUT_MS.
     expect(performance.now() - signalled).toBeLessThan(SHUTDOWN_TIMEOUT_MS / 2);
-    const lines = server.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = server
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     // Each batch the server had received ran to its end with the database still open: no 500, nothing
     // logged as an error. (A connection still in the listen queue when the server stopped listening was never accepted.)
     const statuses = lines.filter((line) => line.path === '/v1/footprint/batch').map((line) => line.status);

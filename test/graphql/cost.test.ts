@@ -10,8 +10,12 @@ import { seedDemo } from '../../src/assets/seed-demo.ts';
 
 const assetDetail = await readFile(new URL('../../templates/asset-detail.graphql', import.meta.url), 'utf8');
 /** Every field the asset-detail template selects on its asset. */
-const ASSET_FIELDS = assetDetail.slice(assetDetail.indexOf('{', assetDetail.indexOf('asset(')) + 1, assetDetail.lastIndexOf('}', assetDetail.lastIndexOf('}') - 1));
-const assetPage = (args = 'first: 100') => `assets(${args}) { totalCount pageInfo { endCursor hasNextPage } edges { cursor node { ${ASSET_FIELDS} } } }`;
+const ASSET_FIELDS = assetDetail.slice(
+  assetDetail.indexOf('{', assetDetail.indexOf('asset(')) + 1,
+  assetDetail.lastIndexOf('}', assetDetail.lastIndexOf('}') - 1),
+);
+const assetPage = (args = 'first: 100') =>
+  `assets(${args}) { totalCount pageInfo { endCursor hasNextPage } edges { cursor node { ${ASSET_FIELDS} } } }`;
 // 1 connection + 1 pageInfo + 100 × (edge, asset, product, calculation, emission factor).
 const PAGE_COST = 502;
 
@@ -58,9 +62,13 @@ describe('operationCost', () => {
 
   it('knows the page size of every paged field of the schema', () => {
     const fields = Object.values(schema.getTypeMap()).flatMap((type) =>
-      isObjectType(type) && !type.name.startsWith('__') ? Object.values(type.getFields()).map((field) => ({ name: `${type.name}.${field.name}`, field })) : [],
+      isObjectType(type) && !type.name.startsWith('__')
+        ? Object.values(type.getFields()).map((field) => ({ name: `${type.name}.${field.name}`, field }))
+        : [],
     );
-    const paged = fields.filter(({ field }) => field.args.some((a) => (PAGE_SIZE_ARGUMENTS as readonly string[]).includes(a.name) && getNamedType(a.type).name === 'Int'));
+    const paged = fields.filter(({ field }) =>
+      field.args.some((a) => (PAGE_SIZE_ARGUMENTS as readonly string[]).includes(a.name) && getNamedType(a.type).name === 'Int'),
+    );
     expect(paged.filter(({ field }) => !pageSizeOf(field)).map((f) => f.name)).toEqual([]);
     expect(fields.filter(({ field }) => pageSizeOf(field) && !paged.some((p) => p.field === field)).map((f) => f.name)).toEqual([]);
   });
@@ -83,7 +91,11 @@ describe(`GraphQL cost limit on ${TEST_DATABASE_KIND}`, () => {
   afterAll(() => t?.close());
 
   const send = (plan: string, body: object, accept = 'application/json') =>
-    t.json('/v1/graphql', { method: 'POST', headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${keys[plan]}` }, body: JSON.stringify(body) });
+    t.json('/v1/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${keys[plan]}` },
+      body: JSON.stringify(body),
+    });
 
   it.each(['business', 'enterprise'])('%s: runs every approved template and reports its cost', async (plan) => {
     const assetId = assetIds[plan];
@@ -107,19 +119,25 @@ describe(`GraphQL cost limit on ${TEST_DATABASE_KIND}`, () => {
     }
   });
 
-  it.each(['application/json', 'application/graphql-response+json'])('refuses lists that multiply out before execution with 400 MAX_COST_EXCEEDED (Accept: %s)', async (accept) => {
-    const pages = Array.from({ length: 4 }, (_, i) => `p${i}: ${assetPage()}`).join(' ');
-    const res = await send('enterprise', { query: `{ ${pages} }` }, accept);
-    expect(res.status).toBe(400);
-    expect(res.body.data).toBeUndefined();
-    expect(res.body.errors).toEqual([
-      expect.objectContaining({
-        message: 'Query cost limit exceeded',
-        extensions: { code: 'MAX_COST_EXCEEDED', details: expect.stringMatching(`^query: costs ${4 * PAGE_COST}, more than the limit of ${MAX_COST};`) },
-      }),
-    ]);
-    expect(res.body.extensions).toEqual({ cost: { requested: 4 * PAGE_COST, limit: MAX_COST } });
-  });
+  it.each(['application/json', 'application/graphql-response+json'])(
+    'refuses lists that multiply out before execution with 400 MAX_COST_EXCEEDED (Accept: %s)',
+    async (accept) => {
+      const pages = Array.from({ length: 4 }, (_, i) => `p${i}: ${assetPage()}`).join(' ');
+      const res = await send('enterprise', { query: `{ ${pages} }` }, accept);
+      expect(res.status).toBe(400);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors).toEqual([
+        expect.objectContaining({
+          message: 'Query cost limit exceeded',
+          extensions: {
+            code: 'MAX_COST_EXCEEDED',
+            details: expect.stringMatching(`^query: costs ${4 * PAGE_COST}, more than the limit of ${MAX_COST};`),
+          },
+        }),
+      ]);
+      expect(res.body.extensions).toEqual({ cost: { requested: 4 * PAGE_COST, limit: MAX_COST } });
+    },
+  );
 
   it('prices with the request’s variables: the same text passes or is refused by its page size', async () => {
     const query = `query($n: Int) { ${['a', 'b', 'c', 'd'].map((alias) => `${alias}: ${assetPage('first: $n')}`).join(' ')} }`;

@@ -56,18 +56,106 @@ const page = (alias: string) => `${alias}: assets(first: 100) { edges { node { i
 
 // [case, plan, body, status with Accept: application/json (or none), status with application/graphql-response+json, code, details]
 const REFUSALS: [string, string, object, number, number, string, string | RegExp][] = [
-  ['a syntax error', 'business', { query: '{ organization {' }, 200, 400, 'GRAPHQL_PARSE_FAILED', 'query: Expected Name, found <EOF>. (line 1, column 17)'],
-  ['an unknown field', 'business', { query: '{ nope }' }, 200, 400, 'GRAPHQL_VALIDATION_FAILED', 'query: Cannot query field "nope" on type "Query". (line 1, column 3)'],
+  [
+    'a syntax error',
+    'business',
+    { query: '{ organization {' },
+    200,
+    400,
+    'GRAPHQL_PARSE_FAILED',
+    'query: Expected Name, found <EOF>. (line 1, column 17)',
+  ],
+  [
+    'an unknown field',
+    'business',
+    { query: '{ nope }' },
+    200,
+    400,
+    'GRAPHQL_VALIDATION_FAILED',
+    'query: Cannot query field "nope" on type "Query". (line 1, column 3)',
+  ],
   ['an armor limit', 'business', { query: aliases }, 400, 400, 'MAX_ALIASES_EXCEEDED', 'query: Aliases limit of 15 exceeded, found 16.'],
-  ['the cost limit', 'business', { query: `{ ${['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map(page).join(' ')} }` }, 400, 400, 'MAX_COST_EXCEEDED', /^query: costs 2408, more than the limit of 2000/],
-  ['an ad-hoc query of the free plan', 'free', { query: '{ organization { id } }' }, 403, 403, 'OPERATION_NOT_APPROVED', /^query: not one of the approved query templates of the free plan/],
-  ['an unknown persisted hash', 'free', { extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } }, 400, 400, 'PERSISTED_QUERY_NOT_FOUND', 'extensions.persistedQuery.sha256Hash: not the hash of an approved query template'],
-  ['a mistyped variable', 'business', { query: 'query($n: Int) { assets(first: $n) { totalCount } }', variables: { n: 'x' } }, 400, 400, 'INVALID_PARAMETER', "n: must be an integer, got 'x'"],
-  ['an argument over its length (validation plugin)', 'business', { query: `{ asset(id: "${'x'.repeat(65)}") { id } }` }, 400, 400, 'INVALID_PARAMETER', 'id: must be at most 64 characters, got 65'],
-  ['a resolver refusal', 'business', { query: '{ asset(id: "x") { id } }' }, 400, 400, 'INVALID_PARAMETER', "id: must be an asset id (UUID), got 'x'"],
-  ['a field the key may not call (scope-auth)', 'noOrganisation', { query: '{ asset(id: "x") { id } }' }, 403, 403, 'NO_ORGANIZATION_CONTEXT', 'This API key has no organisation context'],
-  ['an empty page (first: 0)', 'business', { query: '{ assets(first: 0) { totalCount pageInfo { hasNextPage endCursor } } }' }, 400, 400, 'INVALID_PARAMETER', 'first: must be between 1 and 100, got 0 (totalCount is answered with any page)'],
-  ['an empty page (last: 0)', 'business', { query: '{ assets(last: 0) { totalCount } }' }, 400, 400, 'INVALID_PARAMETER', 'last: must be between 1 and 100, got 0 (totalCount is answered with any page)'],
+  [
+    'the cost limit',
+    'business',
+    { query: `{ ${['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'].map(page).join(' ')} }` },
+    400,
+    400,
+    'MAX_COST_EXCEEDED',
+    /^query: costs 2408, more than the limit of 2000/,
+  ],
+  [
+    'an ad-hoc query of the free plan',
+    'free',
+    { query: '{ organization { id } }' },
+    403,
+    403,
+    'OPERATION_NOT_APPROVED',
+    /^query: not one of the approved query templates of the free plan/,
+  ],
+  [
+    'an unknown persisted hash',
+    'free',
+    { extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } },
+    400,
+    400,
+    'PERSISTED_QUERY_NOT_FOUND',
+    'extensions.persistedQuery.sha256Hash: not the hash of an approved query template',
+  ],
+  [
+    'a mistyped variable',
+    'business',
+    { query: 'query($n: Int) { assets(first: $n) { totalCount } }', variables: { n: 'x' } },
+    400,
+    400,
+    'INVALID_PARAMETER',
+    "n: must be an integer, got 'x'",
+  ],
+  [
+    'an argument over its length (validation plugin)',
+    'business',
+    { query: `{ asset(id: "${'x'.repeat(65)}") { id } }` },
+    400,
+    400,
+    'INVALID_PARAMETER',
+    'id: must be at most 64 characters, got 65',
+  ],
+  [
+    'a resolver refusal',
+    'business',
+    { query: '{ asset(id: "x") { id } }' },
+    400,
+    400,
+    'INVALID_PARAMETER',
+    "id: must be an asset id (UUID), got 'x'",
+  ],
+  [
+    'a field the key may not call (scope-auth)',
+    'noOrganisation',
+    { query: '{ asset(id: "x") { id } }' },
+    403,
+    403,
+    'NO_ORGANIZATION_CONTEXT',
+    'This API key has no organisation context',
+  ],
+  [
+    'an empty page (first: 0)',
+    'business',
+    { query: '{ assets(first: 0) { totalCount pageInfo { hasNextPage endCursor } } }' },
+    400,
+    400,
+    'INVALID_PARAMETER',
+    'first: must be between 1 and 100, got 0 (totalCount is answered with any page)',
+  ],
+  [
+    'an empty page (last: 0)',
+    'business',
+    { query: '{ assets(last: 0) { totalCount } }' },
+    400,
+    400,
+    'INVALID_PARAMETER',
+    'last: must be between 1 and 100, got 0 (totalCount is answered with any page)',
+  ],
 ];
 
 describe(`GraphQL errors over HTTP on ${TEST_DATABASE_KIND}`, () => {
@@ -98,9 +186,21 @@ describe(`GraphQL errors over HTTP on ${TEST_DATABASE_KIND}`, () => {
     let after: string | null = null;
     const seen: string[] = [];
     for (;;) {
-      const res = await post(keys.business, { query: 'query($after: String) { assets(first: 1, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } } }', variables: { after } }, GRAPHQL_RESPONSE);
+      const res = await post(
+        keys.business,
+        {
+          query:
+            'query($after: String) { assets(first: 1, after: $after) { totalCount pageInfo { hasNextPage endCursor } edges { node { id } } } }',
+          variables: { after },
+        },
+        GRAPHQL_RESPONSE,
+      );
       expect(res.status).toBe(200);
-      const assets = (res.body.data as { assets: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { node: { id: string } }[] } }).assets;
+      const assets = (
+        res.body.data as {
+          assets: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string | null }; edges: { node: { id: string } }[] };
+        }
+      ).assets;
       seen.push(...assets.edges.map((e) => e.node.id));
       if (!assets.pageInfo.hasNextPage) {
         expect(seen).toHaveLength(assets.totalCount);

@@ -19,7 +19,9 @@ beforeAll(async () => {
   const org = await t.createOrg('free', 'Free Org');
   key = (await t.createKey(org.id)).key;
   await seedDemo(t.app.services.db.prisma, org.id, 150, undefined, { seed: 3 });
-  assetIds = (await t.app.services.db.prisma.asset.findMany({ where: { org_id: org.id }, select: { id: true }, orderBy: { id: 'asc' } })).map((a) => a.id);
+  assetIds = (
+    await t.app.services.db.prisma.asset.findMany({ where: { org_id: org.id }, select: { id: true }, orderBy: { id: 'asc' } })
+  ).map((a) => a.id);
 });
 afterAll(() => t?.close());
 
@@ -31,7 +33,10 @@ describe('templates/*.graphql', () => {
       expect(validate(schema, doc), name).toEqual([]);
       const ops = doc.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
       expect(ops, name).toHaveLength(1);
-      const expected = name.split('-').map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+      const expected = name
+        .split('-')
+        .map((w) => w[0]!.toUpperCase() + w.slice(1))
+        .join('');
       expect(ops[0]!.name?.value).toBe(expected);
       expect(ops[0]!.variableDefinitions?.length, name).toBeGreaterThan(0);
     }
@@ -86,6 +91,9 @@ describe(`approved templates on a free-plan key on ${TEST_DATABASE_KIND}`, () =>
     const { simulateRefurbish } = await run('refurbishment-simulation', { assetIds: assetIds.slice(0, 20) });
     expect(simulateRefurbish.affected_assets_count).toBe(20);
     expect(simulateRefurbish.current_quarterly_co2e).toBeGreaterThan(0);
-    expect(simulateRefurbish.delta_kg_co2e).toBeCloseTo(simulateRefurbish.scenario_quarterly_co2e - simulateRefurbish.current_quarterly_co2e, 1);
+    expect(simulateRefurbish.delta_kg_co2e).toBeCloseTo(
+      simulateRefurbish.scenario_quarterly_co2e - simulateRefurbish.current_quarterly_co2e,
+      1,
+    );
   });
 });

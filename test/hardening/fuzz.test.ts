@@ -30,10 +30,33 @@ interface FuzzRequest {
 
 const LONG = [100, 1_000, 10_000, 100_000];
 const hostileText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom('HP', 'Dell', 'Lenovo', 'DE', 'us-ca', 'FR', 'laptop', 'monitor', 'Latitude 5440', 'EliteBook 840 G9', 'A', 'B', '2026-01-31') },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      'HP',
+      'Dell',
+      'Lenovo',
+      'DE',
+      'us-ca',
+      'FR',
+      'laptop',
+      'monitor',
+      'Latitude 5440',
+      'EliteBook 840 G9',
+      'A',
+      'B',
+      '2026-01-31',
+    ),
+  },
   { weight: 2, arbitrary: fc.string({ maxLength: 30 }) },
   { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 30 }) },
-  { weight: 2, arbitrary: fc.string({ unit: fc.constantFrom('\u0000', '\ud800', '\udc00', '\u001b', '\u007f', '\u202e', '\u200b', '%', '"', "'", '\\', '\n', 'é', '💻'), maxLength: 12 }) },
+  {
+    weight: 2,
+    arbitrary: fc.string({
+      unit: fc.constantFrom('\u0000', '\ud800', '\udc00', '\u001b', '\u007f', '\u202e', '\u200b', '%', '"', "'", '\\', '\n', 'é', '💻'),
+      maxLength: 12,
+    }),
+  },
   {
     weight: 2,
     arbitrary: fc.constantFrom(
@@ -56,7 +79,12 @@ const hostileText: fc.Arbitrary<string> = fc.oneof(
       ' ',
     ),
   },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...LONG), fc.constantFrom('X', 'ab ', '9', '\u0000')).map(([n, s]) => s.repeat(Math.ceil(n / s.length))) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom(...LONG), fc.constantFrom('X', 'ab ', '9', '\u0000'))
+      .map(([n, s]) => s.repeat(Math.ceil(n / s.length))),
+  },
 );
 const hostileNumber = fc.oneof(fc.double(), fc.integer(), fc.constantFrom(-1, 0, 1e308, -1e308, 2 ** 53 + 1));
 const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
@@ -70,7 +98,9 @@ const hostileJson: fc.Arbitrary<unknown> = fc.oneof(
 /** Names no route declares, near misses of declared ones among them. */
 const unknownName = fc.constantFrom('ramgb', 'modle', 'Brand', 'limit_', 'x', '__proto__', 'constructor', '$top');
 /** A JSON value nested `depth` deep, written as text: JSON.stringify would itself run out of stack. */
-const deepJson = fc.tuple(fc.integer({ min: 30, max: 8_000 }), fc.constantFrom(['[', ']'], ['{"a":', '}'], ['[{"a":', '}]'])).map(([depth, [open, close]]) => `${open.repeat(depth)}1${close.repeat(depth)}`);
+const deepJson = fc
+  .tuple(fc.integer({ min: 30, max: 8_000 }), fc.constantFrom(['[', ']'], ['{"a":', '}'], ['[{"a":', '}]']))
+  .map(([depth, [open, close]]) => `${open.repeat(depth)}1${close.repeat(depth)}`);
 
 /** Percent-encoding that also carries lone surrogates, as the invalid UTF-8 (CESU) a hostile client would send. */
 const encode = (value: string) => encodeURIComponent(value.replace(/\p{Cs}/gu, '\uFFFD')).replaceAll('%EF%BF%BD', '%ED%A0%80');
@@ -103,8 +133,17 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
   beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-fuzz-'));
     if (TEST_DATABASE_KIND === 'postgres') db = await openTestDatabase();
-    const redis: Record<string, string> = process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `lcf-fuzz:${Date.now()}:` } : {};
-    server = await startServerProcess({ DATA_DIR: dataDir, DATABASE_URL: db?.url ?? '', ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'warn', QUOTA_LIMITS: UNLIMITED, ...redis });
+    const redis: Record<string, string> = process.env.TEST_REDIS_URL
+      ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `lcf-fuzz:${Date.now()}:` }
+      : {};
+    server = await startServerProcess({
+      DATA_DIR: dataDir,
+      DATABASE_URL: db?.url ?? '',
+      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+      LOG_LEVEL: 'warn',
+      QUOTA_LIMITS: UNLIMITED,
+      ...redis,
+    });
     for (const plan of ['free', 'pro', 'enterprise']) {
       const org = await admin('POST', '/orgs', { name: `Fuzz ${plan}`, plan });
       keys[plan] = (await admin('POST', '/keys', { org_id: org.id! })).key!;
@@ -117,13 +156,21 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     });
     assetId = ((await imported.json()) as { assets: { id: string }[] }).assets[0]?.id ?? assetId;
     // The sandbox of a test key is provisioned on its first use (seconds): done before timing answers.
-    await fetch(`${server.url}/v1/graphql`, { method: 'POST', headers: { authorization: `Bearer ${keys.test}`, 'content-type': 'application/json' }, body: '{"query":"{ organization { id } }"}' });
+    await fetch(`${server.url}/v1/graphql`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.test}`, 'content-type': 'application/json' },
+      body: '{"query":"{ organization { id } }"}',
+    });
     const openapi = (await (await fetch(`${server.url}/v1/openapi.json`)).json()) as {
       paths: Record<string, Record<string, OpenApiOperation>>;
       components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
     };
-    restRoutes = Object.entries(openapi.paths).flatMap(([p, ops]) => Object.entries(ops).map(([method, operation]) => ({ method: method.toUpperCase(), path: `/v1${p}`, operation })));
-    inputFields = Object.fromEntries(Object.entries(openapi.components.schemas).map(([name, s]) => [name, Object.keys(s.properties ?? {})]));
+    restRoutes = Object.entries(openapi.paths).flatMap(([p, ops]) =>
+      Object.entries(ops).map(([method, operation]) => ({ method: method.toUpperCase(), path: `/v1${p}`, operation })),
+    );
+    inputFields = Object.fromEntries(
+      Object.entries(openapi.components.schemas).map(([name, s]) => [name, Object.keys(s.properties ?? {})]),
+    );
   });
   afterAll(async () => {
     server?.child.kill('SIGKILL');
@@ -166,27 +213,44 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         ),
         { requiredKeys: [] },
       );
-      return fc.record({
-        auth: auth(),
-        query: fc
-          .subarray(params.filter((p) => p.in === 'query'))
-          .chain((chosen) => fc.tuple(...chosen.map((p) => fc.tuple(fc.constant(p.name), hostileJson))))
-          .chain((entries) => fc.oneof({ weight: 5, arbitrary: fc.constant(entries) }, { weight: 1, arbitrary: fc.tuple(unknownName, hostileJson).map((extra) => [...entries, extra]) })),
-        pathValue: fc.oneof(fc.constant(assetId), hostileText),
-        body: fc.oneof(
-          { weight: 6, arbitrary: bodyValue.map((b) => JSON.stringify(b)) },
-          { weight: 1, arbitrary: fc.tuple(bodyValue, unknownName, hostileJson).map(([b, name, value]) => JSON.stringify({ ...b, [name]: value })) },
-          { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...Object.keys(bodyProps), 'x'), deepJson).map(([name, deep]) => `{${JSON.stringify(name)}: ${deep}}`) },
-          { weight: 1, arbitrary: fc.constantFrom('null', '[]', '"text"', '{', '{"products": null}', '', '\u0000') },
-          { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 50 }) },
-        ),
-        contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', ''),
-      }).map(({ auth, query: q, pathValue, body, contentType }): FuzzRequest => ({
-        method: route.method,
-        path: route.path.replace(/\{\w+\}/g, encode(pathValue)) + query(q),
-        headers: { ...auth(), ...(contentType ? { 'content-type': contentType } : {}) },
-        body: route.method === 'GET' ? undefined : body,
-      }));
+      return fc
+        .record({
+          auth: auth(),
+          query: fc
+            .subarray(params.filter((p) => p.in === 'query'))
+            .chain((chosen) => fc.tuple(...chosen.map((p) => fc.tuple(fc.constant(p.name), hostileJson))))
+            .chain((entries) =>
+              fc.oneof(
+                { weight: 5, arbitrary: fc.constant(entries) },
+                { weight: 1, arbitrary: fc.tuple(unknownName, hostileJson).map((extra) => [...entries, extra]) },
+              ),
+            ),
+          pathValue: fc.oneof(fc.constant(assetId), hostileText),
+          body: fc.oneof(
+            { weight: 6, arbitrary: bodyValue.map((b) => JSON.stringify(b)) },
+            {
+              weight: 1,
+              arbitrary: fc.tuple(bodyValue, unknownName, hostileJson).map(([b, name, value]) => JSON.stringify({ ...b, [name]: value })),
+            },
+            {
+              weight: 1,
+              arbitrary: fc
+                .tuple(fc.constantFrom(...Object.keys(bodyProps), 'x'), deepJson)
+                .map(([name, deep]) => `{${JSON.stringify(name)}: ${deep}}`),
+            },
+            { weight: 1, arbitrary: fc.constantFrom('null', '[]', '"text"', '{', '{"products": null}', '', '\u0000') },
+            { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 50 }) },
+          ),
+          contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', ''),
+        })
+        .map(
+          ({ auth, query: q, pathValue, body, contentType }): FuzzRequest => ({
+            method: route.method,
+            path: route.path.replace(/\{\w+\}/g, encode(pathValue)) + query(q),
+            headers: { ...auth(), ...(contentType ? { 'content-type': contentType } : {}) },
+            body: route.method === 'GET' ? undefined : body,
+          }),
+        );
     });
 
   const templates = readdirSync(path.join(ROOT, 'templates')).map((f) => readFileSync(path.join(ROOT, 'templates', f), 'utf8'));
@@ -214,40 +278,87 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       .record({
         auth: auth(),
         document: graphqlDocument,
-        variables: fc.oneof(fc.dictionary(fc.constantFrom('id', 'regionCode', 'assetIds', 'atDate', 'after', 'first', 'x'), hostileJson, { maxKeys: 4 }), hostileJson),
+        variables: fc.oneof(
+          fc.dictionary(fc.constantFrom('id', 'regionCode', 'assetIds', 'atDate', 'after', 'first', 'x'), hostileJson, { maxKeys: 4 }),
+          hostileJson,
+        ),
         get: fc.boolean(),
-        rawBody: fc.option(fc.oneof(hostileText, fc.constantFrom('null', '[]', '{"query": 1}', '{"query": "{__typename}", "variables": "x"}')), { freq: 6 }),
+        rawBody: fc.option(
+          fc.oneof(hostileText, fc.constantFrom('null', '[]', '{"query": 1}', '{"query": "{__typename}", "variables": "x"}')),
+          { freq: 6 },
+        ),
         rawParam: fc.option(fc.constantFrom('variables', 'extensions', 'operationName'), { freq: 4 }),
         rawParamValue: hostileText,
-        contentType: fc.constantFrom('application/json', 'application/json', 'application/graphql-response+json', 'text/plain', 'multipart/form-data; boundary=x'),
+        contentType: fc.constantFrom(
+          'application/json',
+          'application/json',
+          'application/graphql-response+json',
+          'text/plain',
+          'multipart/form-data; boundary=x',
+        ),
       })
       .map(({ auth, document, variables, get, rawBody, rawParam, rawParamValue, contentType }): FuzzRequest => {
         if (get) {
-          const entries: [string, unknown][] = [['query', document], ['variables', variables]];
+          const entries: [string, unknown][] = [
+            ['query', document],
+            ['variables', variables],
+          ];
           if (rawParam) entries.push([rawParam, rawParamValue]);
           return { method: 'GET', path: `/v1/graphql${query(entries)}`, headers: { ...auth(), accept: 'application/json' } };
         }
-        return { method: 'POST', path: '/v1/graphql', headers: { ...auth(), 'content-type': contentType }, body: rawBody ?? JSON.stringify({ query: document, variables }) };
+        return {
+          method: 'POST',
+          path: '/v1/graphql',
+          headers: { ...auth(), 'content-type': contentType },
+          body: rawBody ?? JSON.stringify({ query: document, variables }),
+        };
       });
 
   const consoleRequest = () =>
     fc
       .record({
-        route: fc.constantFrom('/console', '/console/login', '/console/logout', '/console/keys', '/console/keys/ID/revoke', '/console/nope'),
+        route: fc.constantFrom(
+          '/console',
+          '/console/login',
+          '/console/logout',
+          '/console/keys',
+          '/console/keys/ID/revoke',
+          '/console/nope',
+        ),
         method: fc.constantFrom('GET', 'POST', 'POST', 'DELETE'),
         id: hostileText,
-        origin: fc.constantFrom<Record<string, string>>({}, { 'sec-fetch-site': 'same-origin' }, { origin: 'https://evil.example' }, { origin: 'null' }),
-        contentType: fc.constantFrom('application/x-www-form-urlencoded', 'application/json', 'text/plain', 'multipart/form-data; boundary=zz', ''),
+        origin: fc.constantFrom<Record<string, string>>(
+          {},
+          { 'sec-fetch-site': 'same-origin' },
+          { origin: 'https://evil.example' },
+          { origin: 'null' },
+        ),
+        contentType: fc.constantFrom(
+          'application/x-www-form-urlencoded',
+          'application/json',
+          'text/plain',
+          'multipart/form-data; boundary=zz',
+          '',
+        ),
         fields: fc.dictionary(fc.constantFrom('key', 'name', 'environment', 'x'), hostileText, { maxKeys: 3 }),
-        rawBody: fc.option(fc.oneof(hostileText, fc.constantFrom('--zz\r\nContent-Disposition: form-data; name="key"\r\n\r\nabc', '{"key": 1}')), { freq: 3 }),
-        cookie: fc.constantFrom<Record<string, string>>({}, { cookie: 'lcf_console=garbage' }, { cookie: `lcf_console=${'x'.repeat(2_000)}` }),
+        rawBody: fc.option(
+          fc.oneof(hostileText, fc.constantFrom('--zz\r\nContent-Disposition: form-data; name="key"\r\n\r\nabc', '{"key": 1}')),
+          { freq: 3 },
+        ),
+        cookie: fc.constantFrom<Record<string, string>>(
+          {},
+          { cookie: 'lcf_console=garbage' },
+          { cookie: `lcf_console=${'x'.repeat(2_000)}` },
+        ),
       })
-      .map(({ route, method, id, origin, contentType, fields, rawBody, cookie }): FuzzRequest => ({
-        method,
-        path: route.replace('ID', encode(id)),
-        headers: { ...origin, ...cookie, ...(contentType ? { 'content-type': contentType } : {}) },
-        body: method === 'GET' ? undefined : (rawBody ?? new URLSearchParams(fields).toString()),
-      }));
+      .map(
+        ({ route, method, id, origin, contentType, fields, rawBody, cookie }): FuzzRequest => ({
+          method,
+          path: route.replace('ID', encode(id)),
+          headers: { ...origin, ...cookie, ...(contentType ? { 'content-type': contentType } : {}) },
+          body: method === 'GET' ? undefined : (rawBody ?? new URLSearchParams(fields).toString()),
+        }),
+      );
 
   const adminRequest = () =>
     fc
@@ -256,14 +367,21 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         method: fc.constantFrom('GET', 'POST', 'DELETE', 'PUT'),
         id: hostileText,
         token: fc.constantFrom(TEST_ADMIN_TOKEN, TEST_ADMIN_TOKEN, 'wrong-token', ''),
-        body: fc.oneof(fc.dictionary(fc.constantFrom('name', 'plan', 'org_id', 'environment', 'bi_enabled', 'org_context'), hostileJson, { maxKeys: 4 }).map((b) => JSON.stringify(b)), hostileText),
+        body: fc.oneof(
+          fc
+            .dictionary(fc.constantFrom('name', 'plan', 'org_id', 'environment', 'bi_enabled', 'org_context'), hostileJson, { maxKeys: 4 })
+            .map((b) => JSON.stringify(b)),
+          hostileText,
+        ),
       })
-      .map(({ route, method, id, token, body }): FuzzRequest => ({
-        method,
-        path: route.replace('ID', encode(id)),
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-        body: method === 'GET' ? undefined : body,
-      }));
+      .map(
+        ({ route, method, id, token, body }): FuzzRequest => ({
+          method,
+          path: route.replace('ID', encode(id)),
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: method === 'GET' ? undefined : body,
+        }),
+      );
 
   // Hand-written routes outside OpenAPI: certificate PDFs, public verification, published keys, signed export files, OData.
   const documentRequest = () =>
@@ -291,16 +409,24 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         accept: fc.constantFrom('application/json', 'text/html', '*/*', 'application/pdf'),
         body: fc.dictionary(fc.constantFrom('calculation_id', 'id', 'x'), hostileJson, { maxKeys: 2 }).map((b) => JSON.stringify(b)),
       })
-      .map(({ route, method, id, auth, accept, body }): FuzzRequest => ({
-        method,
-        path: route.replace('ID', encode(id)),
-        headers: { ...auth(), accept, 'content-type': 'application/json' },
-        body: method === 'GET' ? undefined : body,
-      }));
+      .map(
+        ({ route, method, id, auth, accept, body }): FuzzRequest => ({
+          method,
+          path: route.replace('ID', encode(id)),
+          headers: { ...auth(), accept, 'content-type': 'application/json' },
+          body: method === 'GET' ? undefined : body,
+        }),
+      );
 
   const strayRequest = () =>
     fc
-      .record({ segments: fc.array(fc.oneof(hostileText.map(encode), fc.constantFrom('%ZZ', '%', '%E0%A4', '..', '%00')), { minLength: 1, maxLength: 4 }), method: fc.constantFrom('GET', 'POST', 'PATCH', 'OPTIONS') })
+      .record({
+        segments: fc.array(fc.oneof(hostileText.map(encode), fc.constantFrom('%ZZ', '%', '%E0%A4', '..', '%00')), {
+          minLength: 1,
+          maxLength: 4,
+        }),
+        method: fc.constantFrom('GET', 'POST', 'PATCH', 'OPTIONS'),
+      })
       .map(({ segments, method }): FuzzRequest => ({ method, path: `/v1/${segments.join('/')}`, headers: {} }));
 
   const anyRequest = fc.oneof(
@@ -330,7 +456,8 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         const res = await fetch(`${server.url}/healthz`);
         await res.arrayBuffer();
         healthz.push(performance.now() - started);
-        if (performance.now() - started > HEALTHZ_MS / 2) slowPolls.push(`${Math.round(performance.now() - started)} ms during ${inFlight}`);
+        if (performance.now() - started > HEALTHZ_MS / 2)
+          slowPolls.push(`${Math.round(performance.now() - started)} ms during ${inFlight}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -340,7 +467,12 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       inFlight = `${request.method} ${request.path.slice(0, 120)} ${request.body?.slice(0, 120) ?? ''}`;
       let res: Response;
       try {
-        res = await fetch(`${server.url}${request.path}`, { method: request.method, headers: request.headers, body: request.body, redirect: 'manual' });
+        res = await fetch(`${server.url}${request.path}`, {
+          method: request.method,
+          headers: request.headers,
+          body: request.body,
+          redirect: 'manual',
+        });
       } catch (error) {
         // The HTTP client itself refused to send it (an invalid header value, say): nothing reached the server.
         if (error instanceof TypeError && !/fetch failed/.test(error.message)) return void refusedByClient++;
@@ -348,7 +480,9 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         const cause = (error as { cause?: { code?: string } }).cause?.code;
         const oversized = request.path.length > 16 * 1024 || (request.body?.length ?? 0) > 256 * 1024;
         if (oversized && (cause === 'EPIPE' || cause === 'ECONNRESET' || cause === 'UND_ERR_SOCKET')) return void closedEarly++;
-        throw new Error(`${request.method} ${request.path.slice(0, 200)}: no answer (${(error as Error).message}: ${String((error as { cause?: unknown }).cause)})`);
+        throw new Error(
+          `${request.method} ${request.path.slice(0, 200)}: no answer (${(error as Error).message}: ${String((error as { cause?: unknown }).cause)})`,
+        );
       }
       const text = await res.text();
       const ms = performance.now() - started;
@@ -362,7 +496,8 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       if (res.status < 400) return;
       const type = res.headers.get('content-type') ?? '';
       // People's pages (the console, certificate verification) show their errors as HTML.
-      if (/^\/(console|verify)/.test(request.path) && type.startsWith('text/html')) return void expect(text.length, where).toBeGreaterThan(0);
+      if (/^\/(console|verify)/.test(request.path) && type.startsWith('text/html'))
+        return void expect(text.length, where).toBeGreaterThan(0);
       expect(type, where).toMatch(/^application\/(json|graphql-response\+json)/);
       const body = JSON.parse(text) as { code?: string; error?: string; errors?: { extensions?: { code?: string } }[] };
       // REST bodies (the 429 body too) name the code at the top, GraphQL in extensions.
@@ -371,7 +506,12 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     };
 
     try {
-      await fc.assert(fc.asyncProperty(anyRequest, check), { numRuns: 1_000_000, interruptAfterTimeLimit: FUZZ_MS, markInterruptAsFailure: false, seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31) });
+      await fc.assert(fc.asyncProperty(anyRequest, check), {
+        numRuns: 1_000_000,
+        interruptAfterTimeLimit: FUZZ_MS,
+        markInterruptAsFailure: false,
+        seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31),
+      });
     } finally {
       polling = false;
       await poller;

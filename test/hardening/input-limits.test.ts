@@ -8,8 +8,15 @@ import { printedSchema } from '../../src/graphql/schema.ts';
 describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
   let t: TestApp;
   let key: string;
-  const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-  const keyed = (init: RequestInit = {}) => ({ ...init, headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${key}` } });
+  const json = (body: unknown) => ({
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const keyed = (init: RequestInit = {}) => ({
+    ...init,
+    headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${key}` },
+  });
   const timed = async <T>(fn: () => Promise<T>) => {
     const started = performance.now();
     const result = await fn();
@@ -24,15 +31,20 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
   afterAll(() => t.close());
 
   describe('finding 1: string lengths are checked before any work', () => {
-    it('refuses a 100 000-character country in a batch item as that item\'s error, naming it, at once', async () => {
-      const { result, ms } = await timed(() => t.json('/v1/footprint/batch', json({ products: [{ brand: 'HP', model: 'x', country: 'X'.repeat(100_000) }] })));
+    it("refuses a 100 000-character country in a batch item as that item's error, naming it, at once", async () => {
+      const { result, ms } = await timed(() =>
+        t.json('/v1/footprint/batch', json({ products: [{ brand: 'HP', model: 'x', country: 'X'.repeat(100_000) }] })),
+      );
       expect(result.status).toBe(200);
       expect(result.body.results).toEqual([{ error: 'country: must be at most 64 characters, got 100000', index: 0 }]);
       expect(ms).toBeLessThan(1_000);
     });
 
     it('refuses a 1 MB category and a 5 000-character country on GET /v1/footprint', async () => {
-      const category = await t.json('/v1/footprint/batch', json({ products: [{ brand: 'HP', model: 'x', country: 'DE', category: 'c'.repeat(200_000) }] }));
+      const category = await t.json(
+        '/v1/footprint/batch',
+        json({ products: [{ brand: 'HP', model: 'x', country: 'DE', category: 'c'.repeat(200_000) }] }),
+      );
       expect(category.body.results[0].error).toBe('category: must be at most 64 characters, got 200000');
       const country = await t.json(`/v1/footprint?brand=HP&model=x&country=${'X'.repeat(5_000)}`);
       expect(country.status).toBe(400);
@@ -40,14 +52,26 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
     });
 
     it('refuses a 30 000-character regionCode in GraphQL with extensions.code', async () => {
-      const { result, ms } = await timed(() => t.graphql(`{ factorByRegion(regionCode: "${'X'.repeat(30_000)}") { value } }`, undefined, key));
-      expect(result.body.errors[0].extensions).toMatchObject({ code: 'INVALID_PARAMETER', details: 'regionCode: must be at most 64 characters, got 30000' });
+      const { result, ms } = await timed(() =>
+        t.graphql(`{ factorByRegion(regionCode: "${'X'.repeat(30_000)}") { value } }`, undefined, key),
+      );
+      expect(result.body.errors[0].extensions).toMatchObject({
+        code: 'INVALID_PARAMETER',
+        details: 'regionCode: must be at most 64 characters, got 30000',
+      });
       expect(ms).toBeLessThan(1_000);
     });
 
     it('checks each item of a list argument, naming it', async () => {
-      const ids = await t.graphql('mutation($ids: [ID!]!) { simulateRefurbish(assetIds: $ids) { grade } }', { ids: ['a', 'X'.repeat(65)] }, key);
-      expect(ids.body.errors[0].extensions).toMatchObject({ code: 'INVALID_PARAMETER', details: 'assetIds[1]: must be at most 64 characters, got 65' });
+      const ids = await t.graphql(
+        'mutation($ids: [ID!]!) { simulateRefurbish(assetIds: $ids) { grade } }',
+        { ids: ['a', 'X'.repeat(65)] },
+        key,
+      );
+      expect(ids.body.errors[0].extensions).toMatchObject({
+        code: 'INVALID_PARAMETER',
+        details: 'assetIds[1]: must be at most 64 characters, got 65',
+      });
     });
 
     it('answers a 100 KB model_string on /v1/identify with 400, not 500', async () => {
@@ -61,9 +85,13 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
       const openapi = await t.json('/v1/openapi.json');
       const country = openapi.body.paths['/footprint'].get.parameters.find((p: { name: string }) => p.name === 'country');
       expect(country.schema).toMatchObject({ type: 'string', maxLength: 64 });
-      expect(openapi.body.paths['/identify'].post.requestBody.content['application/json'].schema.properties.model_string.maxLength).toBe(200);
+      expect(openapi.body.paths['/identify'].post.requestBody.content['application/json'].schema.properties.model_string.maxLength).toBe(
+        200,
+      );
       expect(openapi.body.components.schemas.AssetInput.properties.serial_number.maxLength).toBe(100);
-      expect(openapi.body.paths['/assets/csv'].post.requestBody.content['application/json'].schema.properties.csv.maxLength).toBe(2_000_000);
+      expect(openapi.body.paths['/assets/csv'].post.requestBody.content['application/json'].schema.properties.csv.maxLength).toBe(
+        2_000_000,
+      );
     });
   });
 
@@ -75,7 +103,10 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
     });
 
     it('refuses by Content-Length before reading, and GraphQL gets a GraphQL error document', async () => {
-      const res = await t.json('/v1/graphql', keyed({ method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(3 * 1024 * 1024) }, body: '{}' }));
+      const res = await t.json(
+        '/v1/graphql',
+        keyed({ method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(3 * 1024 * 1024) }, body: '{}' }),
+      );
       expect(res.status).toBe(413);
       expect(res.body.errors[0].extensions.code).toBe('PAYLOAD_TOO_LARGE');
     });
@@ -116,17 +147,28 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
       expect(gql.body.errors[0].extensions.details).toBe('regionCode: must not contain control characters (U+0000 at character 2)');
     });
 
-    it('refuses NUL bytes in JSON (as that row\'s error) and CSV asset imports (400) before storing them (PostgreSQL would fail with 22P05)', async () => {
-      const jsonImport = await t.json('/v1/assets', keyed(json({ assets: [{ brand: 'HP', model: 'x', serial_number: 'a\u0000b', country: 'DE' }] })));
+    it("refuses NUL bytes in JSON (as that row's error) and CSV asset imports (400) before storing them (PostgreSQL would fail with 22P05)", async () => {
+      const jsonImport = await t.json(
+        '/v1/assets',
+        keyed(json({ assets: [{ brand: 'HP', model: 'x', serial_number: 'a\u0000b', country: 'DE' }] })),
+      );
       expect(jsonImport.status).toBe(200);
-      expect(jsonImport.body).toMatchObject({ created: 0, failed: 1, errors: [{ index: 0, field: 'serial_number', reason: 'must not contain control characters (U+0000 at character 2)' }] });
+      expect(jsonImport.body).toMatchObject({
+        created: 0,
+        failed: 1,
+        errors: [{ index: 0, field: 'serial_number', reason: 'must not contain control characters (U+0000 at character 2)' }],
+      });
       const csvImport = await t.json('/v1/assets/csv', keyed(json({ csv: 'brand,model,serial_number,country\nHP,x,a\u0000b,DE\n' })));
       expect(csvImport.status).toBe(400);
       expect(csvImport.body.details).toBe('csv: must not contain control characters (U+0000 on line 2)');
     });
 
     it('refuses a body that is not UTF-8', async () => {
-      const res = await t.json('/v1/footprint/batch', { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+      const res = await t.json('/v1/footprint/batch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new Uint8Array([0x7b, 0xff, 0x7d]),
+      });
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('INVALID_ENCODING');
     });

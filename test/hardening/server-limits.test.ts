@@ -74,9 +74,13 @@ describe(`HTTP-level limits of the server process on ${TEST_DATABASE_KIND}`, () 
   });
 
   it('logs a client that disconnects mid-body at info, not as an unhandled error', async () => {
-    await raw(server.url, 'POST /v1/footprint/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"products":[', {
-      closeAfterWrite: true,
-    });
+    await raw(
+      server.url,
+      'POST /v1/footprint/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"products":[',
+      {
+        closeAfterWrite: true,
+      },
+    );
     await new Promise((r) => setTimeout(r, 500));
     const lines = server
       .output()

@@ -6,8 +6,12 @@ import { TEST_DATABASE_KIND } from '../support/database.ts';
 describe(`strict input on ${TEST_DATABASE_KIND}`, () => {
   let t: TestApp;
   let key: string;
-  const keyed = (init: RequestInit = {}): RequestInit => ({ ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) } });
-  const post = (path: string, body: unknown) => t.json(path, keyed({ method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) }));
+  const keyed = (init: RequestInit = {}): RequestInit => ({
+    ...init,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers as Record<string, string>) },
+  });
+  const post = (path: string, body: unknown) =>
+    t.json(path, keyed({ method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) }));
   const laptop = { brand: 'HP', model: 'EliteBook 840 G8', country: 'DE' };
 
   beforeAll(async () => {
@@ -71,13 +75,20 @@ describe(`strict input on ${TEST_DATABASE_KIND}`, () => {
     it('refuses an unknown query parameter on a SOFA GET route with a suggestion', async () => {
       const res = await t.json('/v1/footprint?brand=HP&model=EliteBook%20840%20G8&country=DE&ramgb=16', keyed());
       expect(res.status).toBe(400);
-      expect(res.body).toEqual({ error: "Unknown parameter 'ramgb'", code: 'UNKNOWN_PARAMETER', details: "ramgb: unknown parameter, did you mean 'ram_gb'?" });
+      expect(res.body).toEqual({
+        error: "Unknown parameter 'ramgb'",
+        code: 'UNKNOWN_PARAMETER',
+        details: "ramgb: unknown parameter, did you mean 'ram_gb'?",
+      });
     });
 
     it('refuses an unknown field of a SOFA POST body, naming each', async () => {
       const res = await post('/v1/identify', { model_string: 'HP EliteBook 840 G8', modelstring: 'x', zzzzzzzz: 1 });
       expect(res.status).toBe(400);
-      expect(res.body).toMatchObject({ code: 'UNKNOWN_PARAMETER', details: "modelstring: unknown parameter, did you mean 'model_string'?; zzzzzzzz: unknown parameter" });
+      expect(res.body).toMatchObject({
+        code: 'UNKNOWN_PARAMETER',
+        details: "modelstring: unknown parameter, did you mean 'model_string'?; zzzzzzzz: unknown parameter",
+      });
     });
 
     it('refuses an unknown field of a hand-written route body', async () => {
@@ -98,11 +109,18 @@ describe(`strict input on ${TEST_DATABASE_KIND}`, () => {
     });
 
     it('refuses an unknown input field of a GraphQL variable with UNKNOWN_PARAMETER', async () => {
-      const res = await t.graphql('mutation($p: [FootprintBatchItem!]!) { footprintBatch(products: $p) { total } }', { p: [{ ...laptop, ramgb: 16 }] }, key);
-      expect(res.body.errors[0].extensions).toMatchObject({ code: 'UNKNOWN_PARAMETER', details: "p[0].ramgb: unknown parameter, did you mean 'ram_gb'?" });
+      const res = await t.graphql(
+        'mutation($p: [FootprintBatchItem!]!) { footprintBatch(products: $p) { total } }',
+        { p: [{ ...laptop, ramgb: 16 }] },
+        key,
+      );
+      expect(res.body.errors[0].extensions).toMatchObject({
+        code: 'UNKNOWN_PARAMETER',
+        details: "p[0].ramgb: unknown parameter, did you mean 'ram_gb'?",
+      });
     });
 
-    it('makes an unknown field of a batch item that item\'s error', async () => {
+    it("makes an unknown field of a batch item that item's error", async () => {
       const res = await post('/v1/footprint/batch', { products: [{ ...laptop, ramgb: 16 }, laptop] });
       expect(res.status).toBe(200);
       expect(res.body.results[0]).toEqual({ error: "ramgb: unknown field; did you mean 'ram_gb'?", index: 0 });
@@ -126,7 +144,7 @@ describe(`strict input on ${TEST_DATABASE_KIND}`, () => {
       expect(res.body).toMatchObject({ code: 'INVALID_PARAMETER', details: 'products: must be an array, got an object' });
     });
 
-    it('makes one over-long brand among valid items that item\'s error', async () => {
+    it("makes one over-long brand among valid items that item's error", async () => {
       const products = [...Array.from({ length: 99 }, () => laptop)];
       products.splice(42, 0, { ...laptop, brand: 'H'.repeat(500) });
       const res = await post('/v1/footprint/batch', { products });

@@ -34,7 +34,9 @@ const MODEL: EntitySetDef = {
   description: 'The properties the corpus cases name',
   properties: [
     property('ID', 'Edm.Int32'),
-    ...['Name', 'CompanyName', 'Street', 'City', 'FirstName', 'LastName', 'Title', 'CountryCode'].map((name) => property(name, 'Edm.String')),
+    ...['Name', 'CompanyName', 'Street', 'City', 'FirstName', 'LastName', 'Title', 'CountryCode'].map((name) =>
+      property(name, 'Edm.String'),
+    ),
     property('Price', 'Edm.Decimal'),
     property('Size', 'Edm.Double'),
     property('Rating', 'Edm.Int32'),
@@ -44,7 +46,11 @@ const MODEL: EntitySetDef = {
     property('BirthDate', 'Edm.DateTimeOffset'),
     property('style', { name: 'Sales.Pattern', members: ['Yellow', 'Red', 'Blue'] }),
   ],
-  navigation: ['Products', 'Supplier', 'Items', 'DirectReports', 'Customers', 'Countries', 'Manager', 'Product'].map((name) => ({ name, target: 'Corpus', collection: true })),
+  navigation: ['Products', 'Supplier', 'Items', 'DirectReports', 'Customers', 'Countries', 'Manager', 'Product'].map((name) => ({
+    name,
+    target: 'Corpus',
+    collection: true,
+  })),
 };
 
 type Outcome = { status: 200; filter: boolean } | { status: number; code: string };
@@ -62,7 +68,8 @@ function run(c: Case): Outcome {
     const expression = parseFilterExpression(text, MODEL);
     filterWhere(expression);
     // The canonical text (the audit log's) must parse back into the same expression.
-    if (!isDeepStrictEqual(parseFilterExpression(printExpression(expression), MODEL), expression)) return { status: 500, code: 'CANONICAL_TEXT_DIFFERS' };
+    if (!isDeepStrictEqual(parseFilterExpression(printExpression(expression), MODEL), expression))
+      return { status: 500, code: 'CANONICAL_TEXT_DIFFERS' };
     return { status: 200, filter: true };
   } catch (error) {
     const apiError = toApiError(error);
@@ -97,10 +104,18 @@ describe('OASIS OData ABNF $filter corpus', () => {
     const { total, cases } = tally('outside');
     const failed = cases.filter((r) => r.outcome.status !== 501 && r.outcome.status !== 400);
     const notImplemented = cases.filter((r) => r.outcome.status === 501).length;
-    console.info(`ODATA ABNF conformance: outside the subset ${total - failed.length}/${total} refused (${notImplemented} with 501, ${total - notImplemented} with 400)`);
+    console.info(
+      `ODATA ABNF conformance: outside the subset ${total - failed.length}/${total} refused (${notImplemented} with 501, ${total - notImplemented} with 400)`,
+    );
     expect(failed.map((r) => [r.c.input, r.outcome])).toEqual([]);
     // Functions, arithmetic, lambdas and aliases are named as not implemented, not as bad syntax.
-    for (const input of ["tolower(CompanyName)", 'Price add 2.45 eq 5.00', 'Products/any(lambda:true)', '$filter=contains(Title,@word)&@word=\'Black\'', "style has Sales.Pattern'Yellow'"]) {
+    for (const input of [
+      'tolower(CompanyName)',
+      'Price add 2.45 eq 5.00',
+      'Products/any(lambda:true)',
+      "$filter=contains(Title,@word)&@word='Black'",
+      "style has Sales.Pattern'Yellow'",
+    ]) {
       expect(results.find((r) => r.c.input === input)?.outcome).toEqual({ status: 501, code: 'ODATA_NOT_IMPLEMENTED' });
     }
   });

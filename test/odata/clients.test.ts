@@ -25,10 +25,34 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const UNKNOWN_KEY = `svc_live_${'0'.repeat(32)}`;
 
 const SEED = [
-  { serial_number: 'C1', brand: 'Dell', category: 'laptop', country: 'DE', status: 'in_use', purchase_date: '2023-01-15', total_kg_co2e: 310.5 },
-  { serial_number: 'C2', brand: 'HP', category: 'laptop', country: 'FR', status: 'in_stock', purchase_date: '2022-06-30', total_kg_co2e: 95 },
+  {
+    serial_number: 'C1',
+    brand: 'Dell',
+    category: 'laptop',
+    country: 'DE',
+    status: 'in_use',
+    purchase_date: '2023-01-15',
+    total_kg_co2e: 310.5,
+  },
+  {
+    serial_number: 'C2',
+    brand: 'HP',
+    category: 'laptop',
+    country: 'FR',
+    status: 'in_stock',
+    purchase_date: '2022-06-30',
+    total_kg_co2e: 95,
+  },
   { serial_number: 'C3', brand: 'hp', category: 'monitor', country: 'DE', status: 'recycled', purchase_date: null, total_kg_co2e: null },
-  { serial_number: 'C4', brand: 'Lenovo', category: 'server', country: 'NL', status: 'in_use', purchase_date: '2024-02-29', total_kg_co2e: 1200 },
+  {
+    serial_number: 'C4',
+    brand: 'Lenovo',
+    category: 'server',
+    country: 'NL',
+    status: 'in_use',
+    purchase_date: '2024-02-29',
+    total_kg_co2e: 1200,
+  },
 ] as const;
 
 beforeAll(async () => {
@@ -36,7 +60,11 @@ beforeAll(async () => {
   const org = await t.createOrg('enterprise', 'Client Corp');
   key = (await t.createKey(org.id, { bi_enabled: true })).key;
   const other = await t.createOrg('enterprise', 'Other Corp');
-  ids.other = (await t.app.services.db.prisma.asset.create({ data: { org_id: other.id, brand: 'Dell', category: 'laptop', country: 'DE', serial_number: 'OTHER' } })).id;
+  ids.other = (
+    await t.app.services.db.prisma.asset.create({
+      data: { org_id: other.id, brand: 'Dell', category: 'laptop', country: 'DE', serial_number: 'OTHER' },
+    })
+  ).id;
   for (const a of SEED) {
     const row = await t.app.services.db.prisma.asset.create({
       data: { org_id: org.id, ...a, purchase_date: a.purchase_date ? new Date(`${a.purchase_date}T00:00:00Z`) : null },
@@ -50,7 +78,23 @@ beforeAll(async () => {
   const metadata = await fetch(`${base}/$metadata`, { headers: { authorization: `Bearer ${key}` } });
   expect(metadata.status).toBe(200);
   await writeFile(path.join(generatedDir, 'metadata.xml'), await metadata.text());
-  await promisify(execFile)(process.execPath, [ODATA2TS_CLI, '--source', path.join(generatedDir, 'metadata.xml'), '--output', generatedDir, '--mode', 'service', '--emit-mode', 'ts', '--service-name', 'CarbonService'], { cwd: ROOT });
+  await promisify(execFile)(
+    process.execPath,
+    [
+      ODATA2TS_CLI,
+      '--source',
+      path.join(generatedDir, 'metadata.xml'),
+      '--output',
+      generatedDir,
+      '--mode',
+      'service',
+      '--emit-mode',
+      'ts',
+      '--service-name',
+      'CarbonService',
+    ],
+    { cwd: ROOT },
+  );
 }, 120_000);
 afterAll(async () => {
   await t?.close();
@@ -67,11 +111,17 @@ describe(`OData through odata2ts (a client generated from $metadata) on ${TEST_D
 
   it('queries entity sets with filters the builder writes: comparisons, in, text functions, tolower, year()', async () => {
     const s = await service();
-    const dell = await s.Assets().query((b: any, q: any) => b.select('serial_number', 'brand', 'total_kg_co2e').filter(q.brand.eq('Dell')).orderBy(q.serial_number.asc()));
+    const dell = await s
+      .Assets()
+      .query((b: any, q: any) =>
+        b.select('serial_number', 'brand', 'total_kg_co2e').filter(q.brand.eq('Dell')).orderBy(q.serial_number.asc()),
+      );
     expect(dell.status).toBe(200);
     expect(dell.data.value).toEqual([{ serial_number: 'C1', brand: 'Dell', total_kg_co2e: 310.5 }]);
     const query = async (filter: (q: any) => unknown) =>
-      serialsOf((await s.Assets().query((b: any, q: any) => b.select('serial_number').filter(filter(q)).orderBy(q.serial_number.asc()))).data.value);
+      serialsOf(
+        (await s.Assets().query((b: any, q: any) => b.select('serial_number').filter(filter(q)).orderBy(q.serial_number.asc()))).data.value,
+      );
     expect(await query((q) => q.total_kg_co2e.gt(100))).toEqual(['C1', 'C4']);
     expect(await query((q) => q.status.in('in_use', 'in_stock'))).toEqual(['C1', 'C2', 'C4']);
     expect(await query((q) => q.brand.toLower().eq('hp'))).toEqual(['C2', 'C3']);
@@ -83,15 +133,21 @@ describe(`OData through odata2ts (a client generated from $metadata) on ${TEST_D
     expect([counted.data['@odata.count'], counted.data.value.length]).toEqual([SEED.length, 1]);
   });
 
-  it('reads one entity by its key, and another organisation\'s key is a 404 with the OData error message', async () => {
+  it("reads one entity by its key, and another organisation's key is a 404 with the OData error message", async () => {
     const s = await service();
     const one = await s.Assets(ids.C4).query((b: any) => b.select('serial_number', 'brand'));
     expect(one.data).toMatchObject({ serial_number: 'C4', brand: 'Lenovo' });
-    const refused = await s.Assets(ids.other).query().catch((e: FetchClientError) => e);
+    const refused = await s
+      .Assets(ids.other)
+      .query()
+      .catch((e: FetchClientError) => e);
     expect(refused.status).toBe(404);
     // What the client shows: the server's message, not "No error message!".
     expect(refused.message).toContain(`Assets has no entity with the key ${ids.other}`);
-    const unauthorised = await (await service({ Authorization: `Bearer ${UNKNOWN_KEY}` })).Assets().query().catch((e: FetchClientError) => e);
+    const unauthorised = await (await service({ Authorization: `Bearer ${UNKNOWN_KEY}` }))
+      .Assets()
+      .query()
+      .catch((e: FetchClientError) => e);
     expect([unauthorised.status, unauthorised.message]).toEqual([401, expect.stringContaining('API key is not known')]);
   });
 
@@ -112,26 +168,41 @@ describe(`OData through @odata/client on ${TEST_DATABASE_KIND}`, () => {
 
   it('queries, counts and retrieves by key with Basic credentials', async () => {
     const assets = client().getEntitySet<{ serial_number: string; brand: string; total_kg_co2e: number | null }>('Assets');
-    const laptops = await assets.query(client().newParam().filter(client().newFilter().field('category').eq('laptop')).select(['serial_number', 'brand']).orderby('serial_number', 'asc'));
+    const laptops = await assets.query(
+      client()
+        .newParam()
+        .filter(client().newFilter().field('category').eq('laptop'))
+        .select(['serial_number', 'brand'])
+        .orderby('serial_number', 'asc'),
+    );
     expect(laptops.map((r) => r.serial_number)).toEqual(['C1', 'C2']);
     expect(await assets.count(client().newFilter().field('country').eq('DE'))).toBe(2);
     expect(await assets.retrieve(ids.C1!)).toMatchObject({ serial_number: 'C1', brand: 'Dell' });
   });
 
   it('returns one page per call: the caller follows @odata.nextLink', async () => {
-    const paged = OData.New4({ serviceEndpoint: `${base}/`, credential: { username: 'sdk', password: key }, commonHeaders: { Prefer: 'odata.maxpagesize=3' } });
-    const rows = await paged.getEntitySet<{ serial_number: string }>('Assets').query(paged.newParam().select(['serial_number']).orderby('serial_number', 'asc'));
+    const paged = OData.New4({
+      serviceEndpoint: `${base}/`,
+      credential: { username: 'sdk', password: key },
+      commonHeaders: { Prefer: 'odata.maxpagesize=3' },
+    });
+    const rows = await paged
+      .getEntitySet<{ serial_number: string }>('Assets')
+      .query(paged.newParam().select(['serial_number']).orderby('serial_number', 'asc'));
     expect(rows.map((r) => r.serial_number)).toEqual(['C1', 'C2', 'C3']);
   });
 
-  it('shows the server\'s message when a request is refused', async () => {
+  it("shows the server's message when a request is refused", async () => {
     const assets = client().getEntitySet('Assets');
     const foreign = await assets.retrieve(ids.other!).catch((e: unknown) => e);
     expect((foreign as Error).constructor.name).toBe('ODataServerError');
     expect((foreign as Error).message).toBe(`Assets has no entity with the key ${ids.other}`);
     const notImplemented = await assets.query(client().newParam().expand('product')).catch((e: unknown) => e);
     expect((notImplemented as Error).message).toMatch(/^The query option \$expand is not supported/);
-    const wrongKey = await client(UNKNOWN_KEY).getEntitySet('Assets').query().catch((e: unknown) => e);
+    const wrongKey = await client(UNKNOWN_KEY)
+      .getEntitySet('Assets')
+      .query()
+      .catch((e: unknown) => e);
     expect((wrongKey as Error).message).toBe('API key is not known');
   });
 });

@@ -13,7 +13,13 @@ const products = entitySetNamed('Products')!;
 const parse = (text: string, set = assets) => parseFilterExpression(text, set);
 const where = (text: string, set = assets) => whereArgument(filterWhere(parse(text, set)));
 const shape = (e: Expression): unknown =>
-  e.kind === 'const' ? e.value : e.kind === 'not' ? ['not', shape(e.operand)] : e.kind === 'and' || e.kind === 'or' ? [e.kind, shape(e.left), shape(e.right)] : printExpression(e);
+  e.kind === 'const'
+    ? e.value
+    : e.kind === 'not'
+      ? ['not', shape(e.operand)]
+      : e.kind === 'and' || e.kind === 'or'
+        ? [e.kind, shape(e.left), shape(e.right)]
+        : printExpression(e);
 const failure = (fn: () => unknown) => {
   try {
     fn();
@@ -26,11 +32,27 @@ const failure = (fn: () => unknown) => {
 
 describe('$filter precedence', () => {
   it('binds not tighter than and, and tighter than or; parentheses override', () => {
-    expect(shape(parse("brand eq 'a' or country eq 'b' and category eq 'c'"))).toEqual(['or', "brand eq 'a'", ['and', "country eq 'b'", "category eq 'c'"]]);
-    expect(shape(parse("brand eq 'a' and country eq 'b' or category eq 'c'"))).toEqual(['or', ['and', "brand eq 'a'", "country eq 'b'"], "category eq 'c'"]);
-    expect(shape(parse("(brand eq 'a' or country eq 'b') and category eq 'c'"))).toEqual(['and', ['or', "brand eq 'a'", "country eq 'b'"], "category eq 'c'"]);
+    expect(shape(parse("brand eq 'a' or country eq 'b' and category eq 'c'"))).toEqual([
+      'or',
+      "brand eq 'a'",
+      ['and', "country eq 'b'", "category eq 'c'"],
+    ]);
+    expect(shape(parse("brand eq 'a' and country eq 'b' or category eq 'c'"))).toEqual([
+      'or',
+      ['and', "brand eq 'a'", "country eq 'b'"],
+      "category eq 'c'",
+    ]);
+    expect(shape(parse("(brand eq 'a' or country eq 'b') and category eq 'c'"))).toEqual([
+      'and',
+      ['or', "brand eq 'a'", "country eq 'b'"],
+      "category eq 'c'",
+    ]);
     expect(shape(parse("not brand eq 'a' and country eq 'b'"))).toEqual(['and', ['not', "brand eq 'a'"], "country eq 'b'"]);
-    expect(shape(parse("not brand eq 'a' or country eq 'b' and category eq 'c'"))).toEqual(['or', ['not', "brand eq 'a'"], ['and', "country eq 'b'", "category eq 'c'"]]);
+    expect(shape(parse("not brand eq 'a' or country eq 'b' and category eq 'c'"))).toEqual([
+      'or',
+      ['not', "brand eq 'a'"],
+      ['and', "country eq 'b'", "category eq 'c'"],
+    ]);
     expect(shape(parse("not (brand eq 'a' and country eq 'b')"))).toEqual(['not', ['and', "brand eq 'a'", "country eq 'b'"]]);
     expect(shape(parse("not not brand eq 'a'"))).toEqual(['not', ['not', "brand eq 'a'"]]);
   });
@@ -38,7 +60,10 @@ describe('$filter precedence', () => {
   it('prints a canonical text that parses back to the same expression', () => {
     const cases: [string, string][] = [
       ["brand  eq 'a' or (country eq 'b' and (category eq 'c'))", "brand eq 'a' or country eq 'b' and category eq 'c'"],
-      ["(brand eq 'a' or country eq 'b') and not (mpn eq null or contains(mpn,'x''y'))", "(brand eq 'a' or country eq 'b') and not (mpn eq null or contains(mpn,'x''y'))"],
+      [
+        "(brand eq 'a' or country eq 'b') and not (mpn eq null or contains(mpn,'x''y'))",
+        "(brand eq 'a' or country eq 'b') and not (mpn eq null or contains(mpn,'x''y'))",
+      ],
       ['total_kg_co2e gt 1.50 and purchase_date le 2024-02-29', 'total_kg_co2e gt 1.5 and purchase_date le 2024-02-29'],
       ['created_at ge 2024-01-01T01:00:00+01:00', 'created_at ge 2024-01-01T00:00:00.000Z'],
       ["5 lt total_kg_co2e and status eq Service.AssetStatus'in_use'", "total_kg_co2e gt 5 and status eq 'in_use'"],
@@ -55,7 +80,9 @@ describe('$filter precedence', () => {
     expect(text("$filter=(brand eq 'Dell')&$select=brand,mpn&$orderby=brand desc&$count=true")).toBe(
       "$filter=brand eq 'Dell'&$orderby=brand desc,asset_id asc&$select=brand,mpn&$skip=0&$count=true",
     );
-    expect(text("$count=true&$orderby=brand  desc&$select=brand,mpn,brand&$filter=brand eq 'Dell'")).toBe(text("$filter=(brand eq 'Dell')&$select=brand,mpn&$orderby=brand desc&$count=true"));
+    expect(text("$count=true&$orderby=brand  desc&$select=brand,mpn,brand&$filter=brand eq 'Dell'")).toBe(
+      text("$filter=(brand eq 'Dell')&$select=brand,mpn&$orderby=brand desc&$count=true"),
+    );
     expect(text('$top=10&$skip=5')).toBe('$orderby=asset_id asc&$select=*&$top=10&$skip=5&$count=false');
   });
 });
@@ -83,22 +110,32 @@ describe('$filter to Prisma', () => {
   it('turns year(), month() and day() into ranges of the column, month() and day() in each year of its values', () => {
     const at = (date: string) => new Date(`${date}T00:00:00Z`);
     const purchaseDate = assets.properties.find((p) => p.name === 'purchase_date')!;
-    const within = (text: string, first: number, last: number) => whereArgument(filterWhere(parse(text), new Map([[purchaseDate, { first, last }]])));
+    const within = (text: string, first: number, last: number) =>
+      whereArgument(filterWhere(parse(text), new Map([[purchaseDate, { first, last }]])));
     expect(where('year(purchase_date) eq 2024')).toEqual({ purchase_date: { gte: at('2024-01-01'), lt: at('2025-01-01') } });
     expect(where('year(purchase_date) gt 2024')).toEqual({ purchase_date: { gte: at('2025-01-01') } });
     expect(where('year(purchase_date) le 2024')).toEqual({ purchase_date: { lt: at('2025-01-01') } });
-    expect(where('year(purchase_date) ne 2024')).toEqual({ OR: [{ purchase_date: null }, { purchase_date: { lt: at('2024-01-01') } }, { purchase_date: { gte: at('2025-01-01') } }] });
+    expect(where('year(purchase_date) ne 2024')).toEqual({
+      OR: [{ purchase_date: null }, { purchase_date: { lt: at('2024-01-01') } }, { purchase_date: { gte: at('2025-01-01') } }],
+    });
     expect(where('year(purchase_date) eq 0')).toEqual({ OR: [] });
     expect(within('month(purchase_date) eq 2', 2023, 2024)).toEqual({
-      OR: [{ purchase_date: { gte: at('2023-02-01'), lt: at('2023-03-01') } }, { purchase_date: { gte: at('2024-02-01'), lt: at('2024-03-01') } }],
+      OR: [
+        { purchase_date: { gte: at('2023-02-01'), lt: at('2023-03-01') } },
+        { purchase_date: { gte: at('2024-02-01'), lt: at('2024-03-01') } },
+      ],
     });
     // Adjacent ranges are one: months 11–12 of one year and 1–2 of the next are not, every month of every year is.
     expect(within('month(purchase_date) ge 1', 2023, 2024)).toEqual({ purchase_date: { gte: at('2023-01-01'), lt: at('2025-01-01') } });
     // February 2024 has no 30th: eleven ranges of a day.
     expect(within('day(purchase_date) eq 30', 2024, 2024)).toEqual({
-      OR: ['01', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'].map((m) => ({ purchase_date: { gte: at(`2024-${m}-30`), lt: at(`2024-${m}-31`) } })),
+      OR: ['01', '03', '04', '05', '06', '07', '08', '09', '10', '11', '12'].map((m) => ({
+        purchase_date: { gte: at(`2024-${m}-30`), lt: at(`2024-${m}-31`) },
+      })),
     });
-    expect(within('day(purchase_date) lt 3', 2024, 2024).OR).toContainEqual({ purchase_date: { gte: at('2024-02-01'), lt: at('2024-02-03') } });
+    expect(within('day(purchase_date) lt 3', 2024, 2024).OR).toContainEqual({
+      purchase_date: { gte: at('2024-02-01'), lt: at('2024-02-03') },
+    });
     // No values: no row has a month.
     expect(whereArgument(filterWhere(parse('month(purchase_date) eq 2'), new Map([[purchaseDate, null]])))).toEqual({ OR: [] });
   });
@@ -113,9 +150,13 @@ describe('$filter to Prisma', () => {
   });
 
   it('reads the rewritten forms with error positions in the text as sent', () => {
-    expect(printExpression(parse("brand in ('a', 'b') and not(total_kg_co2e gt 1.5D)"))).toBe("(brand eq 'a' or brand eq 'b') and not total_kg_co2e gt 1.5");
+    expect(printExpression(parse("brand in ('a', 'b') and not(total_kg_co2e gt 1.5D)"))).toBe(
+      "(brand eq 'a' or brand eq 'b') and not total_kg_co2e gt 1.5",
+    );
     expect(printExpression(parse("startswith(brand,'a') eq false"))).toBe("not startswith(brand,'a')");
-    expect(failure(() => parse("brand in ('a%/', 'b') and country eqq 'DE'")).details).toMatch(/^\$filter: invalid syntax at character 34 /);
+    expect(failure(() => parse("brand in ('a%/', 'b') and country eqq 'DE'")).details).toMatch(
+      /^\$filter: invalid syntax at character 34 /,
+    );
   });
 
   it('escapes LIKE wildcards and decodes doubled quotes', () => {
@@ -142,7 +183,11 @@ describe('$filter to Prisma', () => {
 
   it('orders nulls as OData does, and plainly where the filter leaves no null (so that an index can serve the order)', () => {
     const order = (q: string) => orderByOf(parseQuery(assets, new URLSearchParams(q)).orderBy);
-    expect(order('$orderby=total_kg_co2e desc,mpn')).toEqual([{ total_kg_co2e: { sort: 'desc', nulls: 'last' } }, { mpn: { sort: 'asc', nulls: 'first' } }, { id: 'asc' }]);
+    expect(order('$orderby=total_kg_co2e desc,mpn')).toEqual([
+      { total_kg_co2e: { sort: 'desc', nulls: 'last' } },
+      { mpn: { sort: 'asc', nulls: 'first' } },
+      { id: 'asc' },
+    ]);
     expect(order("$orderby=total_kg_co2e desc,mpn,brand&$filter=total_kg_co2e gt 5 and (mpn eq 'a' or startswith(mpn,'b'))")).toEqual([
       { total_kg_co2e: 'desc' },
       { mpn: 'asc' },
@@ -152,7 +197,7 @@ describe('$filter to Prisma', () => {
     // ne, or with a branch that allows null, and not keep the explicit order.
     expect(order("$orderby=mpn&$filter=mpn ne 'a'")).toEqual([{ mpn: { sort: 'asc', nulls: 'first' } }, { id: 'asc' }]);
     expect(order("$orderby=mpn&$filter=mpn eq 'a' or brand eq 'b'")).toEqual([{ mpn: { sort: 'asc', nulls: 'first' } }, { id: 'asc' }]);
-    expect(order("$orderby=mpn&$filter=not (mpn eq null)")).toEqual([{ mpn: { sort: 'asc', nulls: 'first' } }, { id: 'asc' }]);
+    expect(order('$orderby=mpn&$filter=not (mpn eq null)')).toEqual([{ mpn: { sort: 'asc', nulls: 'first' } }, { id: 'asc' }]);
     expect(order('$orderby=mpn&$filter=mpn ne null')).toEqual([{ mpn: 'asc' }, { id: 'asc' }]);
   });
 
@@ -160,13 +205,37 @@ describe('$filter to Prisma', () => {
     const total = assets.properties.find((p) => p.name === 'total_kg_co2e')!;
     const key = assets.properties.find((p) => p.name === 'asset_id')!;
     const id = '00000000-0000-4000-8000-000000000001';
-    expect(afterWhere([{ property: total, descending: true, nullable: true }, { property: key, descending: false, nullable: false }], [5, id])).toEqual({
+    expect(
+      afterWhere(
+        [
+          { property: total, descending: true, nullable: true },
+          { property: key, descending: false, nullable: false },
+        ],
+        [5, id],
+      ),
+    ).toEqual({
       OR: [{ total_kg_co2e: { lt: 5 } }, { total_kg_co2e: null }, { AND: [{ total_kg_co2e: { equals: 5 } }, { id: { gt: id } }] }],
     });
-    expect(afterWhere([{ property: total, descending: false, nullable: true }, { property: key, descending: false, nullable: false }], [null, id])).toEqual({
+    expect(
+      afterWhere(
+        [
+          { property: total, descending: false, nullable: true },
+          { property: key, descending: false, nullable: false },
+        ],
+        [null, id],
+      ),
+    ).toEqual({
       OR: [{ total_kg_co2e: { not: null } }, { AND: [{ total_kg_co2e: null }, { id: { gt: id } }] }],
     });
-    expect(afterWhere([{ property: total, descending: true, nullable: true }, { property: key, descending: false, nullable: false }], [null, id])).toEqual({ AND: [{ total_kg_co2e: null }, { id: { gt: id } }] });
+    expect(
+      afterWhere(
+        [
+          { property: total, descending: true, nullable: true },
+          { property: key, descending: false, nullable: false },
+        ],
+        [null, id],
+      ),
+    ).toEqual({ AND: [{ total_kg_co2e: null }, { id: { gt: id } }] });
   });
 });
 
@@ -195,10 +264,57 @@ describe('$filter refusals', () => {
 
   it('answers any text with a filter or a 400/501, never an unexpected error', () => {
     const token = fc.constantFrom(
-      'brand', 'mpn', 'total_kg_co2e', 'purchase_date', 'status', 'asset_id', 'product', 'certificates', 'colour', '$it', '@a', 'eq', 'ne', 'gt', 'le', 'and',
-      'or', 'not', 'has', 'in', 'add', '(', ')', ',', '/', ':', "'x'", "'O''N'", "'", '1', '-2.5', '1e5', '2024-02-29', '2024-01-01T00:00:00Z', 'null', 'true',
-      "Service.AssetStatus'in_use'", "Service.AssetStatus'a,b'", 'contains', 'startswith', 'tolower', 'any', 'all', '[1]', '{}', '%', '%25', ' ',
-      '5a1d3c2b-0000-4000-8000-00000000000a', 'duration\'P1D\'', '*',
+      'brand',
+      'mpn',
+      'total_kg_co2e',
+      'purchase_date',
+      'status',
+      'asset_id',
+      'product',
+      'certificates',
+      'colour',
+      '$it',
+      '@a',
+      'eq',
+      'ne',
+      'gt',
+      'le',
+      'and',
+      'or',
+      'not',
+      'has',
+      'in',
+      'add',
+      '(',
+      ')',
+      ',',
+      '/',
+      ':',
+      "'x'",
+      "'O''N'",
+      "'",
+      '1',
+      '-2.5',
+      '1e5',
+      '2024-02-29',
+      '2024-01-01T00:00:00Z',
+      'null',
+      'true',
+      "Service.AssetStatus'in_use'",
+      "Service.AssetStatus'a,b'",
+      'contains',
+      'startswith',
+      'tolower',
+      'any',
+      'all',
+      '[1]',
+      '{}',
+      '%',
+      '%25',
+      ' ',
+      '5a1d3c2b-0000-4000-8000-00000000000a',
+      "duration'P1D'",
+      '*',
     );
     fc.assert(
       fc.property(fc.array(token, { minLength: 1, maxLength: 14 }), (tokens) => {

@@ -24,13 +24,39 @@ const round6 = (x: number) => Math.round(x * 1e6) / 1e6;
 
 /** The rollup computed from scratch: every asset with a calculation, in its purchase month (else the month it was recorded). */
 async function expectedRollup(orgId: string) {
-  const assets = await prisma().asset.findMany({ where: { org_id: orgId, active_calculation_id: { not: null } }, include: { active_calculation: true } });
-  const groups = new Map<string, { month: string; category: string; country: string; production_kg: number; transport_kg: number; use_phase_kg: number; end_of_life_kg: number; total_kg_co2e: number; asset_count: number }>();
+  const assets = await prisma().asset.findMany({
+    where: { org_id: orgId, active_calculation_id: { not: null } },
+    include: { active_calculation: true },
+  });
+  const groups = new Map<
+    string,
+    {
+      month: string;
+      category: string;
+      country: string;
+      production_kg: number;
+      transport_kg: number;
+      use_phase_kg: number;
+      end_of_life_kg: number;
+      total_kg_co2e: number;
+      asset_count: number;
+    }
+  >();
   for (const a of assets) {
     const c = a.active_calculation!;
     const month = `${(a.purchase_date ?? a.created_at).toISOString().slice(0, 7)}-01`;
     const key = `${month}|${a.category}|${a.country}`;
-    const g = groups.get(key) ?? { month, category: a.category, country: a.country, production_kg: 0, transport_kg: 0, use_phase_kg: 0, end_of_life_kg: 0, total_kg_co2e: 0, asset_count: 0 };
+    const g = groups.get(key) ?? {
+      month,
+      category: a.category,
+      country: a.country,
+      production_kg: 0,
+      transport_kg: 0,
+      use_phase_kg: 0,
+      end_of_life_kg: 0,
+      total_kg_co2e: 0,
+      asset_count: 0,
+    };
     g.production_kg += round6(c.production_kg);
     g.transport_kg += round6(c.transport_kg);
     g.use_phase_kg += round6(c.use_phase_kg);
@@ -40,17 +66,35 @@ async function expectedRollup(orgId: string) {
     groups.set(key, g);
   }
   return [...groups.values()]
-    .map((g) => ({ ...g, production_kg: round6(g.production_kg), transport_kg: round6(g.transport_kg), use_phase_kg: round6(g.use_phase_kg), end_of_life_kg: round6(g.end_of_life_kg), total_kg_co2e: round6(g.total_kg_co2e) }))
+    .map((g) => ({
+      ...g,
+      production_kg: round6(g.production_kg),
+      transport_kg: round6(g.transport_kg),
+      use_phase_kg: round6(g.use_phase_kg),
+      end_of_life_kg: round6(g.end_of_life_kg),
+      total_kg_co2e: round6(g.total_kg_co2e),
+    }))
     .sort((a, b) => `${a.month}|${a.category}|${a.country}`.localeCompare(`${b.month}|${b.category}|${b.country}`));
 }
 
 async function rollupRows(key = keys.enterprise!) {
-  const res = await odata('MonthlyEmissions', '$orderby=month,category,country&$select=month,category,country,production_kg,transport_kg,use_phase_kg,end_of_life_kg,total_kg_co2e,asset_count', key);
+  const res = await odata(
+    'MonthlyEmissions',
+    '$orderby=month,category,country&$select=month,category,country,production_kg,transport_kg,use_phase_kg,end_of_life_kg,total_kg_co2e,asset_count',
+    key,
+  );
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res;
 }
 
-const device = (serial: string, extra: object = {}) => ({ brand: 'Dell', model: 'Latitude 5440', serial_number: serial, country: 'DE', purchase_date: '2024-03-10', ...extra });
+const device = (serial: string, extra: object = {}) => ({
+  brand: 'Dell',
+  model: 'Latitude 5440',
+  serial_number: serial,
+  country: 'DE',
+  purchase_date: '2024-03-10',
+  ...extra,
+});
 
 beforeAll(async () => {
   t = await createTestApp();
@@ -76,7 +120,9 @@ describe(`MonthlyEmissions on ${TEST_DATABASE_KIND}`, () => {
     const first = await rollupRows();
     const expected = await expectedRollup(orgs.enterprise!);
     expect(first.body.value).toEqual(expected);
-    expect(first.body.value.find((r: any) => r.month === '2024-03-01' && r.category === 'laptop' && r.country === 'DE').asset_count).toBe(2);
+    expect(first.body.value.find((r: any) => r.month === '2024-03-01' && r.category === 'laptop' && r.country === 'DE').asset_count).toBe(
+      2,
+    );
     // The undated asset counts in the month it was recorded.
     expect(first.body.value.some((r: any) => r.month === `${new Date().toISOString().slice(0, 7)}-01`)).toBe(true);
     const total = await prisma().asset.aggregate({ where: { org_id: orgs.enterprise! }, _sum: { total_kg_co2e: true } });
@@ -112,7 +158,9 @@ describe(`MonthlyEmissions on ${TEST_DATABASE_KIND}`, () => {
     const seen: number[] = [];
     let link: string | undefined = '/v1/odata/MonthlyEmissions?$orderby=total_kg_co2e%20desc';
     while (link) {
-      const res: { body: any } = await t.json(link.replace('http://localhost', ''), { headers: { authorization: `Bearer ${keys.enterprise}`, prefer: 'odata.maxpagesize=1' } });
+      const res: { body: any } = await t.json(link.replace('http://localhost', ''), {
+        headers: { authorization: `Bearer ${keys.enterprise}`, prefer: 'odata.maxpagesize=1' },
+      });
       seen.push(...res.body.value.map((r: any) => r.total_kg_co2e));
       link = res.body['@odata.nextLink'];
     }
@@ -122,7 +170,11 @@ describe(`MonthlyEmissions on ${TEST_DATABASE_KIND}`, () => {
 
 describe(`Certificates on ${TEST_DATABASE_KIND}`, () => {
   it('lists the certificates with the figures of the certified calculation, filterable and sortable on them', async () => {
-    const assets = await prisma().asset.findMany({ where: { org_id: orgs.enterprise! }, include: { active_calculation: true }, orderBy: { serial_number: 'asc' } });
+    const assets = await prisma().asset.findMany({
+      where: { org_id: orgs.enterprise! },
+      include: { active_calculation: true },
+      orderBy: { serial_number: 'asc' },
+    });
     const issued = [];
     for (const a of assets.slice(0, 3)) {
       const res = await issue(t, keys.enterprise!, a.active_calculation_id);
@@ -154,7 +206,9 @@ describe(`Certificates on ${TEST_DATABASE_KIND}`, () => {
     const paged: string[] = [];
     let link: string | undefined = '/v1/odata/Certificates?$orderby=total_kg_co2e%20desc&$select=certificate_id';
     while (link) {
-      const page: { body: any } = await t.json(link.replace('http://localhost', ''), { headers: { authorization: `Bearer ${keys.enterprise}`, prefer: 'odata.maxpagesize=1' } });
+      const page: { body: any } = await t.json(link.replace('http://localhost', ''), {
+        headers: { authorization: `Bearer ${keys.enterprise}`, prefer: 'odata.maxpagesize=1' },
+      });
       paged.push(...page.body.value.map((c: any) => c.certificate_id));
       link = page.body['@odata.nextLink'];
     }
@@ -173,7 +227,15 @@ const UPDATE = `mutation Update($id: ID!, $patch: SbtiTargetPatch!) { updateSbti
 const DELETE = `mutation Delete($id: ID!) { deleteSbtiTarget(id: $id) }`;
 const LIST = `{ sbtiTargets { id name target_year progress { current_kg_co2e } } }`;
 
-const target = (extra: object = {}) => ({ name: 'Scope 3 hardware', scope: 'scope_3', base_year: 2020, base_year_kg_co2e: 5000, target_year: 2030, reduction_pct: 42, ...extra });
+const target = (extra: object = {}) => ({
+  name: 'Scope 3 hardware',
+  scope: 'scope_3',
+  base_year: 2020,
+  base_year_kg_co2e: 5000,
+  target_year: 2030,
+  reduction_pct: 42,
+  ...extra,
+});
 
 describe(`SbtiTargets on ${TEST_DATABASE_KIND}`, () => {
   it('are managed through GraphQL by business and enterprise organisations, validated, and audited', async () => {
@@ -183,11 +245,25 @@ describe(`SbtiTargets on ${TEST_DATABASE_KIND}`, () => {
     const created = await t.graphql(CREATE, { input: target({ name: '  Scope 3 hardware  ' }) }, keys.business);
     expect(created.body.errors).toBeUndefined();
     const row = created.body.data.createSbtiTarget;
-    expect(row).toMatchObject({ name: 'Scope 3 hardware', scope: 'scope_3', base_year: 2020, base_year_kg_co2e: 5000, target_year: 2030, reduction_pct: 42, status: 'committed' });
+    expect(row).toMatchObject({
+      name: 'Scope 3 hardware',
+      scope: 'scope_3',
+      base_year: 2020,
+      base_year_kg_co2e: 5000,
+      target_year: 2030,
+      reduction_pct: 42,
+      status: 'committed',
+    });
     // An organisation without calculated assets: nothing measured yet.
     expect(row.progress).toEqual({
-      target_kg_co2e: 2900, current_kg_co2e: null, expected_kg_co2e: expect.any(Number), achieved_reduction_pct: null, progress_pct: null, on_track: null,
-      measured_phases: ['production', 'transport', 'end_of_life'], measured_at: null,
+      target_kg_co2e: 2900,
+      current_kg_co2e: null,
+      expected_kg_co2e: expect.any(Number),
+      achieved_reduction_pct: null,
+      progress_pct: null,
+      on_track: null,
+      measured_phases: ['production', 'transport', 'end_of_life'],
+      measured_at: null,
     });
 
     const invalid: [object, string, RegExp][] = [
@@ -206,21 +282,37 @@ describe(`SbtiTargets on ${TEST_DATABASE_KIND}`, () => {
       expect(res.body.errors[0].extensions.details.startsWith(`${field}: `)).toBe(true);
       expect(res.body.errors[0].extensions.details).toMatch(reason);
     }
-    expect((await t.graphql(CREATE, { input: target({ scope: 'scope_9' }) }, keys.business)).body.errors[0]).toMatchObject({ message: "Invalid parameter 'input.scope'", extensions: { code: 'INVALID_PARAMETER' } });
-    expect((await t.graphql(CREATE, { input: target({ name: 'x'.repeat(SBTI_RULES.maxNameLength + 1) }) }, keys.business)).body.errors).toBeDefined();
+    expect((await t.graphql(CREATE, { input: target({ scope: 'scope_9' }) }, keys.business)).body.errors[0]).toMatchObject({
+      message: "Invalid parameter 'input.scope'",
+      extensions: { code: 'INVALID_PARAMETER' },
+    });
+    expect(
+      (await t.graphql(CREATE, { input: target({ name: 'x'.repeat(SBTI_RULES.maxNameLength + 1) }) }, keys.business)).body.errors,
+    ).toBeDefined();
 
     const updated = await t.graphql(UPDATE, { id: row.id, patch: { target_year: 2035, status: 'validated' } }, keys.business);
-    expect(updated.body.data.updateSbtiTarget).toEqual({ id: row.id, name: 'Scope 3 hardware', target_year: 2035, reduction_pct: 42, status: 'validated' });
+    expect(updated.body.data.updateSbtiTarget).toEqual({
+      id: row.id,
+      name: 'Scope 3 hardware',
+      target_year: 2035,
+      reduction_pct: 42,
+      status: 'validated',
+    });
     const badPatch = await t.graphql(UPDATE, { id: row.id, patch: { target_year: 2019 } }, keys.business);
     expect(badPatch.body.errors[0].extensions.details).toMatch(/^patch\.target_year: must be a year after base_year \(2020\)/);
     // Another organisation's target answers like a missing one.
-    expect((await t.graphql(UPDATE, { id: row.id, patch: { name: 'Taken' } }, keys.enterprise)).body.errors[0].extensions.code).toBe('NOT_FOUND');
+    expect((await t.graphql(UPDATE, { id: row.id, patch: { name: 'Taken' } }, keys.enterprise)).body.errors[0].extensions.code).toBe(
+      'NOT_FOUND',
+    );
     expect((await t.graphql(DELETE, { id: row.id }, keys.enterprise)).body.errors[0].extensions.code).toBe('NOT_FOUND');
     expect((await t.graphql(DELETE, { id: 'not-a-uuid' }, keys.business)).body.errors[0].extensions.code).toBe('INVALID_PARAMETER');
 
     expect((await t.graphql(DELETE, { id: row.id }, keys.business)).body.data.deleteSbtiTarget).toBe(row.id);
     expect((await t.graphql(LIST, {}, keys.business)).body.data.sbtiTargets).toEqual([]);
-    const audit = await prisma().auditLog.findMany({ where: { org_id: orgs.business!, subject_id: row.id }, orderBy: { created_at: 'asc' } });
+    const audit = await prisma().auditLog.findMany({
+      where: { org_id: orgs.business!, subject_id: row.id },
+      orderBy: { created_at: 'asc' },
+    });
     expect(audit.map((a) => a.event)).toEqual([SBTI_AUDIT_EVENTS.created, SBTI_AUDIT_EVENTS.updated, SBTI_AUDIT_EVENTS.deleted]);
     expect(audit[1]!.data).toEqual({ changed: { target_year: 2035, status: 'validated' } });
   });
@@ -228,7 +320,9 @@ describe(`SbtiTargets on ${TEST_DATABASE_KIND}`, () => {
   it(`hold at most ${SBTI_RULES.maxTargetsPerOrganisation} per organisation, also when created concurrently`, async () => {
     expect(await prisma().sbtiTarget.count({ where: { org_id: orgs.business! } })).toBe(0);
     const results = await Promise.all(
-      Array.from({ length: SBTI_RULES.maxTargetsPerOrganisation + 5 }, (_, i) => t.graphql(CREATE, { input: target({ name: `T${i}` }) }, keys.business)),
+      Array.from({ length: SBTI_RULES.maxTargetsPerOrganisation + 5 }, (_, i) =>
+        t.graphql(CREATE, { input: target({ name: `T${i}` }) }, keys.business),
+      ),
     );
     const codes = results.map((r) => r.body.errors?.[0]?.extensions?.code ?? 'ok');
     expect(codes.filter((c) => c === 'ok')).toHaveLength(SBTI_RULES.maxTargetsPerOrganisation);
@@ -243,7 +337,11 @@ describe(`SbtiTargets on ${TEST_DATABASE_KIND}`, () => {
     });
     const scope3 = sums._sum.production_kg!.toNumber() + sums._sum.transport_kg!.toNumber() + sums._sum.end_of_life_kg!.toNumber();
     const base = Math.round(scope3 * 2);
-    const created = await t.graphql(CREATE, { input: target({ base_year_kg_co2e: base, reduction_pct: 40, base_year: 2020, target_year: 2030 }) }, keys.enterprise);
+    const created = await t.graphql(
+      CREATE,
+      { input: target({ base_year_kg_co2e: base, reduction_pct: 40, base_year: 2020, target_year: 2030 }) },
+      keys.enterprise,
+    );
     const progress = created.body.data.createSbtiTarget.progress;
     const achieved = ((base - scope3) / base) * 100;
     const share = Math.min(1, (new Date().getUTCFullYear() - 2020) / 10);
@@ -253,13 +351,29 @@ describe(`SbtiTargets on ${TEST_DATABASE_KIND}`, () => {
     expect(progress.progress_pct).toBeCloseTo((achieved / 40) * 100, 2);
     expect(progress.expected_kg_co2e).toBeCloseTo(base - base * 0.4 * share, 3);
     expect(progress.on_track).toBe(scope3 <= base - base * 0.4 * share);
-    await t.graphql(CREATE, { input: target({ name: 'Use phase', scope: 'scope_1_2', base_year_kg_co2e: 1000, reduction_pct: 50 }) }, keys.enterprise);
+    await t.graphql(
+      CREATE,
+      { input: target({ name: 'Use phase', scope: 'scope_1_2', base_year_kg_co2e: 1000, reduction_pct: 50 }) },
+      keys.enterprise,
+    );
 
     const res = await odata('SbtiTargets', '$select=name,scope,current_kg_co2e,progress_pct,on_track&$orderby=name');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.value).toEqual([
-      { name: 'Scope 3 hardware', scope: 'scope_3', current_kg_co2e: progress.current_kg_co2e, progress_pct: progress.progress_pct, on_track: progress.on_track },
-      { name: 'Use phase', scope: 'scope_1_2', current_kg_co2e: Math.round(sums._sum.use_phase_kg!.toNumber() * 1000) / 1000, progress_pct: expect.any(Number), on_track: expect.any(Boolean) },
+      {
+        name: 'Scope 3 hardware',
+        scope: 'scope_3',
+        current_kg_co2e: progress.current_kg_co2e,
+        progress_pct: progress.progress_pct,
+        on_track: progress.on_track,
+      },
+      {
+        name: 'Use phase',
+        scope: 'scope_1_2',
+        current_kg_co2e: Math.round(sums._sum.use_phase_kg!.toNumber() * 1000) / 1000,
+        progress_pct: expect.any(Number),
+        on_track: expect.any(Boolean),
+      },
     ]);
     const notFilterable = await odata('SbtiTargets', '$filter=progress_pct gt 10');
     expect([notFilterable.status, notFilterable.body.error.code]).toEqual([400, 'PROPERTY_NOT_QUERYABLE']);
@@ -272,6 +386,8 @@ describe(`SbtiTargets on ${TEST_DATABASE_KIND}`, () => {
     const later = await odata('SbtiTargets', '$select=name,scope,current_kg_co2e,progress_pct,on_track&$orderby=name');
     expect(later.body.value[0].current_kg_co2e).toBeGreaterThan(progress.current_kg_co2e);
     expect(later.headers.get('x-service-proof-hash')).not.toBe(hash);
-    expect(Date.parse(later.headers.get('x-service-data-freshness')!)).toBeGreaterThan(Date.parse(res.headers.get('x-service-data-freshness')!));
+    expect(Date.parse(later.headers.get('x-service-data-freshness')!)).toBeGreaterThan(
+      Date.parse(res.headers.get('x-service-data-freshness')!),
+    );
   });
 });

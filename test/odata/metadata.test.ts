@@ -38,7 +38,9 @@ describe('GET /v1/odata/$metadata', () => {
   it('is valid CSDL XML (OData 4.0) by the OASIS schemas', async () => {
     const result = await xmllint('--noout', '--schema', SCHEMA, file);
     expect([result.code, result.stderr.trim()]).toEqual([0, `${file} validates`]);
-    expect(METADATA_XML).toMatch(/^<\?xml version="1.0" encoding="utf-8"\?>\n<edmx:Edmx xmlns:edmx="http:\/\/docs.oasis-open.org\/odata\/ns\/edmx" Version="4.0">/);
+    expect(METADATA_XML).toMatch(
+      /^<\?xml version="1.0" encoding="utf-8"\?>\n<edmx:Edmx xmlns:edmx="http:\/\/docs.oasis-open.org\/odata\/ns\/edmx" Version="4.0">/,
+    );
   });
 
   it('fails validation when the document is wrong (the check can fail)', async () => {
@@ -50,18 +52,33 @@ describe('GET /v1/odata/$metadata', () => {
   });
 
   it('declares the six entity sets with their keys, every property with its Edm type, and navigation', async () => {
-    expect(await names(`//${el('EntityContainer')}/${el('EntitySet')}`)).toEqual(['Assets', 'Certificates', 'Products', 'EmissionFactors', 'SbtiTargets', 'MonthlyEmissions']);
+    expect(await names(`//${el('EntityContainer')}/${el('EntitySet')}`)).toEqual([
+      'Assets',
+      'Certificates',
+      'Products',
+      'EmissionFactors',
+      'SbtiTargets',
+      'MonthlyEmissions',
+    ]);
     for (const set of ENTITY_SETS) {
       const type = `//${el('EntityType')}[@Name='${set.entityType}']`;
       expect(await xpath(`string(${type}/${el('Key')}/${el('PropertyRef')}/@Name)`)).toBe(set.key);
       expect(await names(`${type}/${el('Property')}`)).toEqual(allProperties(set).map((p) => p.name));
       expect(await names(`${type}/${el('NavigationProperty')}`)).toEqual(set.navigation.map((n) => n.name));
     }
-    const typeOf = (entity: string, property: string) => xpath(`string(//${el('EntityType')}[@Name='${entity}']/${el('Property')}[@Name='${property}']/@Type)`);
+    const typeOf = (entity: string, property: string) =>
+      xpath(`string(//${el('EntityType')}[@Name='${entity}']/${el('Property')}[@Name='${property}']/@Type)`);
     // The property names the spec shows in use, with their types.
     const asset: Record<string, string> = {
-      asset_id: 'Edm.Guid', brand: 'Edm.String', mpn: 'Edm.String', total_kg_co2e: 'Edm.Double', purchase_date: 'Edm.Date', category: 'Edm.String', country: 'Edm.String',
-      status: 'Service.AssetStatus', created_at: 'Edm.DateTimeOffset',
+      asset_id: 'Edm.Guid',
+      brand: 'Edm.String',
+      mpn: 'Edm.String',
+      total_kg_co2e: 'Edm.Double',
+      purchase_date: 'Edm.Date',
+      category: 'Edm.String',
+      country: 'Edm.String',
+      status: 'Service.AssetStatus',
+      created_at: 'Edm.DateTimeOffset',
     };
     for (const [property, type] of Object.entries(asset)) expect([property, await typeOf('Asset', property)]).toEqual([property, type]);
     expect(await typeOf('MonthlyEmission', 'total_kg_co2e')).toBe('Edm.Decimal');
@@ -69,13 +86,35 @@ describe('GET /v1/odata/$metadata', () => {
     expect(await typeOf('SbtiTarget', 'base_year')).toBe('Edm.Int32');
     expect(await typeOf('SbtiTarget', 'on_track')).toBe('Edm.Boolean');
     expect(await xpath(`string(//${el('EntityType')}[@Name='Asset']/${el('Property')}[@Name='brand']/@Nullable)`)).toBe('false');
-    expect(await xpath(`string(//${el('EntityType')}[@Name='Asset']/${el('NavigationProperty')}[@Name='certificates']/@Type)`)).toBe('Collection(Service.Certificate)');
-    expect(await xpath(`string(//${el('EntityType')}[@Name='Certificate']/${el('NavigationProperty')}[@Name='asset']/${el('ReferentialConstraint')}/@Property)`)).toBe('asset_id');
-    expect(await xpath(`string(//${el('EntitySet')}[@Name='Assets']/${el('NavigationPropertyBinding')}[@Path='product']/@Target)`)).toBe('Products');
-    expect(await names(`//${el('EnumType')}[@Name='AssetStatus']/${el('Member')}`)).toEqual(['in_stock', 'in_use', 'in_repair', 'refurbished', 'resold', 'recycled', 'disposed']);
+    expect(await xpath(`string(//${el('EntityType')}[@Name='Asset']/${el('NavigationProperty')}[@Name='certificates']/@Type)`)).toBe(
+      'Collection(Service.Certificate)',
+    );
+    expect(
+      await xpath(
+        `string(//${el('EntityType')}[@Name='Certificate']/${el('NavigationProperty')}[@Name='asset']/${el('ReferentialConstraint')}/@Property)`,
+      ),
+    ).toBe('asset_id');
+    expect(await xpath(`string(//${el('EntitySet')}[@Name='Assets']/${el('NavigationPropertyBinding')}[@Path='product']/@Target)`)).toBe(
+      'Products',
+    );
+    expect(await names(`//${el('EnumType')}[@Name='AssetStatus']/${el('Member')}`)).toEqual([
+      'in_stock',
+      'in_use',
+      'in_repair',
+      'refurbished',
+      'resold',
+      'recycled',
+      'disposed',
+    ]);
     // Read-only, no $expand, computed properties neither filterable nor sortable.
-    expect(await xpath(`string(//${el('EntitySet')}[@Name='Assets']/${el('Annotation')}[@Term='Capabilities.ExpandRestrictions']//${el('PropertyValue')}/@Bool)`)).toBe('false');
-    const nonFilterable = await xpath(`//${el('EntitySet')}[@Name='SbtiTargets']/${el('Annotation')}[@Term='Capabilities.FilterRestrictions']//${el('PropertyPath')}/text()`);
+    expect(
+      await xpath(
+        `string(//${el('EntitySet')}[@Name='Assets']/${el('Annotation')}[@Term='Capabilities.ExpandRestrictions']//${el('PropertyValue')}/@Bool)`,
+      ),
+    ).toBe('false');
+    const nonFilterable = await xpath(
+      `//${el('EntitySet')}[@Name='SbtiTargets']/${el('Annotation')}[@Term='Capabilities.FilterRestrictions']//${el('PropertyPath')}/text()`,
+    );
     expect(nonFilterable.split('\n')).toEqual(ENTITY_SETS.find((s) => s.name === 'SbtiTargets')!.computed!.properties.map((p) => p.name));
   });
 });

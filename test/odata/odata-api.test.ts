@@ -29,16 +29,116 @@ interface AssetSeed {
 
 // Values chosen for the edge cases: quotes, LIKE wildcards, backslash, null text and numbers, ties.
 const SEED: AssetSeed[] = [
-  { serial_number: 'S01', brand: 'Dell', mpn: 'LAT-5440', category: 'laptop', country: 'DE', status: 'in_use', purchase_date: '2023-01-15', total_kg_co2e: 310.5, created_at: '2024-01-01T10:00:00Z' },
-  { serial_number: 'S02', brand: 'Dell', mpn: 'OPT/7010#2?', category: 'desktop', country: 'FR', status: 'in_stock', purchase_date: '2022-06-30', total_kg_co2e: 420, created_at: '2024-01-02T10:00:00Z' },
-  { serial_number: 'S03', brand: "O'Neil", mpn: null, category: 'monitor', country: 'DE', status: 'recycled', purchase_date: null, total_kg_co2e: null, created_at: '2024-01-03T10:00:00Z' },
-  { serial_number: 'S04', brand: '100% Green', mpn: 'a_b', category: 'laptop', country: 'NL', status: 'in_use', purchase_date: '2024-02-29', total_kg_co2e: 150.25, created_at: '2024-01-04T10:00:00Z' },
-  { serial_number: 'S05', brand: '1000 Watt', mpn: 'axb', category: 'server', country: 'US-CA', status: 'in_repair', purchase_date: '2021-12-31', total_kg_co2e: 1200, created_at: '2024-01-05T10:00:00Z' },
-  { serial_number: 'S06', brand: 'Back\\Slash', mpn: 'x\\y', category: 'laptop', country: 'DE', status: 'disposed', purchase_date: '2020-03-01', total_kg_co2e: 310.5, created_at: '2024-01-06T10:00:00Z' },
-  { serial_number: 'S07', brand: 'HP', mpn: 'EliteBook 840', category: 'laptop', country: 'GB', status: 'resold', purchase_date: '2023-01-15', total_kg_co2e: 95, created_at: '2024-01-07T10:00:00Z' },
-  { serial_number: 'S08', brand: 'hp', mpn: 'elitebook', category: 'laptop', country: 'DE', status: 'refurbished', purchase_date: '2019-07-04', total_kg_co2e: 0, created_at: '2024-01-08T10:00:00Z' },
-  { serial_number: 'S09', brand: 'Lenovo', mpn: null, category: 'tablet', country: 'PL', status: 'in_use', purchase_date: '2025-01-01', total_kg_co2e: -1.5, created_at: '2024-01-09T10:00:00Z' },
-  { serial_number: 'S10', brand: 'Lenovo', mpn: "it's", category: 'laptop', country: 'DE', status: 'in_use', purchase_date: null, total_kg_co2e: 88.125, created_at: '2024-01-10T10:00:00Z' },
+  {
+    serial_number: 'S01',
+    brand: 'Dell',
+    mpn: 'LAT-5440',
+    category: 'laptop',
+    country: 'DE',
+    status: 'in_use',
+    purchase_date: '2023-01-15',
+    total_kg_co2e: 310.5,
+    created_at: '2024-01-01T10:00:00Z',
+  },
+  {
+    serial_number: 'S02',
+    brand: 'Dell',
+    mpn: 'OPT/7010#2?',
+    category: 'desktop',
+    country: 'FR',
+    status: 'in_stock',
+    purchase_date: '2022-06-30',
+    total_kg_co2e: 420,
+    created_at: '2024-01-02T10:00:00Z',
+  },
+  {
+    serial_number: 'S03',
+    brand: "O'Neil",
+    mpn: null,
+    category: 'monitor',
+    country: 'DE',
+    status: 'recycled',
+    purchase_date: null,
+    total_kg_co2e: null,
+    created_at: '2024-01-03T10:00:00Z',
+  },
+  {
+    serial_number: 'S04',
+    brand: '100% Green',
+    mpn: 'a_b',
+    category: 'laptop',
+    country: 'NL',
+    status: 'in_use',
+    purchase_date: '2024-02-29',
+    total_kg_co2e: 150.25,
+    created_at: '2024-01-04T10:00:00Z',
+  },
+  {
+    serial_number: 'S05',
+    brand: '1000 Watt',
+    mpn: 'axb',
+    category: 'server',
+    country: 'US-CA',
+    status: 'in_repair',
+    purchase_date: '2021-12-31',
+    total_kg_co2e: 1200,
+    created_at: '2024-01-05T10:00:00Z',
+  },
+  {
+    serial_number: 'S06',
+    brand: 'Back\\Slash',
+    mpn: 'x\\y',
+    category: 'laptop',
+    country: 'DE',
+    status: 'disposed',
+    purchase_date: '2020-03-01',
+    total_kg_co2e: 310.5,
+    created_at: '2024-01-06T10:00:00Z',
+  },
+  {
+    serial_number: 'S07',
+    brand: 'HP',
+    mpn: 'EliteBook 840',
+    category: 'laptop',
+    country: 'GB',
+    status: 'resold',
+    purchase_date: '2023-01-15',
+    total_kg_co2e: 95,
+    created_at: '2024-01-07T10:00:00Z',
+  },
+  {
+    serial_number: 'S08',
+    brand: 'hp',
+    mpn: 'elitebook',
+    category: 'laptop',
+    country: 'DE',
+    status: 'refurbished',
+    purchase_date: '2019-07-04',
+    total_kg_co2e: 0,
+    created_at: '2024-01-08T10:00:00Z',
+  },
+  {
+    serial_number: 'S09',
+    brand: 'Lenovo',
+    mpn: null,
+    category: 'tablet',
+    country: 'PL',
+    status: 'in_use',
+    purchase_date: '2025-01-01',
+    total_kg_co2e: -1.5,
+    created_at: '2024-01-09T10:00:00Z',
+  },
+  {
+    serial_number: 'S10',
+    brand: 'Lenovo',
+    mpn: "it's",
+    category: 'laptop',
+    country: 'DE',
+    status: 'in_use',
+    purchase_date: null,
+    total_kg_co2e: 88.125,
+    created_at: '2024-01-10T10:00:00Z',
+  },
 ];
 const ids: Record<string, string> = {};
 
@@ -123,13 +223,21 @@ describe(`OData access on ${TEST_DATABASE_KIND}`, () => {
     const notBi = await t.json('/v1/odata/Assets', { headers: basic('x', keys.noBi!) });
     expect(notBi.status).toBe(402);
     // Elsewhere Basic is not a way to send a key.
-    const graphql = await t.json('/v1/graphql', { method: 'POST', headers: { ...basic('x', keys.bi!), 'content-type': 'application/json' }, body: '{"query":"{organization{id}}"}' });
+    const graphql = await t.json('/v1/graphql', {
+      method: 'POST',
+      headers: { ...basic('x', keys.bi!), 'content-type': 'application/json' },
+      body: '{"query":"{organization{id}}"}',
+    });
     expect(graphql.status).toBe(401);
   });
 
   it('is read-only (405 with Allow: GET, HEAD), answers 404 for unknown sets and finds sets case-insensitively', async () => {
     for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
-      const res = await t.json('/v1/odata/Assets', { method, headers: { ...auth(keys.bi), 'content-type': 'application/json' }, body: '{}' });
+      const res = await t.json('/v1/odata/Assets', {
+        method,
+        headers: { ...auth(keys.bi), 'content-type': 'application/json' },
+        body: '{}',
+      });
       expect([res.status, res.body.error.code, res.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET, HEAD']);
     }
     const missing = await odata('Laptops');
@@ -147,7 +255,14 @@ describe(`OData access on ${TEST_DATABASE_KIND}`, () => {
     expect(doc.status).toBe(200);
     expect(doc.headers.get('odata-version')).toBe('4.0');
     expect(doc.body['@odata.context']).toBe('http://localhost/v1/odata/$metadata');
-    expect(doc.body.value.map((s: { name: string }) => s.name)).toEqual(['Assets', 'Certificates', 'Products', 'EmissionFactors', 'SbtiTargets', 'MonthlyEmissions']);
+    expect(doc.body.value.map((s: { name: string }) => s.name)).toEqual([
+      'Assets',
+      'Certificates',
+      'Products',
+      'EmissionFactors',
+      'SbtiTargets',
+      'MonthlyEmissions',
+    ]);
     expect(doc.body.value[0]).toEqual({ name: 'Assets', kind: 'EntitySet', url: 'Assets' });
     const metadata = await t.request('/v1/odata/$metadata', { headers: auth(keys.bi) });
     expect(metadata.headers.get('content-type')).toMatch(/^application\/xml/);
@@ -186,8 +301,12 @@ describe(`OData $filter on ${TEST_DATABASE_KIND}`, () => {
     const dell = (a: AssetSeed) => a.brand === 'Dell';
     const de = (a: AssetSeed) => a.country === 'DE';
     const laptop = (a: AssetSeed) => a.category === 'laptop';
-    expect(await serials("brand eq 'Dell' or country eq 'DE' and category eq 'laptop'")).toEqual(where((a) => dell(a) || (de(a) && laptop(a))));
-    expect(await serials("(brand eq 'Dell' or country eq 'DE') and category eq 'laptop'")).toEqual(where((a) => (dell(a) || de(a)) && laptop(a)));
+    expect(await serials("brand eq 'Dell' or country eq 'DE' and category eq 'laptop'")).toEqual(
+      where((a) => dell(a) || (de(a) && laptop(a))),
+    );
+    expect(await serials("(brand eq 'Dell' or country eq 'DE') and category eq 'laptop'")).toEqual(
+      where((a) => (dell(a) || de(a)) && laptop(a)),
+    );
     expect(await serials("not brand eq 'Dell' and country eq 'DE'")).toEqual(where((a) => !dell(a) && de(a)));
     expect(await serials("not (brand eq 'Dell' or country eq 'DE')")).toEqual(where((a) => !(dell(a) || de(a))));
     expect(await serials("((((category eq 'laptop'))))")).toEqual(where(laptop));
@@ -231,9 +350,16 @@ describe(`OData $filter on ${TEST_DATABASE_KIND}`, () => {
     expect([unknown.status, unknown.body.error.code]).toEqual([400, 'UNKNOWN_PROPERTY']);
     expect(unknown.body.error.innererror.error).toBe("Unknown property 'colour'");
     expect(unknown.body.error.message).toMatch(/^\$filter: 'colour' is not a property of Assets; its properties are asset_id, brand,/);
-    for (const [option, value] of [['$select', 'brand,colour'], ['$orderby', 'colour desc']] as const) {
+    for (const [option, value] of [
+      ['$select', 'brand,colour'],
+      ['$orderby', 'colour desc'],
+    ] as const) {
       const res = await odata('Assets', `${option}=${encodeURIComponent(value)}`);
-      expect([res.status, res.body.error.code, res.body.error.message.startsWith(`${option}: 'colour'`)]).toEqual([400, 'UNKNOWN_PROPERTY', true]);
+      expect([res.status, res.body.error.code, res.body.error.message.startsWith(`${option}: 'colour'`)]).toEqual([
+        400,
+        'UNKNOWN_PROPERTY',
+        true,
+      ]);
     }
     const syntax = await odata('Assets', `$filter=${encodeURIComponent("brand eqq 'Dell'")}`);
     expect([syntax.status, syntax.body.error.code]).toEqual([400, 'ODATA_SYNTAX_ERROR']);
@@ -242,7 +368,9 @@ describe(`OData $filter on ${TEST_DATABASE_KIND}`, () => {
     expect(unclosed.body.error.code).toBe('ODATA_SYNTAX_ERROR');
     const mismatch = await odata('Assets', `$filter=${encodeURIComponent("total_kg_co2e eq 'heavy'")}`);
     expect([mismatch.status, mismatch.body.error.code]).toEqual([400, 'ODATA_TYPE_MISMATCH']);
-    expect((await odata('Assets', '$filter=purchase_date eq 2023-02-30')).body.error.message).toBe('$filter: 2023-02-30 is not a calendar date');
+    expect((await odata('Assets', '$filter=purchase_date eq 2023-02-30')).body.error.message).toBe(
+      '$filter: 2023-02-30 is not a calendar date',
+    );
     expect((await odata('Assets', "$filter=status eq 'broken'")).body.error.message).toMatch(/status is one of in_stock, in_use/);
     expect((await odata('Assets', "$filter=contains(total_kg_co2e,'1')")).body.error.code).toBe('ODATA_TYPE_MISMATCH');
     const deep = await odata('Assets', `$filter=${'('.repeat(40)}true${')'.repeat(40)}`);
@@ -260,8 +388,8 @@ describe(`OData $filter on ${TEST_DATABASE_KIND}`, () => {
       `$filter=${encodeURIComponent('total_kg_co2e add 1 gt 2')}`,
       `$filter=${encodeURIComponent("certificates/any(c:c/country eq 'DE')")}`,
       `$filter=${encodeURIComponent("cast(brand,Edm.String) eq 'hp'")}`,
-      `$filter=${encodeURIComponent("isof(brand,Edm.String)")}`,
-      `$filter=${encodeURIComponent("length(brand) gt 3")}`,
+      `$filter=${encodeURIComponent('isof(brand,Edm.String)')}`,
+      `$filter=${encodeURIComponent('length(brand) gt 3')}`,
       `$filter=${encodeURIComponent("product/brand eq 'HP'")}`,
       `$filter=${encodeURIComponent('brand eq mpn')}`,
       `$orderby=${encodeURIComponent('tolower(brand)')}`,
@@ -270,7 +398,16 @@ describe(`OData $filter on ${TEST_DATABASE_KIND}`, () => {
       const res = await odata('Assets', query);
       expect([query, res.status, res.body.error.code]).toEqual([query, 501, 'ODATA_NOT_IMPLEMENTED']);
       expect(res.body.error.innererror.supported.query_options).toContain('$filter');
-      expect(res.body.error.innererror.supported.functions).toEqual(['contains', 'startswith', 'endswith', 'tolower', 'toupper', 'year', 'month', 'day']);
+      expect(res.body.error.innererror.supported.functions).toEqual([
+        'contains',
+        'startswith',
+        'endswith',
+        'tolower',
+        'toupper',
+        'year',
+        'month',
+        'day',
+      ]);
     }
   });
 });
@@ -290,9 +427,24 @@ describe(`OData options and paging on ${TEST_DATABASE_KIND}`, () => {
     const full = await odata('Assets', `$filter=${encodeURIComponent("serial_number eq 'S04'")}`);
     expect(full.body.value).toEqual([
       {
-        asset_id: ids.S04, brand: '100% Green', mpn: 'a_b', model: null, serial_number: 'S04', category: 'laptop', status: 'in_use', purchase_date: '2024-02-29',
-        country: 'NL', product_id: null, active_calculation_id: null, total_kg_co2e: 150.25, production_kg: null, use_phase_kg: null, source: 'api',
-        external_ref: null, created_at: '2024-01-04T10:00:00.000Z', updated_at: '2024-01-04T10:00:00.000Z',
+        asset_id: ids.S04,
+        brand: '100% Green',
+        mpn: 'a_b',
+        model: null,
+        serial_number: 'S04',
+        category: 'laptop',
+        status: 'in_use',
+        purchase_date: '2024-02-29',
+        country: 'NL',
+        product_id: null,
+        active_calculation_id: null,
+        total_kg_co2e: 150.25,
+        production_kg: null,
+        use_phase_kg: null,
+        source: 'api',
+        external_ref: null,
+        created_at: '2024-01-04T10:00:00.000Z',
+        updated_at: '2024-01-04T10:00:00.000Z',
       },
     ]);
     expect(full.body['@odata.count']).toBeUndefined();
@@ -300,14 +452,22 @@ describe(`OData options and paging on ${TEST_DATABASE_KIND}`, () => {
 
   it('checks $top (at most 5000), $skip and $count, and refuses unknown or repeated options', async () => {
     const over = await odata('Assets', '$top=5001');
-    expect([over.status, over.body.error.code, over.body.error.message]).toEqual([400, 'INVALID_PARAMETER', "$top: must be an integer from 0 to 5000, got '5001'"]);
+    expect([over.status, over.body.error.code, over.body.error.message]).toEqual([
+      400,
+      'INVALID_PARAMETER',
+      "$top: must be an integer from 0 to 5000, got '5001'",
+    ]);
     expect((await odata('Assets', '$top=-1')).status).toBe(400);
     expect((await odata('Assets', '$top=1.5')).status).toBe(400);
     expect((await odata('Assets', '$skip=x')).status).toBe(400);
     expect((await odata('Assets', '$count=yes')).status).toBe(400);
     expect((await odata('Assets', '$top=1&$top=2')).body.error.message).toBe('$top: is given more than once');
     const unknown = await odata('Assets', '$fliter=true');
-    expect([unknown.status, unknown.body.error.code, unknown.body.error.message]).toEqual([400, 'UNKNOWN_PARAMETER', "$fliter: unknown parameter, did you mean '$filter'?"]);
+    expect([unknown.status, unknown.body.error.code, unknown.body.error.message]).toEqual([
+      400,
+      'UNKNOWN_PARAMETER',
+      "$fliter: unknown parameter, did you mean '$filter'?",
+    ]);
     expect((await odata('Assets', '$top=5000')).body.value).toHaveLength(10);
     const page = await odata('Assets', '$select=serial_number&$orderby=serial_number&$top=3&$skip=2&$count=true');
     expect(page.body.value.map((r: any) => r.serial_number)).toEqual(['S03', 'S04', 'S05']);
@@ -317,13 +477,18 @@ describe(`OData options and paging on ${TEST_DATABASE_KIND}`, () => {
     expect((await odata('Assets', 'custom=ignored&$top=1')).status).toBe(200);
     // A custom option named like a system option (OData 4.01 drops the $) is refused, not ignored.
     const dollarless = await odata('Assets', 'filter=false');
-    expect([dollarless.status, dollarless.body.error.code, dollarless.body.error.message]).toEqual([400, 'UNKNOWN_PARAMETER', "filter: unknown parameter, did you mean '$filter'?"]);
+    expect([dollarless.status, dollarless.body.error.code, dollarless.body.error.message]).toEqual([
+      400,
+      'UNKNOWN_PARAMETER',
+      "filter: unknown parameter, did you mean '$filter'?",
+    ]);
   });
 
   it('pages by @odata.nextLink through every row exactly once, whatever the order, including ties and nulls', async () => {
     for (const orderby of [undefined, 'total_kg_co2e desc', 'purchase_date,brand desc', 'status', 'mpn desc']) {
       const seen: string[] = [];
-      let link: string | undefined = `/v1/odata/Assets?$select=serial_number${orderby ? `&$orderby=${encodeURIComponent(orderby)}` : ''}&$count=true`;
+      let link: string | undefined =
+        `/v1/odata/Assets?$select=serial_number${orderby ? `&$orderby=${encodeURIComponent(orderby)}` : ''}&$count=true`;
       let pages = 0;
       while (link) {
         const res = await get(link.replace('http://localhost', ''), keys.bi, { prefer: 'odata.maxpagesize=3' });
@@ -345,8 +510,16 @@ describe(`OData options and paging on ${TEST_DATABASE_KIND}`, () => {
     const next = new URL(first.body['@odata.nextLink']);
     expect(next.searchParams.get('$top')).toBe('3');
     const second = await get(`${next.pathname}${next.search}`, keys.bi, { prefer: 'odata.maxpagesize=2' });
-    const third = await get(new URL(second.body['@odata.nextLink']).href.replace('http://localhost', ''), keys.bi, { prefer: 'odata.maxpagesize=2' });
-    expect([...first.body.value, ...second.body.value, ...third.body.value].map((r: any) => r.serial_number)).toEqual(['S01', 'S02', 'S03', 'S04', 'S05']);
+    const third = await get(new URL(second.body['@odata.nextLink']).href.replace('http://localhost', ''), keys.bi, {
+      prefer: 'odata.maxpagesize=2',
+    });
+    expect([...first.body.value, ...second.body.value, ...third.body.value].map((r: any) => r.serial_number)).toEqual([
+      'S01',
+      'S02',
+      'S03',
+      'S04',
+      'S05',
+    ]);
     expect(third.body['@odata.nextLink']).toBeUndefined();
     const tampered = await odata('Assets', '$skiptoken=eyJ4IjoxfQ');
     expect([tampered.status, tampered.body.error.code]).toEqual([400, 'INVALID_PARAMETER']);
@@ -362,12 +535,22 @@ describe(`OData options and paging on ${TEST_DATABASE_KIND}`, () => {
     expect(products.status).toBe(200);
     expect(products.body['@odata.count']).toBeGreaterThan(10);
     expect(Object.keys(products.body.value[0])).toContain('typical_consumption_kwh');
-    const factors = await odata('EmissionFactors', `$filter=${encodeURIComponent("region_code eq 'DE'")}&$select=region_code,value,unit,registry,valid_from`);
+    const factors = await odata(
+      'EmissionFactors',
+      `$filter=${encodeURIComponent("region_code eq 'DE'")}&$select=region_code,value,unit,registry,valid_from`,
+    );
     expect(factors.body.value.length).toBeGreaterThan(0);
-    expect(factors.body.value[0]).toMatchObject({ region_code: 'DE', valid_from: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), registry: expect.any(String) });
+    expect(factors.body.value[0]).toMatchObject({
+      region_code: 'DE',
+      valid_from: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      registry: expect.any(String),
+    });
     // A property on a related row (the factor's registry) filters and sorts like any other.
     const registry = factors.body.value[0].registry as string;
-    const byRegistry = await odata('EmissionFactors', `$filter=${encodeURIComponent(`registry eq '${registry.replaceAll("'", "''")}' and region_code eq 'DE'`)}&$orderby=registry desc,valid_from desc&$count=true`);
+    const byRegistry = await odata(
+      'EmissionFactors',
+      `$filter=${encodeURIComponent(`registry eq '${registry.replaceAll("'", "''")}' and region_code eq 'DE'`)}&$orderby=registry desc,valid_from desc&$count=true`,
+    );
     expect(byRegistry.body['@odata.count']).toBe(factors.body.value.filter((f: any) => f.registry === registry).length);
     expect(byRegistry.body.value.every((f: any) => f.registry === registry)).toBe(true);
   });
@@ -386,11 +569,20 @@ describe(`OData proof headers on ${TEST_DATABASE_KIND}`, () => {
     expect(first.headers.get('x-service-data-freshness')).toBe('2024-01-10T10:00:00.000Z');
 
     const audit = await prisma().auditLog.findUniqueOrThrow({ where: { id: proof } });
-    const keyId = (await prisma().apiKey.findFirstOrThrow({ where: { org_id: orgId, bi_enabled: true, org_context: true, environment: 'live' } })).id;
-    expect(audit).toMatchObject({ org_id: orgId, event: ODATA_AUDIT_EVENT, actor_key_id: keyId, subject_type: 'odata_entity_set', subject_id: 'Assets' });
+    const keyId = (
+      await prisma().apiKey.findFirstOrThrow({ where: { org_id: orgId, bi_enabled: true, org_context: true, environment: 'live' } })
+    ).id;
+    expect(audit).toMatchObject({
+      org_id: orgId,
+      event: ODATA_AUDIT_EVENT,
+      actor_key_id: keyId,
+      subject_type: 'odata_entity_set',
+      subject_id: 'Assets',
+    });
     expect(audit.data).toEqual({
       entity_set: 'Assets',
-      query: "$filter=country eq 'DE'&$orderby=serial_number asc,asset_id asc&$select=serial_number,brand,total_kg_co2e&$skip=0&$count=true",
+      query:
+        "$filter=country eq 'DE'&$orderby=serial_number asc,asset_id asc&$select=serial_number,brand,total_kg_co2e&$skip=0&$count=true",
       page_size: 1000,
       row_count: 5,
       count: 5,
@@ -401,12 +593,18 @@ describe(`OData proof headers on ${TEST_DATABASE_KIND}`, () => {
 
     // The hash does not depend on key order or spacing: verify-proof recomputes it from the saved response.
     const saved = path.join(workDir, 'response.json');
-    const reordered = { value: first.body.value.map((r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).reverse())), '@odata.context': 'x' };
+    const reordered = {
+      value: first.body.value.map((r: Record<string, unknown>) => Object.fromEntries(Object.entries(r).reverse())),
+      '@odata.context': 'x',
+    };
     await writeFile(saved, JSON.stringify(reordered, null, 2));
     const cli = await runCli(['odata', 'verify-proof', saved, '--hash', first.headers.get('x-service-proof-hash')!], {});
     expect([cli.code, cli.stdout.trim()]).toEqual([0, `hash ${first.headers.get('x-service-proof-hash')} over 5 rows: matches`]);
     const withHeaders = path.join(workDir, 'response.http');
-    await writeFile(withHeaders, `HTTP/1.1 200 OK\r\nX-Service-Proof: ${proof}\r\nX-Service-Proof-Hash: ${'0'.repeat(64)}\r\n\r\n${JSON.stringify(first.body)}`);
+    await writeFile(
+      withHeaders,
+      `HTTP/1.1 200 OK\r\nX-Service-Proof: ${proof}\r\nX-Service-Proof-Hash: ${'0'.repeat(64)}\r\n\r\n${JSON.stringify(first.body)}`,
+    );
     const mismatch = await runCli(['odata', 'verify-proof', withHeaders], {});
     expect(mismatch.code).toBe(1);
     expect(mismatch.stdout).toContain('does NOT match');
@@ -429,17 +627,26 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
         code: 'ODATA_SYNTAX_ERROR',
         message: '$filter: invalid syntax at character 6 (near "brand eqq \'Dell\'")',
         details: [],
-        innererror: { error: 'Invalid $filter', code: 'ODATA_SYNTAX_ERROR', details: '$filter: invalid syntax at character 6 (near "brand eqq \'Dell\'")' },
+        innererror: {
+          error: 'Invalid $filter',
+          code: 'ODATA_SYNTAX_ERROR',
+          details: '$filter: invalid syntax at character 6 (near "brand eqq \'Dell\'")',
+        },
       },
     });
     // Errors of every layer before the OData router too: access control, the route table.
-    expect((await odata('Assets', '', keys.noBi)).body.error).toMatchObject({ code: 'BI_NOT_ENABLED', message: 'BI export is not enabled on this API key' });
+    expect((await odata('Assets', '', keys.noBi)).body.error).toMatchObject({
+      code: 'BI_NOT_ENABLED',
+      message: 'BI export is not enabled on this API key',
+    });
     const route = await get('/v1/odata/Assets/brand/x');
     expect([route.status, route.body.error.code]).toEqual([404, 'ROUTE_NOT_FOUND']);
     const method = await t.json('/v1/odata/Assets', { method: 'DELETE', headers: auth(keys.bi) });
     expect([method.status, method.body.error.code, method.headers.get('allow')]).toEqual([405, 'METHOD_NOT_ALLOWED', 'GET, HEAD']);
     // Elsewhere the service's own error body stays.
-    expect((await t.json('/v1/assets', { headers: auth('svc_live_wrongwrongwrongwrongwrongwrong00') })).body).toMatchObject({ code: 'INVALID_API_KEY' });
+    expect((await t.json('/v1/assets', { headers: auth('svc_live_wrongwrongwrongwrongwrongwrong00') })).body).toMatchObject({
+      code: 'INVALID_API_KEY',
+    });
   });
 
   it('answers a refused quota in the OData shape too, with the rate-limit body as innererror and Retry-After', async () => {
@@ -451,7 +658,11 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
       const refused = await limited.json('/v1/odata/Assets', { headers: auth(key) });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
-      expect(refused.body.error).toMatchObject({ code: 'RATE_LIMITED_MINUTE', message: refused.body.error.innererror.message, details: [] });
+      expect(refused.body.error).toMatchObject({
+        code: 'RATE_LIMITED_MINUTE',
+        message: refused.body.error.innererror.message,
+        details: [],
+      });
       expect(refused.body.error.innererror).toMatchObject({ error: 'Rate limit exceeded', retry_after_seconds: expect.any(Number) });
     } finally {
       await limited.close();
@@ -460,7 +671,12 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
 
   it('offers Bearer and Basic on every 401, a missing key, a wrong key and a wrong Basic password alike', async () => {
     const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`excel:${password}`).toString('base64')}` });
-    for (const headers of [{}, auth('svc_live_notAKeyOfThisService0000000000'), basic('svc_live_notAKeyOfThisService0000000000'), basic('')]) {
+    for (const headers of [
+      {},
+      auth('svc_live_notAKeyOfThisService0000000000'),
+      basic('svc_live_notAKeyOfThisService0000000000'),
+      basic(''),
+    ]) {
       const res = await t.json('/v1/odata/Assets', { headers });
       expect(res.status).toBe(401);
       expect(res.headers.get('www-authenticate')).toBe('Bearer realm="v1", Basic realm="OData", charset="UTF-8"');
@@ -475,7 +691,13 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
     }
     expect((await odata('Assets', '$format=atom')).status).toBe(406);
     expect((await odata('Assets', '$format=xml')).status).toBe(406);
-    for (const accept of ['application/json', 'application/json;odata.metadata=minimal', 'application/*', '*/*', 'application/atom+xml;q=0.9, application/json;q=0.8']) {
+    for (const accept of [
+      'application/json',
+      'application/json;odata.metadata=minimal',
+      'application/*',
+      '*/*',
+      'application/atom+xml;q=0.9, application/json;q=0.8',
+    ]) {
       expect([accept, (await odata('Assets', '$top=1', keys.bi, { accept })).status]).toEqual([accept, 200]);
     }
     expect((await get('/v1/odata/$metadata', keys.bi, { accept: 'application/json' })).status).toBe(406);
@@ -485,16 +707,26 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
     expect((await get('/v1/odata', keys.bi, { accept: 'text/csv' })).status).toBe(406);
   });
 
-  it('answers one entity by its key, in every key form, scoped like the set: another organisation\'s key is as missing as an unknown one', async () => {
+  it("answers one entity by its key, in every key form, scoped like the set: another organisation's key is as missing as an unknown one", async () => {
     for (const form of [ids.S04, `asset_id=${ids.S04}`, `'${ids.S04}'`, ids.S04!.toUpperCase()]) {
       const res = await get(`/v1/odata/Assets(${form})`);
       expect([form, res.status]).toEqual([form, 200]);
-      expect(res.body).toMatchObject({ '@odata.context': 'http://localhost/v1/odata/$metadata#Assets/$entity', asset_id: ids.S04, serial_number: 'S04', brand: '100% Green', purchase_date: '2024-02-29' });
+      expect(res.body).toMatchObject({
+        '@odata.context': 'http://localhost/v1/odata/$metadata#Assets/$entity',
+        asset_id: ids.S04,
+        serial_number: 'S04',
+        brand: '100% Green',
+        purchase_date: '2024-02-29',
+      });
       expect(res.body.value).toBeUndefined();
       expect(res.headers.get('x-service-proof')).toMatch(/^[0-9a-f-]{36}$/);
     }
     const selected = await get(`/v1/odata/Assets(${ids.S04})?$select=brand,serial_number`);
-    expect(selected.body).toEqual({ '@odata.context': 'http://localhost/v1/odata/$metadata#Assets(brand,serial_number)/$entity', brand: '100% Green', serial_number: 'S04' });
+    expect(selected.body).toEqual({
+      '@odata.context': 'http://localhost/v1/odata/$metadata#Assets(brand,serial_number)/$entity',
+      brand: '100% Green',
+      serial_number: 'S04',
+    });
 
     const otherAsset = await prisma().asset.findFirstOrThrow({ where: { serial_number: 'OTHER-1' } });
     const unknownId = '00000000-0000-4000-8000-000000000000';
@@ -519,10 +751,20 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
 
   it('answers /{Set}/$count as text/plain, filtered and scoped, recorded in the audit log', async () => {
     const count = await t.request('/v1/odata/Assets/$count', { headers: auth(keys.bi) });
-    expect([count.status, count.headers.get('content-type'), await count.text()]).toEqual([200, 'text/plain; charset=utf-8', String(SEED.length)]);
+    expect([count.status, count.headers.get('content-type'), await count.text()]).toEqual([
+      200,
+      'text/plain; charset=utf-8',
+      String(SEED.length),
+    ]);
     const proof = count.headers.get('x-service-proof')!;
-    expect((await prisma().auditLog.findUniqueOrThrow({ where: { id: proof } })).data).toMatchObject({ entity_set: 'Assets', count: SEED.length, row_count: 0 });
-    const filtered = await t.request(`/v1/odata/Assets/$count?$filter=${encodeURIComponent("country eq 'DE'")}`, { headers: auth(keys.bi) });
+    expect((await prisma().auditLog.findUniqueOrThrow({ where: { id: proof } })).data).toMatchObject({
+      entity_set: 'Assets',
+      count: SEED.length,
+      row_count: 0,
+    });
+    const filtered = await t.request(`/v1/odata/Assets/$count?$filter=${encodeURIComponent("country eq 'DE'")}`, {
+      headers: auth(keys.bi),
+    });
     expect(await filtered.text()).toBe(String(where((a) => a.country === 'DE').length));
     expect(await (await t.request('/v1/odata/Assets/$count', { headers: auth(keys.other) })).text()).toBe('1');
     expect((await get('/v1/odata/Assets/$count?$top=1')).body.error.message).toBe('$top: does not apply to /$count');
@@ -533,14 +775,20 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
     // Hand-written: the SAP Cloud SDK is not installable here; these are the URL forms it sends.
     expect(await serials('total_kg_co2e gt 300D')).toEqual(await serials('total_kg_co2e gt 300'));
     expect(await serials('total_kg_co2e gt 300D')).toEqual(where((a) => a.total_kg_co2e !== null && a.total_kg_co2e > 300));
-    expect(await serials('total_kg_co2e le 1.5e2d and total_kg_co2e ge -2F')).toEqual(where((a) => a.total_kg_co2e !== null && a.total_kg_co2e <= 150 && a.total_kg_co2e >= -2));
+    expect(await serials('total_kg_co2e le 1.5e2d and total_kg_co2e ge -2F')).toEqual(
+      where((a) => a.total_kg_co2e !== null && a.total_kg_co2e <= 150 && a.total_kg_co2e >= -2),
+    );
     expect(await serials('total_kg_co2e eq 88.125M')).toEqual(['S10']);
     expect(await serials("startswith(brand,'Dell') eq true")).toEqual(['S01', 'S02']);
     expect(await serials("startswith(brand,'Dell') eq false")).toEqual(where((a) => !a.brand.startsWith('Dell')));
-    expect(await serials("contains(mpn,'book') ne true and country eq 'DE'")).toEqual(where((a) => !(a.mpn ?? '').includes('book') && a.country === 'DE'));
+    expect(await serials("contains(mpn,'book') ne true and country eq 'DE'")).toEqual(
+      where((a) => !(a.mpn ?? '').includes('book') && a.country === 'DE'),
+    );
     expect(await serials("endswith(brand,'o') eq true or brand eq 'HP'")).toEqual(where((a) => a.brand.endsWith('o') || a.brand === 'HP'));
     expect(await serials("not(brand eq 'Dell')")).toEqual(where((a) => a.brand !== 'Dell'));
-    expect(await serials("not(startswith(brand,'Dell')) and not(country eq 'DE')")).toEqual(where((a) => !a.brand.startsWith('Dell') && a.country !== 'DE'));
+    expect(await serials("not(startswith(brand,'Dell')) and not(country eq 'DE')")).toEqual(
+      where((a) => !a.brand.startsWith('Dell') && a.country !== 'DE'),
+    );
     expect(await serials("country in ('FR', 'NL','PL')")).toEqual(['S02', 'S04', 'S09']);
     expect(await serials("status in ('in_use','in_repair') and brand ne 'Lenovo'")).toEqual(['S01', 'S04', 'S05']);
     expect(await serials("not (country in ('DE'))")).toEqual(where((a) => a.country !== 'DE'));
@@ -564,10 +812,14 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
     expect(await serials("tolower(brand) eq '100_ green'")).toEqual([]);
     expect(await serials("contains(tolower(mpn),'elitebook')")).toEqual(['S07', 'S08']);
     expect(await serials("startswith(toupper(brand),'LEN')")).toEqual(['S09', 'S10']);
-    expect(await serials("not contains(tolower(mpn),'elitebook')")).toEqual(where((a) => !(a.mpn ?? '').toLowerCase().includes('elitebook')));
-    expect(await serials("tolower(mpn) eq null")).toEqual(['S03', 'S09']);
+    expect(await serials("not contains(tolower(mpn),'elitebook')")).toEqual(
+      where((a) => !(a.mpn ?? '').toLowerCase().includes('elitebook')),
+    );
+    expect(await serials('tolower(mpn) eq null')).toEqual(['S03', 'S09']);
     expect((await odata('Assets', `$filter=${encodeURIComponent("toupper(brand) gt 'H'")}`)).status).toBe(501);
-    expect((await odata('Assets', `$filter=${encodeURIComponent("tolower(total_kg_co2e) eq '1'")}`)).body.error.code).toBe('ODATA_TYPE_MISMATCH');
+    expect((await odata('Assets', `$filter=${encodeURIComponent("tolower(total_kg_co2e) eq '1'")}`)).body.error.code).toBe(
+      'ODATA_TYPE_MISMATCH',
+    );
   });
 
   it('translates year(), month() and day() of dates and date-times into ranges of the column', async () => {
@@ -595,6 +847,8 @@ describe(`OData as clients use it, on ${TEST_DATABASE_KIND}`, () => {
     expect(await serials('year(created_at) eq 2024 and day(created_at) ge 9')).toEqual(['S09', 'S10']);
     expect(await serials('month(created_at) eq 2')).toEqual([]);
     expect((await odata('Assets', `$filter=${encodeURIComponent('year(brand) eq 2024')}`)).body.error.code).toBe('ODATA_TYPE_MISMATCH');
-    expect((await odata('Assets', `$filter=${encodeURIComponent('month(purchase_date) eq 1.5')}`)).body.error.code).toBe('ODATA_TYPE_MISMATCH');
+    expect((await odata('Assets', `$filter=${encodeURIComponent('month(purchase_date) eq 1.5')}`)).body.error.code).toBe(
+      'ODATA_TYPE_MISMATCH',
+    );
   });
 });

@@ -31,7 +31,13 @@ describe('proof hash', () => {
     expect(checkProof(body)).toEqual({ hash: expected, rows: 2, claimed: undefined, proof: undefined, matches: undefined });
     expect(checkProof(body, expected.toUpperCase()).matches).toBe(true);
     const saved = `HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Service-Proof: 11111111-2222-4333-8444-555555555555\r\nx-service-proof-hash: ${expected}\r\n\r\n${body}`;
-    expect(checkProof(saved)).toEqual({ hash: expected, rows: 2, claimed: expected, proof: '11111111-2222-4333-8444-555555555555', matches: true });
+    expect(checkProof(saved)).toEqual({
+      hash: expected,
+      rows: 2,
+      claimed: expected,
+      proof: '11111111-2222-4333-8444-555555555555',
+      matches: true,
+    });
     expect(checkProof(saved.replace(expected, '0'.repeat(64))).matches).toBe(false);
     expect(() => checkProof('<html>')).toThrow(/no JSON body/);
     expect(() => checkProof('{"error":"x"}')).toThrow(/no "value" array/);

@@ -93,14 +93,30 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     [{ type: 'hotspot_analysis', dateFrom: '2025-02-30' }, 'dateFrom', "dateFrom: '2025-02-30' is not a calendar date"],
     [{ type: 'hotspot_analysis', dateTo: '2025/01/31' }, 'dateTo', "dateTo: must be a date written YYYY-MM-DD, got '2025/01/31'"],
     [{ type: 'hotspot_analysis', dateTo: '31-01-2025' }, 'dateTo', "dateTo: must be a date written YYYY-MM-DD, got '31-01-2025'"],
-    [{ type: 'hotspot_analysis', dateFrom: '2025-06-01', dateTo: '2025-05-31' }, 'dateFrom', "dateFrom: must be on or before dateTo (2025-05-31), got '2025-06-01'"],
-    [{ type: 'hotspot_analysis', dateFrom: '1989-12-31', dateTo: '1990-06-30' }, 'dateFrom', "dateFrom: must be from 1990-01-01 to 2100-12-31, got '1989-12-31'"],
-    [{ type: 'hotspot_analysis', dateFrom: '2025-01-01', dateTo: '2101-01-01' }, 'dateTo', "dateTo: must be from 1990-01-01 to 2100-12-31, got '2101-01-01'"],
+    [
+      { type: 'hotspot_analysis', dateFrom: '2025-06-01', dateTo: '2025-05-31' },
+      'dateFrom',
+      "dateFrom: must be on or before dateTo (2025-05-31), got '2025-06-01'",
+    ],
+    [
+      { type: 'hotspot_analysis', dateFrom: '1989-12-31', dateTo: '1990-06-30' },
+      'dateFrom',
+      "dateFrom: must be from 1990-01-01 to 2100-12-31, got '1989-12-31'",
+    ],
+    [
+      { type: 'hotspot_analysis', dateFrom: '2025-01-01', dateTo: '2101-01-01' },
+      'dateTo',
+      "dateTo: must be from 1990-01-01 to 2100-12-31, got '2101-01-01'",
+    ],
     [{ type: 'hotspot_analysis', dateTo: '' }, 'dateTo', 'dateTo: must not be empty'],
     [{ type: 'hotspot_analysis', dateFrom: '' }, 'dateFrom', 'dateFrom: must not be empty'],
     [{ type: 'hotspot_analysis', dateFrom: '2025-13-01' }, 'dateFrom', "dateFrom: '2025-13-01' is not a calendar date"],
     [{ type: 'hotspot_analysis', dateFrom: ' 2025-01-1' }, 'dateFrom', "dateFrom: must be a date written YYYY-MM-DD, got ' 2025-01-1'"],
-    [{ type: 'hotspot_analysis', dateFrom: '2100-01-01', dateTo: '2100-12-31' }, 'dateFrom', 'dateFrom: the period 2100-01-01 to 2100-12-31 lies wholly in the future'],
+    [
+      { type: 'hotspot_analysis', dateFrom: '2100-01-01', dateTo: '2100-12-31' },
+      'dateFrom',
+      'dateFrom: the period 2100-01-01 to 2100-12-31 lies wholly in the future',
+    ],
     [{ type: 'hotspot_analysis', dateFrom: 20250101 }, 'dateFrom', 'dateFrom: '],
     [{ type: 'hotspot_analysis', dateTo: '2025-01-01'.repeat(1_000) }, 'dateTo', 'dateTo: must be at most 10 characters, got 10000'],
     [{ type: 'hotspot_analysis', dateTo: '2025-01-0\u0000' }, 'dateTo', 'dateTo: must not contain control characters'],
@@ -126,7 +142,9 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     const res = await post(keys.pro, { type: 'sustainability_summary', ...period });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/pdf');
-    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="sustainability-summary_${period.dateFrom}_${period.dateTo}.pdf"`);
+    expect(res.headers.get('content-disposition')).toBe(
+      `attachment; filename="sustainability-summary_${period.dateFrom}_${period.dateTo}.pdf"`,
+    );
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(res.headers.get('x-report-limit')).toBe(String(REPORT_LIMIT));
     const bytes = Buffer.from(await res.clone().arrayBuffer());
@@ -144,12 +162,22 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
 
     const id = res.headers.get('x-report-id')!;
     const report = await t.app.services.db.prisma.report.findUniqueOrThrow({ where: { id } });
-    expect(report).toMatchObject({ org_id: orgs.pro, type: 'sustainability_summary', bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    expect(report).toMatchObject({
+      org_id: orgs.pro,
+      type: 'sustainability_summary',
+      bytes: bytes.length,
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+    });
     expect(report.date_from?.toISOString().slice(0, 10)).toBe(period.dateFrom);
     expect(report.date_to?.toISOString().slice(0, 10)).toBe(period.dateTo);
     expect(report.pages).toBeGreaterThanOrEqual(1);
-    const audit = await t.app.services.db.prisma.auditLog.findFirstOrThrow({ where: { org_id: orgs.pro, event: 'report.created', subject_id: id } });
-    expect(audit).toMatchObject({ subject_type: 'report', data: { type: 'sustainability_summary', date_from: period.dateFrom, date_to: period.dateTo, asset_count: expected.asset_count } });
+    const audit = await t.app.services.db.prisma.auditLog.findFirstOrThrow({
+      where: { org_id: orgs.pro, event: 'report.created', subject_id: id },
+    });
+    expect(audit).toMatchObject({
+      subject_type: 'report',
+      data: { type: 'sustainability_summary', date_from: period.dateFrom, date_to: period.dateTo, asset_count: expected.asset_count },
+    });
     expect(audit.actor_key_id).toBeTruthy();
   });
 
@@ -184,7 +212,8 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it(`admits exactly ${REPORT_LIMIT} of 10 concurrent reports under a monthly limit of ${REPORT_LIMIT}, the rest 429 costing no request`, async () => {
-    const requestsToday = async () => (await t.app.services.quota.usageToday([{ keyId: keyIds.busy!, orgId: orgs.busy!, plan: 'pro' }]))[0]!.used;
+    const requestsToday = async () =>
+      (await t.app.services.quota.usageToday([{ keyId: keyIds.busy!, orgId: orgs.busy!, plan: 'pro' }]))[0]!.used;
     const before = await requestsToday();
     const responses = await Promise.all(Array.from({ length: 10 }, () => post(keys.busy, { type: 'sustainability_summary' })));
     const statuses = responses.map((r) => r.status).sort();
@@ -210,7 +239,10 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     const next = await post(keys.busy, { type: 'sustainability_summary' });
     expect(next.status).toBe(429);
     expect(await requestsToday()).toBe(before + REPORT_LIMIT);
-    const remaining = responses.filter((r) => r.status === 200).map((r) => r.headers.get('x-report-remaining')).sort();
+    const remaining = responses
+      .filter((r) => r.status === 200)
+      .map((r) => r.headers.get('x-report-remaining'))
+      .sort();
     expect(remaining).toEqual(['0', '1', '2']);
   });
 
@@ -239,7 +271,10 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     const { body } = await t.json('/v1/openapi.json');
     const operation = body.paths['/report'].post;
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429']));
-    expect(operation.requestBody.content['application/json'].schema.properties.type.enum).toEqual(['sustainability_summary', 'hotspot_analysis']);
+    expect(operation.requestBody.content['application/json'].schema.properties.type.enum).toEqual([
+      'sustainability_summary',
+      'hotspot_analysis',
+    ]);
     expect(operation.responses['200'].content).toHaveProperty('application/pdf');
   });
 });
@@ -289,7 +324,10 @@ describe(`report periods and what a refusal costs on ${TEST_DATABASE_KIND}`, () 
   it('writes a true trend sentence for a period without purchases', async () => {
     // The demo assets were bought up to yesterday: from the day after the last purchase to today, none was.
     const { prisma } = t.app.services.db;
-    const last = await prisma.asset.findFirstOrThrow({ where: { org_id: orgs.audited!, purchase_date: { not: null } }, orderBy: { purchase_date: 'desc' } });
+    const last = await prisma.asset.findFirstOrThrow({
+      where: { org_id: orgs.audited!, purchase_date: { not: null } },
+      orderBy: { purchase_date: 'desc' },
+    });
     const after = new Date(last.purchase_date!.getTime() + 86_400_000).toISOString().slice(0, 10);
     const res = await post(keys.audited, { type: 'sustainability_summary', dateFrom: after, dateTo: today() });
     expect(res.status).toBe(200);
@@ -319,81 +357,127 @@ describe(`every printed figure of a report is the data's, on ${TEST_DATABASE_KIN
     });
   }
 
-  it.each(['sustainability_summary', 'hotspot_analysis'] as const)('%s: totals, phases, intervals, confidence mix, engine versions and grid factors', async (type) => {
-    const res = await post(keys.audited, { type, ...PERIOD });
-    expect(res.status).toBe(200);
-    const [text, plain] = (await pdfTexts(res)).map(flat) as [string, string];
-    const view = await assembleReportView(
-      { prisma: t.app.services.scopes.for(orgs.audited!), orgId: orgs.audited!, reference: t.app.services.reference, sandbox: false },
-      { type, ...PERIOD },
-    );
+  it.each(['sustainability_summary', 'hotspot_analysis'] as const)(
+    '%s: totals, phases, intervals, confidence mix, engine versions and grid factors',
+    async (type) => {
+      const res = await post(keys.audited, { type, ...PERIOD });
+      expect(res.status).toBe(200);
+      const [text, plain] = (await pdfTexts(res)).map(flat) as [string, string];
+      const view = await assembleReportView(
+        { prisma: t.app.services.scopes.for(orgs.audited!), orgId: orgs.audited!, reference: t.app.services.reference, sandbox: false },
+        { type, ...PERIOD },
+      );
 
-    // The view against the database.
-    const rows = await inventory();
-    expect(view.asset_count).toBe(rows.length);
-    const sumOf = (value: (r: (typeof rows)[number]) => number) => rows.reduce((t, r) => t + value(r), 0);
-    const bound = (value: (r: (typeof rows)[number]) => number, side: 'low_kg' | 'high_kg') => sumOf((r) => (r.u === null ? value(r) : uncertaintyInterval(value(r), r.u)[side]));
-    expect(view.totals.total_kg_co2e).toBeCloseTo(sumOf((r) => r.calc.total_kg_co2e), 1);
-    expect(view.uncertainty.total.low_kg).toBeCloseTo(bound((r) => r.calc.total_kg_co2e, 'low_kg'), 0);
-    expect(view.uncertainty.total.high_kg).toBeCloseTo(bound((r) => r.calc.total_kg_co2e, 'high_kg'), 0);
-    for (const [, key] of PHASES) {
-      expect(view.totals[key]).toBeCloseTo(sumOf((r) => r.calc[key]), 1);
-      expect(view.uncertainty.phases[key].low_kg).toBeCloseTo(bound((r) => r.calc[key], 'low_kg'), 0);
-      expect(view.uncertainty.phases[key].high_kg).toBeCloseTo(bound((r) => r.calc[key], 'high_kg'), 0);
-    }
-    // The demo estate has category-default estimates: a wide interval, still above zero.
-    expect(rows.some((r) => (r.u ?? 0) >= 45)).toBe(true);
-    expect(view.uncertainty.total.low_kg).toBeGreaterThan(0);
-    for (const c of view.confidence_mix) {
-      const members = rows.filter((r) => r.calc.confidence === c.level);
-      expect(c.assets).toBe(members.length);
-      expect(c.share_pct).toBeCloseTo((members.length / rows.length) * 100, 1);
-      expect(c.uncertainty_pct).toEqual({ min: Math.min(...members.map((r) => r.u!)), max: Math.max(...members.map((r) => r.u!)) });
-    }
-    expect(view.confidence_mix.reduce((n, c) => n + c.assets, 0)).toBe(rows.length);
-    const factors = new Map<string, number>();
-    for (const r of rows) for (const f of r.calc.factors) factors.set(`${f.factor.source}|${f.factor.source_version}`, (factors.get(`${f.factor.source}|${f.factor.source_version}`) ?? 0) + 1);
-    expect(new Map(view.grid_factor_sources.map((s) => [`${s.source}|${s.version}`, s.assets]))).toEqual(factors);
-    const engines = new Set(rows.map((r) => r.calc.engine_version));
-    expect(view.engine_versions.map((e) => e.version).sort()).toEqual([...engines].sort());
+      // The view against the database.
+      const rows = await inventory();
+      expect(view.asset_count).toBe(rows.length);
+      const sumOf = (value: (r: (typeof rows)[number]) => number) => rows.reduce((t, r) => t + value(r), 0);
+      const bound = (value: (r: (typeof rows)[number]) => number, side: 'low_kg' | 'high_kg') =>
+        sumOf((r) => (r.u === null ? value(r) : uncertaintyInterval(value(r), r.u)[side]));
+      expect(view.totals.total_kg_co2e).toBeCloseTo(
+        sumOf((r) => r.calc.total_kg_co2e),
+        1,
+      );
+      expect(view.uncertainty.total.low_kg).toBeCloseTo(
+        bound((r) => r.calc.total_kg_co2e, 'low_kg'),
+        0,
+      );
+      expect(view.uncertainty.total.high_kg).toBeCloseTo(
+        bound((r) => r.calc.total_kg_co2e, 'high_kg'),
+        0,
+      );
+      for (const [, key] of PHASES) {
+        expect(view.totals[key]).toBeCloseTo(
+          sumOf((r) => r.calc[key]),
+          1,
+        );
+        expect(view.uncertainty.phases[key].low_kg).toBeCloseTo(
+          bound((r) => r.calc[key], 'low_kg'),
+          0,
+        );
+        expect(view.uncertainty.phases[key].high_kg).toBeCloseTo(
+          bound((r) => r.calc[key], 'high_kg'),
+          0,
+        );
+      }
+      // The demo estate has category-default estimates: a wide interval, still above zero.
+      expect(rows.some((r) => (r.u ?? 0) >= 45)).toBe(true);
+      expect(view.uncertainty.total.low_kg).toBeGreaterThan(0);
+      for (const c of view.confidence_mix) {
+        const members = rows.filter((r) => r.calc.confidence === c.level);
+        expect(c.assets).toBe(members.length);
+        expect(c.share_pct).toBeCloseTo((members.length / rows.length) * 100, 1);
+        expect(c.uncertainty_pct).toEqual({ min: Math.min(...members.map((r) => r.u!)), max: Math.max(...members.map((r) => r.u!)) });
+      }
+      expect(view.confidence_mix.reduce((n, c) => n + c.assets, 0)).toBe(rows.length);
+      const factors = new Map<string, number>();
+      for (const r of rows)
+        for (const f of r.calc.factors)
+          factors.set(
+            `${f.factor.source}|${f.factor.source_version}`,
+            (factors.get(`${f.factor.source}|${f.factor.source_version}`) ?? 0) + 1,
+          );
+      expect(new Map(view.grid_factor_sources.map((s) => [`${s.source}|${s.version}`, s.assets]))).toEqual(factors);
+      const engines = new Set(rows.map((r) => r.calc.engine_version));
+      expect(view.engine_versions.map((e) => e.version).sort()).toEqual([...engines].sort());
 
-    // The page against the view.
-    const range = (i: { low_kg: number; high_kg: number }) => `${fmt.kg(i.low_kg)} to ${fmt.kg(i.high_kg)}`;
-    const share = (kg: number) => fmt.pct((kg / view.totals.total_kg_co2e) * 100);
-    // The key figures stand side by side: label line, then the numbers, then the units.
-    expect(text).toContain(`${fmt.kg(view.totals.total_kg_co2e)} ${fmt.count(view.asset_count)} ${fmt.count(view.calculation_count)}`);
-    expect(text).toContain(`Lifecycle emissions ${fmt.kgCo2e(view.totals.total_kg_co2e)}, ~80 % interval ${range(view.uncertainty.total)} kg CO₂e`);
-    for (const [label, key] of PHASES) expect(text).toContain(`${label} ${fmt.kg(view.totals[key])} ${share(view.totals[key])} ${range(view.uncertainty.phases[key])}`);
-    expect(text).toContain(`Total ${fmt.kg(view.totals.total_kg_co2e)} 100.0 % ${range(view.uncertainty.total)}`);
-    const labels = { manufacturer_verified: 'Manufacturer-verified', estimated_high: 'Estimated, high', estimated_medium: 'Estimated, medium', estimated_low: 'Estimated, low' };
-    for (const c of view.confidence_mix) {
-      const u = c.uncertainty_pct!.min === c.uncertainty_pct!.max ? `±${c.uncertainty_pct!.min} %` : `±${c.uncertainty_pct!.min}–${c.uncertainty_pct!.max} %`;
-      expect(text).toContain(`${labels[c.level]} ${fmt.count(c.assets)} ${fmt.pct(c.share_pct)} ${fmt.kg(c.total_kg_co2e)} ${u}`);
-    }
-    for (const e of view.engine_versions) expect(text).toContain(`${e.version} (${fmt.count(e.assets)} assets)`);
-    expect(text).toContain(`Grid factors used: ${view.grid_factor_sources.length} sources`);
-    // Cells wrap in the table: the text without layout reads each cell's words in order.
-    // Wrapped cells (CJK text breaks between any two characters) are compared without white space.
-    const packed = plain.replace(/\s/g, '');
-    for (const s of view.grid_factor_sources) {
-      for (const cell of [s.source, s.version, s.licence!]) expect(packed).toContain(cell.replace(/\s/g, ''));
-    }
-    // No page ends with a section heading: each is kept with what follows it.
-    const HEADING = /^(Emissions by lifecycle phase|Confidence and uncertainty|Lifecycle emissions of the assets bought|Purchases over the period|By category|By country of use|Avoided emissions|Grid factors used|Hotspots by|Actions and what they would save|Science Based Targets|Notes)/;
-    const pages = (await pdfTexts(await post(keys.audited, { type, ...PERIOD })))[0].split('\f').filter((page) => page.trim());
-    expect(pages.length).toBeGreaterThan(1);
-    for (const [i, page] of pages.entries()) {
-      const lines = page.split('\n').map((line) => line.trim()).filter(Boolean);
-      const lastBeforeFooter = lines.at(-2) ?? '';
-      expect(lastBeforeFooter, `page ${i + 1}`).not.toMatch(HEADING);
-    }
-    if (type === 'hotspot_analysis') {
-      const h = view.hotspots!;
-      expect(text).toContain(`Hotspots by model: ${h.models.length < h.models_count ? `top ${h.models.length} of ${h.models_count}` : `all ${h.models_count}`} models`);
-      expect(text).toContain(`Hotspots by category: ${h.categories.length < h.categories_count ? `top ${h.categories.length} of ${h.categories_count}` : `all ${h.categories_count}`} categories`);
-      expect(h.models_count).toBeGreaterThan(h.models.length);
-    } else {
-      expect(text).toContain(`By category: all ${view.by_category.length} categories`);
-    }
-  });
+      // The page against the view.
+      const range = (i: { low_kg: number; high_kg: number }) => `${fmt.kg(i.low_kg)} to ${fmt.kg(i.high_kg)}`;
+      const share = (kg: number) => fmt.pct((kg / view.totals.total_kg_co2e) * 100);
+      // The key figures stand side by side: label line, then the numbers, then the units.
+      expect(text).toContain(`${fmt.kg(view.totals.total_kg_co2e)} ${fmt.count(view.asset_count)} ${fmt.count(view.calculation_count)}`);
+      expect(text).toContain(
+        `Lifecycle emissions ${fmt.kgCo2e(view.totals.total_kg_co2e)}, ~80 % interval ${range(view.uncertainty.total)} kg CO₂e`,
+      );
+      for (const [label, key] of PHASES)
+        expect(text).toContain(`${label} ${fmt.kg(view.totals[key])} ${share(view.totals[key])} ${range(view.uncertainty.phases[key])}`);
+      expect(text).toContain(`Total ${fmt.kg(view.totals.total_kg_co2e)} 100.0 % ${range(view.uncertainty.total)}`);
+      const labels = {
+        manufacturer_verified: 'Manufacturer-verified',
+        estimated_high: 'Estimated, high',
+        estimated_medium: 'Estimated, medium',
+        estimated_low: 'Estimated, low',
+      };
+      for (const c of view.confidence_mix) {
+        const u =
+          c.uncertainty_pct!.min === c.uncertainty_pct!.max
+            ? `±${c.uncertainty_pct!.min} %`
+            : `±${c.uncertainty_pct!.min}–${c.uncertainty_pct!.max} %`;
+        expect(text).toContain(`${labels[c.level]} ${fmt.count(c.assets)} ${fmt.pct(c.share_pct)} ${fmt.kg(c.total_kg_co2e)} ${u}`);
+      }
+      for (const e of view.engine_versions) expect(text).toContain(`${e.version} (${fmt.count(e.assets)} assets)`);
+      expect(text).toContain(`Grid factors used: ${view.grid_factor_sources.length} sources`);
+      // Cells wrap in the table: the text without layout reads each cell's words in order.
+      // Wrapped cells (CJK text breaks between any two characters) are compared without white space.
+      const packed = plain.replace(/\s/g, '');
+      for (const s of view.grid_factor_sources) {
+        for (const cell of [s.source, s.version, s.licence!]) expect(packed).toContain(cell.replace(/\s/g, ''));
+      }
+      // No page ends with a section heading: each is kept with what follows it.
+      const HEADING =
+        /^(Emissions by lifecycle phase|Confidence and uncertainty|Lifecycle emissions of the assets bought|Purchases over the period|By category|By country of use|Avoided emissions|Grid factors used|Hotspots by|Actions and what they would save|Science Based Targets|Notes)/;
+      const pages = (await pdfTexts(await post(keys.audited, { type, ...PERIOD })))[0].split('\f').filter((page) => page.trim());
+      expect(pages.length).toBeGreaterThan(1);
+      for (const [i, page] of pages.entries()) {
+        const lines = page
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(Boolean);
+        const lastBeforeFooter = lines.at(-2) ?? '';
+        expect(lastBeforeFooter, `page ${i + 1}`).not.toMatch(HEADING);
+      }
+      if (type === 'hotspot_analysis') {
+        const h = view.hotspots!;
+        expect(text).toContain(
+          `Hotspots by model: ${h.models.length < h.models_count ? `top ${h.models.length} of ${h.models_count}` : `all ${h.models_count}`} models`,
+        );
+        expect(text).toContain(
+          `Hotspots by category: ${h.categories.length < h.categories_count ? `top ${h.categories.length} of ${h.categories_count}` : `all ${h.categories_count}`} categories`,
+        );
+        expect(h.models_count).toBeGreaterThan(h.models.length);
+      } else {
+        expect(text).toContain(`By category: all ${view.by_category.length} categories`);
+      }
+    },
+  );
 });

@@ -45,10 +45,42 @@ interface Seeded {
 // Period 2025: A1, A2, A3, A4, A7 are in the inventory; A5 left before it, A6 was bought after it.
 const ASSETS: Seeded[] = [
   { serial: 'A1', device: LAPTOP, country: 'DE', status: 'in_use', purchase_date: '2025-03-10', calculated_at: '2025-03-10T09:00:00Z' },
-  { serial: 'A2', device: LAPTOP, country: 'SE', status: 'in_use', purchase_date: '2024-06-01', calculated_at: '2024-06-01T09:00:00Z', bare: true },
-  { serial: 'A3', device: MONITOR, country: 'DE', status: 'resold', purchase_date: '2022-01-01', calculated_at: '2022-01-01T09:00:00Z', status_changed_at: '2025-05-05T10:00:00Z' },
-  { serial: 'A4', device: LAPTOP, country: 'DE', status: 'refurbished', purchase_date: null, calculated_at: '2025-07-01T09:00:00Z', status_changed_at: '2025-07-01T10:00:00Z' },
-  { serial: 'A5', device: LAPTOP, country: 'DE', status: 'recycled', purchase_date: '2020-01-01', calculated_at: '2020-01-01T09:00:00Z', status_changed_at: '2024-12-31T23:59:59Z' },
+  {
+    serial: 'A2',
+    device: LAPTOP,
+    country: 'SE',
+    status: 'in_use',
+    purchase_date: '2024-06-01',
+    calculated_at: '2024-06-01T09:00:00Z',
+    bare: true,
+  },
+  {
+    serial: 'A3',
+    device: MONITOR,
+    country: 'DE',
+    status: 'resold',
+    purchase_date: '2022-01-01',
+    calculated_at: '2022-01-01T09:00:00Z',
+    status_changed_at: '2025-05-05T10:00:00Z',
+  },
+  {
+    serial: 'A4',
+    device: LAPTOP,
+    country: 'DE',
+    status: 'refurbished',
+    purchase_date: null,
+    calculated_at: '2025-07-01T09:00:00Z',
+    status_changed_at: '2025-07-01T10:00:00Z',
+  },
+  {
+    serial: 'A5',
+    device: LAPTOP,
+    country: 'DE',
+    status: 'recycled',
+    purchase_date: '2020-01-01',
+    calculated_at: '2020-01-01T09:00:00Z',
+    status_changed_at: '2024-12-31T23:59:59Z',
+  },
   { serial: 'A6', device: LAPTOP, country: 'DE', status: 'in_use', purchase_date: '2026-01-15', calculated_at: '2026-01-15T09:00:00Z' },
   { serial: 'A7', device: MONITOR, country: 'FR', status: 'in_use', purchase_date: '2025-12-31', calculated_at: '2025-12-31T23:59:59Z' },
 ];
@@ -61,21 +93,45 @@ async function seed(a: Seeded, org = orgId): Promise<void> {
   const prisma = services.db.prisma;
   const calc = await prisma.calculation.create({
     data: {
-      org_id: org, kind: 'footprint', engine_version: f.methodology.engine_version, country: f.country, category: a.device.category,
-      confidence: f.methodology.confidence, total_kg_co2e: f.total_kg_co2e, ...f.breakdown, inputs: {},
-      result: a.bare ? {} : JSON.parse(JSON.stringify(f)), created_at: new Date(a.calculated_at),
+      org_id: org,
+      kind: 'footprint',
+      engine_version: f.methodology.engine_version,
+      country: f.country,
+      category: a.device.category,
+      confidence: f.methodology.confidence,
+      total_kg_co2e: f.total_kg_co2e,
+      ...f.breakdown,
+      inputs: {},
+      result: a.bare ? {} : JSON.parse(JSON.stringify(f)),
+      created_at: new Date(a.calculated_at),
     },
   });
-  if (!a.bare) await prisma.calculationFactor.create({ data: { calculation_id: calc.id, factor_id: services.reference.gridFactor(a.country)!.id, role: 'use_grid', org_id: org } });
+  if (!a.bare)
+    await prisma.calculationFactor.create({
+      data: { calculation_id: calc.id, factor_id: services.reference.gridFactor(a.country)!.id, role: 'use_grid', org_id: org },
+    });
   const asset = await prisma.asset.create({
     data: {
-      org_id: org, ...a.device, serial_number: a.serial, status: a.status, country: a.country, active_calculation_id: calc.id,
-      purchase_date: a.purchase_date ? new Date(`${a.purchase_date}T00:00:00Z`) : null, total_kg_co2e: f.total_kg_co2e,
+      org_id: org,
+      ...a.device,
+      serial_number: a.serial,
+      status: a.status,
+      country: a.country,
+      active_calculation_id: calc.id,
+      purchase_date: a.purchase_date ? new Date(`${a.purchase_date}T00:00:00Z`) : null,
+      total_kg_co2e: f.total_kg_co2e,
     },
   });
   if (a.status_changed_at) {
     await prisma.assetEvent.create({
-      data: { org_id: org, asset_id: asset.id, event: 'asset.status_changed', from_value: 'in_use', to_value: a.status, created_at: new Date(a.status_changed_at) },
+      data: {
+        org_id: org,
+        asset_id: asset.id,
+        event: 'asset.status_changed',
+        from_value: 'in_use',
+        to_value: a.status,
+        created_at: new Date(a.status_changed_at),
+      },
     });
   }
 }
@@ -86,7 +142,8 @@ const view = (request: Partial<ReportRequest> = {}, org = orgId) =>
     { type: 'sustainability_summary', ...PERIOD, ...request },
   );
 const totalOf = (...serials: string[]) => serials.reduce((t, s) => t + stored.get(s)!.total_kg_co2e, 0);
-const phaseOf = (phase: 'production_kg' | 'use_phase_kg', ...serials: string[]) => serials.reduce((t, s) => t + stored.get(s)!.breakdown[phase], 0);
+const phaseOf = (phase: 'production_kg' | 'use_phase_kg', ...serials: string[]) =>
+  serials.reduce((t, s) => t + stored.get(s)!.breakdown[phase], 0);
 const row = (rows: ReportView['by_category'], label: string) => rows.find((r) => r.label === label);
 
 beforeAll(async () => {
@@ -96,12 +153,23 @@ beforeAll(async () => {
   orgId = (await services.db.prisma.organization.create({ data: { name: 'Müller Reporting GmbH', plan: 'pro' } })).id;
   emptyOrgId = (await services.db.prisma.organization.create({ data: { name: 'Empty Ltd', plan: 'pro' } })).id;
   laterOrgId = (await services.db.prisma.organization.create({ data: { name: 'Later Ltd', plan: 'pro' } })).id;
-  await seed({ serial: 'B1', device: LAPTOP, country: 'DE', status: 'in_use', purchase_date: '2024-02-29', calculated_at: '2024-02-29T09:00:00Z' }, laterOrgId);
+  await seed(
+    { serial: 'B1', device: LAPTOP, country: 'DE', status: 'in_use', purchase_date: '2024-02-29', calculated_at: '2024-02-29T09:00:00Z' },
+    laterOrgId,
+  );
   for (const a of ASSETS) await seed(a);
   // An asset without a calculation (e.g. one whose import failed to calculate) is named in the notes.
   await services.db.prisma.asset.create({ data: { org_id: orgId, ...LAPTOP, serial_number: 'A8', country: 'DE' } });
   await services.db.prisma.sbtiTarget.create({
-    data: { org_id: orgId, name: 'Scope 3 hardware', scope: 'scope 3', base_year: 2022, base_year_kg_co2e: 50_000, target_year: 2030, reduction_pct: 42 },
+    data: {
+      org_id: orgId,
+      name: 'Scope 3 hardware',
+      scope: 'scope 3',
+      base_year: 2022,
+      base_year_kg_co2e: 50_000,
+      target_year: 2030,
+      reduction_pct: 42,
+    },
   });
 }, 120_000);
 afterAll(async () => {
@@ -112,7 +180,13 @@ afterAll(async () => {
 describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
   it('takes the inventory as of dateTo: bought by then, not gone before dateFrom', async () => {
     const v = await view();
-    expect(v).toMatchObject({ organization_name: 'Müller Reporting GmbH', date_from: '2025-01-01', date_to: '2025-12-31', empty: false, sandbox: false });
+    expect(v).toMatchObject({
+      organization_name: 'Müller Reporting GmbH',
+      date_from: '2025-01-01',
+      date_to: '2025-12-31',
+      empty: false,
+      sandbox: false,
+    });
     expect(v.period_semantics).toBe(periodSemantics(PERIOD));
     expect(v.asset_count).toBe(5); // A1 A2 A3 A4 A7
     expect(v.calculation_count).toBe(3); // recorded in 2025: A1, A4, A7 (the last second of the period included)
@@ -166,7 +240,7 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
     expect((await view({ dateFrom: '2024-01-01', dateTo: '2025-12-31' })).trend.buckets).toHaveLength(24);
   });
 
-  it('states the interval of the totals and of each phase: the assets\' intervals summed bound by bound, never below zero', async () => {
+  it("states the interval of the totals and of each phase: the assets' intervals summed bound by bound, never below zero", async () => {
     const v = await view();
     const inventory = ['A1', 'A2', 'A3', 'A4', 'A7'];
     const sumOf = (value: (serial: string) => number, u: (serial: string) => number | null, bound: 'low_kg' | 'high_kg') =>
@@ -186,14 +260,17 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
     expect(v.uncertainty.method).toContain(INTERVAL_METHOD);
     // A2's older record states no uncertainty: at its value in both bounds, and the notes say so.
     expect(v.uncertainty.assets_without_uncertainty).toBe(1);
-    expect(v.notes).toContain("The calculation of 1 asset states no uncertainty: its figures count at their value in both bounds of the intervals.");
+    expect(v.notes).toContain(
+      'The calculation of 1 asset states no uncertainty: its figures count at their value in both bounds of the intervals.',
+    );
   });
 
   it('gives the confidence mix, the engine versions and the grid factors behind the figures', async () => {
     const v = await view();
     const inventory = ['A1', 'A2', 'A3', 'A4', 'A7'];
     const levels = new Map<string, string[]>();
-    for (const s of inventory) levels.set(stored.get(s)!.methodology.confidence, [...(levels.get(stored.get(s)!.methodology.confidence) ?? []), s]);
+    for (const s of inventory)
+      levels.set(stored.get(s)!.methodology.confidence, [...(levels.get(stored.get(s)!.methodology.confidence) ?? []), s]);
     expect(v.confidence_mix.map((c) => [c.level, c.assets])).toEqual([...levels].map(([level, serials]) => [level, serials.length]));
     for (const c of v.confidence_mix) {
       expect(c.share_pct).toBeCloseTo((c.assets / 5) * 100, 1);
@@ -211,7 +288,9 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
     );
     expect(v.grid_factor_sources.every((s) => s.licence !== null && s.regions === 1)).toBe(true);
     expect(v.assets_without_grid_factor).toBe(1);
-    expect(v.notes).toContain('The calculation of 1 asset states no grid factor (an older record): the grid factors listed are those of the other assets.');
+    expect(v.notes).toContain(
+      'The calculation of 1 asset states no grid factor (an older record): the grid factors listed are those of the other assets.',
+    );
   });
 
   it('counts savings of the assets resold or refurbished in the period, as the savings and refurbishment endpoints compute them', async () => {
@@ -249,18 +328,28 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
 
     // Actions apply to the assets in service: A1 (laptop, DE), A2 (laptop, SE), A7 (monitor, FR).
     const action = (text: string) => h.actions.find((a) => a.action === text);
-    const savings1 = (device: Device, country: string) => services.footprint.savings({ ...device, country, remaining_years: 1 }, anonymous).then((s) => s.avoided_co2_kg);
+    const savings1 = (device: Device, country: string) =>
+      services.footprint.savings({ ...device, country, remaining_years: 1 }, anonymous).then((s) => s.avoided_co2_kg);
     const refurb1 = (device: Device, country: string) =>
       services.footprint.refurbishment({ ...device, country, grade: 'B', remaining_years: 1 }, anonymous).then((r) => r.net_savings_kg);
     const use = (device: Device, country: string) => footprint(device, country).then((f) => f.breakdown.use_phase_kg);
-    expect(action('Laptop: extend the life of 2 devices by one year')!.saving_kg_co2e).toBeCloseTo((await savings1(LAPTOP, 'DE')) + (await savings1(LAPTOP, 'SE')), 1);
-    expect(action('Laptop: refurbish 2 devices (grade B) instead of buying new')!.saving_kg_co2e).toBeCloseTo((await refurb1(LAPTOP, 'DE')) + (await refurb1(LAPTOP, 'SE')), 1);
+    expect(action('Laptop: extend the life of 2 devices by one year')!.saving_kg_co2e).toBeCloseTo(
+      (await savings1(LAPTOP, 'DE')) + (await savings1(LAPTOP, 'SE')),
+      1,
+    );
+    expect(action('Laptop: refurbish 2 devices (grade B) instead of buying new')!.saving_kg_co2e).toBeCloseTo(
+      (await refurb1(LAPTOP, 'DE')) + (await refurb1(LAPTOP, 'SE')),
+      1,
+    );
     expect(action('Monitor: extend the life of 1 device by one year')!.saving_kg_co2e).toBeCloseTo(await savings1(MONITOR, 'FR'), 1);
     // Sweden has the cleanest grid of DE, FR and SE: only the assets elsewhere move.
     const moveLaptops = action('Laptop: use 1 device in Sweden (SE) instead of their current countries')!;
     expect(moveLaptops.saving_kg_co2e).toBeCloseTo((await use(LAPTOP, 'DE')) - (await use(LAPTOP, 'SE')), 1);
     expect(moveLaptops.basis).toMatch(/grid factor of SE/);
-    expect(action('Monitor: use 1 device in Sweden (SE) instead of their current countries')!.saving_kg_co2e).toBeCloseTo((await use(MONITOR, 'FR')) - (await use(MONITOR, 'SE')), 1);
+    expect(action('Monitor: use 1 device in Sweden (SE) instead of their current countries')!.saving_kg_co2e).toBeCloseTo(
+      (await use(MONITOR, 'FR')) - (await use(MONITOR, 'SE')),
+      1,
+    );
     expect(h.actions.map((a) => a.saving_kg_co2e)).toEqual([...h.actions.map((a) => a.saving_kg_co2e)].sort((a, b) => b - a));
     for (const a of h.actions) expect(a.basis).toMatch(/engine \d+\.\d+\.\d+/i);
   });
@@ -273,6 +362,8 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
     const before = await view({ dateFrom: '2023-01-01', dateTo: '2024-02-28', type: 'hotspot_analysis' }, laterOrgId);
     expect(before).toMatchObject({ empty: true, asset_count: 0 });
     expect(before.hotspots).toMatchObject({ models: [], components: [], actions: [] });
-    expect(before.notes[0]).toBe('No asset was in the inventory in this period: the organisation has 1 asset, the earliest purchased on 2024-02-29.');
+    expect(before.notes[0]).toBe(
+      'No asset was in the inventory in this period: the organisation has 1 asset, the earliest purchased on 2024-02-29.',
+    );
   });
 });

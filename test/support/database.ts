@@ -19,7 +19,12 @@ export async function openTestDatabase(wrapAdapter?: AdapterWrapper, { empty = f
   const serverUrl = process.env.TEST_DATABASE_URL;
   if (!serverUrl) {
     const dir = await mkdtemp(path.join(tmpdir(), 'lcf-test-db-'));
-    const db = await openDatabase({ kind: 'pglite', dataDir: dir, seed: inject(empty ? 'pgliteEmptySeed' : 'pgliteSeed') || undefined, wrapAdapter });
+    const db = await openDatabase({
+      kind: 'pglite',
+      dataDir: dir,
+      seed: inject(empty ? 'pgliteEmptySeed' : 'pgliteSeed') || undefined,
+      wrapAdapter,
+    });
     return {
       ...db,
       async close() {

@@ -110,7 +110,8 @@ export async function startFakeBlancco(
     }
     const failure = failures.shift();
     if (failure) {
-      const headers: Record<string, string> = failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) };
+      const headers: Record<string, string> =
+        failure.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(failure.retryAfterSeconds) };
       return send(res, failure.status, { error: STATUS_CODES[failure.status] ?? 'Error' }, headers);
     }
     if (req.headers['x-blancco-api-key'] !== fake.apiKey) return send(res, 401, { error: 'Unauthorized' });
@@ -121,7 +122,10 @@ export async function startFakeBlancco(
     const matching = fake.reports
       .map((report) => ({ report, ...orderKey(report) }))
       .filter(({ summary }) => query.since === undefined || (summary.at !== null && summary.at.getTime() >= query.since))
-      .filter(({ summary }) => query.successful === undefined || (query.successful ? summary.state === 'successful' : summary.state === 'unsuccessful'))
+      .filter(
+        ({ summary }) =>
+          query.successful === undefined || (query.successful ? summary.state === 'successful' : summary.state === 'unsuccessful'),
+      )
       .filter(({ ms, id }) => !query.after || ms > query.after.ms || (ms === query.after.ms && id > query.after.id))
       .sort((a, b) => a.ms - b.ms || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     const page = matching.slice(0, Math.min(query.size, fake.pageSize));
@@ -152,7 +156,8 @@ function readQuery(body: unknown): ExportQuery | string {
   if (!isObject(body)) return 'request body must be a JSON object';
   const { filter, format, container, size, cursor } = body;
   if (format !== undefined && (typeof format !== 'string' || format.toUpperCase() !== 'JSON')) return 'format: only "JSON" is served';
-  if (container !== undefined && (typeof container !== 'string' || container.toUpperCase() !== 'NONE')) return 'container: only "NONE" is served';
+  if (container !== undefined && (typeof container !== 'string' || container.toUpperCase() !== 'NONE'))
+    return 'container: only "NONE" is served';
   if (size !== undefined && !(Number.isInteger(size) && (size as number) >= 1 && (size as number) <= MAX_SIZE)) {
     return `size: must be an integer from 1 to ${MAX_SIZE}`;
   }

@@ -267,7 +267,10 @@ export function icecatProductJson(product: FakeIcecatProduct, language = 'EN'): 
         ProductNameInfo: { ProductIntName: product.productName, ProductLocalName: '', Language: lang },
         BrandPartCode: product.productCode,
         GTIN: product.gtins ?? [],
-        Category: { CategoryID: String(product.category.id), Name: { ID: product.category.id, Value: product.category.name, Language: lang } },
+        Category: {
+          CategoryID: String(product.category.id),
+          Name: { ID: product.category.id, Value: product.category.name, Language: lang },
+        },
         ProductFamily: {},
         ProductSeries: {},
         Description: {},
@@ -368,9 +371,7 @@ export async function startFakeIcecat(options: FakeIcecatOptions = {}): Promise<
       const wanted = normalizeDigits(gtin);
       product = products.find((p) => (p.gtins ?? []).some((g) => normalizeDigits(g) === wanted));
     } else if (brand && code) {
-      product = products.find(
-        (p) => p.brand.toLowerCase() === brand.toLowerCase() && p.productCode.toLowerCase() === code.toLowerCase(),
-      );
+      product = products.find((p) => p.brand.toLowerCase() === brand.toLowerCase() && p.productCode.toLowerCase() === code.toLowerCase());
     } else if (icecatId) {
       product = products.find((p) => String(p.icecatId) === icecatId);
     } else {

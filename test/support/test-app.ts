@@ -27,7 +27,10 @@ export interface TestApp {
   json<T = any>(path: string, init?: RequestInit & { ip?: string }): Promise<{ status: number; body: T; headers: Headers }>;
   graphql(query: string, variables?: Record<string, unknown>, key?: string): Promise<{ status: number; body: any }>;
   createOrg(plan?: string, name?: string): Promise<{ id: string; name: string; plan: string }>;
-  createKey(orgId: string, options?: { environment?: 'live' | 'test'; bi_enabled?: boolean; org_context?: boolean }): Promise<{ id: string; key: string; prefix: string }>;
+  createKey(
+    orgId: string,
+    options?: { environment?: 'live' | 'test'; bi_enabled?: boolean; org_context?: boolean },
+  ): Promise<{ id: string; key: string; prefix: string }>;
   /** Serves the app over node:http on 127.0.0.1 (closed by close()); returns its base URL. */
   listen(): Promise<string>;
   close(): Promise<void>;
@@ -50,12 +53,21 @@ export async function createTestApp(
   // In-process requests go to http://localhost and listen() serves 127.0.0.1 on a port of its own: both are
   // this server's hosts, allowed in links (ALLOWED_HOSTS: '' restores the default, the listen address).
   const ownHosts = { ALLOWED_HOSTS: 'localhost,127.0.0.1' };
-  const config = loadConfig({ DATA_DIR: dataDir, ADMIN_TOKEN: TEST_ADMIN_TOKEN, LOG_LEVEL: 'silent', QUOTA_LIMITS: UNLIMITED, ...ownHosts, ...redis, ...env });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+    LOG_LEVEL: 'silent',
+    QUOTA_LIMITS: UNLIMITED,
+    ...ownHosts,
+    ...redis,
+    ...env,
+  });
   const db = options.database ?? (await openTestDatabase(options.wrapAdapter));
   const services = await startServices(config, createLogger(config.logLevel), db);
   const app = createApp(services);
 
-  const request = (p: string, init: RequestInit & { ip?: string } = {}) => app.fetch(new Request(`http://localhost${p}`, init), { ip: init.ip });
+  const request = (p: string, init: RequestInit & { ip?: string } = {}) =>
+    app.fetch(new Request(`http://localhost${p}`, init), { ip: init.ip });
   const json = async (p: string, init?: RequestInit & { ip?: string }) => {
     const response = await request(p, init);
     const text = await response.text();

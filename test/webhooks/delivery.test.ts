@@ -73,7 +73,15 @@ afterAll(async () => {
 
 describe(`webhook delivery on ${TEST_DATABASE_KIND}`, () => {
   it('accepts loopback, private and link-local URLs when WEBHOOK_ALLOW_PRIVATE_URLS is set, but still only http(s)', async () => {
-    for (const url of ['http://127.0.0.1/h', 'http://localhost/h', 'http://10.0.0.1/h', 'http://169.254.169.254/h', 'http://[::1]/h', 'http://[fc00::1]/h', 'http://[::ffff:127.0.0.1]/h']) {
+    for (const url of [
+      'http://127.0.0.1/h',
+      'http://localhost/h',
+      'http://10.0.0.1/h',
+      'http://169.254.169.254/h',
+      'http://[::1]/h',
+      'http://[fc00::1]/h',
+      'http://[::ffff:127.0.0.1]/h',
+    ]) {
       const res = await registerEndpoint(t, key, { url });
       expect(res.status, url).toBe(201);
     }
@@ -93,16 +101,29 @@ describe(`webhook delivery on ${TEST_DATABASE_KIND}`, () => {
     expect(receiver.on('/ok')).toHaveLength(1);
     expect(receiver.on('/failed-only')).toHaveLength(0);
     expect(request!.verified).toEqual({
-      payload: { type: 'org.export.job.completed', timestamp: expect.any(String), data: { ...completedData(jobId), bytes: 1_234_567, total_rows: 4_321 } },
+      payload: {
+        type: 'org.export.job.completed',
+        timestamp: expect.any(String),
+        data: { ...completedData(jobId), bytes: 1_234_567, total_rows: 4_321 },
+      },
     });
     const [row] = await attemptsOf(endpoint.id);
     expect(request!.headers).toMatchObject({ 'webhook-id': row!.message_id, 'content-type': 'application/json', 'user-agent': USER_AGENT });
     expect(Number(request!.headers['webhook-timestamp'])).toBeCloseTo(Date.now() / 1000, -1);
     expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     // The signature is the endpoint's: another secret does not verify it.
-    expect(() => new Webhook(failedOnly.secret).verify(request!.body, request!.headers as Record<string, string>)).toThrow('No matching signature found');
+    expect(() => new Webhook(failedOnly.secret).verify(request!.body, request!.headers as Record<string, string>)).toThrow(
+      'No matching signature found',
+    );
 
-    expect(row).toMatchObject({ attempt: 1, status: 'succeeded', response_status: 200, error: null, delivered_at: expect.any(Date), duration_ms: expect.any(Number) });
+    expect(row).toMatchObject({
+      attempt: 1,
+      status: 'succeeded',
+      response_status: 200,
+      error: null,
+      delivered_at: expect.any(Date),
+      duration_ms: expect.any(Number),
+    });
     expect(await dispatcher().runOnce()).toBe(0);
   });
 
@@ -116,7 +137,12 @@ describe(`webhook delivery on ${TEST_DATABASE_KIND}`, () => {
 
   it('retries with backoff: 500, 500, then 200 makes three attempt rows with one message id', async () => {
     const endpoint = await endpointAt('/flaky', (previous) => (previous < 2 ? 500 : 200));
-    await emit('org.export.job.failed', { job_id: randomUUID(), status: 'failed', error_code: 'EXPORT_FAILED', error_message: 'disk full' });
+    await emit('org.export.job.failed', {
+      job_id: randomUUID(),
+      status: 'failed',
+      error_code: 'EXPORT_FAILED',
+      error_message: 'disk full',
+    });
     const started = Date.now();
     expect(await drain(dispatcher({ retryDelaysMs: [150, 150, 150] }))).toBe(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(300);
@@ -140,7 +166,9 @@ describe(`webhook delivery on ${TEST_DATABASE_KIND}`, () => {
     // The delivery log shows every attempt.
     const log = await t.json(`/v1/webhooks/deliveries?endpoint_id=${endpoint.id}`, { headers: auth(key) });
     expect(log.body.total).toBe(3);
-    expect(log.body.deliveries.map((d: { attempt: number; status: string; message_id: string }) => [d.attempt, d.status, d.message_id])).toEqual([
+    expect(
+      log.body.deliveries.map((d: { attempt: number; status: string; message_id: string }) => [d.attempt, d.status, d.message_id]),
+    ).toEqual([
       [3, 'succeeded', rows[0]!.message_id],
       [2, 'failed', rows[0]!.message_id],
       [1, 'failed', rows[0]!.message_id],
@@ -167,8 +195,12 @@ describe(`webhook delivery on ${TEST_DATABASE_KIND}`, () => {
     const started = Date.now();
     expect(await dispatcher({ timeoutMs: 300 }).runOnce()).toBe(2);
     expect(Date.now() - started).toBeLessThan(2_000);
-    expect(await attemptsOf(slow.id)).toEqual([expect.objectContaining({ status: 'failed', response_status: null, error: 'timed out after 300 ms' })]);
-    expect(await attemptsOf(moved.id)).toEqual([expect.objectContaining({ status: 'failed', response_status: 302, error: 'HTTP 302 (redirects are not followed)' })]);
+    expect(await attemptsOf(slow.id)).toEqual([
+      expect.objectContaining({ status: 'failed', response_status: null, error: 'timed out after 300 ms' }),
+    ]);
+    expect(await attemptsOf(moved.id)).toEqual([
+      expect.objectContaining({ status: 'failed', response_status: 302, error: 'HTTP 302 (redirects are not followed)' }),
+    ]);
     expect(receiver.on('/redirected')).toHaveLength(0);
   });
 
@@ -196,7 +228,9 @@ describe(`webhook delivery on ${TEST_DATABASE_KIND}`, () => {
     // Deleted behind the API's back, so the attempt is still pending when the dispatcher claims it.
     await prisma().webhookEndpoint.update({ where: { id: endpoint.id }, data: { deleted_at: new Date(), active: false } });
     expect(await dispatcher({ retryDelaysMs: [10] }).runOnce()).toBe(1);
-    expect(await attemptsOf(endpoint.id)).toEqual([expect.objectContaining({ status: 'failed', error: 'endpoint deleted', delivered_at: null, response_status: null })]);
+    expect(await attemptsOf(endpoint.id)).toEqual([
+      expect.objectContaining({ status: 'failed', error: 'endpoint deleted', delivered_at: null, response_status: null }),
+    ]);
     expect(receiver.on('/gone')).toHaveLength(0);
   });
 
@@ -207,7 +241,9 @@ describe(`webhook delivery on ${TEST_DATABASE_KIND}`, () => {
     await drain(dispatcher());
     const [hit] = receiver.on('/rotated');
     expect(() => new Webhook(endpoint.secret).verify(hit!.body, hit!.headers as Record<string, string>)).toThrow();
-    expect(new Webhook(rotated.body.secret).verify(hit!.body, hit!.headers as Record<string, string>)).toMatchObject({ type: 'org.export.job.failed' });
+    expect(new Webhook(rotated.body.secret).verify(hit!.body, hit!.headers as Record<string, string>)).toMatchObject({
+      type: 'org.export.job.failed',
+    });
   });
 
   it('running: a hanging endpoint does not hold up another, and stop() waits for the attempt in flight', async () => {

@@ -50,7 +50,9 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
     const stored = await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(stored).toMatchObject({ org_id: orgA.id, secret: res.body.secret });
     const audit = await prisma().auditLog.findMany({ where: { subject_id: res.body.id } });
-    expect(audit).toEqual([expect.objectContaining({ event: 'webhook.endpoint.created', org_id: orgA.id, data: { url: res.body.url, events: res.body.events } })]);
+    expect(audit).toEqual([
+      expect.objectContaining({ event: 'webhook.endpoint.created', org_id: orgA.id, data: { url: res.body.url, events: res.body.events } }),
+    ]);
 
     const listed = await list(keyA);
     expect(listed.status).toBe(200);
@@ -80,11 +82,17 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
       key,
     );
     expect(created.body.errors).toBeUndefined();
-    expect(created.body.data.createWebhookEndpoint).toMatchObject({ url: 'https://1.1.1.1/graphql-hook', events: ['org.export.job.failed'], active: true });
+    expect(created.body.data.createWebhookEndpoint).toMatchObject({
+      url: 'https://1.1.1.1/graphql-hook',
+      events: ['org.export.job.failed'],
+      active: true,
+    });
     expect(created.body.data.createWebhookEndpoint.secret).toMatch(SECRET);
 
     const listed = await t.graphql('{ webhookEndpoints { id events } }', {}, key);
-    expect(listed.body.data.webhookEndpoints).toEqual([{ id: created.body.data.createWebhookEndpoint.id, events: ['org.export.job.failed'] }]);
+    expect(listed.body.data.webhookEndpoints).toEqual([
+      { id: created.body.data.createWebhookEndpoint.id, events: ['org.export.job.failed'] },
+    ]);
     const secretAsked = await t.graphql('{ webhookEndpoints { id secret } }', {}, key);
     expect(secretAsked.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
     expect(secretAsked.body.errors[0].message).toMatch(/Cannot query field "secret" on type "WebhookEndpoint"/);
@@ -98,7 +106,10 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
     expect(res.body).toMatchObject({ id: created.id, active: false, deleted_at: expect.any(String) });
     expect(res.body.secret).toBeUndefined();
     expect((await list(keyA)).body.map((e: { id: string }) => e.id)).not.toContain(created.id);
-    expect(await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } })).toMatchObject({ active: false, deleted_at: expect.any(Date) });
+    expect(await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: created.id } })).toMatchObject({
+      active: false,
+      deleted_at: expect.any(Date),
+    });
     expect(await prisma().webhookDelivery.findMany({ where: { endpoint_id: created.id }, select: { status: true, error: true } })).toEqual([
       { status: 'failed', error: 'endpoint deleted' },
     ]);
@@ -117,7 +128,11 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
     const unknownDelete = await remove(keyA, unknown);
     expect(foreignDelete.status).toBe(404);
     expect(foreignDelete.body).toEqual({ ...unknownDelete.body, details: unknownDelete.body.details.replace(unknown, foreign.id) });
-    expect(foreignDelete.body).toEqual({ error: 'Webhook endpoint not found', code: 'NOT_FOUND', details: `id: no webhook endpoint ${foreign.id} in this organisation` });
+    expect(foreignDelete.body).toEqual({
+      error: 'Webhook endpoint not found',
+      code: 'NOT_FOUND',
+      details: `id: no webhook endpoint ${foreign.id} in this organisation`,
+    });
     const rotate = await t.json(`/v1/webhooks/endpoints/${foreign.id}/rotate-secret`, { method: 'POST', headers: auth(keyA) });
     expect(rotate.status).toBe(404);
     expect((await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: foreign.id } })).active).toBe(true);
@@ -131,7 +146,9 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
   it('keeps test keys in their sandbox: endpoints and events of the real organisation and the sandbox never mix', async () => {
     const sandboxEndpoint = await registerEndpoint(t, testKeyA, { url: 'http://8.8.8.8/sandbox' });
     expect(sandboxEndpoint.status).toBe(201);
-    expect((await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: sandboxEndpoint.body.id } })).org_id).toBe(sandboxOrgId(orgA.id));
+    expect((await prisma().webhookEndpoint.findUniqueOrThrow({ where: { id: sandboxEndpoint.body.id } })).org_id).toBe(
+      sandboxOrgId(orgA.id),
+    );
     expect((await list(keyA)).body.map((e: { id: string }) => e.id)).not.toContain(sandboxEndpoint.body.id);
     const sandboxList = (await list(testKeyA)).body;
     expect(sandboxList.map((e: { id: string }) => e.id)).toEqual([sandboxEndpoint.body.id]);
@@ -146,7 +163,11 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('needs a key with organisation context; the read-only demo sandbox cannot register', async () => {
-    const anonymous = await t.json('/v1/webhooks/endpoints', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'http://8.8.8.8/' }) });
+    const anonymous = await t.json('/v1/webhooks/endpoints', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://8.8.8.8/' }),
+    });
     expect(anonymous.status).toBe(401);
     const noContext = (await t.createKey(orgA.id, { org_context: false })).key;
     expect((await list(noContext)).body).toMatchObject({ code: 'NO_ORGANIZATION_CONTEXT' });
@@ -158,7 +179,10 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('refuses unknown event names naming events[i], and an empty list', async () => {
-    const unknown = await registerEndpoint(t, keyA, { url: 'http://8.8.8.8/x', events: ['org.export.job.failed', 'org.export.job.exploded'] });
+    const unknown = await registerEndpoint(t, keyA, {
+      url: 'http://8.8.8.8/x',
+      events: ['org.export.job.failed', 'org.export.job.exploded'],
+    });
     expect(unknown.status).toBe(400);
     expect(unknown.body).toEqual({
       error: "Invalid parameter 'events[1]'",
@@ -244,17 +268,33 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
     const all = (await registerEndpoint(t, key, { url: 'http://8.8.8.8/log/all' })).body;
     // Through an interactive transaction, as the export worker queues its events (outbox).
     const queued = await prisma().$transaction(async (tx) => [
-      await enqueueWebhookEvent(tx, org.id, 'org.export.job.completed', { job_id: 'j1', bytes: 123n, completed_at: new Date('2026-01-02T03:04:05Z') }),
+      await enqueueWebhookEvent(tx, org.id, 'org.export.job.completed', {
+        job_id: 'j1',
+        bytes: 123n,
+        completed_at: new Date('2026-01-02T03:04:05Z'),
+      }),
       await enqueueWebhookEvent(tx, org.id, 'org.export.job.failed', { job_id: 'j2' }),
     ]);
     expect(queued).toEqual([1, 2]);
-    const completed = await prisma().webhookDelivery.findFirstOrThrow({ where: { endpoint_id: all.id, event: 'org.export.job.completed' } });
-    expect(completed.payload).toEqual({ type: 'org.export.job.completed', timestamp: expect.any(String), data: { job_id: 'j1', bytes: 123, completed_at: '2026-01-02T03:04:05.000Z' } });
+    const completed = await prisma().webhookDelivery.findFirstOrThrow({
+      where: { endpoint_id: all.id, event: 'org.export.job.completed' },
+    });
+    expect(completed.payload).toEqual({
+      type: 'org.export.job.completed',
+      timestamp: expect.any(String),
+      data: { job_id: 'j1', bytes: 123, completed_at: '2026-01-02T03:04:05.000Z' },
+    });
     expect(completed.message_id).toMatch(/^msg_[0-9a-f-]{36}$/);
     // A finished attempt, as the dispatcher leaves it.
     await prisma().webhookDelivery.update({
       where: { id: completed.id },
-      data: { status: 'succeeded', response_status: 204, duration_ms: 12, delivered_at: new Date(), created_at: new Date(Date.now() - 60_000) },
+      data: {
+        status: 'succeeded',
+        response_status: 204,
+        duration_ms: 12,
+        delivered_at: new Date(),
+        created_at: new Date(Date.now() - 60_000),
+      },
     });
 
     const page = await deliveries(key, '?limit=2');
@@ -263,15 +303,44 @@ describe(`webhook endpoints on ${TEST_DATABASE_KIND}`, () => {
     expect(page.body.deliveries).toHaveLength(2);
     const first = page.body.deliveries[0];
     expect(Object.keys(first).sort()).toEqual(
-      ['attempt', 'created_at', 'delivered_at', 'duration_ms', 'endpoint_id', 'error', 'event', 'id', 'message_id', 'next_attempt_at', 'response_status', 'status'].sort(),
+      [
+        'attempt',
+        'created_at',
+        'delivered_at',
+        'duration_ms',
+        'endpoint_id',
+        'error',
+        'event',
+        'id',
+        'message_id',
+        'next_attempt_at',
+        'response_status',
+        'status',
+      ].sort(),
     );
-    expect(first).toMatchObject({ event: 'org.export.job.failed', attempt: 1, status: 'pending', response_status: null, delivered_at: null, next_attempt_at: expect.any(String) });
+    expect(first).toMatchObject({
+      event: 'org.export.job.failed',
+      attempt: 1,
+      status: 'pending',
+      response_status: null,
+      delivered_at: null,
+      next_attempt_at: expect.any(String),
+    });
     const rest = await deliveries(key, '?limit=2&offset=2');
     expect(rest.body.deliveries).toEqual([
-      expect.objectContaining({ id: completed.id, status: 'succeeded', response_status: 204, duration_ms: 12, next_attempt_at: null, delivered_at: expect.any(String) }),
+      expect.objectContaining({
+        id: completed.id,
+        status: 'succeeded',
+        response_status: 204,
+        duration_ms: 12,
+        next_attempt_at: null,
+        delivered_at: expect.any(String),
+      }),
     ]);
     expect((await deliveries(key, `?endpoint_id=${failedOnly.id}`)).body.total).toBe(1);
-    expect((await deliveries(key, '?event=org.export.job.completed')).body.deliveries.map((d: { id: string }) => d.id)).toEqual([completed.id]);
+    expect((await deliveries(key, '?event=org.export.job.completed')).body.deliveries.map((d: { id: string }) => d.id)).toEqual([
+      completed.id,
+    ]);
     expect((await deliveries(keyB)).body.deliveries.map((d: { endpoint_id: string }) => d.endpoint_id)).not.toContain(all.id);
 
     for (const [query, details] of [

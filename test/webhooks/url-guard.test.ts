@@ -52,7 +52,11 @@ describe('webhook URL guard', () => {
     ['http://missing.example/', 'host could not be resolved'],
   ])('refuses %s: %s', async (url, reason) => {
     expect(await resolvePublicHost(new URL(url), false)).toEqual({ refused: reason });
-    await expect(checkOutboundUrl(url, false)).rejects.toMatchObject({ status: 400, code: 'WEBHOOK_URL_NOT_ALLOWED', details: expect.stringContaining(reason) });
+    await expect(checkOutboundUrl(url, false)).rejects.toMatchObject({
+      status: 400,
+      code: 'WEBHOOK_URL_NOT_ALLOWED',
+      details: expect.stringContaining(reason),
+    });
   });
 
   it('gives up on a resolution that does not answer in time', async () => {
@@ -86,10 +90,14 @@ describe('webhook URL guard', () => {
       // The name resolves to nothing at connection time; the request still reaches the pinned address, with its Host header.
       const status = await new Promise<number>((resolve, reject) => {
         http
-          .request(`http://missing.example:${port}/x`, { method: 'POST', lookup: pinnedLookup([{ address: '127.0.0.1', family: 4 }]), agent: false }, (res) => {
-            res.resume();
-            resolve(res.statusCode!);
-          })
+          .request(
+            `http://missing.example:${port}/x`,
+            { method: 'POST', lookup: pinnedLookup([{ address: '127.0.0.1', family: 4 }]), agent: false },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode!);
+            },
+          )
           .on('error', reject)
           .end();
       });

@@ -57,7 +57,10 @@ function storeSuite(name: string, open: () => Promise<Harness>) {
       console.log(`[quota] ${h.label}: 200 concurrent checks, budget 100 -> admitted ${admitted(decisions)}`);
       expect(admitted(decisions)).toBe(100);
       // Each admitted request saw a distinct remaining value: 99, 98, ..., 0.
-      const remaining = decisions.filter((d) => d.allowed).map((d) => d.remaining).sort((a, b) => a - b);
+      const remaining = decisions
+        .filter((d) => d.allowed)
+        .map((d) => d.remaining)
+        .sort((a, b) => a - b);
       expect(remaining).toEqual(Array.from({ length: 100 }, (_, i) => i));
       for (const d of decisions.filter((x) => !x.allowed)) {
         expect(d).toMatchObject({ exceeded: 'day', remaining: 0, limit: 100, plan: 'pro' });
@@ -145,7 +148,13 @@ function storeSuite(name: string, open: () => Promise<Harness>) {
       for (let i = 0; i < 3; i++) first.push(await quota.check(subject, lateYesterday));
       expect(first.map((d) => d.remaining)).toEqual([2, 1, 0]);
       const refused = await quota.check(subject, at('2026-11-22T23:59:55.5Z'));
-      expect(refused).toMatchObject({ allowed: false, exceeded: 'day', remaining: 0, retryAfterSeconds: 5, reset: Date.parse('2026-11-23T00:00:00Z') / 1000 });
+      expect(refused).toMatchObject({
+        allowed: false,
+        exceeded: 'day',
+        remaining: 0,
+        retryAfterSeconds: 5,
+        reset: Date.parse('2026-11-23T00:00:00Z') / 1000,
+      });
 
       const today = await quota.check(subject, at('2026-11-23T00:00:05Z'));
       expect(today).toMatchObject({ allowed: true, remaining: 2, reset: Date.parse('2026-11-24T00:00:00Z') / 1000 });
@@ -189,7 +198,8 @@ function storeSuite(name: string, open: () => Promise<Harness>) {
       expect(await quota.check(keySubject('free'), now)).toMatchObject({ allowed: true, remaining: 24 });
       // Free daily budget of 25 over several minutes.
       const later: QuotaDecision[] = [];
-      for (let m = 16; m < 20; m++) later.push(...(await concurrently(10, () => quota.check({ kind: 'anonymous', ip }, at(`2026-11-22T10:${m}:00Z`)))));
+      for (let m = 16; m < 20; m++)
+        later.push(...(await concurrently(10, () => quota.check({ kind: 'anonymous', ip }, at(`2026-11-22T10:${m}:00Z`)))));
       expect(admitted(later)).toBe(15);
       expect(later.filter((d) => !d.allowed).every((d) => d.exceeded === 'day')).toBe(true);
     });
@@ -256,10 +266,38 @@ describe('DatabaseCounterStore housekeeping', () => {
     await quota.check({ kind: 'anonymous', ip: '203.0.113.9' }, at('2026-11-22T10:15:10Z'));
     const rows = await db.prisma.usageCounter.findMany({ orderBy: { bucket: 'asc' } });
     expect(rows).toEqual([
-      { bucket: 'day:2026-11-22:ip:203.0.113.9', org_id: null, api_key_id: null, window: 'day', window_start: at('2026-11-22T00:00:00Z'), count: 1 },
-      { bucket: `day:2026-11-22:key:${keyId}`, org_id: orgId, api_key_id: keyId, window: 'day', window_start: at('2026-11-22T00:00:00Z'), count: 1 },
-      { bucket: 'minute:2026-11-22T10:15:ip:203.0.113.9', org_id: null, api_key_id: null, window: 'minute', window_start: at('2026-11-22T10:15:00Z'), count: 1 },
-      { bucket: `minute:2026-11-22T10:15:key:${keyId}`, org_id: orgId, api_key_id: keyId, window: 'minute', window_start: at('2026-11-22T10:15:00Z'), count: 1 },
+      {
+        bucket: 'day:2026-11-22:ip:203.0.113.9',
+        org_id: null,
+        api_key_id: null,
+        window: 'day',
+        window_start: at('2026-11-22T00:00:00Z'),
+        count: 1,
+      },
+      {
+        bucket: `day:2026-11-22:key:${keyId}`,
+        org_id: orgId,
+        api_key_id: keyId,
+        window: 'day',
+        window_start: at('2026-11-22T00:00:00Z'),
+        count: 1,
+      },
+      {
+        bucket: 'minute:2026-11-22T10:15:ip:203.0.113.9',
+        org_id: null,
+        api_key_id: null,
+        window: 'minute',
+        window_start: at('2026-11-22T10:15:00Z'),
+        count: 1,
+      },
+      {
+        bucket: `minute:2026-11-22T10:15:key:${keyId}`,
+        org_id: orgId,
+        api_key_id: keyId,
+        window: 'minute',
+        window_start: at('2026-11-22T10:15:00Z'),
+        count: 1,
+      },
     ]);
     await quota.close();
   });
@@ -268,7 +306,9 @@ describe('DatabaseCounterStore housekeeping', () => {
     const store = new DatabaseCounterStore(db.prisma, { asyncCommit: true, pruneEveryMs: 0 });
     const quota = new QuotaService(store, { limits: { day: { free: 20 } } });
     const now = at('2026-11-22T10:15:10Z');
-    const decisions = await concurrently(50, (i) => quota.check({ kind: 'anonymous', ip: '203.0.113.60' }, new Date(now.getTime() + (i % 5) * 60_000)));
+    const decisions = await concurrently(50, (i) =>
+      quota.check({ kind: 'anonymous', ip: '203.0.113.60' }, new Date(now.getTime() + (i % 5) * 60_000)),
+    );
     expect(admitted(decisions)).toBe(20);
     const [setting] = await db.prisma.$queryRawUnsafe<{ synchronous_commit: string }[]>('SHOW synchronous_commit');
     expect(setting?.synchronous_commit).toBe('on');

@@ -34,7 +34,18 @@ export {
   utcDayStart,
   utcMinuteStart,
 } from './policy.ts';
-export type { CounterResult, CounterStore, LookupScope, MonthBucket, MonthCounterResult, Plan, QuotaDecision, QuotaSubject, SignInScope, WindowLimits } from './policy.ts';
+export type {
+  CounterResult,
+  CounterStore,
+  LookupScope,
+  MonthBucket,
+  MonthCounterResult,
+  Plan,
+  QuotaDecision,
+  QuotaSubject,
+  SignInScope,
+  WindowLimits,
+} from './policy.ts';
 export { DatabaseCounterStore, type DatabaseCounterStoreOptions } from './database-store.ts';
 
 /** Failed sign-ins (wrong admin token, wrong console key) a client IP may make per minute and scope. */
@@ -113,7 +124,14 @@ export class QuotaService {
     const result = await this.store.reserveMonthly(bucket, limit);
     const reset = unixSeconds(bucket.windowEnd);
     if (!result.allowed) {
-      return { allowed: false, limit, remaining: 0, reset, retryAfterSeconds: retryAfterSeconds(now, bucket.windowEnd), release: async () => {} };
+      return {
+        allowed: false,
+        limit,
+        remaining: 0,
+        reset,
+        retryAfterSeconds: retryAfterSeconds(now, bucket.windowEnd),
+        release: async () => {},
+      };
     }
     let released = false;
     return {
@@ -130,8 +148,14 @@ export class QuotaService {
   }
 
   /** Today's count and daily limit per key, for the console. */
-  async usageToday(keys: { keyId: string; orgId: string; plan: Plan }[], now: Date = new Date()): Promise<{ used: number; limit: number }[]> {
-    const counts = await this.store.dayCounts(keys.map((k) => ({ kind: 'key', ...k })), now);
+  async usageToday(
+    keys: { keyId: string; orgId: string; plan: Plan }[],
+    now: Date = new Date(),
+  ): Promise<{ used: number; limit: number }[]> {
+    const counts = await this.store.dayCounts(
+      keys.map((k) => ({ kind: 'key', ...k })),
+      now,
+    );
     return keys.map((k, i) => ({ used: counts[i]!, limit: this.day[k.plan] }));
   }
 

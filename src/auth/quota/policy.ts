@@ -87,7 +87,7 @@ export interface QuotaDecision {
   remaining: number;
   /** Unix seconds of the next UTC midnight. */
   reset: number;
-  minute: { limit: number; remaining: number; /** Unix seconds of the next minute boundary. */ reset: number };
+  minute: { limit: number; remaining: number /** Unix seconds of the next minute boundary. */; reset: number };
   /** The window that refused the request. When both are used up it is 'day' (the longer wait). */
   exceeded?: 'day' | 'minute';
   /** On refusal: whole seconds until that window resets, >= 1. */
@@ -171,7 +171,10 @@ export function normalizeClientIp(ip: string): string {
   if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
     return [groups[6]! >> 8, groups[6]! & 0xff, groups[7]! >> 8, groups[7]! & 0xff].join('.');
   }
-  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
 }
 
 /** The eight 16-bit groups of a valid IPv6 address (with `::` and a dotted IPv4 tail resolved). */
@@ -223,7 +226,13 @@ export function bucketsFor(subject: QuotaSubject, now: Date): Buckets {
 export function monthBucketFor(counter: 'reports', orgId: string, now: Date): MonthBucket {
   const windowStart = utcMonthStart(now);
   const subject = `org:${orgId}`;
-  return { bucket: `month:${windowStart.toISOString().slice(0, 7)}:${counter}:${subject}`, subject, orgId, windowStart, windowEnd: nextUtcMonthStart(now) };
+  return {
+    bucket: `month:${windowStart.toISOString().slice(0, 7)}:${counter}:${subject}`,
+    subject,
+    orgId,
+    windowStart,
+    windowEnd: nextUtcMonthStart(now),
+  };
 }
 
 /** Turns a store's counts into the decision the request pipeline acts on. */

@@ -137,7 +137,13 @@ export class RedisCounterStore implements CounterStore {
   // Rare calls (a report each): plain EVAL, no script cache round trip.
   async reserveMonthly(bucket: MonthBucket, limit: number): Promise<MonthCounterResult> {
     const ttl = Math.ceil((bucket.windowEnd.getTime() - Date.now()) / 1000) + GRACE_SECONDS;
-    const [allowed, count] = (await this.redis.eval(RESERVE_MONTHLY_LUA, 1, this.key(bucket.bucket, bucket.subject), limit, Math.max(ttl, GRACE_SECONDS))) as [number, number];
+    const [allowed, count] = (await this.redis.eval(
+      RESERVE_MONTHLY_LUA,
+      1,
+      this.key(bucket.bucket, bucket.subject),
+      limit,
+      Math.max(ttl, GRACE_SECONDS),
+    )) as [number, number];
     return { allowed: allowed === 1, count };
   }
 

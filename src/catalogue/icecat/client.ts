@@ -64,7 +64,8 @@ export class IcecatClient {
   constructor(config: IcecatConfig, deps: IcecatClientDeps = {}) {
     if (!config || typeof config.baseUrl !== 'string' || config.baseUrl === '') throw new TypeError('IcecatConfig.baseUrl is required');
     this.baseUrl = new URL(config.baseUrl);
-    if (this.baseUrl.protocol !== 'http:' && this.baseUrl.protocol !== 'https:') throw new TypeError('IcecatConfig.baseUrl must be http(s)');
+    if (this.baseUrl.protocol !== 'http:' && this.baseUrl.protocol !== 'https:')
+      throw new TypeError('IcecatConfig.baseUrl must be http(s)');
     this.config = Object.freeze({ ...config });
     this.policy = resiliencePolicy({
       name: 'Icecat',
@@ -121,7 +122,8 @@ export class IcecatClient {
       if (error instanceof IcecatUnavailableError) throw error.withAttempts(attempts);
       if (error instanceof RetryableError && error.cause instanceof IcecatUnavailableError) throw error.cause.withAttempts(attempts);
       if (error instanceof AttemptTimeoutError) throw new IcecatUnavailableError('timeout', error.message, { attempts, cause: error });
-      if (error instanceof CircuitOpenError) throw new IcecatUnavailableError('circuit_open', 'Icecat circuit breaker is open; failing fast');
+      if (error instanceof CircuitOpenError)
+        throw new IcecatUnavailableError('circuit_open', 'Icecat circuit breaker is open; failing fast');
       throw error;
     }
   }

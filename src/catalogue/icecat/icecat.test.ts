@@ -548,7 +548,15 @@ describe('unit parsing', () => {
   it('refines notebooks and desktops from product type, OS and title', () => {
     const sheet = (category: string, features: Array<{ name: string; value: string }>, title?: string) =>
       toIcecatProduct(
-        icecatProductJson({ icecatId: 1, brand: 'X', productCode: 'Y', productName: 'Z', category: { id: 1, name: category }, features, ...(title ? { title } : {}) }).data,
+        icecatProductJson({
+          icecatId: 1,
+          brand: 'X',
+          productCode: 'Y',
+          productName: 'Z',
+          category: { id: 1, name: category },
+          features,
+          ...(title ? { title } : {}),
+        }).data,
       ).mapped_category;
     expect(sheet('Notebooks', [{ name: 'Operating system installed', value: 'Chrome OS' }])).toBe('chromebook');
     expect(sheet('Notebooks', [{ name: 'Product type', value: 'Mobile workstation' }])).toBe('mobile_workstation');
@@ -651,10 +659,17 @@ describe('looksLikeGtin', () => {
   it.each(['4006381333931', '036000291452', '96385074', '10012345678902', '4 006381 333931', FAKE_GTINS.galaxy])('%s is a GTIN', (s) => {
     expect(looksLikeGtin(s)).toBe(true);
   });
-  it.each(['4006381333932', '03600029145', '1234567890', '400638133393100', 'ABC4006381333931', '4006381-333931', '00000000', '', '3C6D4EA'])(
-    '%s is not a GTIN',
-    (s) => {
-      expect(looksLikeGtin(s)).toBe(false);
-    },
-  );
+  it.each([
+    '4006381333932',
+    '03600029145',
+    '1234567890',
+    '400638133393100',
+    'ABC4006381333931',
+    '4006381-333931',
+    '00000000',
+    '',
+    '3C6D4EA',
+  ])('%s is not a GTIN', (s) => {
+    expect(looksLikeGtin(s)).toBe(false);
+  });
 });

@@ -96,15 +96,32 @@ class FeatureIndex {
   }
 }
 
-const WEIGHT = ['weight', 'weight (with stand)', 'weight (with battery)', 'device weight', 'product weight', 'net weight', 'weight (without stand)', 'weight (imperial)'];
+const WEIGHT = [
+  'weight',
+  'weight (with stand)',
+  'weight (with battery)',
+  'device weight',
+  'product weight',
+  'net weight',
+  'weight (without stand)',
+  'weight (imperial)',
+];
 const SCREEN_SIZE = ['display diagonal', 'screen diagonal', 'display size', 'screen size', 'diagonal'];
 const PANEL = ['panel type', 'display panel type', 'lcd panel type'];
 const DISPLAY_TECH = ['display technology', 'display type', 'screen technology', 'backlight type', 'screen type'];
 const TDP = ['processor thermal design power (tdp)', 'thermal design power (tdp)', 'processor tdp', 'tdp', 'processor base power'];
 const RAM = ['internal memory', 'ram capacity', 'installed ram', 'ram', 'ram size', 'system memory', 'memory'];
 const STORAGE = [
-  'total storage capacity', 'storage capacity', 'internal storage capacity', 'total ssds capacity', 'total hdds capacity',
-  'ssd capacity', 'hdd capacity', 'emmc capacity', 'flash memory capacity', 'internal storage',
+  'total storage capacity',
+  'storage capacity',
+  'internal storage capacity',
+  'total ssds capacity',
+  'total hdds capacity',
+  'ssd capacity',
+  'hdd capacity',
+  'emmc capacity',
+  'flash memory capacity',
+  'internal storage',
 ];
 const STORAGE_MEDIA = ['storage media', 'storage type', 'storage drive type', 'drive type'];
 const BATTERY = ['battery capacity (watt-hours)', 'battery capacity (wh)', 'battery energy', 'battery capacity', 'battery capacity (mah)'];
@@ -191,7 +208,11 @@ export function extractSpecs(data: Json, category: string | null): IcecatSpecs {
   set(
     'processor_tdp_w',
     features.pick(TDP, parseWatts) ??
-      features.matching(/thermal design power/).filter((f) => !/graphic|gpu/.test(f.name)).map((f) => parseWatts(f.text) ?? parseWatts(f.raw)).find((v) => v !== undefined),
+      features
+        .matching(/thermal design power/)
+        .filter((f) => !/graphic|gpu/.test(f.name))
+        .map((f) => parseWatts(f.text) ?? parseWatts(f.raw))
+        .find((v) => v !== undefined),
   );
   set('ram_gb', features.pick(RAM, parseDataSizeGb));
   set('storage_gb', features.pick(STORAGE, parseDataSizeGb));
@@ -241,7 +262,8 @@ export function toIcecatProduct(data: unknown, query: { gtin?: string; productCo
   const hints = {
     productType: features.get('product type')?.text,
     formFactor: features.get('form factor')?.text ?? features.get('chassis type')?.text,
-    operatingSystem: features.get('operating system installed')?.text ?? features.get('operating system')?.text ?? features.get('platform')?.text,
+    operatingSystem:
+      features.get('operating system installed')?.text ?? features.get('operating system')?.text ?? features.get('platform')?.text,
   };
   const mapped = refineCategory(mapIcecatCategory(icecatCategory), { ...hints, ...(title ? { title } : {}) });
 

@@ -17,7 +17,8 @@ export function checkKey(key: string): string {
 export const isValidKey = (key: string) => KEY.test(key);
 
 export function checkFilename(filename: string): string {
-  if (!FILENAME.test(filename)) throw new Error(`invalid download file name ${JSON.stringify(filename)}: expected 1-200 characters of [A-Za-z0-9._-]`);
+  if (!FILENAME.test(filename))
+    throw new Error(`invalid download file name ${JSON.stringify(filename)}: expected 1-200 characters of [A-Za-z0-9._-]`);
   return filename;
 }
 
@@ -27,6 +28,7 @@ export const EXPORT_CONTENT_TYPE = 'application/zip';
 
 /** A signed URL's lifetime: whole seconds, at most 7 days (S3's limit for presigned URLs). */
 export function checkTtl(ttlSeconds: number): number {
-  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > 604_800) throw new Error(`invalid signed URL lifetime ${ttlSeconds}: expected 1-604800 seconds`);
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > 604_800)
+    throw new Error(`invalid signed URL lifetime ${ttlSeconds}: expected 1-604800 seconds`);
   return ttlSeconds;
 }

@@ -56,7 +56,9 @@ export class S3ExportStorage implements ExportStorage {
   static create(settings: S3Settings, now: () => number): S3ExportStorage {
     const { accessKeyId, secretAccessKey } = settings;
     if (!accessKeyId !== !secretAccessKey) {
-      throw new ConfigError('invalid environment variable EXPORT_S3_ACCESS_KEY_ID: set it together with EXPORT_S3_SECRET_ACCESS_KEY, or neither');
+      throw new ConfigError(
+        'invalid environment variable EXPORT_S3_ACCESS_KEY_ID: set it together with EXPORT_S3_SECRET_ACCESS_KEY, or neither',
+      );
     }
     const client = new S3Client({
       region: settings.region,
@@ -74,11 +76,20 @@ export class S3ExportStorage implements ExportStorage {
     // Created at once (lib-storage's Upload would wait for the first part, then complete on its own
     // at the end of the stream): from here on delete(key) finds the partial, and commit() decides
     // when the object appears.
-    const created = await client.send(new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: EXPORT_CONTENT_TYPE, ChecksumAlgorithm: 'CRC32' }));
+    const created = await client.send(
+      new CreateMultipartUploadCommand({ Bucket: bucket, Key: key, ContentType: EXPORT_CONTENT_TYPE, ChecksumAlgorithm: 'CRC32' }),
+    );
     const uploadId = created.UploadId!;
     const stream = new PartWriter(async (partNumber, body) => {
       const part = await client.send(
-        new UploadPartCommand({ Bucket: bucket, Key: key, UploadId: uploadId, PartNumber: partNumber, Body: body, ChecksumAlgorithm: 'CRC32' }),
+        new UploadPartCommand({
+          Bucket: bucket,
+          Key: key,
+          UploadId: uploadId,
+          PartNumber: partNumber,
+          Body: body,
+          ChecksumAlgorithm: 'CRC32',
+        }),
       );
       return { PartNumber: partNumber, ETag: part.ETag, ...(part.ChecksumCRC32 && { ChecksumCRC32: part.ChecksumCRC32 }) };
     });
@@ -91,7 +102,9 @@ export class S3ExportStorage implements ExportStorage {
         if (!stream.writableFinished) throw new Error(`export upload of ${key}: commit() before the stream finished`);
         const parts = [...stream.parts].sort((a, b) => a.PartNumber! - b.PartNumber!);
         // Fails (NoSuchUpload) when delete(key) aborted the upload meanwhile.
-        await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
+        await client.send(
+          new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
+        );
         state = 'committed';
       },
       abort: () => {
@@ -112,7 +125,9 @@ export class S3ExportStorage implements ExportStorage {
     checkKey(key);
     let markers: { KeyMarker?: string; UploadIdMarker?: string } = {};
     for (;;) {
-      const page = await required('ListMultipartUploads', () => this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key, ...markers })));
+      const page = await required('ListMultipartUploads', () =>
+        this.client.send(new ListMultipartUploadsCommand({ Bucket: this.bucket, Prefix: key, ...markers })),
+      );
       const uploads = (page.Uploads ?? []).filter((upload) => upload.Key === key && upload.UploadId);
       await Promise.all(uploads.map((upload) => this.abortUpload(key, upload.UploadId!)));
       if (!page.IsTruncated) break;
@@ -148,7 +163,9 @@ export class S3ExportStorage implements ExportStorage {
 
   private async abortUpload(key: string, uploadId: string): Promise<void> {
     try {
-      await required('AbortMultipartUpload', () => this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })));
+      await required('AbortMultipartUpload', () =>
+        this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId })),
+      );
     } catch (error) {
       // Already aborted or completed (NoSuchUpload): nothing partial is left.
       if (!isNotFound(error)) throw error;

@@ -37,7 +37,11 @@ const lnp = (v: number): number => Math.log(Math.max(v, 0) + 1);
  * Feature values of a device (resolved specs: supplied over category defaults, exactly as the
  * production model sees them). ln(x + 1) keeps zero-valued specs finite.
  */
-export function adjustmentFeatures(category: CategoryDefinition, s: ResolvedSpecs, annualKwhValue: number): Record<AdjustmentFeature, number> {
+export function adjustmentFeatures(
+  category: CategoryDefinition,
+  s: ResolvedSpecs,
+  annualKwhValue: number,
+): Record<AdjustmentFeature, number> {
   const d = category.defaults;
   const perSocket = d.processor_count > 0 && d.processor_tdp_w > 0 ? d.processor_tdp_w / d.processor_count : 0;
   return {

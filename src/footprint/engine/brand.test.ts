@@ -72,7 +72,8 @@ describe('brand and release-year adjustment', () => {
   it('the interval of a known brand without a release year is the one measured without it; an unknown brand keeps its own', () => {
     const display = groupFit(ENGINE_PARAMETERS, 'display');
     // no use phase (grid factor 0): uncertainty_pct is the embodied part, p80 x the level's multiplier
-    const embodiedPct = (over: Partial<FootprintInput>) => calculateFootprint(input({ ...over, grid_factor_kg_per_kwh: 0 })).uncertainty_pct;
+    const embodiedPct = (over: Partial<FootprintInput>) =>
+      calculateFootprint(input({ ...over, grid_factor_kg_per_kwh: 0 })).uncertainty_pct;
     expect(calculateFootprint(input()).confidence).toBe('estimated_medium');
     const m = ENGINE_PARAMETERS.confidence_multipliers.estimated_medium;
     expect(display.residual_abs_pct_unknown_year!.p80).toBeGreaterThan(display.residual_abs_pct.p80);

@@ -2,12 +2,54 @@ import { describe, expect, it } from 'vitest';
 import { CATEGORIES, getCategory, SCREEN_TYPES, STORAGE_TYPES } from './index.ts';
 
 const IDS = [
-  'laptop', 'desktop', 'all_in_one', 'workstation', 'thin_client', 'monitor', 'tablet', 'smartphone', 'server', 'printer',
-  'network_switch', 'router', 'access_point', 'nas', 'external_hdd', 'projector', 'docking_station', 'ip_phone', 'game_console',
-  'chromebook', 'convertible', 'rugged_laptop', 'mini_pc', 'mobile_workstation', 'tower_server', 'blade_server', 'storage_array',
-  'firewall', 'ups', 'kvm_switch', 'multifunction_printer', 'label_printer', 'scanner', 'webcam', 'headset', 'keyboard', 'mouse',
-  'video_conferencing', 'interactive_display', 'digital_signage', 'television', 'smartwatch', 'feature_phone', 'e_reader',
-  'external_ssd', 'modem', 'pos_terminal', 'barcode_scanner',
+  'laptop',
+  'desktop',
+  'all_in_one',
+  'workstation',
+  'thin_client',
+  'monitor',
+  'tablet',
+  'smartphone',
+  'server',
+  'printer',
+  'network_switch',
+  'router',
+  'access_point',
+  'nas',
+  'external_hdd',
+  'projector',
+  'docking_station',
+  'ip_phone',
+  'game_console',
+  'chromebook',
+  'convertible',
+  'rugged_laptop',
+  'mini_pc',
+  'mobile_workstation',
+  'tower_server',
+  'blade_server',
+  'storage_array',
+  'firewall',
+  'ups',
+  'kvm_switch',
+  'multifunction_printer',
+  'label_printer',
+  'scanner',
+  'webcam',
+  'headset',
+  'keyboard',
+  'mouse',
+  'video_conferencing',
+  'interactive_display',
+  'digital_signage',
+  'television',
+  'smartwatch',
+  'feature_phone',
+  'e_reader',
+  'external_ssd',
+  'modem',
+  'pos_terminal',
+  'barcode_scanner',
 ];
 
 describe('categories', () => {
@@ -26,7 +68,8 @@ describe('categories', () => {
       expect(d.screen_size_inch, c.id).toBeLessThanOrEqual(c.parameters.limits.max_screen_inch);
       expect(SCREEN_TYPES).toContain(d.screen_type);
       expect(STORAGE_TYPES).toContain(d.storage_type);
-      for (const k of ['processor_tdp_w', 'ram_gb', 'storage_gb', 'battery_wh'] as const) expect(d[k], `${c.id}.${k}`).toBeGreaterThanOrEqual(0);
+      for (const k of ['processor_tdp_w', 'ram_gb', 'storage_gb', 'battery_wh'] as const)
+        expect(d[k], `${c.id}.${k}`).toBeGreaterThanOrEqual(0);
       const p = c.parameters;
       expect(p.fit_group.length).toBeGreaterThan(0);
       expect(p.transport.air_share).toBeGreaterThanOrEqual(0);

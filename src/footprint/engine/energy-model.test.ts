@@ -22,7 +22,9 @@ const yearOnly: EnergyModel = {
   factor_range: [0.5, 2],
   groups: {
     notebook: {
-      rows: 10, offset: 0.1, category_offsets: { laptop: -0.1 },
+      rows: 10,
+      offset: 0.1,
+      category_offsets: { laptop: -0.1 },
       terms: { year: { coefficient: -0.05, reference: 2019, range: [2016, 2022] } },
       residual_abs_pct: { p50: 12, p80: 30, p90: 40 },
     },
@@ -47,9 +49,16 @@ describe('energy model (use phase)', () => {
 
   it('keeps the plain profile for a category without calibration rows', () => {
     const router = getCategory('router')!;
-    expect(usePhaseKwh(router, resolveSpecs(router, {}))).toEqual({ kwh: router.fallback_kwh_per_year, measured: false, source: 'profile' });
+    expect(usePhaseKwh(router, resolveSpecs(router, {}))).toEqual({
+      kwh: router.fallback_kwh_per_year,
+      measured: false,
+      source: 'profile',
+    });
     expect(energyUncertaintyPct(ENERGY_MODEL, router, 'manufacturer_verified')).toBe(ENERGY_MODEL.use_phase_uncertainty_pct.profile);
-    expect(energyUncertaintyPct(ENERGY_MODEL, router, 'estimated_low')).toBeCloseTo(ENERGY_MODEL.use_phase_uncertainty_pct.profile * ENERGY_MODEL.confidence_multipliers.estimated_low, 9);
+    expect(energyUncertaintyPct(ENERGY_MODEL, router, 'estimated_low')).toBeCloseTo(
+      ENERGY_MODEL.use_phase_uncertainty_pct.profile * ENERGY_MODEL.confidence_multipliers.estimated_low,
+      9,
+    );
   });
 
   it('never lowers the estimate for a larger screen or a hotter processor', () => {
@@ -81,7 +90,10 @@ describe('energy model (use phase)', () => {
     const s = resolveSpecs(laptop, {});
     expect(energyFactor(steep, laptop, s, 2029)).toBe(0.5);
     expect(energyFactor(steep, laptop, s, 2011)).toBe(2);
-    for (const specs of [{ screen_size_inch: 40, weight_kg: 9, processor_tdp_w: 200 }, { screen_size_inch: 7, weight_kg: 0.3, processor_tdp_w: 1 }]) {
+    for (const specs of [
+      { screen_size_inch: 40, weight_kg: 9, processor_tdp_w: 200 },
+      { screen_size_inch: 7, weight_kg: 0.3, processor_tdp_w: 1 },
+    ]) {
       const f = energyFactor(ENERGY_MODEL, server, resolveSpecs(server, specs), 2035);
       expect(f).toBeGreaterThanOrEqual(ENERGY_MODEL.factor_range[0]);
       expect(f).toBeLessThanOrEqual(ENERGY_MODEL.factor_range[1]);
@@ -89,7 +101,13 @@ describe('energy model (use phase)', () => {
   });
 
   it('says which model gave the kWh, and takes the use-phase uncertainty from its cross-validated p80 at the confidence level', () => {
-    const base = { category: monitor, specs: { screen_size_inch: 27 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' };
+    const base = {
+      category: monitor,
+      specs: { screen_size_inch: 27 },
+      supplied_spec_count: 1,
+      grid_factor_kg_per_kwh: 0.35,
+      use_region: 'DE',
+    };
     const r = calculateFootprint({ ...base, release_year: 2021 });
     const p50 = ENERGY_MODEL.groups.display!.residual_abs_pct.p50;
     expect(r.assumptions).toContain(
@@ -97,7 +115,10 @@ describe('energy model (use phase)', () => {
     );
     const groupP80 = ENERGY_MODEL.groups.display!.residual_abs_pct.p80;
     expect(energyUncertaintyPct(ENERGY_MODEL, monitor, 'manufacturer_verified')).toBe(groupP80);
-    expect(energyUncertaintyPct(ENERGY_MODEL, monitor, 'estimated_high')).toBeCloseTo(groupP80 * ENERGY_MODEL.confidence_multipliers.estimated_high, 9);
+    expect(energyUncertaintyPct(ENERGY_MODEL, monitor, 'estimated_high')).toBeCloseTo(
+      groupP80 * ENERGY_MODEL.confidence_multipliers.estimated_high,
+      9,
+    );
     // fewer specs, wider interval: the fitted multipliers never decrease from high to low
     const m = ENERGY_MODEL.confidence_multipliers;
     expect(m.estimated_high).toBeLessThanOrEqual(m.estimated_medium);
@@ -110,6 +131,8 @@ describe('energy model (use phase)', () => {
     const p80 = energyUncertaintyPct(ENERGY_MODEL, monitor, 'estimated_low');
     const widening = ENGINE_PARAMETERS.total_use_widening?.estimated_low ?? 1;
     expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_low', 0, 100, false, p80)).toBe(Math.round(p80 * widening));
-    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_low', 0, 100, true, p80)).toBe(Math.round(ENGINE_PARAMETERS.use_phase_uncertainty_pct.measured));
+    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_low', 0, 100, true, p80)).toBe(
+      Math.round(ENGINE_PARAMETERS.use_phase_uncertainty_pct.measured),
+    );
   });
 });

@@ -33,7 +33,14 @@ describe('calculateFootprint', () => {
     }
   });
 
-  type AmountField = 'weight_kg' | 'screen_size_inch' | 'processor_tdp_w' | 'ram_gb' | 'storage_gb' | 'battery_wh' | 'typical_consumption_kwh';
+  type AmountField =
+    | 'weight_kg'
+    | 'screen_size_inch'
+    | 'processor_tdp_w'
+    | 'ram_gb'
+    | 'storage_gb'
+    | 'battery_wh'
+    | 'typical_consumption_kwh';
   const contexts = (brands: (string | undefined)[], years: (number | undefined)[] = [undefined]) =>
     brands.flatMap((brand) => years.map((release_year) => ({ ...(brand ? { brand } : {}), ...(release_year ? { release_year } : {}) })));
 
@@ -41,10 +48,23 @@ describe('calculateFootprint', () => {
    * Footprints along one spec, each other spec left to the engine, in every context: production, the
    * embodied footprint and the total never fall (the embodied footprint rises, when strict).
    */
-  const expectNonDecreasing = (category: CategoryDefinition, field: AmountField, values: number[], inContexts: { brand?: string; release_year?: number }[], strict = false) => {
+  const expectNonDecreasing = (
+    category: CategoryDefinition,
+    field: AmountField,
+    values: number[],
+    inContexts: { brand?: string; release_year?: number }[],
+    strict = false,
+  ) => {
     for (const context of inContexts) {
       const at = values.map((v) =>
-        calculateFootprint({ category, specs: { [field]: v }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', ...context }),
+        calculateFootprint({
+          category,
+          specs: { [field]: v },
+          supplied_spec_count: 1,
+          grid_factor_kg_per_kwh: 0.35,
+          use_region: 'DE',
+          ...context,
+        }),
       );
       for (let i = 1; i < at.length; i++) {
         const where = `${category.id} ${JSON.stringify(context)} ${field} ${values[i - 1]} -> ${values[i]}`;
@@ -58,7 +78,9 @@ describe('calculateFootprint', () => {
 
   it('more mass never lowers production or the embodied footprint, in any category, brand or not', () => {
     for (const category of CATEGORIES) {
-      const weights = [0.25, 0.5, 1, 1.5, 2, 3].map((k) => k * category.defaults.weight_kg).filter((w) => w <= category.parameters.limits.max_weight_kg);
+      const weights = [0.25, 0.5, 1, 1.5, 2, 3]
+        .map((k) => k * category.defaults.weight_kg)
+        .filter((w) => w <= category.parameters.limits.max_weight_kg);
       // transport and end of life are per kg: the embodied footprint rises strictly
       expectNonDecreasing(category, 'weight_kg', weights, contexts([undefined, 'Dell', 'HP', 'Lenovo', 'Apple']), true);
     }
@@ -67,7 +89,9 @@ describe('calculateFootprint', () => {
   it('a larger screen never lowers the footprint when the weight is not stated, in any category with a screen', () => {
     for (const category of CATEGORIES.filter((c) => c.defaults.screen_size_inch > 0)) {
       const d = category.defaults.screen_size_inch;
-      const screens = [0.5, 0.75, 1, 1.25, 1.5, 2].map((k) => Math.round(k * d * 10) / 10).filter((s) => s <= category.parameters.limits.max_screen_inch);
+      const screens = [0.5, 0.75, 1, 1.25, 1.5, 2]
+        .map((k) => Math.round(k * d * 10) / 10)
+        .filter((s) => s <= category.parameters.limits.max_screen_inch);
       expectNonDecreasing(category, 'screen_size_inch', screens, contexts([undefined, 'Dell', 'Lenovo']));
     }
   });
@@ -88,7 +112,14 @@ describe('calculateFootprint', () => {
   it('an unstated weight follows the stated screen where the screen sets the size, and a stated battery, and says so', () => {
     const monitor = getCategory('monitor')!;
     const at = (specs: FootprintInput['specs']) =>
-      calculateFootprint({ category: monitor, specs, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', brand: 'Dell' });
+      calculateFootprint({
+        category: monitor,
+        specs,
+        supplied_spec_count: 1,
+        grid_factor_kg_per_kwh: 0.35,
+        use_region: 'DE',
+        brand: 'Dell',
+      });
     // 5 kg at 24 inch x (34 / 24)^2
     expect(at({ screen_size_inch: 34 }).specs_used?.weight_kg).toBeCloseTo(5 * (34 / 24) ** 2, 2);
     expect(at({ screen_size_inch: 34 }).assumptions).toContain(
@@ -99,15 +130,37 @@ describe('calculateFootprint', () => {
     expect(at({}).specs_used?.weight_kg).toBe(5);
     // never beyond the heaviest real product of the category
     const display = getCategory('interactive_display')!;
-    const huge = calculateFootprint({ category: display, specs: { screen_size_inch: 110 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' });
+    const huge = calculateFootprint({
+      category: display,
+      specs: { screen_size_inch: 110 },
+      supplied_spec_count: 1,
+      grid_factor_kg_per_kwh: 0.35,
+      use_region: 'DE',
+    });
     expect(huge.specs_used?.weight_kg).toBe(Math.min(display.parameters.limits.max_weight_kg, 45 * (110 / 65) ** 2));
     // a stated battery brings its mass beyond the default one: 12 kg + (864 - 216) Wh / 35 Wh/kg (lead-acid)
-    const ups = calculateFootprint({ category: getCategory('ups')!, specs: { battery_wh: 864 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' });
+    const ups = calculateFootprint({
+      category: getCategory('ups')!,
+      specs: { battery_wh: 864 },
+      supplied_spec_count: 1,
+      grid_factor_kg_per_kwh: 0.35,
+      use_region: 'DE',
+    });
     expect(ups.specs_used?.weight_kg).toBeCloseTo(12 + 648 / 35, 2);
-    expect(ups.assumptions).toContain('weight_kg not supplied: 30.51, category default 12 kg with 18.51 kg for the 864 Wh battery instead of the default 216 Wh');
+    expect(ups.assumptions).toContain(
+      'weight_kg not supplied: 30.51, category default 12 kg with 18.51 kg for the 864 Wh battery instead of the default 216 Wh',
+    );
     // servers, desktops and phones keep their default weight whatever the screen
     const phone = getCategory('smartphone')!;
-    expect(calculateFootprint({ category: phone, specs: { screen_size_inch: 6.9 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE' }).specs_used?.weight_kg).toBe(phone.defaults.weight_kg);
+    expect(
+      calculateFootprint({
+        category: phone,
+        specs: { screen_size_inch: 6.9 },
+        supplied_spec_count: 1,
+        grid_factor_kg_per_kwh: 0.35,
+        use_region: 'DE',
+      }).specs_used?.weight_kg,
+    ).toBe(phone.defaults.weight_kg);
   });
 
   it('unstated memory and storage take the typical configuration of the release year, and say so', () => {
@@ -121,11 +174,17 @@ describe('calculateFootprint', () => {
     const r2019 = at(2019);
     expect(r2019.specs_used).toMatchObject({ ram_gb: 8, storage_gb: 256 });
     expect(r2019.total_kg_co2e).toBe(at(2019, { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 8, storage_gb: 256 }).total_kg_co2e);
-    expect(r2019.assumptions).toContain('ram_gb not supplied: 8, typical configuration of laptop devices of 2019 (median of the catalogue)');
+    expect(r2019.assumptions).toContain(
+      'ram_gb not supplied: 8, typical configuration of laptop devices of 2019 (median of the catalogue)',
+    );
     // nearest year of the table; its middle year (2020) without a usable year
     expect(at(2031).specs_used).toMatchObject({ ram_gb: 16, storage_gb: 512 });
-    expect(at(2031).assumptions).toContain('storage_gb not supplied: 512, typical configuration of laptop devices of 2024 (median of the catalogue)');
-    expect(at(undefined).assumptions).toContain('ram_gb not supplied: 8, typical configuration of laptop devices of 2020 (median of the catalogue)');
+    expect(at(2031).assumptions).toContain(
+      'storage_gb not supplied: 512, typical configuration of laptop devices of 2024 (median of the catalogue)',
+    );
+    expect(at(undefined).assumptions).toContain(
+      'ram_gb not supplied: 8, typical configuration of laptop devices of 2020 (median of the catalogue)',
+    );
     expect(at(1850).specs_used).toMatchObject({ ram_gb: 8, storage_gb: 256 });
     // a supplied value wins; a category without a table keeps its fixed default
     expect(at(2019, { weight_kg: 1.4, ram_gb: 32 }).specs_used).toMatchObject({ ram_gb: 32, storage_gb: 256 });
@@ -147,9 +206,15 @@ describe('calculateFootprint', () => {
 
   it('responds to specs: bigger screen and more storage cost more to produce', () => {
     const base = calculateFootprint(input());
-    expect(calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 16, ram_gb: 16 } })).breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg);
-    expect(calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 16, storage_gb: 2000 } })).breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg);
-    expect(calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 64 } })).breakdown.production_kg).toBeGreaterThan(base.breakdown.production_kg);
+    expect(
+      calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 16, ram_gb: 16 } })).breakdown.production_kg,
+    ).toBeGreaterThan(base.breakdown.production_kg);
+    expect(
+      calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 16, storage_gb: 2000 } })).breakdown.production_kg,
+    ).toBeGreaterThan(base.breakdown.production_kg);
+    expect(
+      calculateFootprint(input({ specs: { weight_kg: 1.4, screen_size_inch: 14, ram_gb: 64 } })).breakdown.production_kg,
+    ).toBeGreaterThan(base.breakdown.production_kg);
   });
 
   it('transport depends on the country of use', () => {
@@ -173,7 +238,11 @@ describe('calculateFootprint', () => {
 
   it('uncertainty comes from the calibration residuals of the category group, not a constant', () => {
     const values = new Set(
-      CATEGORIES.map((c) => calculateFootprint({ category: c, specs: {}, supplied_spec_count: 0, grid_factor_kg_per_kwh: 0.4, use_region: 'FR' }).uncertainty_pct),
+      CATEGORIES.map(
+        (c) =>
+          calculateFootprint({ category: c, specs: {}, supplied_spec_count: 0, grid_factor_kg_per_kwh: 0.4, use_region: 'FR' })
+            .uncertainty_pct,
+      ),
     );
     expect(values.size).toBeGreaterThan(5);
     const fit = groupFit(ENGINE_PARAMETERS, laptop.parameters.fit_group);
@@ -182,12 +251,16 @@ describe('calculateFootprint', () => {
       Math.max(1, Math.round(fit.residual_abs_pct.p80 * ENGINE_PARAMETERS.confidence_multipliers.estimated_medium)),
     );
     // verified: the manufacturers' published error
-    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'manufacturer_verified', 100, 0, false)).toBe(Math.round(ENGINE_PARAMETERS.manufacturer_error_pct));
+    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'manufacturer_verified', 100, 0, false)).toBe(
+      Math.round(ENGINE_PARAMETERS.manufacturer_error_pct),
+    );
     // more use phase share -> use-phase uncertainty weighs in (a measured kWh: the tolerance, independent errors)
     const uEmb = fit.residual_abs_pct.p80 * ENGINE_PARAMETERS.confidence_multipliers.estimated_high;
     const uUse = ENGINE_PARAMETERS.use_phase_uncertainty_pct.measured;
     expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 0, true)).toBe(Math.max(1, Math.round(uEmb)));
-    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 1000, true)).toBe(Math.round(Math.sqrt((100 * uEmb) ** 2 + (1000 * uUse) ** 2) / 1100));
+    expect(uncertaintyPct(ENGINE_PARAMETERS, fit, 'estimated_high', 100, 1000, true)).toBe(
+      Math.round(Math.sqrt((100 * uEmb) ** 2 + (1000 * uUse) ** 2) / 1100),
+    );
   });
 
   it('combines embodied and estimated use-phase uncertainty with the fitted error correlation of the level', () => {
@@ -200,7 +273,12 @@ describe('calculateFootprint', () => {
           embodied_use_error_correlation: { estimated_high: 0, estimated_medium: 0, estimated_low: rho },
           total_use_widening: { estimated_high: 1, estimated_medium: 1, estimated_low: widening },
         },
-        { ...fit, residual_abs_pct: { p50: 10, p80: 30, p90: 40 } }, 'estimated_low', 300, 100, measured, 40,
+        { ...fit, residual_abs_pct: { p50: 10, p80: 30, p90: 40 } },
+        'estimated_low',
+        300,
+        100,
+        measured,
+        40,
       );
     // independent: sqrt((300 x 30)^2 + (100 x 40)^2) / 400 = 24.6; fully correlated: (9000 + 4000) / 400 = 32.5
     expect(at(0)).toBe(25);

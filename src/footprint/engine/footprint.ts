@@ -106,7 +106,11 @@ export interface EmbodiedModel {
  */
 export function residualFit(groupFitValue: GroupFit, adjusted: boolean, brandKnown: boolean, yearKnown = true): GroupFit {
   if (!adjusted) return groupFitValue;
-  const residuals = !brandKnown ? groupFitValue.residual_abs_pct_unknown_brand : !yearKnown ? groupFitValue.residual_abs_pct_unknown_year : undefined;
+  const residuals = !brandKnown
+    ? groupFitValue.residual_abs_pct_unknown_brand
+    : !yearKnown
+      ? groupFitValue.residual_abs_pct_unknown_year
+      : undefined;
   return residuals ? { ...groupFitValue, residual_abs_pct: residuals } : groupFitValue;
 }
 
@@ -135,13 +139,26 @@ export function embodiedModel(
   const region = useRegionOf(useRegion);
   const t = category.parameters.transport;
   const cf = categoryFit(params, category.id);
-  const baseTransport = transportKg(specs.weight_kg, t.shipping_mass_factor, cf?.air_share ?? t.air_share, t.assembly_region, region ?? 'europe');
+  const baseTransport = transportKg(
+    specs.weight_kg,
+    t.shipping_mass_factor,
+    cf?.air_share ?? t.air_share,
+    t.assembly_region,
+    region ?? 'europe',
+  );
   const transport = { ...baseTransport, kg: baseTransport.kg * f };
   const eolFactor = endOfLifeFactor(category, cf?.eol_kg_per_kg ?? null);
   const fit = residualFit(groupFitValue, adj.group !== null, adj.brand_known, usableReleaseYear(context.release_year) !== null);
   return {
-    specs, fit, adjustment: adj, components, production: sumComponents(components), transport,
-    endOfLife: endOfLifeKg(specs.weight_kg, category, cf?.eol_kg_per_kg ?? null) * f, eolFactor, regionKnown: region !== null,
+    specs,
+    fit,
+    adjustment: adj,
+    components,
+    production: sumComponents(components),
+    transport,
+    endOfLife: endOfLifeKg(specs.weight_kg, category, cf?.eol_kg_per_kg ?? null) * f,
+    eolFactor,
+    regionKnown: region !== null,
   };
 }
 
@@ -158,7 +175,12 @@ function adjustmentNote(adj: AdjustmentResult): string | null {
   return `calibration adjustment x${round2(adj.factor)}: ${parts.join('; ')}`;
 }
 
-function publishedEmbodied(pub: PublishedFootprint, modelEmbodied: number, annual: number, fallbackGrid: number): { kg: number; note: string } {
+function publishedEmbodied(
+  pub: PublishedFootprint,
+  modelEmbodied: number,
+  annual: number,
+  fallbackGrid: number,
+): { kg: number; note: string } {
   if (pub.use_ratio !== undefined && Number.isFinite(pub.use_ratio) && pub.use_ratio >= 0 && pub.use_ratio < 1) {
     return { kg: pub.total_kg * (1 - pub.use_ratio), note: `published use ratio ${pub.use_ratio}` };
   }
@@ -200,19 +222,20 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
       const screen = specs.weight_from_screen
         ? ` at ${d.screen_size_inch} inch scaled to the ${specs.screen_size_inch}-inch screen (x (screen ratio)^${String(category.parameters.weight_screen_exponent)})`
         : '';
-      const battery = specs.weight_battery_kg !== 0
-        ? `${screen ? ',' : ''} with ${round2(specs.weight_battery_kg)} kg for the ${specs.battery_wh} Wh battery instead of the default ${d.battery_wh} Wh`
-        : '';
+      const battery =
+        specs.weight_battery_kg !== 0
+          ? `${screen ? ',' : ''} with ${round2(specs.weight_battery_kg)} kg for the ${specs.battery_wh} Wh battery instead of the default ${d.battery_wh} Wh`
+          : '';
       assumptions.push(`weight_kg not supplied: ${round2(specs.weight_kg)}, category default ${d.weight_kg} kg${screen}${battery}`);
     } else if ((f === 'ram_gb' || f === 'storage_gb') && specs.typical_year !== null) {
-      assumptions.push(`${f} not supplied: ${specs[f]}, typical configuration of ${category.id} devices of ${specs.typical_year} (median of the catalogue)`);
+      assumptions.push(
+        `${f} not supplied: ${specs[f]}, typical configuration of ${category.id} devices of ${specs.typical_year} (median of the catalogue)`,
+      );
     } else {
       assumptions.push(`${f} not supplied: category default ${String(d[f])}`);
     }
   }
-  assumptions.push(
-    usePhaseAssumption(category, energy, usableReleaseYear(context.release_year) !== null, lifetime, grid),
-  );
+  assumptions.push(usePhaseAssumption(category, energy, usableReleaseYear(context.release_year) !== null, lifetime, grid));
   if (input.lifetime_years === undefined) assumptions.push(`lifetime: category default ${category.lifetime_years} years`);
   assumptions.push(
     `transport: ${round2(m.transport.shipped_mass_kg)} kg shipped from ${category.parameters.transport.assembly_region} to ${m.transport.use_region}, ${Math.round(m.transport.air_share * 100)}% by air`,
@@ -257,7 +280,15 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
       end_of_life_kg: endOfLife,
     },
     confidence,
-    uncertainty_pct: uncertaintyPct(params, m.fit, confidence, embodied, use, energy.measured, energyUncertaintyPct(ENERGY_MODEL, category, confidence)),
+    uncertainty_pct: uncertaintyPct(
+      params,
+      m.fit,
+      confidence,
+      embodied,
+      use,
+      energy.measured,
+      energyUncertaintyPct(ENERGY_MODEL, category, confidence),
+    ),
     lifetime_years: lifetime,
     annual_kwh: energy.kwh,
     production_components: productionComponents,

@@ -6,7 +6,12 @@ export * from './types.ts';
 export { CATEGORIES, CATEGORY_IDS, getCategory } from './categories.ts';
 export { ENGINE_PARAMETERS } from './parameters.ts';
 export type {
-  CalibrationAdjustments, EngineParameters, GroupAdjustment, GroupFit, ProductionMultipliers, ResidualPercentiles,
+  CalibrationAdjustments,
+  EngineParameters,
+  GroupAdjustment,
+  GroupFit,
+  ProductionMultipliers,
+  ResidualPercentiles,
 } from './parameters.ts';
 export { calculateFootprint, footprintModel, confidenceFor, embodiedModel, uncertaintyPct, PUBLISHED_LOCATION_GRID } from './footprint.ts';
 export type { DeviceContext } from './footprint.ts';

@@ -41,7 +41,12 @@ describe('insideInterval and intervalErrorPct (the calibration coverage measure)
     expect(intervalErrorPct(100, 200)).toBeCloseTo(100, 9);
     expect(intervalErrorPct(200, 100)).toBeCloseTo(100, 9);
     expect(intervalErrorPct(100, 100)).toBe(0);
-    for (const [estimate, actual] of [[100, 130], [130, 100], [5, 61], [61, 5]] as const) {
+    for (const [estimate, actual] of [
+      [100, 130],
+      [130, 100],
+      [5, 61],
+      [61, 5],
+    ] as const) {
       const u = intervalErrorPct(estimate, actual);
       expect(insideInterval(estimate, actual, u + 1e-9)).toBe(true);
       expect(insideInterval(estimate, actual, u - 1e-6)).toBe(false);

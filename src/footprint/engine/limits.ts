@@ -24,7 +24,13 @@ export const SCREEN_MARGIN = 1.25;
 export const STATUS_PANEL_MAX_INCH = 5;
 
 type LimitedField =
-  'weight_kg' | 'screen_size_inch' | 'processor_tdp_w' | 'ram_gb' | 'storage_gb' | 'battery_wh' | 'typical_consumption_kwh';
+  | 'weight_kg'
+  | 'screen_size_inch'
+  | 'processor_tdp_w'
+  | 'ram_gb'
+  | 'storage_gb'
+  | 'battery_wh'
+  | 'typical_consumption_kwh';
 
 /** Upper bounds per numeric spec for a category (inclusive unless stated): beyond them, 400. */
 export function specLimits(category: CategoryDefinition): Record<LimitedField, number> {
@@ -51,15 +57,19 @@ export function outsideRealRange(specs: DeviceSpecs, category: CategoryDefinitio
   const out: FieldProblem[] = [];
   const w = specs.weight_kg;
   if (isNum(w) && w >= real.max_weight_kg) {
-    out.push({ field: 'weight_kg', reason: `${w} kg is beyond the heaviest real products of category ${category.id} (${real.max_weight_kg} kg)` });
+    out.push({
+      field: 'weight_kg',
+      reason: `${w} kg is beyond the heaviest real products of category ${category.id} (${real.max_weight_kg} kg)`,
+    });
   }
   const sc = specs.screen_size_inch;
   if (isNum(sc) && sc > real.max_screen_inch) {
     out.push({
       field: 'screen_size_inch',
-      reason: real.max_screen_inch === 0
-        ? `${sc} inches on a ${category.id}, which has no built-in screen`
-        : `${sc} inches is beyond the largest real products of category ${category.id} (${real.max_screen_inch} inches)`,
+      reason:
+        real.max_screen_inch === 0
+          ? `${sc} inches on a ${category.id}, which has no built-in screen`
+          : `${sc} inches is beyond the largest real products of category ${category.id} (${real.max_screen_inch} inches)`,
     });
   }
   return out;
@@ -81,7 +91,13 @@ export function swapLimitProblems(swaps: readonly Swap[], category: CategoryDefi
       case 'ram':
         return { value: swap.total_gb, max: limits.ram_gb, what: 'total memory', min: 'above 0', unit: 'GB' };
       case 'display':
-        return { value: swap.inches, max: limits.screen_size_inch, what: 'display size', min: String(SWAP_LIMITS.display_inches.min), unit: 'inches' };
+        return {
+          value: swap.inches,
+          max: limits.screen_size_inch,
+          what: 'display size',
+          min: String(SWAP_LIMITS.display_inches.min),
+          unit: 'inches',
+        };
       case 'keyboard_trackpad':
         return undefined;
     }
@@ -89,6 +105,11 @@ export function swapLimitProblems(swaps: readonly Swap[], category: CategoryDefi
   return swaps.flatMap((swap, i) => {
     const b = bound(swap);
     if (!b || b.value <= b.max) return [];
-    return [{ field: `swaps[${i}]`, reason: `'${swapToken(swap)}': ${b.what} ${b.value} ${b.unit} is out of range for category ${category.id} (allowed ${b.min} to ${b.max} ${b.unit})` }];
+    return [
+      {
+        field: `swaps[${i}]`,
+        reason: `'${swapToken(swap)}': ${b.what} ${b.value} ${b.unit} is out of range for category ${category.id} (allowed ${b.min} to ${b.max} ${b.unit})`,
+      },
+    ];
   });
 }

@@ -2,8 +2,22 @@ import { describe, expect, it } from 'vitest';
 import { getCategory } from './categories.ts';
 import { BOAVIZTA, DISPLAY_KG_PER_M2, DRAM_DENSITY_GB_PER_CM2 } from './constants.ts';
 import {
-  assemblyKg, batteryKg, blockSums, chassisKg, displayComponentKg, displayKg, housingMassKg, mainboardKg, memoryKg,
-  memoryModulesKg, PRODUCTION_COMPONENTS, processorKg, rawProductionComponents, scaleComponents, storageKg, sumComponents,
+  assemblyKg,
+  batteryKg,
+  blockSums,
+  chassisKg,
+  displayComponentKg,
+  displayKg,
+  housingMassKg,
+  mainboardKg,
+  memoryKg,
+  memoryModulesKg,
+  PRODUCTION_COMPONENTS,
+  processorKg,
+  rawProductionComponents,
+  scaleComponents,
+  storageKg,
+  sumComponents,
   withElasticity,
 } from './production.ts';
 import { resolveSpecs, screenAreaM2 } from './specs.ts';

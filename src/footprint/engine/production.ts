@@ -3,8 +3,15 @@
  * group by four fitted multipliers (structure, electronics, memory_storage, display).
  */
 import {
-  BATTERY_KG_PER_WH, BATTERY_WH_PER_KG, BOAVIZTA, DIE_AREA, DISPLAY_KG_PER_M2, DRAM_DENSITY_GB_PER_CM2,
-  EMMC_BASE_KG, MAINBOARD_TDP_EXPONENT, MIN_HOUSING_SHARE,
+  BATTERY_KG_PER_WH,
+  BATTERY_WH_PER_KG,
+  BOAVIZTA,
+  DIE_AREA,
+  DISPLAY_KG_PER_M2,
+  DRAM_DENSITY_GB_PER_CM2,
+  EMMC_BASE_KG,
+  MAINBOARD_TDP_EXPONENT,
+  MIN_HOUSING_SHARE,
 } from './constants.ts';
 import type { ComponentShape, ProductionMultipliers } from './parameters.ts';
 import type { ResolvedSpecs } from './specs.ts';
@@ -12,7 +19,15 @@ import { screenAreaM2 } from './specs.ts';
 import type { CategoryDefinition, ScreenType, StorageType } from './types.ts';
 
 export const PRODUCTION_COMPONENTS = [
-  'chassis', 'mainboard', 'processor', 'memory', 'storage', 'display', 'battery', 'power_supply', 'assembly',
+  'chassis',
+  'mainboard',
+  'processor',
+  'memory',
+  'storage',
+  'display',
+  'battery',
+  'power_supply',
+  'assembly',
 ] as const;
 export type ProductionComponent = (typeof PRODUCTION_COMPONENTS)[number];
 export type ProductionBlock = keyof ProductionMultipliers;
@@ -111,7 +126,10 @@ export function withElasticity(actual: number, anchor: number, elasticity: numbe
 }
 
 export const PROPORTIONAL: ComponentShape = {
-  mass_elasticity: 1, display_area_elasticity: 1, reference_weight_kg: null, reference_screen_inch: null,
+  mass_elasticity: 1,
+  display_area_elasticity: 1,
+  reference_weight_kg: null,
+  reference_screen_inch: null,
 };
 
 export function chassisAnchorKg(category: CategoryDefinition, s: ResolvedSpecs, shape: ComponentShape): number {
@@ -130,7 +148,11 @@ export function displayComponentKg(category: CategoryDefinition, inches: number,
 }
 
 /** Unscaled component priors (kg CO2e), with the group's fitted elasticities. */
-export function rawProductionComponents(category: CategoryDefinition, s: ResolvedSpecs, shape: ComponentShape = PROPORTIONAL): ComponentValues {
+export function rawProductionComponents(
+  category: CategoryDefinition,
+  s: ResolvedSpecs,
+  shape: ComponentShape = PROPORTIONAL,
+): ComponentValues {
   const p = category.parameters.production;
   return {
     chassis: withElasticity(chassisKg(category, s), chassisAnchorKg(category, s, shape), shape.mass_elasticity),

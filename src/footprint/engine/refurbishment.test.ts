@@ -29,13 +29,23 @@ describe('calculateRefurbishment', () => {
       expect(s.production_kg).toBeGreaterThan(0);
       expect(s.production_kg).toBeCloseTo(swapProductionKg(swaps[i]!, laptop), 2);
     }
-    expect(r.swaps_total_kg).toBeCloseTo(r.swaps.reduce((t, s) => t + s.production_kg, 0), 1);
+    expect(r.swaps_total_kg).toBeCloseTo(
+      r.swaps.reduce((t, s) => t + s.production_kg, 0),
+      1,
+    );
     expect(r.refurbishment_total_kg).toBeCloseTo(r.overhead.total_kg + r.swaps_total_kg, 1);
     // a bigger display and more storage cost more
-    expect(swapProductionKg({ kind: 'display', inches: 16, screen_type: 'oled' }, laptop)).toBeGreaterThan(swapProductionKg({ kind: 'display', inches: 13, screen_type: 'lcd' }, laptop));
+    expect(swapProductionKg({ kind: 'display', inches: 16, screen_type: 'oled' }, laptop)).toBeGreaterThan(
+      swapProductionKg({ kind: 'display', inches: 13, screen_type: 'lcd' }, laptop),
+    );
     // ram:<total_gb>:<modules>: 16 GB in two modules is two 8 GB modules
-    expect(swapProductionKg({ kind: 'ram', total_gb: 16, modules: 2 }, laptop)).toBeCloseTo(2 * swapProductionKg({ kind: 'ram', total_gb: 8, modules: 1 }, laptop), 6);
-    expect(swapProductionKg({ kind: 'storage', gb: 2000, storage_type: 'ssd' }, laptop)).toBeGreaterThan(swapProductionKg({ kind: 'storage', gb: 256, storage_type: 'ssd' }, laptop));
+    expect(swapProductionKg({ kind: 'ram', total_gb: 16, modules: 2 }, laptop)).toBeCloseTo(
+      2 * swapProductionKg({ kind: 'ram', total_gb: 8, modules: 1 }, laptop),
+      6,
+    );
+    expect(swapProductionKg({ kind: 'storage', gb: 2000, storage_type: 'ssd' }, laptop)).toBeGreaterThan(
+      swapProductionKg({ kind: 'storage', gb: 256, storage_type: 'ssd' }, laptop),
+    );
   });
 
   it('adjusted use phase in the reuse country and net savings against buying new', () => {

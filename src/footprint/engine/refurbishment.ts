@@ -13,7 +13,13 @@ import { resolveSpecs } from './specs.ts';
 import { equivalents, reuseUsePhase } from './savings.ts';
 import { swapToken } from './swaps.ts';
 import type {
-  CategoryDefinition, Grade, HeatmapEntry, RefurbishmentInput, RefurbishmentResult, RefurbishmentSwapResult, Swap,
+  CategoryDefinition,
+  Grade,
+  HeatmapEntry,
+  RefurbishmentInput,
+  RefurbishmentResult,
+  RefurbishmentSwapResult,
+  Swap,
 } from './types.ts';
 
 export interface GradeProfile {
@@ -129,7 +135,7 @@ export function refurbishmentModel(input: RefurbishmentInput, params: EnginePara
     `grade ${grade} (${g.label}): cleaning ${g.cleaning_kg} kg x size factor ${round2(sizeFactor)}, testing ${g.testing_kwh} kWh x energy factor ${round2(energyFactor)} at the reuse grid, parts ${g.parts_share_of_chassis * 100}% of housing production, packaging ${g.packaging_mass_ratio} kg board per kg device at ${CORRUGATED_KG_PER_KG} kg CO2e/kg, logistics ${REFURB_LOGISTICS_ROAD_KM} km by road`,
     `the refurbished device uses ${OLD_DEVICE_ENERGY_PENALTY * 100}% more electricity than a new equivalent; swaps do not change the energy model`,
     'avoided: production and transport of the new device that is not bought; end of life is deferred, not avoided',
-    'break_even_years: years of use after which the refurbished device\'s extra electricity has used up the embodied savings (null: never)',
+    "break_even_years: years of use after which the refurbished device's extra electricity has used up the embodied savings (null: never)",
   ];
 
   return {

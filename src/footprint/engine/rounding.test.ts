@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CATEGORIES, calculateFootprint, calculateRefurbishment, calculateSavings, footprintModel, roundFootprint, roundTo } from './index.ts';
+import {
+  CATEGORIES,
+  calculateFootprint,
+  calculateRefurbishment,
+  calculateSavings,
+  footprintModel,
+  roundFootprint,
+  roundTo,
+} from './index.ts';
 
 describe('rounding once, at the edge', () => {
   it('roundTo rounds halves up despite binary representation', () => {
@@ -10,7 +18,13 @@ describe('rounding once, at the edge', () => {
   });
 
   it('calculateFootprint is footprintModel rounded, with the same key order', () => {
-    const input = { category: CATEGORIES.find((c) => c.id === 'laptop')!, specs: { ram_gb: 16 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.38, use_region: 'DE' };
+    const input = {
+      category: CATEGORIES.find((c) => c.id === 'laptop')!,
+      specs: { ram_gb: 16 },
+      supplied_spec_count: 1,
+      grid_factor_kg_per_kwh: 0.38,
+      use_region: 'DE',
+    };
     const rounded = calculateFootprint(input);
     expect(rounded).toEqual(roundFootprint(footprintModel(input)));
     expect(Object.keys(rounded)).toEqual(Object.keys(footprintModel(input)));
@@ -23,7 +37,15 @@ describe('rounding once, at the edge', () => {
         const f = footprintModel({ category, specs: {}, supplied_spec_count: 0, grid_factor_kg_per_kwh: grid, use_region: 'DE' });
         for (const years of [1, 2, 3, 5]) {
           const s = calculateSavings({ footprint: f, remaining_years: years, grid_factor_kg_per_kwh: grid });
-          const r = calculateRefurbishment({ footprint: f, category, specs: {}, grade: 'B', swaps: [], remaining_years: years, reuse_grid_factor_kg_per_kwh: grid });
+          const r = calculateRefurbishment({
+            footprint: f,
+            category,
+            specs: {},
+            grade: 'B',
+            swaps: [],
+            remaining_years: years,
+            reuse_grid_factor_kg_per_kwh: grid,
+          });
           expect(r.adjusted_use_phase.additional_use_phase_kg).toBe(s.additional_use_phase_kg);
           expect(r.adjusted_use_phase.refurbished_use_phase_kg).toBe(s.old_device_use_phase_kg);
           expect(r.new_device.production_kg).toBe(s.avoided_production_kg);

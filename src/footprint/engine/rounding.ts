@@ -45,7 +45,8 @@ export function roundFootprint(f: FootprintResult): FootprintResult {
     production_components: components,
   };
   if (f.embodied_kg !== undefined) out.embodied_kg = round2(f.embodied_kg);
-  if (f.transport) out.transport = { ...f.transport, air_share: round2(f.transport.air_share), shipped_mass_kg: round2(f.transport.shipped_mass_kg) };
+  if (f.transport)
+    out.transport = { ...f.transport, air_share: round2(f.transport.air_share), shipped_mass_kg: round2(f.transport.shipped_mass_kg) };
   return out;
 }
 
@@ -79,7 +80,11 @@ export function roundRefurbishment(r: RefurbishmentResult): RefurbishmentResult 
     swaps: r.swaps.map((s): RefurbishmentSwapResult => ({ ...s, production_kg: round2(s.production_kg) })),
     swaps_total_kg: round2(r.swaps_total_kg),
     refurbishment_total_kg: round2(r.refurbishment_total_kg),
-    new_device: { production_kg: round2(r.new_device.production_kg), transport_kg: round2(r.new_device.transport_kg), embodied_kg: round2(r.new_device.embodied_kg) },
+    new_device: {
+      production_kg: round2(r.new_device.production_kg),
+      transport_kg: round2(r.new_device.transport_kg),
+      embodied_kg: round2(r.new_device.embodied_kg),
+    },
     adjusted_use_phase: {
       reuse_grid_factor_kg_per_kwh: u.reuse_grid_factor_kg_per_kwh,
       annual_kwh_new: round2(u.annual_kwh_new),

@@ -3,7 +3,13 @@ import { calculateFootprint, calculateSavings, getCategory } from './index.ts';
 import { CAR_KG_PER_KM, OLD_DEVICE_ENERGY_PENALTY, TREE_KG_PER_YEAR } from './constants.ts';
 
 const laptop = getCategory('laptop')!;
-const fp = calculateFootprint({ category: laptop, specs: { typical_consumption_kwh: 20 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.4, use_region: 'DE' });
+const fp = calculateFootprint({
+  category: laptop,
+  specs: { typical_consumption_kwh: 20 },
+  supplied_spec_count: 1,
+  grid_factor_kg_per_kwh: 0.4,
+  use_region: 'DE',
+});
 
 describe('calculateSavings', () => {
   it('avoided production + transport minus the extra electricity of the old device', () => {
@@ -36,7 +42,13 @@ describe('calculateSavings', () => {
   it('never reports negative equivalents', () => {
     const server = getCategory('server')!;
     const s = calculateSavings({
-      footprint: calculateFootprint({ category: server, specs: { typical_consumption_kwh: 100_000 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 1, use_region: 'DE' }),
+      footprint: calculateFootprint({
+        category: server,
+        specs: { typical_consumption_kwh: 100_000 },
+        supplied_spec_count: 1,
+        grid_factor_kg_per_kwh: 1,
+        use_region: 'DE',
+      }),
       remaining_years: 15,
       grid_factor_kg_per_kwh: 1.5,
     });

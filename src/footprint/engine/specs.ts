@@ -45,7 +45,11 @@ export function isStorageType(v: unknown): v is StorageType {
  */
 export function typicalConfiguration(category: CategoryDefinition, releaseYear?: number): (TypicalConfiguration & { year: number }) | null {
   const table = category.typical_configuration;
-  const years = table ? Object.keys(table).map(Number).sort((a, b) => a - b) : [];
+  const years = table
+    ? Object.keys(table)
+        .map(Number)
+        .sort((a, b) => a - b)
+    : [];
   if (!table || years.length === 0) return null;
   const y = usableReleaseYear(releaseYear);
   const year =
@@ -71,14 +75,23 @@ const WEIGHT_RATIO_BOUNDS: [number, number] = [0.25, 16];
  *   lead-acid battery in the same weight came out lower.
  * Bounded to 0.25..16 x the default weight and to the category's heaviest real product.
  */
-export function unstatedWeight(category: CategoryDefinition, screenInch: number | null, batteryWh: number | null): { kg: number; from_screen: boolean; battery_kg: number } {
+export function unstatedWeight(
+  category: CategoryDefinition,
+  screenInch: number | null,
+  batteryWh: number | null,
+): { kg: number; from_screen: boolean; battery_kg: number } {
   const d = category.defaults;
   const exponent = category.parameters.weight_screen_exponent;
   const fromScreen = exponent !== undefined && d.screen_size_inch > 0 && screenInch !== null && screenInch > 0;
   const ratio = fromScreen ? Math.min(SCREEN_RATIO_BOUNDS[1], Math.max(SCREEN_RATIO_BOUNDS[0], screenInch / d.screen_size_inch)) : 1;
-  const battery_kg = batteryWh !== null ? (batteryWh - d.battery_wh) / BATTERY_WH_PER_KG[category.parameters.production.battery_chemistry] : 0;
+  const battery_kg =
+    batteryWh !== null ? (batteryWh - d.battery_wh) / BATTERY_WH_PER_KG[category.parameters.production.battery_chemistry] : 0;
   const kg = d.weight_kg * ratio ** (exponent ?? 0) + battery_kg;
-  const bounded = Math.min(category.parameters.limits.max_weight_kg, d.weight_kg * WEIGHT_RATIO_BOUNDS[1], Math.max(d.weight_kg * WEIGHT_RATIO_BOUNDS[0], kg));
+  const bounded = Math.min(
+    category.parameters.limits.max_weight_kg,
+    d.weight_kg * WEIGHT_RATIO_BOUNDS[1],
+    Math.max(d.weight_kg * WEIGHT_RATIO_BOUNDS[0], kg),
+  );
   return { kg: bounded, from_screen: fromScreen, battery_kg };
 }
 
@@ -114,15 +127,31 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
   const storage_type = isStorageType(specs.storage_type) ? specs.storage_type : defaultOf('storage_type');
   const battery_wh = num('battery_wh');
   const statedWeight = usable(specs.weight_kg) && specs.weight_kg > 0 ? specs.weight_kg : null;
-  const estimated = statedWeight === null
-    ? unstatedWeight(category, defaulted.includes('screen_size_inch') ? null : screen_size_inch, defaulted.includes('battery_wh') ? null : battery_wh)
-    : null;
+  const estimated =
+    statedWeight === null
+      ? unstatedWeight(
+          category,
+          defaulted.includes('screen_size_inch') ? null : screen_size_inch,
+          defaulted.includes('battery_wh') ? null : battery_wh,
+        )
+      : null;
   if (estimated) defaulted.unshift('weight_kg');
   const typicalKwh = usable(specs.typical_consumption_kwh) ? specs.typical_consumption_kwh : null;
   if (typicalKwh === null) defaulted.push('typical_consumption_kwh');
   return {
-    weight_kg: statedWeight ?? estimated!.kg, screen_size_inch, screen_type, processor_tdp_w, ram_gb, storage_gb, storage_type, battery_wh,
-    typical_consumption_kwh: typicalKwh, defaulted, typical_year: typicalYear, weight_from_screen: estimated?.from_screen ?? false, weight_battery_kg: estimated?.battery_kg ?? 0,
+    weight_kg: statedWeight ?? estimated!.kg,
+    screen_size_inch,
+    screen_type,
+    processor_tdp_w,
+    ram_gb,
+    storage_gb,
+    storage_type,
+    battery_wh,
+    typical_consumption_kwh: typicalKwh,
+    defaulted,
+    typical_year: typicalYear,
+    weight_from_screen: estimated?.from_screen ?? false,
+    weight_battery_kg: estimated?.battery_kg ?? 0,
   };
 }
 

@@ -40,14 +40,18 @@ function parseNumber(token: string, part: string | undefined, what: string, min:
   const p = part.trim();
   if (!NUMBER_RE.test(p)) throw new SwapParseError(token, `${what} '${p}' is not a positive number`);
   const v = Number(p);
-  if (exclusiveMin ? v <= min : v < min) throw new SwapParseError(token, `${what} must be ${exclusiveMin ? 'greater than' : 'at least'} ${min}`);
+  if (exclusiveMin ? v <= min : v < min)
+    throw new SwapParseError(token, `${what} must be ${exclusiveMin ? 'greater than' : 'at least'} ${min}`);
   if (v > max) throw new SwapParseError(token, `${what} must be at most ${max}`);
   return v;
 }
 
 function arity(token: string, parts: string[], expected: number, usage: string): void {
   if (parts.length !== expected) {
-    throw new SwapParseError(token, `expected ${usage} (${expected - 1} argument${expected - 1 === 1 ? '' : 's'}), got ${parts.length - 1}`);
+    throw new SwapParseError(
+      token,
+      `expected ${usage} (${expected - 1} argument${expected - 1 === 1 ? '' : 's'}), got ${parts.length - 1}`,
+    );
   }
 }
 
@@ -57,7 +61,10 @@ function parseToken(token: string): Swap {
   switch (kind) {
     case 'battery': {
       arity(token, parts, 2, 'battery:<wh>');
-      return { kind: 'battery', wh: parseNumber(token, parts[1], 'battery capacity (Wh)', SWAP_LIMITS.battery_wh.min, SWAP_LIMITS.battery_wh.max, true) };
+      return {
+        kind: 'battery',
+        wh: parseNumber(token, parts[1], 'battery capacity (Wh)', SWAP_LIMITS.battery_wh.min, SWAP_LIMITS.battery_wh.max, true),
+      };
     }
     case 'storage': {
       arity(token, parts, 3, 'storage:<gb>:<storage_type>');
@@ -85,7 +92,14 @@ function parseToken(token: string): Swap {
     }
     case 'display': {
       arity(token, parts, 3, 'display:<inches>:<screen_type>');
-      const inches = parseNumber(token, parts[1], 'display size (inches)', SWAP_LIMITS.display_inches.min, SWAP_LIMITS.display_inches.max, false);
+      const inches = parseNumber(
+        token,
+        parts[1],
+        'display size (inches)',
+        SWAP_LIMITS.display_inches.min,
+        SWAP_LIMITS.display_inches.max,
+        false,
+      );
       const t = (parts[2] ?? '').toLowerCase();
       if (!(SCREEN_TYPES as readonly string[]).includes(t)) {
         throw new SwapParseError(token, `screen_type '${parts[2] ?? ''}' must be one of ${SCREEN_TYPES.join(', ')}`);

@@ -22,7 +22,8 @@ describe('transport', () => {
     const [airKm, seaKm] = ROUTES.east_asia.europe;
     const t = transportKg(2, 1.5, 0.4, 'east_asia', 'europe');
     const tonnes = (2 * 1.5) / 1000;
-    const expected = tonnes * (0.4 * airKm * FREIGHT_KG_PER_TKM.air + 0.6 * seaKm * FREIGHT_KG_PER_TKM.sea + ROAD_KM * FREIGHT_KG_PER_TKM.road);
+    const expected =
+      tonnes * (0.4 * airKm * FREIGHT_KG_PER_TKM.air + 0.6 * seaKm * FREIGHT_KG_PER_TKM.sea + ROAD_KM * FREIGHT_KG_PER_TKM.road);
     expect(t.kg).toBeCloseTo(expected, 9);
     expect(t.shipped_mass_kg).toBeCloseTo(3, 9);
     expect(t.air_share).toBe(0.4);

@@ -11,7 +11,13 @@ const SOUTHEAST_ASIA = new Set(['VN', 'TH', 'MY', 'SG', 'ID', 'PH', 'KH', 'LA', 
 const SOUTH_ASIA = new Set(['IN', 'PK', 'BD', 'LK', 'NP', 'BT', 'MV', 'AF']);
 
 const CONTINENT_REGION: Record<string, UseRegion> = {
-  EU: 'europe', NA: 'north_america', SA: 'south_america', AF: 'africa', OC: 'oceania', AS: 'west_asia', AN: 'oceania',
+  EU: 'europe',
+  NA: 'north_america',
+  SA: 'south_america',
+  AF: 'africa',
+  OC: 'oceania',
+  AS: 'west_asia',
+  AN: 'oceania',
 };
 
 /** Macro-region of a country or sub-national code ('DE', 'US-CA', 'CN-GD'); null when unknown. */
@@ -51,8 +57,7 @@ export function transportKg(
   const tonnes = (weightKg * shippingMassFactor) / 1000;
   const sameRegion = seaKm === 0;
   const roadKm = sameRegion ? (1 - air) * INTRA_REGION_ROAD_KM + ROAD_KM / 2 : ROAD_KM;
-  const perTonne =
-    air * airKm * FREIGHT_KG_PER_TKM.air + (1 - air) * seaKm * FREIGHT_KG_PER_TKM.sea + roadKm * FREIGHT_KG_PER_TKM.road;
+  const perTonne = air * airKm * FREIGHT_KG_PER_TKM.air + (1 - air) * seaKm * FREIGHT_KG_PER_TKM.sea + roadKm * FREIGHT_KG_PER_TKM.road;
   return {
     kg: tonnes * perTonne,
     air_share: air,

@@ -22,14 +22,27 @@ export interface DeviceSpecs {
 
 /** The spec fields that count towards supplied_spec_count (all fields of DeviceSpecs). */
 export const SPEC_FIELDS = [
-  'weight_kg', 'screen_size_inch', 'screen_type', 'processor_tdp_w', 'ram_gb',
-  'storage_gb', 'storage_type', 'battery_wh', 'typical_consumption_kwh',
+  'weight_kg',
+  'screen_size_inch',
+  'screen_type',
+  'processor_tdp_w',
+  'ram_gb',
+  'storage_gb',
+  'storage_type',
+  'battery_wh',
+  'typical_consumption_kwh',
 ] as const satisfies readonly (keyof DeviceSpecs)[];
 
 export type AssemblyRegion = 'east_asia' | 'southeast_asia' | 'south_asia' | 'europe' | 'north_america';
 export type UseRegion = AssemblyRegion | 'west_asia' | 'south_america' | 'africa' | 'oceania';
 export type ChassisMaterial =
-  | 'aluminium_plastic' | 'plastic' | 'steel' | 'steel_plastic' | 'glass_aluminium' | 'aluminium' | 'magnesium_plastic';
+  | 'aluminium_plastic'
+  | 'plastic'
+  | 'steel'
+  | 'steel_plastic'
+  | 'glass_aluminium'
+  | 'aluminium'
+  | 'magnesium_plastic';
 export type EolMaterialClass = 'metal_rich' | 'mixed' | 'plastic_rich' | 'display_rich' | 'battery_rich';
 
 export type CategoryDefaults = Required<Omit<DeviceSpecs, 'typical_consumption_kwh'>> & {
