@@ -161,7 +161,7 @@ function checkGraphQLJsonParams(url: URL): void {
 /**
  * Requests that never reach a handler get a JSON ApiError instead of an empty answer or a reset:
  * those Node's HTTP parser refuses (a request line and headers over its 16 KiB limit, malformed
- * HTTP), and CONNECT (501).
+ * HTTP), and CONNECT (405: no route takes it).
  */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
@@ -181,18 +181,34 @@ export function answerClientErrors(server: Server): void {
   server.on('connect', (_request: unknown, socket: Duplex) => {
     answerOnSocket(
       socket,
-      501,
-      'METHOD_NOT_IMPLEMENTED',
-      'Not implemented',
-      'CONNECT: this server is not a proxy; its routes take GET, HEAD, POST, PUT, PATCH, DELETE',
+      405,
+      'METHOD_NOT_ALLOWED',
+      'Method not allowed',
+      `CONNECT: this server is not a proxy; its routes take ${SERVED_METHODS}`,
+      {
+        Allow: SERVED_METHODS,
+      },
     );
   });
 }
 
+// Every method some route takes (each route's own are in its 405's Allow).
+const SERVED_METHODS = 'DELETE, GET, HEAD, PATCH, POST, PUT';
+
 /** An ApiError written straight to the connection, which then closes: for requests that never reach a handler. */
-function answerOnSocket(socket: Duplex, status: number, code: string, message: string, details: string): void {
+function answerOnSocket(
+  socket: Duplex,
+  status: number,
+  code: string,
+  message: string,
+  details: string,
+  headers: Record<string, string> = {},
+): void {
   const body = JSON.stringify({ error: message, code, details });
+  const extra = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   socket.end(
-    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${extra}Connection: close\r\n\r\n${body}`,
   );
 }

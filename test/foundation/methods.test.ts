@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 
 // Every HTTP method gets an answer from the route table: HEAD wherever GET works, 405 with Allow for a
-// method a route does not take (TRACE included, which the Fetch API cannot carry), 501 for CONNECT,
+// method a route does not take (TRACE included, which the Fetch API cannot carry, and CONNECT),
 // always with a JSON body, never a 500 or a closed connection.
 let t: TestApp;
 let base: string;
@@ -68,12 +68,12 @@ describe('HTTP methods', () => {
     expect([head.status, head.headers.get('allow')]).toEqual([405, 'POST']);
   });
 
-  it('answers TRACE on a path of no route with 404, and CONNECT with 501, both in JSON', async () => {
+  it('answers TRACE on a path of no route with 404, and CONNECT with 405, both in JSON', async () => {
     const trace = await raw('TRACE', '/nowhere');
     expect(trace.status).toBe(404);
     expect(JSON.parse(trace.body)).toMatchObject({ code: 'ROUTE_NOT_FOUND' });
     const connect = await raw('CONNECT', 'example.com:443');
-    expect(connect.status).toBe(501);
-    expect(JSON.parse(connect.body)).toMatchObject({ code: 'METHOD_NOT_IMPLEMENTED', details: expect.stringContaining('not a proxy') });
+    expect([connect.status, connect.headers.allow]).toEqual([405, 'DELETE, GET, HEAD, PATCH, POST, PUT']);
+    expect(JSON.parse(connect.body)).toMatchObject({ code: 'METHOD_NOT_ALLOWED', details: expect.stringContaining('not a proxy') });
   });
 });

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readFileSync, readdirSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startServerProcess } from '../support/process.ts';
@@ -425,9 +426,22 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
           minLength: 1,
           maxLength: 4,
         }),
-        method: fc.constantFrom('GET', 'POST', 'PATCH', 'OPTIONS'),
+        method: fc.constantFrom('GET', 'POST', 'PATCH', 'OPTIONS', 'HEAD', 'PUT', 'DELETE', 'PROPFIND'),
       })
       .map(({ segments, method }): FuzzRequest => ({ method, path: `/v1/${segments.join('/')}`, headers: {} }));
+
+  // A route's path with a method it may not take (HEAD answers as GET where GET works).
+  const wrongMethodRequest = () =>
+    fc
+      .record({
+        pick: fc.integer({ min: 0, max: 10_000 }),
+        method: fc.constantFrom('HEAD', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'PROPFIND', 'GET', 'POST'),
+        auth: auth(),
+      })
+      .map(({ pick, method, auth }): FuzzRequest => {
+        const route = restRoutes[pick % restRoutes.length]!;
+        return { method, path: route.path.replace(/\{\w+\}/g, assetId), headers: auth() };
+      });
 
   const anyRequest = fc.oneof(
     { weight: 6, arbitrary: fc.constant(null).chain(() => restRequest()) },
@@ -436,9 +450,54 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     { weight: 1, arbitrary: adminRequest() },
     { weight: 1, arbitrary: documentRequest() },
     { weight: 1, arbitrary: strayRequest() },
+    { weight: 1, arbitrary: wrongMethodRequest() },
   );
 
   // ------------------------------------------------------------------------------------- the run
+
+  /** A request the Fetch API refuses to send (TRACE, CONNECT), over node:http: status and body. */
+  const rawRequest = (method: string, target: string) =>
+    new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const url = new URL(server.url);
+      const req = httpRequest({ host: url.hostname, port: url.port, method, path: target }, (res) => {
+        let body = '';
+        res.on('data', (chunk) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      // Node hands the answer to a CONNECT to 'connect', with the socket.
+      req.on('connect', (res, socket, head) => {
+        let body = head.toString();
+        socket.on('data', (chunk) => (body += chunk));
+        socket.on('end', () => resolve({ status: res.statusCode!, body }));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
+  it('answers TRACE on every route and CONNECT with a coded JSON error, never 5xx', async () => {
+    const histogram = new Map<number, number>();
+    const targets = [
+      ...new Set(restRoutes.map((r) => r.path.replace(/\{\w+\}/g, assetId))),
+      '/v1/graphql',
+      '/v1/odata/Assets',
+      '/healthz',
+      '/nowhere',
+    ];
+    for (const [method, target] of [
+      ...targets.map((t) => ['TRACE', t]),
+      ['CONNECT', 'example.com:443'],
+      ['CONNECT', server.url.slice(7)],
+    ]) {
+      const { status, body } = await rawRequest(method!, target!);
+      histogram.set(status, (histogram.get(status) ?? 0) + 1);
+      expect(status, `${method} ${target}`).toBeLessThan(500);
+      const parsed = JSON.parse(body) as { code?: string; error?: { code?: string } };
+      expect(parsed.code ?? parsed.error?.code, `${method} ${target}: ${body}`).toMatch(/^[A-Z_]+$/);
+    }
+    console.log(
+      `fuzz (${TEST_DATABASE_KIND}) methods: ${targets.length} TRACE and 2 CONNECT requests; statuses ${JSON.stringify(Object.fromEntries(histogram))}`,
+    );
+  });
 
   it('never answers 5xx, always with a coded error body, within a second, while /healthz stays fast', async () => {
     const histogram = new Map<number, number>();
@@ -493,15 +552,16 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       const where = `${request.method} ${request.path.slice(0, 160)} -> ${res.status} ${text.slice(0, 300)}`;
       expect(res.status, where).toBeLessThan(500);
       expect(ms, `${where} took ${Math.round(ms)} ms`).toBeLessThan(SLOWEST_MS);
-      if (res.status < 400) return;
+      // A HEAD answer has the GET answer's headers and no body.
+      if (res.status < 400 || request.method === 'HEAD') return;
       const type = res.headers.get('content-type') ?? '';
       // People's pages (the console, certificate verification) show their errors as HTML.
       if (/^\/(console|verify)/.test(request.path) && type.startsWith('text/html'))
         return void expect(text.length, where).toBeGreaterThan(0);
       expect(type, where).toMatch(/^application\/(json|graphql-response\+json)/);
-      const body = JSON.parse(text) as { code?: string; error?: string; errors?: { extensions?: { code?: string } }[] };
-      // REST bodies (the 429 body too) name the code at the top, GraphQL in extensions.
-      const code = body.code ?? body.errors?.[0]?.extensions?.code;
+      const body = JSON.parse(text) as { code?: string; error?: string | { code?: string }; errors?: { extensions?: { code?: string } }[] };
+      // REST bodies (the 429 body too) name the code at the top, OData's in `error`, GraphQL's in extensions.
+      const code = body.code ?? (typeof body.error === 'object' ? body.error.code : undefined) ?? body.errors?.[0]?.extensions?.code;
       expect(code, where).toBeTruthy();
     };
 
