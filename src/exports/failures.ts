@@ -12,6 +12,7 @@ export const EXPORT_FAILURE_CODES = [
   'EXPORT_STORAGE_COMMIT_FAILED',
   'EXPORT_DATABASE_ERROR',
   'EXPORT_INTERRUPTED',
+  'EXPORT_STALLED',
 ] as const;
 export type ExportFailureCode = (typeof EXPORT_FAILURE_CODES)[number];
 
@@ -23,6 +24,7 @@ const WHAT_FAILED: Record<ExportFailureCode, string> = {
   EXPORT_STORAGE_COMMIT_FAILED: 'The archive was written but the store could not make it final.',
   EXPORT_DATABASE_ERROR: "Reading the organisation's data or recording the finished export failed (a database error).",
   EXPORT_INTERRUPTED: 'Its worker stopped without finishing (the process ended or lost its lease).',
+  EXPORT_STALLED: 'The archive store or the database stopped answering in the middle of the export.',
 };
 
 /** The job's error_message: what failed, how often it was tried, what to do. */

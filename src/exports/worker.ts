@@ -8,7 +8,7 @@ import type { ExportStorage, ObjectUpload } from './storage/types.ts';
 import { resolveExportScope } from './tables.ts';
 import { writeExportArchive, type ArchiveProgress } from './archive.ts';
 import { EXPORT_TTL_MS, jobLinks, type StoredScope } from './jobs.ts';
-import { asFailure, failureMessage, storageOutput, type ExportFailureCode, type ExportJobFailure } from './failures.ts';
+import { asFailure, failureMessage, storageOutput, type ExportFailureCode, ExportJobFailure } from './failures.ts';
 
 // The export worker: claims pending jobs with row locks (FOR UPDATE SKIP LOCKED), holds each with a
 // lease it renews while it writes, and finishes it as completed or failed. Plain SQL on the
@@ -33,6 +33,11 @@ export interface ExportWorkerOptions {
   sweepIntervalMs?: number;
   /** How often a running job's progress and lease are written (default 1 s, at most a third of the lease). */
   heartbeatMs?: number;
+  /**
+   * How long an attempt may go without progress (a storage or database call that never answers)
+   * before it fails with EXPORT_STALLED (default 5 minutes, at least two leases).
+   */
+  stallMs?: number;
 }
 
 /** Attempts of one job (claims, counted in export_jobs.attempts) before it fails. */
@@ -64,6 +69,7 @@ export class ExportWorker {
   private readonly retryDelayMs: number;
   private readonly sweepIntervalMs: number;
   private readonly heartbeatMs: number;
+  private readonly stallMs: number;
   private running: Promise<void> | undefined;
   private stopping = false;
   private wake: (() => void) | undefined;
@@ -79,6 +85,7 @@ export class ExportWorker {
     this.retryDelayMs = options.retryDelayMs ?? 30_000;
     this.sweepIntervalMs = options.sweepIntervalMs ?? 60_000;
     this.heartbeatMs = Math.min(options.heartbeatMs ?? 1_000, this.leaseMs / 3);
+    this.stallMs = Math.max(options.stallMs ?? 300_000, 2 * this.leaseMs);
   }
 
   /** Runs jobs until stop(): claims while there is work, sweeps now and then, sleeps when idle. */
@@ -158,26 +165,28 @@ export class ExportWorker {
     // The error_code of a failure in the stage running now (the archive's output tags its own: failures.ts).
     let stage: ExportFailureCode = 'EXPORT_STORAGE_UNAVAILABLE';
     // Nothing between here and the try: every way out of the attempt stops the lease's renewal.
-    const heartbeat = new Heartbeat(this, job, this.heartbeatMs);
+    const heartbeat = new Heartbeat(this, job, this.heartbeatMs, this.stallMs);
     try {
       // Leftovers of an earlier attempt of this job (a partial upload of a worker that died).
-      await storage.delete(job.storage_path);
-      upload = await storage.open(job.storage_path);
+      await heartbeat.watch(storage.delete(job.storage_path));
+      upload = await heartbeat.watch(storage.open(job.storage_path));
       stage = 'EXPORT_DATABASE_ERROR';
       const tables = resolveExportScope(job.scope);
-      const result = await writeExportArchive({
-        db: this.deps.db,
-        orgId: job.org_id,
-        tables,
-        output: storageOutput(upload.stream),
-        softwareVersion: this.deps.softwareVersion,
-        generatedAt: new Date(),
-        onProgress: async (progress) => heartbeat.report(progress),
-      });
+      const result = await heartbeat.watch(
+        writeExportArchive({
+          db: this.deps.db,
+          orgId: job.org_id,
+          tables,
+          output: storageOutput(upload.stream),
+          softwareVersion: this.deps.softwareVersion,
+          generatedAt: new Date(),
+          onProgress: async (progress) => heartbeat.report(progress),
+        }),
+      );
       heartbeat.check();
       stage = 'EXPORT_STORAGE_COMMIT_FAILED';
       archiveMayExist = true;
-      await upload.commit();
+      await heartbeat.watch(upload.commit());
       stage = 'EXPORT_DATABASE_ERROR';
       const completed = await this.complete(job, { ...result, totalTables: tables.length });
       // Cancelled between the last heartbeat and now: the archive must not stay (the sweep retries a failed delete).
@@ -196,9 +205,10 @@ export class ExportWorker {
     } catch (error) {
       // No renewal may follow once the job is handed on (to a next attempt, back to pending, or failed).
       await heartbeat.stop();
-      await upload
-        ?.abort()
-        .catch((abortError: unknown) => log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'));
+      // A store that stalled may not answer the abort either: the sweep deletes what stays.
+      await Promise.race([upload?.abort(), abortGiveUp()]).catch((abortError: unknown) =>
+        log.warn({ err: abortError, job_id: job.id }, 'discarding a partial export failed'),
+      );
       // The archive of an export that is not completed must not stay.
       if (archiveMayExist) await this.discard(job, 'deleting the archive of an unrecorded export failed');
       if (error instanceof JobReleased) {
@@ -376,21 +386,51 @@ export class ExportWorker {
   }
 }
 
-/** Renews a running job's lease and records its progress every `intervalMs`; report()/check() throw once the job is not ours. */
+/** How long a failed attempt waits for its upload's abort before leaving the rest to the sweep. */
+const ABORT_WAIT_MS = 10_000;
+const abortGiveUp = () => new Promise<void>((resolve) => setTimeout(resolve, ABORT_WAIT_MS).unref());
+
+/**
+ * Renews a running job's lease and records its progress every `intervalMs`; report()/check() throw
+ * once the job is not ours. An attempt that reports no progress for `stallMs` (a store or database
+ * call that never answers) is failed: watch() rejects with EXPORT_STALLED, so the lease it would
+ * otherwise renew for ever ends.
+ */
 class Heartbeat {
   private progress: ArchiveProgress | undefined;
   private released: JobReleased | undefined;
   private readonly timer: NodeJS.Timeout;
   private beat: Promise<void> = Promise.resolve();
+  private lastProgress = Date.now();
+  private readonly stalled: Promise<never>;
+  private stall!: (failure: ExportJobFailure) => void;
 
   constructor(
     private readonly worker: ExportWorker,
     private readonly job: ClaimedJob,
     intervalMs: number,
+    private readonly stallMs: number,
   ) {
+    this.stalled = new Promise<never>((_, reject) => {
+      this.stall = reject;
+    });
+    // Rejected only while a watch() races it.
+    this.stalled.catch(() => {});
     this.timer = setInterval(() => {
+      if (Date.now() - this.lastProgress > this.stallMs) {
+        this.stall(new ExportJobFailure('EXPORT_STALLED', new Error(`no progress for ${Math.round(this.stallMs / 1000)} s`)));
+        return;
+      }
       this.beat = this.beat.then(() => this.renew());
     }, intervalMs);
+  }
+
+  /** `operation`, or EXPORT_STALLED once the attempt has made no progress for stallMs; its start counts as progress. */
+  watch<T>(operation: Promise<T>): Promise<T> {
+    this.lastProgress = Date.now();
+    return Promise.race([operation, this.stalled]).finally(() => {
+      this.lastProgress = Date.now();
+    });
   }
 
   private async renew(): Promise<void> {
@@ -405,6 +445,7 @@ class Heartbeat {
 
   report(progress: ArchiveProgress): void {
     this.progress = progress;
+    this.lastProgress = Date.now();
     this.check();
   }
 

@@ -193,6 +193,23 @@ describe(`export failures on ${TEST_DATABASE_KIND}`, () => {
     );
   });
 
+  it.each(['open', 'write'] as const)(
+    'a store that stops answering on %s: the worker fails the attempt itself (EXPORT_STALLED), ends its lease, stores nothing',
+    async (where) => {
+      const ctx = await submitted();
+      const store = stores.filesystem;
+      const hanging = faulty(store.storage, 'hang');
+      // A store whose open never answers, or whose writes never do (the heartbeat itself keeps running).
+      const storage: ExportStorage = where === 'open' ? { ...hanging, open: () => new Promise(() => {}) } : hanging;
+      const worker = makeWorker(storage, { leaseMs: 150, stallMs: 300, maxAttempts: 1 });
+      const started = Date.now();
+      expect(await worker.runOnce()).toBe(ctx.id);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      await expectFailedCleanly(worker, store, ctx, 'EXPORT_STALLED', 1);
+      hanging.release();
+    },
+  );
+
   it('between attempts the job waits, held by no worker and cancellable, with its partial upload gone', async () => {
     const ctx = await submitted();
     const worker = makeWorker(faulty(stores.filesystem.storage, 'write'), { retryDelayMs: 60_000 });
