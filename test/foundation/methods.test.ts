@@ -1,6 +1,6 @@
-import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { rawRequest } from '../support/raw-request.ts';
 
 // Every HTTP method gets an answer from the route table: HEAD wherever GET works, 405 with Allow for a
 // method a route does not take (TRACE included, which the Fetch API cannot carry, and CONNECT),
@@ -13,28 +13,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-/** A raw request (fetch refuses TRACE and CONNECT): status, headers and body as sent. */
-function raw(
-  method: string,
-  path: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-  const url = new URL(base);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest({ host: url.hostname, port: url.port, method, path }, (res) => {
-      let body = '';
-      res.on('data', (chunk) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    // Node hands a CONNECT answer to 'connect', with the socket, whatever its status.
-    req.on('connect', (res, socket, head) => {
-      let body = head.toString();
-      socket.on('data', (chunk) => (body += chunk));
-      socket.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const raw = (method: string, target: string) => rawRequest(base, method, target);
 
 const FOOTPRINT = '/v1/footprint?brand=Lenovo&model=ThinkPad%20T14&category=laptop&country=DE';
 

@@ -39,6 +39,15 @@ function launch(command: string, args: string[], env: Record<string, string>): S
   return { child, stdout: () => lines(stdout), stderr: () => lines(stderr), line };
 }
 
+/** Ends what is left of a launched command's process group (npm, its shell, node). */
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // The group has ended.
+  }
+}
+
 const answers = (url: string) =>
   fetch(url).then(
     (r) => r.status,
@@ -82,11 +91,7 @@ describe('npm start, as a supervisor runs it', () => {
       for (const text of serviceLines(server.stdout())) expect(() => JSON.parse(text), text).not.toThrow();
       expect(server.stderr()).toEqual([]);
     } finally {
-      try {
-        process.kill(-server.child.pid!, 'SIGKILL');
-      } catch {
-        // The group has ended.
-      }
+      killGroup(server.child);
     }
   }, 120_000);
 
@@ -100,11 +105,7 @@ describe('npm start, as a supervisor runs it', () => {
       expect(await stopped(`${base}/healthz`)).toBe(true);
       expect((await server.line('shutting down: finishing in-flight requests')).reason).toBe('parent exited');
     } finally {
-      try {
-        process.kill(-server.child.pid!, 'SIGKILL');
-      } catch {
-        // The group has ended.
-      }
+      killGroup(server.child);
     }
   }, 120_000);
 });
@@ -150,11 +151,7 @@ describe.skipIf(TEST_DATABASE_KIND !== 'postgres')('npx lcf worker, as a supervi
       for (const text of serviceLines(worker.stdout())) expect(() => JSON.parse(text), text).not.toThrow();
       expect(worker.stderr()).toEqual([]);
     } finally {
-      try {
-        process.kill(-worker.child.pid!, 'SIGKILL');
-      } catch {
-        // The group has ended.
-      }
+      killGroup(worker.child);
       await rm(dataDir, { recursive: true, force: true });
     }
   }, 120_000);

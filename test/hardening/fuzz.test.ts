@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { readFileSync, readdirSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, startServerProcess } from '../support/process.ts';
+import { rawRequest } from '../support/raw-request.ts';
 import { openTestDatabase, TEST_DATABASE_KIND } from '../support/database.ts';
 import { TEST_ADMIN_TOKEN, UNLIMITED } from '../support/test-app.ts';
 
@@ -455,25 +455,6 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
 
   // ------------------------------------------------------------------------------------- the run
 
-  /** A request the Fetch API refuses to send (TRACE, CONNECT), over node:http: status and body. */
-  const rawRequest = (method: string, target: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const url = new URL(server.url);
-      const req = httpRequest({ host: url.hostname, port: url.port, method, path: target }, (res) => {
-        let body = '';
-        res.on('data', (chunk) => (body += chunk));
-        res.on('end', () => resolve({ status: res.statusCode!, body }));
-      });
-      // Node hands the answer to a CONNECT to 'connect', with the socket.
-      req.on('connect', (res, socket, head) => {
-        let body = head.toString();
-        socket.on('data', (chunk) => (body += chunk));
-        socket.on('end', () => resolve({ status: res.statusCode!, body }));
-      });
-      req.on('error', reject);
-      req.end();
-    });
-
   it('answers TRACE on every route and CONNECT with a coded JSON error, never 5xx', async () => {
     const histogram = new Map<number, number>();
     const targets = [
@@ -488,7 +469,7 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       ['CONNECT', 'example.com:443'],
       ['CONNECT', server.url.slice(7)],
     ]) {
-      const { status, body } = await rawRequest(method!, target!);
+      const { status, body } = await rawRequest(server.url, method!, target!);
       histogram.set(status, (histogram.get(status) ?? 0) + 1);
       expect(status, `${method} ${target}`).toBeLessThan(500);
       const parsed = JSON.parse(body) as { code?: string; error?: { code?: string } };
