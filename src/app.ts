@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomUUID } from 'node:crypto';
-import { runWithRequest, type RequestState } from './observability/request-context.ts';
+import { newRequestState, runWithRequest, type RequestState } from './observability/request-context.ts';
 import { createPipeline } from './pipeline.ts';
 import type { RouteTable } from './kernel/routes.ts';
 import type { Services } from './services.ts';
@@ -45,7 +44,7 @@ export function createApp(services: Services): App {
       handling.forEach(closeConnectionAfter);
     },
     handle: (req, res) => {
-      const state = newRequestState(services, req.headers['x-request-id'], clientIp(req, services.config.trustedProxies));
+      const state = newRequestState(services.log, req.headers['x-request-id'], clientIp(req, services.config.trustedProxies));
       state.forwarded = forwardedOrigin(req, services.config.trustedProxies);
       if (draining) closeConnectionAfter(res);
       // In flight until the handler has returned and the response has closed (a streamed body ends
@@ -79,29 +78,12 @@ export function createApp(services: Services): App {
     fetch: async (request, options = {}) => {
       // As handle() does: HEAD served as GET, without the body.
       const head = request.method === 'HEAD';
-      const state = newRequestState(services, request.headers.get('x-request-id'), options.ip ?? '127.0.0.1');
+      const state = newRequestState(services.log, request.headers.get('x-request-id'), options.ip ?? '127.0.0.1');
       const response = await runWithRequest(state, async () => yoga.fetch(head ? new Request(request, { method: 'GET' }) : request));
       return head ? new Response(null, response) : response;
     },
   };
   return app;
-}
-
-function newRequestState(services: Services, requestId: string | string[] | null | undefined, ip: string): RequestState {
-  const id = typeof requestId === 'string' && /^[\w.-]{1,100}$/.test(requestId) ? requestId : randomUUID();
-  return {
-    id,
-    ip,
-    startedAt: performance.now(),
-    // A child logger per request costs more than most requests on the hot path: made when first used.
-    get log() {
-      const log = services.log.child({ req_id: id });
-      Object.defineProperty(this, 'log', { value: log });
-      return log;
-    },
-    responseHeaders: new Headers(),
-    successHeaders: new Headers(),
-  };
 }
 
 const peerAddress = (req: IncomingMessage) => (req.socket.remoteAddress ?? 'unknown').replace(/^::ffff:/, '');

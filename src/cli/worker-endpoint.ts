@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createMetricsRouter } from '../admin/metrics-route.ts';
@@ -7,7 +6,7 @@ import { errorResponse, toApiError } from '../errors/render.ts';
 import { writeNodeResponse } from '../kernel/node-response.ts';
 import { RouteTable, unanswered } from '../kernel/routes.ts';
 import type { Logger } from '../observability/logger.ts';
-import { runWithRequest } from '../observability/request-context.ts';
+import { newRequestState, runWithRequest } from '../observability/request-context.ts';
 import { Router } from '../rest/router.ts';
 import { livenessAnswer } from '../plugins/liveness.ts';
 import { readinessAnswer } from '../plugins/readiness.ts';
@@ -37,14 +36,7 @@ export async function listenWorkerEndpoint(
   for (const router of [probes, createMetricsRouter(services)]) router.declareIn(routes);
 
   const answer = (req: IncomingMessage): Promise<Response> => {
-    const state = {
-      id: randomUUID(),
-      startedAt: performance.now(),
-      ip: req.socket.remoteAddress ?? 'unknown',
-      log: services.log,
-      responseHeaders: new Headers(),
-      successHeaders: new Headers(),
-    };
+    const state = newRequestState(services.log, req.headers['x-request-id'], req.socket.remoteAddress ?? 'unknown');
     return runWithRequest(state, async () => {
       // HEAD as GET, as the servers answer it (Node leaves the body out).
       const method = req.method === 'HEAD' || !req.method ? 'GET' : req.method;

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 
 /**
@@ -27,4 +28,22 @@ export const currentRequest = (): RequestState | undefined => store.getStore();
 /** Marks a successful response as cacheable by shared caches for `seconds`. */
 export function cacheFor(seconds: number): void {
   currentRequest()?.successHeaders.set('Cache-Control', `public, max-age=${seconds}`);
+}
+
+/** The state of a new request: the client's X-Request-Id when it is a plain token, else a new UUID. */
+export function newRequestState(log: Logger, requestId: string | string[] | null | undefined, ip: string): RequestState {
+  const id = typeof requestId === 'string' && /^[\w.-]{1,100}$/.test(requestId) ? requestId : randomUUID();
+  return {
+    id,
+    ip,
+    startedAt: performance.now(),
+    // A child logger per request costs more than most requests on the hot path: made when first used.
+    get log() {
+      const child = log.child({ req_id: id });
+      Object.defineProperty(this, 'log', { value: child });
+      return child;
+    },
+    responseHeaders: new Headers(),
+    successHeaders: new Headers(),
+  };
 }
