@@ -31,6 +31,8 @@ import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRou
 import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
 import { createODataRouter } from './odata/routes.ts';
 import { useODataBasicCredentials } from './odata/basic-auth.ts';
+import { useIdempotency } from './idempotency/plugin.ts';
+import { IdempotencyStore } from './idempotency/store.ts';
 import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/routes.ts';
 import { createExportFileRouter } from './exports/storage/index.ts';
 import { createExploreRouter } from './explore/routes.ts';
@@ -119,6 +121,11 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
       // (429). Any refusal further on (4xx) gives the request back: only what is served costs.
       useODataBasicCredentials(),
       useAccessControl(services, { graphqlEndpoint: GRAPHQL_PATH }),
+      // Idempotency-Key on the routes that declare it (`idempotent`): after access control, which knows the key
+      // the stored answers are scoped by, and before any route runs; a replay answers here and costs no quota.
+      useIdempotency(
+        new IdempotencyStore(services.db.prisma, { onPruneError: (err) => services.log.warn({ err }, 'pruning idempotency keys failed') }),
+      ),
       // 6. Hand-written keyed routes: the certificate PDF (GET; POST /v1/certificate is SOFA's), POST /v1/report
       // (a PDF body, which SOFA cannot answer), OData, the export download (302 or JSON by Accept).
       mount(createCertificateDownloadRouter(services)),

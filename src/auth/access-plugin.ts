@@ -22,6 +22,8 @@ interface SpentQuota {
   /** When it was counted: the day and minute to give it back to. */
   at: Date;
   decision: QuotaDecision;
+  /** The answer is served without doing the work (a replayed answer, src/idempotency/): given back like a refusal. */
+  free?: true;
 }
 
 /**
@@ -89,6 +91,14 @@ export async function giveBackQuota(services: Pick<AccessServices, 'quota'>, sta
   }
 }
 
+/**
+ * The answer to this request does no work (an idempotent replay, src/idempotency/): the request the quota
+ * admitted is given back on the answer, as a refusal's is, so a repeat costs no budget.
+ */
+export function answerCostsNothing(state: RequestState): void {
+  if (state.spentQuota) state.spentQuota.free = true;
+}
+
 /** Counts the request against the caller's daily and per-minute budget (checkQuota); 429 when one is used up. */
 export async function countRequest(services: Pick<AccessServices, 'quota' | 'metrics'>, caller: Caller): Promise<void> {
   const decision = await checkQuota(services, caller);
@@ -112,7 +122,7 @@ export async function countRequest(services: Pick<AccessServices, 'quota' | 'met
  * then one shared budget per key (per client IP without a key). The request is counted before its
  * route runs, atomically, so the limit holds under concurrency; an answer that refuses it (any 4xx: a
  * bad parameter, no such route, too low a plan, another allowance used up) gives it back, so only
- * what is served costs. The caller is kept in the request state for the GraphQL context.
+ * what is served costs; so does a replayed answer (answerCostsNothing). The caller is kept in the request state for the GraphQL context.
  */
 export function useAccessControl(services: AccessServices, { graphqlEndpoint }: AccessControlOptions): Plugin {
   return {
@@ -135,7 +145,8 @@ export function useAccessControl(services: AccessServices, { graphqlEndpoint }: 
     },
     async onResponse({ response }) {
       const state = currentRequest();
-      if (!state?.spentQuota || response.status < 400 || response.status >= 500) return;
+      const refusal = response.status >= 400 && response.status < 500;
+      if (!state?.spentQuota || !(refusal || state.spentQuota.free)) return;
       // A failed release leaves the unit spent (as if served); the refusal is answered all the same.
       const decision = await giveBackQuota(services, state);
       if (!decision) return;

@@ -206,7 +206,7 @@ builder.mutationFields((t) => ({
       '(has_more and continuation for the rest); one sync at a time per organisation (429 ERASURE_SYNC_IN_PROGRESS).',
     authScopes: WRITE,
     extensions: {
-      rest: { method: 'POST', path: '/blancco/sync', tags: TAGS, errors: ERASURE_CONSOLE_ERRORS },
+      rest: { method: 'POST', path: '/blancco/sync', tags: TAGS, errors: ERASURE_CONSOLE_ERRORS, idempotent: true },
       pageSize: { default: SYNC_LIMIT_MAX, max: SYNC_LIMIT_MAX },
     },
     args: {

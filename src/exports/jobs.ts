@@ -7,13 +7,14 @@ import { EXPORT_INTERVAL_SECONDS } from '../auth/plan-rules.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { REST_BASE } from '../kernel/paths.ts';
 import { currentRequest } from '../observability/request-context.ts';
-import { checkText, checkUuid, TEXT_LIMITS } from '../validation/text.ts';
+import { checkUuid } from '../validation/text.ts';
 import type { ExportStorage } from './storage/types.ts';
 import { EXPORT_TABLES, resolveExportScope } from './tables.ts';
 
-// The organisation export's contract (spec 2.11, 3, 4.6, 8; docs/exports.md): submission with
-// idempotency and the two limits, listing, cancellation and download. The worker (worker.ts)
-// moves jobs from pending to processing to completed or failed.
+// The organisation export's contract (spec 2.11, 3, 4.6, 8; docs/exports.md): submission with the
+// two limits, listing, cancellation and download. The worker (worker.ts) moves jobs from pending to
+// processing to completed or failed. Idempotency-Key is the one mechanism of every creating POST
+// (src/idempotency/): a repeat is answered there, before submission runs.
 
 export const EXPORT_TTL_MS = 72 * 3_600_000;
 export const SIGNED_URL_TTL_SECONDS = 15 * 60;
@@ -43,6 +44,7 @@ export interface StoredScope {
 export interface ExportRequest {
   scope?: { include?: readonly string[] | null; exclude?: readonly string[] | null } | null;
   format?: string | null;
+  /** The Idempotency-Key the submission holds (src/idempotency/), kept on the job for the record. */
   idempotencyKey?: string | null;
 }
 
@@ -66,19 +68,11 @@ export function visibleStatus(job: Pick<ExportJobRow, 'status' | 'expires_at'>, 
 
 const jobNotFound = (id: string) => notFound('Export job', `id: no export job ${id} in this organisation`);
 
-/** Idempotency keys are bucketed per UTC day (spec 8): the key's day is part of the unique index. */
-const utcDay = (now: Date) => new Date(`${now.toISOString().slice(0, 10)}T00:00:00Z`);
-
 /** 60 bits of a hash of the organisation id: the advisory lock that serialises one organisation's submissions. */
 const submitLockKey = (orgId: string) => advisoryLockKey(`export-submit:${orgId}`);
 
-function normaliseRequest(request: ExportRequest): { scope: StoredScope; tables: string[]; format: 'zip'; idempotencyKey: string | null } {
+function normaliseRequest(request: ExportRequest): { scope: StoredScope; tables: string[]; format: 'zip' } {
   if (request.format != null && request.format !== 'zip') throw invalidParameter('format', `must be "zip", got '${request.format}'`);
-  const idempotencyKey = request.idempotencyKey ?? null;
-  if (idempotencyKey !== null) {
-    checkText(idempotencyKey, 'Idempotency-Key', { maxLength: TEXT_LIMITS.idempotencyKey });
-    if (idempotencyKey.trim() === '') throw invalidParameter('Idempotency-Key', 'must not be empty');
-  }
   const tables = resolveExportScope({
     include: request.scope?.include ? [...request.scope.include] : null,
     exclude: request.scope?.exclude ? [...request.scope.exclude] : null,
@@ -87,11 +81,8 @@ function normaliseRequest(request: ExportRequest): { scope: StoredScope; tables:
     include: request.scope?.include ? [...new Set(request.scope.include)] : [...EXPORT_TABLES],
     exclude: request.scope?.exclude ? [...new Set(request.scope.exclude)] : [],
   };
-  return { scope, tables, format: 'zip', idempotencyKey };
+  return { scope, tables, format: 'zip' };
 }
-
-const sameScope = (a: StoredScope, b: StoredScope) =>
-  JSON.stringify([[...a.include].sort(), [...a.exclude].sort()]) === JSON.stringify([[...b.include].sort(), [...b.exclude].sort()]);
 
 /** The export allowance's own headers on its 429: X-RateLimit-* stay the request quota's. */
 const exportAllowanceHeaders = (reset: number) => ({ 'X-Export-Limit': '1', 'X-Export-Remaining': '0', 'X-Export-Reset': String(reset) });
@@ -123,35 +114,18 @@ const humanInterval = (seconds: number) =>
   seconds >= 86_400 ? `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}` : `${seconds / 3_600} hour${seconds === 3_600 ? '' : 's'}`;
 
 /**
- * Submits an export of the caller's organisation (202). With an Idempotency-Key seen the same UTC
- * day the existing job is answered, never a 429; the same key with another scope is 422. Otherwise
- * one active export per organisation (429 TOO_MANY_ACTIVE_EXPORTS) and the plan's export interval
+ * Submits an export of the caller's organisation (202): one active export per organisation (429 TOO_MANY_ACTIVE_EXPORTS) and the plan's export interval
  * (429 EXPORT_TOO_FREQUENT). The checks and the insert run under a per-organisation advisory lock
  * in one transaction, and a partial unique index holds the one-active rule even without it.
  */
 export async function submitExportJob(ctx: ExportContext, request: ExportRequest): Promise<ExportJobRow> {
   const { prisma, caller } = ctx;
   const now = ctx.now ?? new Date();
-  const { scope, tables, format, idempotencyKey } = normaliseRequest(request);
-  const day = utcDay(now);
-  const idempotent = async (tx: Prisma.TransactionClient) => {
-    if (idempotencyKey === null) return null;
-    const existing = await tx.exportJob.findFirst({ where: { idempotency_key: idempotencyKey, idempotency_day: day } });
-    if (existing && !sameScope(existing.scope as unknown as StoredScope, scope)) {
-      throw new ApiError(
-        422,
-        'IDEMPOTENCY_KEY_REUSED',
-        'Idempotency key reused',
-        `Idempotency-Key: already used today for export ${existing.id} with another scope; use a new key for a different export`,
-      );
-    }
-    return existing;
-  };
+  const { scope, tables, format } = normaliseRequest(request);
+  const idempotencyKey = request.idempotencyKey ?? null;
   try {
     return await prisma.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT 1 AS locked FROM pg_advisory_xact_lock(${submitLockKey(caller.orgId)}::bigint)`;
-      const existing = await idempotent(tx);
-      if (existing) return existing;
       const active = await tx.exportJob.findFirst({ where: { status: { in: ACTIVE } }, select: { id: true } });
       if (active) throw tooManyActive(active.id);
       const since = new Date(now.getTime() - EXPORT_INTERVAL_SECONDS[caller.plan] * 1000);
@@ -170,7 +144,6 @@ export async function submitExportJob(ctx: ExportContext, request: ExportRequest
           format,
           total_tables: tables.length,
           idempotency_key: idempotencyKey,
-          idempotency_day: idempotencyKey === null ? null : day,
           storage_path: `${caller.orgId}/${id}.zip`,
           requested_by_key: caller.keyId,
           created_at: now,
@@ -188,9 +161,7 @@ export async function submitExportJob(ctx: ExportContext, request: ExportRequest
     });
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    // Only a writer that bypassed the lock gets here: the idempotent job if there is one, else the active one won.
-    const existing = await idempotent(prisma);
-    if (existing) return existing;
+    // Only a writer that bypassed the lock gets here: the active one won.
     const active = await prisma.exportJob.findFirst({ where: { status: { in: ACTIVE } }, select: { id: true } });
     throw tooManyActive(active?.id ?? 'another export');
   }

@@ -1,10 +1,10 @@
-import type { YogaInitialContext } from 'graphql-yoga';
 import { builder } from '../graphql/builder.ts';
 import { ExportJobStatus } from '../generated/prisma/enums.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { keyCaller } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { EXPORT_TABLES } from './tables.ts';
+import { heldIdempotencyKey } from '../idempotency/plugin.ts';
 import type { ArchiveProgress, ExportManifest } from './archive.ts';
 import { EXPORT_FAILURE_CODES } from './failures.ts';
 import {
@@ -169,7 +169,7 @@ builder.mutationFields((t) => ({
   submitExportJob: t.field({
     type: ExportSubmissionRef,
     description:
-      "Starts an export of all your organisation's data as a ZIP (202). Header Idempotency-Key: the same key again the same UTC day returns that job. " +
+      "Starts an export of all your organisation's data as a ZIP (202). Header Idempotency-Key: the same key and body again within 24 hours answers that job's submission again. " +
       'One active export per organisation (429 TOO_MANY_ACTIVE_EXPORTS); one export per plan interval: free 30 days, pro 7 days, business 24 hours, enterprise 1 hour (429 EXPORT_TOO_FREQUENT).',
     authScopes: { organisation: true, writes: true },
     extensions: {
@@ -178,7 +178,7 @@ builder.mutationFields((t) => ({
         path: '/org/export/jobs',
         responseStatus: 202,
         tags: TAGS,
-        errors: { 422: 'The Idempotency-Key was used today for an export of another scope (IDEMPOTENCY_KEY_REUSED)' },
+        idempotent: true,
       },
     },
     args: {
@@ -186,12 +186,7 @@ builder.mutationFields((t) => ({
       format: t.arg({ type: ExportFormatEnum, required: false, defaultValue: 'zip' }),
     },
     resolve: async (_root, { scope, format }, ctx) => {
-      const request = (ctx as GraphQLContext & Partial<YogaInitialContext>).request;
-      const job = await submitExportJob(exportContext(ctx), {
-        scope,
-        format,
-        idempotencyKey: request?.headers.get('idempotency-key') ?? null,
-      });
+      const job = await submitExportJob(exportContext(ctx), { scope, format, idempotencyKey: heldIdempotencyKey() });
       ctx.services.exportWorker?.poke();
       return job;
     },

@@ -412,7 +412,7 @@ builder.mutationField('footprintBatch', (t) =>
     type: BatchResult,
     description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed, unknown or over-long field or that is no object. Counts as one request against quotas.`,
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'], perItemArgument: 'products' } },
+    extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'], perItemArgument: 'products', idempotent: true } },
     args: { products: t.arg({ type: [BatchItemInput], required: true, ...checkedBy(itemCount(1, MAX_BATCH)) }) },
     resolve: async (_root, { products }, { services, caller }) => {
       const refused = refusedItems();

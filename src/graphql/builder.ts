@@ -29,6 +29,11 @@ export interface RestRoute {
    * its reason in refusedItems() (src/rest/item-refusals.ts) and answers it as that item's error.
    */
   perItemArgument?: string;
+  /**
+   * The route creates or spends (a POST): it takes an Idempotency-Key, whose repeats replay the first
+   * answer (src/idempotency/; docs/api.md, "Retries and Idempotency-Key").
+   */
+  idempotent?: true;
 }
 
 // The single source of truth for GraphQL, REST (SOFA) and the SDK types.

@@ -21,6 +21,7 @@ interface OpenApiParameter {
   name: string;
   in: string;
   required?: boolean;
+  description?: string;
   schema?: OpenApiSchema;
 }
 interface OpenApiResponse {

@@ -17,7 +17,7 @@ export const REPORT_AUDIT_EVENT = 'report.created';
 
 /** POST /v1/report answers a PDF; SOFA answers JSON only, so the route is hand-written (mounted after access control). */
 export function createReportRouter(services: Services): Router {
-  return new Router(REPORT_PATH).on('POST', '/', REPORT_ACCESS, (request) => createReport(services, request));
+  return new Router(REPORT_PATH).on('POST', '/', REPORT_ACCESS, (request) => createReport(services, request), { idempotent: true });
 }
 
 /** Pro plan or higher; a report is recorded, so the shared demo sandbox of test keys without organisation context cannot make one. */

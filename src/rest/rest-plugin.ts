@@ -21,6 +21,7 @@ import { openApiPath, type RouteTable } from '../kernel/routes.ts';
 import { checkRestArguments, normalizeEnumInputs } from './arguments.ts';
 import { setAsideRefusedItems, withStringItemsQuoted } from './item-refusals.ts';
 import { addOpenApiLimits } from '../validation/input-limits.ts';
+import { addIdempotencyKeys } from '../idempotency/openapi.ts';
 import { completeOpenApi, type OpenApiDocument } from './openapi.ts';
 import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
@@ -91,12 +92,13 @@ export function restRoutes(schema: GraphQLSchema): Record<string, RestRoute> {
   return routes;
 }
 
-/** Declares SOFA's routes in the service's route table, each with its field's access (`authScopes`). */
+/** Declares SOFA's routes in the service's route table, each with its field's access (`authScopes`) and whether it takes an Idempotency-Key. */
 export function declareRestRoutes(schema: GraphQLSchema, table: RouteTable): void {
   for (const root of [schema.getQueryType(), schema.getMutationType()]) {
     for (const field of Object.values(root?.getFields() ?? {})) {
       const route = restRouteOf(field);
-      if (route) table.add(route.method, `${REST_BASE}${route.path}`, { owner: 'sofa', access: fieldAccess(field) });
+      if (route)
+        table.add(route.method, `${REST_BASE}${route.path}`, { owner: 'sofa', access: fieldAccess(field), idempotent: route.idempotent });
     }
   }
 }
@@ -200,7 +202,14 @@ export function useRest(
           .then((r) => r!.json())
           .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...handWrittenPaths } }))
           .then((doc) =>
-            JSON.stringify(completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, accessByOpenApiPath(routeTable))),
+            JSON.stringify(
+              completeOpenApi(
+                addIdempotencyKeys(addOpenApiLimits(doc, schema, fields), routeTable),
+                schema,
+                fields,
+                accessByOpenApiPath(routeTable),
+              ),
+            ),
           );
         return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }

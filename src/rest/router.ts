@@ -27,6 +27,12 @@ function decodeParam(name: string, raw: string): string {
 interface HandledRoute {
   handler: RouteHandler;
   access?: Access;
+  idempotent?: true;
+}
+
+/** What a route of the API declares besides its access: it takes an Idempotency-Key (src/idempotency/). */
+export interface RouteOptions {
+  idempotent?: true;
 }
 
 /**
@@ -48,18 +54,19 @@ export class Router {
   /** A route outside API-key access (its own credential or none: admin token, console session, signed links, pages). */
   on(method: string, path: string, handler: RouteHandler): this;
   /** A route of the API: who may call it, then what answers. */
-  on(method: string, path: string, access: Access, handler: RouteHandler): this;
-  on(method: string, path: string, ...declaration: [RouteHandler] | [Access, RouteHandler]): this {
-    const route = declaration.length === 1 ? { handler: declaration[0] } : { access: declaration[0], handler: declaration[1] };
+  on(method: string, path: string, access: Access, handler: RouteHandler, options?: RouteOptions): this;
+  on(method: string, path: string, ...declaration: [RouteHandler] | [Access, RouteHandler, RouteOptions?]): this {
+    const route: HandledRoute =
+      declaration.length === 1 ? { handler: declaration[0] } : { access: declaration[0], handler: declaration[1], ...declaration[2] };
     this.routes.set(`${method} ${path === '/' ? this.base || '/' : `${this.base}${path}`}`, route);
     return this;
   }
 
   /** Declares its routes in the service's route table, as this router's. */
   declareIn(table: RouteTable): void {
-    for (const [key, { access }] of this.routes) {
+    for (const [key, { access, idempotent }] of this.routes) {
       const [method, pattern] = key.split(' ') as [string, string];
-      table.add(method, pattern, { owner: this, headers: this.headers, access, missingKey: access && this.options.missingKey });
+      table.add(method, pattern, { owner: this, headers: this.headers, access, missingKey: access && this.options.missingKey, idempotent });
     }
   }
 

@@ -65,7 +65,7 @@ export const TEXT_LIMITS = {
   id: 64,
   /** CSV import content; the request body limit of the CSV route allows it. */
   csv: 2_000_000,
-  /** Idempotency-Key header of organisation exports (a UUID or a client's own token). */
+  /** Idempotency-Key header of the creating POST routes (src/idempotency/; a UUID or a client's own token). */
   idempotencyKey: 255,
   /** Export scope: a table name. */
   tableName: 64,

@@ -142,6 +142,7 @@ builder.mutationFields((t) => ({
         path: '/webhooks/endpoints',
         responseStatus: 201,
         tags: TAGS,
+        idempotent: true,
         errors: { 409: 'The organisation has the most active endpoints it may have (WEBHOOK_ENDPOINT_LIMIT)' },
       },
     },
@@ -169,7 +170,7 @@ builder.mutationFields((t) => ({
     description:
       'Replaces the signing secret of an endpoint, effective at once (also for retries still waiting). The new secret is shown only in this answer.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/webhooks/endpoints/:id/rotate-secret', tags: TAGS } },
+    extensions: { rest: { method: 'POST', path: '/webhooks/endpoints/:id/rotate-secret', tags: TAGS, idempotent: true } },
     args: { id: t.arg.id(idArg) },
     resolve: (_root, { id }, ctx) => rotateSecret(webhookContext(ctx), String(id)),
   }),

@@ -146,19 +146,23 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     await db().exportJob.deleteMany({ where: { org_id: org.id } });
   });
 
-  it('Idempotency-Key: 10 parallel repeats return one job; a repeat is never 429; another scope under the key is 422', async () => {
+  it('Idempotency-Key: 10 parallel repeats return one job; a repeat replays the submission, never 429; another scope under the key is 422', async () => {
     const { org, key } = await newOrg();
     const idem = { 'idempotency-key': `nightly-${randomUUID()}` };
     const answers = await Promise.all(Array.from({ length: 10 }, () => submit(key, {}, idem)));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
     expect(new Set(answers.map((a) => a.body.job_id)).size).toBe(1);
     expect(await db().exportJob.count({ where: { org_id: org.id } })).toBe(1);
+    expect((await db().exportJob.findFirstOrThrow({ where: { org_id: org.id } })).idempotency_key).toBe(idem['idempotency-key']);
 
-    // Completed and inside the plan interval: the repeat still answers the job, not EXPORT_TOO_FREQUENT.
+    // Completed and inside the plan interval: the repeat still answers the submission (src/idempotency/), not
+    // EXPORT_TOO_FREQUENT; its poll_url tells the job's state now.
     await runUntil(answers[0]!.body.job_id);
     const repeat = await submit(key, {}, idem);
     expect(repeat.status).toBe(202);
-    expect(repeat.body).toMatchObject({ job_id: answers[0]!.body.job_id, status: 'completed' });
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.body).toEqual(answers[0]!.body);
+    expect((await t.json(repeat.body.poll_url, { headers: auth(key) })).body.status).toBe('completed');
     const other = await submit(key, { scope: { include: ['assets'] } }, idem);
     expect(other.status).toBe(422);
     expect(other.body.code).toBe('IDEMPOTENCY_KEY_REUSED');
@@ -166,15 +170,15 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
     expect((await submit(key)).status).toBe(429);
   });
 
-  it('idempotency is bucketed per UTC day: the same key on a later day makes a new job', async () => {
+  it('an Idempotency-Key lasts 24 hours from its first use (spec 8): a repeat after that makes a new job', async () => {
     const { key } = await newOrg('enterprise');
     const idem = { 'idempotency-key': 'weekly-export' };
     const first = await submit(key, {}, idem);
     await runUntil(first.body.job_id);
-    await db().exportJob.update({
-      where: { id: first.body.job_id },
-      data: { idempotency_day: new Date(Date.now() - DAY), created_at: new Date(Date.now() - DAY) },
-    });
+    await db().exportJob.update({ where: { id: first.body.job_id }, data: { created_at: new Date(Date.now() - DAY) } });
+    await db().$executeRawUnsafe(
+      `UPDATE idempotency_records SET created_at = created_at - interval '24 hours', expires_at = expires_at - interval '24 hours' WHERE key = 'weekly-export'`,
+    );
     const next = await submit(key, {}, idem);
     expect(next.status).toBe(202);
     expect(next.body.job_id).not.toBe(first.body.job_id);
