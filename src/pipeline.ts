@@ -121,7 +121,7 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
       // (429). Any refusal further on (4xx) gives the request back: only what is served costs.
       useODataBasicCredentials(),
       useAccessControl(services, { graphqlEndpoint: GRAPHQL_PATH }),
-      // Idempotency-Key on the routes that declare it (`idempotent`): after access control, which knows the key
+      // 5b. Idempotency-Key on the routes that declare it (`idempotent`): after access control, which knows the key
       // the stored answers are scoped by, and before any route runs; a replay answers here and costs no quota.
       useIdempotency(
         new IdempotencyStore(services.db.prisma, { onPruneError: (err) => services.log.warn({ err }, 'pruning idempotency keys failed') }),

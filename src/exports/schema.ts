@@ -23,6 +23,12 @@ import {
 // (GraphQL and, through SOFA, REST); the download (302 or JSON) is a hand-written route (routes.ts).
 
 // The database's enumeration: one list of states for storage and interface.
+// Spec 2.11: relative paths. They start with /v1, so they resolve against the API's origin, not the server URL /v1.
+const RELATIVE_TO_ORIGIN =
+  "A path on the API's origin (starts with /v1): resolve it against the origin (https://host + path), not against the server URL /v1, which would give /v1/v1.";
+const POLL_URL_DESCRIPTION = `The job (GET). ${RELATIVE_TO_ORIGIN}`;
+const DOWNLOAD_URL_DESCRIPTION = `Its download (GET: 302 to a signed URL, or JSON with Accept: application/json). ${RELATIVE_TO_ORIGIN}`;
+
 const ExportJobStatusEnum = builder.enumType('ExportJobStatus', { values: Object.values(ExportJobStatus) });
 
 const ExportFormatEnum = builder.enumType('ExportFormat', { values: ['zip'] as const });
@@ -93,11 +99,8 @@ const ExportJobRef = builder.objectRef<ExportJobRow>('ExportJob').implement({
     started_at: t.field({ type: 'DateTime', nullable: true, resolve: (j) => j.started_at }),
     completed_at: t.field({ type: 'DateTime', nullable: true, resolve: (j) => j.completed_at }),
     expires_at: t.field({ type: 'DateTime', nullable: true, description: '72 hours after completion', resolve: (j) => j.expires_at }),
-    poll_url: t.string({ description: 'Relative path of this job', resolve: (j) => jobLinks(j.id).poll_url }),
-    download_url: t.string({
-      description: 'Relative path of its download (302 to a signed URL, or JSON with Accept: application/json)',
-      resolve: (j) => jobLinks(j.id).download_url,
-    }),
+    poll_url: t.string({ description: POLL_URL_DESCRIPTION, resolve: (j) => jobLinks(j.id).poll_url }),
+    download_url: t.string({ description: DOWNLOAD_URL_DESCRIPTION, resolve: (j) => jobLinks(j.id).download_url }),
   }),
 });
 
@@ -107,8 +110,8 @@ const ExportSubmissionRef = builder.objectRef<ExportJobRow>('ExportSubmission').
     job_id: t.id({ resolve: (j) => j.id }),
     status: t.field({ type: ExportJobStatusEnum, resolve: (j) => visibleStatus(j) }),
     created_at: t.field({ type: 'DateTime', resolve: (j) => j.created_at }),
-    poll_url: t.string({ resolve: (j) => jobLinks(j.id).poll_url }),
-    download_url: t.string({ resolve: (j) => jobLinks(j.id).download_url }),
+    poll_url: t.string({ description: POLL_URL_DESCRIPTION, resolve: (j) => jobLinks(j.id).poll_url }),
+    download_url: t.string({ description: DOWNLOAD_URL_DESCRIPTION, resolve: (j) => jobLinks(j.id).download_url }),
   }),
 });
 
