@@ -16,27 +16,23 @@ const PARAMETER_DESCRIPTION =
 export function addIdempotencyKeys(document: OpenApiDocument, table: RouteTable): OpenApiDocument {
   for (const route of table.routes) {
     if (!route.idempotent || !route.pattern.startsWith(`${REST_BASE}/`)) continue;
-    const operation = document.paths?.[openApiPath(route.pattern.slice(REST_BASE.length))]?.[route.method.toLowerCase()];
+    const path = openApiPath(route.pattern.slice(REST_BASE.length));
+    const method = route.method.toLowerCase();
+    const operation = document.paths?.[path]?.[method];
     if (!operation)
       throw new Error(`OpenAPI: ${route.method} ${route.pattern} takes an Idempotency-Key but the document has no such operation`);
-    operation.parameters = [
-      ...(operation.parameters ?? []),
-      {
-        name: IDEMPOTENCY_KEY_HEADER,
-        in: 'header',
-        required: false,
-        description: PARAMETER_DESCRIPTION,
-        schema: { type: 'string', minLength: 1, maxLength: TEXT_LIMITS.idempotencyKey },
-      },
-    ];
-    const responses = (operation.responses ??= {});
+    // Copied, never changed in place: a hand-written route's operation is a module's constant, served by every app.
+    const responses = { ...operation.responses };
     for (const [status, response] of Object.entries(responses)) {
       if (!status.startsWith('2')) continue;
-      response.headers = {
-        ...response.headers,
-        [REPLAYED_HEADER]: {
-          description: 'true when this answer is the stored answer of an earlier request with the same Idempotency-Key',
-          schema: { type: 'string', enum: ['true'] },
+      responses[status] = {
+        ...response,
+        headers: {
+          ...response.headers,
+          [REPLAYED_HEADER]: {
+            description: 'true when this answer is the stored answer of an earlier request with the same Idempotency-Key',
+            schema: { type: 'string', enum: ['true'] },
+          },
         },
       };
     }
@@ -51,6 +47,17 @@ export function addIdempotencyKeys(document: OpenApiDocument, table: RouteTable)
       ]
         .filter(Boolean)
         .join('; '),
+    };
+    const parameter = {
+      name: IDEMPOTENCY_KEY_HEADER,
+      in: 'header',
+      required: false,
+      description: PARAMETER_DESCRIPTION,
+      schema: { type: 'string', minLength: 1, maxLength: TEXT_LIMITS.idempotencyKey },
+    };
+    document.paths![path] = {
+      ...document.paths![path],
+      [method]: { ...operation, parameters: [...(operation.parameters ?? []), parameter], responses },
     };
   }
   return document;
