@@ -203,11 +203,9 @@ export function useRest(
           .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...handWrittenPaths } }))
           .then((doc) =>
             JSON.stringify(
-              completeOpenApi(
-                addIdempotencyKeys(addOpenApiLimits(doc, schema, fields), routeTable),
-                schema,
-                fields,
-                accessByOpenApiPath(routeTable),
+              addIdempotencyKeys(
+                completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, accessByOpenApiPath(routeTable)),
+                routeTable,
               ),
             ),
           );

@@ -331,6 +331,12 @@ describe(`Idempotency-Key on ${TEST_DATABASE_KIND}`, () => {
       }
     }
     expect(declared.sort()).toEqual(IDEMPOTENT_OPERATIONS);
+    // Added to what a route declares itself, never instead of it.
+    const create = doc.body.paths['/webhooks/endpoints'].post;
+    expect(create.responses['409'].description).toMatch(/WEBHOOK_ENDPOINT_LIMIT.*IDEMPOTENCY_KEY_IN_USE/);
+    expect(create.responses['409'].headers['Retry-After']).toBeDefined();
+    expect(doc.body.paths['/certificate'].post.responses['422'].description).toMatch(/CALCULATION_NOT_CERTIFIABLE.*IDEMPOTENCY_KEY_REUSED/);
+    expect(create.responses['400'].description).toContain('Idempotency-Key');
     // Once each, and the hand-written routes' constant documents are left as they are (every app in a process serves them).
     for (const operations of Object.values<any>(doc.body.paths))
       for (const operation of Object.values<any>(operations))
