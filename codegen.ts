@@ -15,7 +15,7 @@ const config: CodegenConfig = {
     },
     // graphql-codegen's client preset with persisted documents: typed documents that carry their id
     // (`__meta__.hash`) and persisted-documents.json, the ids the server accepts as `documentId`
-    // (src/graphql/approved-operations.ts reads it; docs/api.md, "GraphQL").
+    // (the server computes the same ids from templates/; docs/api.md, "GraphQL").
     'sdk/graphql/': {
       preset: 'client',
       presetConfig: { persistedDocuments: true, fragmentMasking: false },

@@ -4,13 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { type DocumentNode, getOperationAST, parse, print, visit } from 'graphql';
 import type { GraphQLParams, Plugin, YogaInitialContext } from 'graphql-yoga';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import { printExecutableGraphQLDocument } from '@graphql-tools/documents';
 import { ApiError } from '../errors/api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { Plan } from '../auth/caller.ts';
 
 export const TEMPLATES_DIR = fileURLToPath(new URL('../../templates/', import.meta.url));
-/** graphql-codegen's client preset output for the templates (`npm run codegen`): `{"sha256:<hex>": document}`. */
-export const PERSISTED_DOCUMENTS_FILE = fileURLToPath(new URL('../../sdk/graphql/persisted-documents.json', import.meta.url));
 
 /** Plans that may run any query; the others run only the approved templates (spec 8). */
 export const AD_HOC_PLANS: ReadonlySet<Plan> = new Set(['business', 'enterprise']);
@@ -21,8 +20,8 @@ export interface ApprovedOperation {
   text: string;
   /**
    * The persisted-document ids (hex SHA-256) clients may send instead of the text: of `text` itself, of
-   * its printed form (`print(parse(text))`, what APQ clients hash) and of graphql-codegen's normalised
-   * print (sdk/graphql/persisted-documents.json).
+   * its printed form (`print(parse(text))`, what APQ clients hash) and of graphql-codegen's client
+   * preset's normalised print (`printExecutableGraphQLDocument`: sorted selections, the ids of sdk/graphql/).
    */
   ids: string[];
 }
@@ -31,8 +30,6 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 
 /** An id with or without the `sha256:` prefix of the GraphQL over HTTP persisted documents (graphql-codegen's form). */
 const hexOf = (id: string) => (id.startsWith('sha256:') ? id.slice('sha256:'.length) : id);
-
-const operationName = (document: DocumentNode) => getOperationAST(document)?.name?.value;
 
 /**
  * A document as its operation is approved: printed (whitespace, commas and comments make no other
@@ -46,8 +43,8 @@ const approvedForm = (document: DocumentNode) =>
     }),
   );
 
-export function loadApprovedOperations(dir = TEMPLATES_DIR, persistedDocumentsFile = PERSISTED_DOCUMENTS_FILE): ApprovedOperation[] {
-  const operations = readdirSync(dir)
+export function loadApprovedOperations(dir = TEMPLATES_DIR): ApprovedOperation[] {
+  return readdirSync(dir)
     .filter((f) => f.endsWith('.graphql'))
     .sort()
     .map((file) => {
@@ -56,19 +53,9 @@ export function loadApprovedOperations(dir = TEMPLATES_DIR, persistedDocumentsFi
       return {
         name: file.replace(/\.graphql$/, ''),
         text,
-        operation: operationName(document),
-        ids: [sha256(text), sha256(print(document))],
+        ids: [sha256(text), sha256(print(document)), sha256(printExecutableGraphQLDocument(document))],
       };
     });
-  // The client preset's ids hash its own normalisation (sorted selections): read from what it generated, by operation.
-  const manifest = JSON.parse(readFileSync(persistedDocumentsFile, 'utf8')) as Record<string, string>;
-  for (const [id, document] of Object.entries(manifest)) {
-    const name = operationName(parse(document));
-    const template = operations.find((op) => op.operation === name);
-    if (!template) throw new Error(`${persistedDocumentsFile}: ${name} is no template of ${dir} (run \`npm run codegen\`)`);
-    template.ids.push(hexOf(id));
-  }
-  return operations.map(({ name, text, ids }) => ({ name, text, ids }));
 }
 
 /** The id field a request used: graphql-codegen's and urql's `documentId` (body or URL), or Apollo's APQ extension. */
