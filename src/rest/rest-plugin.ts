@@ -243,7 +243,8 @@ export function useRest(
         const fields = fieldsByOpenApiPath(schema);
         openApi.document ??= Promise.resolve(sofa.handleRequest(request, serverContext as never))
           .then((r) => r!.json())
-          .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...handWrittenPaths } }))
+          // A copy: the steps below complete operations in place, and the hand-written ones are module constants every app shares.
+          .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...structuredClone(handWrittenPaths) } }))
           .then((doc) =>
             JSON.stringify(
               addIdempotencyKeys(
