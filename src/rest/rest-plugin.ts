@@ -186,11 +186,15 @@ export function useRest(
         schema: restSchema(schema),
         routes,
         depthLimit: 4,
-        // The service's scalars as their extensions.jsonSchema state them: SOFA reads that for responses, and this for parameters (Date).
-        customScalars: Object.fromEntries(
-          Object.values(schema.getTypeMap()).flatMap((type) =>
-            isScalarType(type) && type.extensions.jsonSchema ? [[type.name, type.extensions.jsonSchema]] : [],
+        // The service's scalars as their extensions.jsonSchema state them: SOFA reads that for responses, and this for
+        // parameters (Date). A fresh copy at each read: SOFA's router writes each parameter's description into it.
+        customScalars: new Proxy(
+          Object.fromEntries(
+            Object.values(schema.getTypeMap()).flatMap((type) =>
+              isScalarType(type) && type.extensions.jsonSchema ? [[type.name, type.extensions.jsonSchema]] : [],
+            ),
           ),
+          { get: (scalars, name) => (typeof name === 'string' && scalars[name] ? structuredClone(scalars[name]) : undefined) },
         ),
         // /v1/docs is this service's own page (src/explore/): fets' Swagger UI would load from a CDN.
         swaggerUI: { endpoint: false },

@@ -397,7 +397,14 @@ describe('OpenAPI of the inventory reads', () => {
       ['cursor', 'query', false],
     ]);
     expect(list.parameters[0].schema.$ref).toBe('#/components/schemas/AssetStatus');
-    for (const date of [list.parameters[3], list.parameters[4]]) expect(date.schema).toMatchObject({ type: 'string', format: 'date' });
+    for (const date of [list.parameters[3], list.parameters[4]]) {
+      expect(date.schema).toMatchObject({ type: 'string', format: 'date' });
+    }
+    // Each Date parameter has a schema of its own: no other parameter's description written into a shared one.
+    expect([list.parameters[3].schema.description, list.parameters[4].schema.description]).toEqual([
+      'Purchased on or after this date',
+      'Purchased on or before this date',
+    ]);
     expect(list.parameters[5].schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
     expect(one.parameters.map((p: { name: string; in: string; required: boolean }) => [p.name, p.in, p.required])).toEqual([
       ['id', 'path', true],
