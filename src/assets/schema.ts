@@ -359,7 +359,7 @@ builder.mutationFields((t) => ({
       'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept ' +
       '(over REST also an item with a wrongly typed, unknown or over-long field or that is no object).',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/assets', tags: ['Assets'], perItemArgument: 'assets' } },
+    extensions: { rest: { method: 'POST', path: '/assets', summary: 'Import assets', tags: ['Assets'], perItemArgument: 'assets' } },
     args: { assets: t.arg({ type: [AssetInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_IMPORT_ROWS }) }) },
     resolve: async (_root, { assets }, { prisma, services, caller }) => {
       const key = keyCaller(caller);
@@ -374,7 +374,7 @@ builder.mutationFields((t) => ({
       'optional category, purchase_date, status and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. ' +
       'Same semantics as importAssets; errors name the 1-based data row.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/assets/csv', tags: ['Assets'] } },
+    extensions: { rest: { method: 'POST', path: '/assets/csv', summary: 'Import assets from CSV', tags: ['Assets'] } },
     args: {
       csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)', ...maxChars(TEXT_LIMITS.csv, { multiline: true }) }),
     },

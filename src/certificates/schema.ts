@@ -59,6 +59,7 @@ builder.mutationFields((t) => ({
       rest: {
         method: 'POST',
         path: '/certificate',
+        summary: 'Issue a CO2 impact certificate',
         tags: ['Certificates'],
         errors: { 422: 'The stored calculation lacks what a certificate states (CALCULATION_NOT_CERTIFIABLE)' },
       },
@@ -79,7 +80,7 @@ builder.mutationFields((t) => ({
     type: RevokedCertificateRef,
     description: 'Revokes a certificate of your organisation: verification then answers "revoked". Revoking again returns it unchanged.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/certificate/revoke', tags: ['Certificates'] } },
+    extensions: { rest: { method: 'POST', path: '/certificate/revoke', summary: 'Revoke a certificate', tags: ['Certificates'] } },
     args: { id: t.arg.id({ required: true, description: 'The certificate id (UUID)', ...maxChars(TEXT_LIMITS.id) }) },
     resolve: async (_root, { id }, ctx) => {
       const context = certificateContext(ctx);

@@ -3,6 +3,7 @@ import { invalidParameter, type ApiError } from '../errors/api-error.ts';
 import { errorResponse, toApiError } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { RouteMatch, RouteTable } from '../kernel/routes.ts';
+import type { OpenApiOperation } from '../kernel/openapi-types.ts';
 import { enforceAccess, type Access } from '../auth/access.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
@@ -27,6 +28,7 @@ function decodeParam(name: string, raw: string): string {
 interface HandledRoute {
   handler: RouteHandler;
   access?: Access;
+  openApi?: OpenApiOperation;
 }
 
 /**
@@ -45,21 +47,27 @@ export class Router {
     private readonly options: { missingKey?: () => ApiError } = {},
   ) {}
 
-  /** A route outside API-key access (its own credential or none: admin token, console session, signed links, pages). */
-  on(method: string, path: string, handler: RouteHandler): this;
-  /** A route of the API: who may call it, then what answers. */
-  on(method: string, path: string, access: Access, handler: RouteHandler): this;
-  on(method: string, path: string, ...declaration: [RouteHandler] | [Access, RouteHandler]): this {
-    const route = declaration.length === 1 ? { handler: declaration[0] } : { access: declaration[0], handler: declaration[1] };
+  /**
+   * A route outside API-key access (its own credential or none: admin token, console session, signed
+   * links, pages); `openApi`: its operation in /v1/openapi.json, for a route API clients call.
+   */
+  on(method: string, path: string, handler: RouteHandler, openApi?: OpenApiOperation): this;
+  /** A route of the API: who may call it, then what answers, and its operation in /v1/openapi.json. */
+  on(method: string, path: string, access: Access, handler: RouteHandler, openApi?: OpenApiOperation): this;
+  on(method: string, path: string, ...declaration: [RouteHandler, OpenApiOperation?] | [Access, RouteHandler, OpenApiOperation?]): this {
+    const route =
+      typeof declaration[0] === 'function'
+        ? { handler: declaration[0], openApi: declaration[1] as OpenApiOperation | undefined }
+        : { access: declaration[0], handler: declaration[1] as RouteHandler, openApi: declaration[2] };
     this.routes.set(`${method} ${path === '/' ? this.base || '/' : `${this.base}${path}`}`, route);
     return this;
   }
 
   /** Declares its routes in the service's route table, as this router's. */
   declareIn(table: RouteTable): void {
-    for (const [key, { access }] of this.routes) {
+    for (const [key, { access, openApi }] of this.routes) {
       const [method, pattern] = key.split(' ') as [string, string];
-      table.add(method, pattern, { owner: this, headers: this.headers, access, missingKey: access && this.options.missingKey });
+      table.add(method, pattern, { owner: this, headers: this.headers, access, missingKey: access && this.options.missingKey, openApi });
     }
   }
 

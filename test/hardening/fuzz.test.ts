@@ -167,7 +167,7 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
     };
     restRoutes = Object.entries(openapi.paths).flatMap(([p, ops]) =>
-      Object.entries(ops).map(([method, operation]) => ({ method: method.toUpperCase(), path: `/v1${p}`, operation })),
+      Object.entries(ops).map(([method, operation]) => ({ method: method.toUpperCase(), path: p, operation })),
     );
     inputFields = Object.fromEntries(
       Object.entries(openapi.components.schemas).map(([name, s]) => [name, Object.keys(s.properties ?? {})]),
