@@ -84,12 +84,14 @@ interface Operation {
   path: string;
   parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[];
   requestBody?: { content: Record<string, { schema: Schema }> };
-  responses: Record<string, { content?: Record<string, { schema: Schema }> }>;
+  responses: Record<string, { content?: Record<string, { schema: Schema }>; headers?: Record<string, { required?: boolean }> }>;
 }
 interface Outcome {
   operationId: string;
   status: number;
   contentType: string | null;
+  /** The names of the response's headers. */
+  headers: string[];
   /** The parsed JSON body as the client returned it. */
   json?: unknown;
   /** A binary body: what the client returned it as, and its first bytes. */
@@ -304,13 +306,15 @@ export function signed(): { folder: string; name: string; expires: string; filen
 
 export async function note(operationId: string, response: { status: number; headers: Headers }, body: unknown): Promise<void> {
   const contentType = response.headers.get('content-type');
+  const headers: string[] = [];
+  response.headers.forEach((_value, name) => headers.push(name));
   if (body instanceof Blob || body instanceof ArrayBuffer) {
     const bytes = Buffer.from(body instanceof Blob ? await body.arrayBuffer() : body);
-    outcomes.push({ operationId, status: response.status, contentType, binary: { kind: body.constructor.name, head: bytes.subarray(0, 5).toString('latin1') } });
+    outcomes.push({ operationId, status: response.status, contentType, headers, binary: { kind: body.constructor.name, head: bytes.subarray(0, 5).toString('latin1') } });
     return;
   }
   answers[operationId] = body;
-  outcomes.push({ operationId, status: response.status, contentType, json: body });
+  outcomes.push({ operationId, status: response.status, contentType, headers, json: body });
 }
 
 export function done(): void {
@@ -406,6 +410,12 @@ describe('clients generated from /v1/openapi.json', () => {
         if (!(String(outcome.status) in op.responses)) mismatches.push(`${where}: a status the document does not list`);
         // The calls are meant to succeed: an error answer says an argument or the seed is wrong.
         if (outcome.status >= 400) mismatches.push(`${where}: ${JSON.stringify(outcome.json)}`);
+        // The headers the document says this answer carries: X-Request-Id always, and those it requires.
+        const documented = op.responses[String(outcome.status)]?.headers ?? {};
+        for (const [header, declared] of Object.entries(documented)) {
+          const expected = declared.required || header === 'X-Request-Id';
+          if (expected && !outcome.headers.includes(header.toLowerCase())) mismatches.push(`${where}: no ${header} header`);
+        }
         const media = (outcome.contentType ?? '').split(';')[0]!.trim();
         if (MAGIC[media]) {
           if (outcome.binary?.kind !== 'Blob')

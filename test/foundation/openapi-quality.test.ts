@@ -82,6 +82,37 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(doc.components.schemas.RateLimitError!.properties!)).toContain('code');
   });
 
+  it('gives every operation a summary and a declared tag, and every response the headers it carries', () => {
+    const tags = (doc as unknown as { tags: { name: string; description: string }[] }).tags;
+    expect(tags.every((tag) => tag.description.length > 0)).toBe(true);
+    for (const { method, path: p, op } of operations()) {
+      const where = `${method} ${p}`;
+      const { summary, tags: own = [] } = op as Operation & { summary?: string; tags?: string[] };
+      expect(summary, where).toBeTruthy();
+      expect(own.length, where).toBeGreaterThan(0);
+      for (const tag of own)
+        expect(
+          tags.map((t) => t.name),
+          where,
+        ).toContain(tag);
+      for (const [status, response] of Object.entries(op.responses) as [string, { headers?: Record<string, unknown> }][]) {
+        const headers = Object.keys(response.headers ?? {});
+        expect(headers, `${where} ${status}`).toContain('X-Request-Id');
+        if (status === '429') expect(headers, `${where} ${status}`).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Reset']));
+        if (p.startsWith('/v1/')) expect(headers, `${where} ${status}`).toContain('X-RateLimit-Remaining');
+      }
+    }
+    const download = doc.paths['/v1/org/export/jobs/{id}/download']!.get!;
+    expect(download.parameters).toContainEqual(expect.objectContaining({ name: 'Accept', in: 'header', required: true }));
+    expect(download.responses['302']).toMatchObject({ headers: { Location: { required: true } } });
+    expect(doc.paths['/v1/report']!.post!.responses['200']).toMatchObject({
+      headers: { 'Content-Disposition': { required: true }, 'X-Report-Remaining': {} },
+      content: { 'application/pdf': { schema: { type: 'string', format: 'binary', contentMediaType: 'application/pdf' } } },
+    });
+    expect(doc.paths['/v1/report']!.post!.responses['503']).toBeDefined();
+    expect(doc.paths['/v1/certificate']!.get!.responses['503']).toBeDefined();
+  });
+
   it('states the bounds the code checks', () => {
     const param = (p: string, name: string) => doc.paths[p]!.get!.parameters!.find((q) => q.name === name)!.schema;
     expect(param('/v1/search', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 15, default: 15 });
