@@ -345,7 +345,7 @@ export function addWebhooks(document: OpenApiDocument): OpenApiDocument {
         parameters: WEBHOOK_HEADERS,
         requestBody: { required: true, content: { 'application/json': { schema: ref(name) } } },
         responses: { 200: { description: 'Any 2xx acknowledges the delivery; anything else is retried' } },
-      } as OpenApiOperation,
+      },
     };
   }
   document.webhooks = webhooks;
