@@ -276,19 +276,21 @@ function addErrorResponses(operation: OpenApiOperation, access: Access | undefin
 
 /**
  * The headers of each response: X-Request-Id on every answer; on the metered /v1 routes the request
- * quota's X-RateLimit-*; Retry-After (and on a 429 X-RateLimit-Reset) where a retry is asked for;
+ * quota's X-RateLimit-*; on a 429 the refusing window's and Retry-After, which a 503 also gives;
  * Content-Disposition on binary attachments. Headers a route declares itself stay.
  */
 function addResponseHeaders(operation: OpenApiOperation, metered: boolean): void {
   for (const [status, response] of Object.entries(operation.responses ?? {}) as [string, OpenApiResponse][]) {
-    const names = [
+    const names = new Set([
       'X-Request-Id',
       ...(metered ? ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Plan'] : []),
-      ...(status === '429' ? ['X-RateLimit-Reset', 'Retry-After'] : status === '503' ? ['Retry-After'] : []),
-    ];
+      // Every 429 names the refusing window (RateLimitError), the per-address limits outside /v1 too.
+      ...(status === '429' ? ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After'] : []),
+      ...(status === '503' ? ['Retry-After'] : []),
+    ]);
     const attachment = Object.keys(response.content ?? {}).some((type) => ATTACHMENT_TYPES.has(type));
     response.headers = {
-      ...Object.fromEntries(names.map((name) => [name, headerRef(name)])),
+      ...Object.fromEntries([...names].map((name) => [name, headerRef(name)])),
       ...(attachment && {
         'Content-Disposition': { description: 'attachment; filename="…"', required: true, schema: { type: 'string' } },
       }),
