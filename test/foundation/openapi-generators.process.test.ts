@@ -23,7 +23,7 @@ import { createTestApp, type TestApp } from '../support/test-app.ts';
 /**
  * The arguments of each operation, as TypeScript source the programs embed (the generated types check
  * them), in the order the programs call them. `ctx` is the seeded organisation (Context below); `got(op,
- * field)` reads a field of an earlier answer; `signed()` splits the export's signed URL. A new operation
+ * 'a.0.b')` reads a text field of an earlier answer; `signed()` splits the export's signed URL. A new operation
  * of the document needs an entry here (`{}` when it takes no required input).
  */
 const CALLS: Record<string, { path?: string; query?: string; body?: string }> = {
@@ -291,8 +291,9 @@ export const ctx = JSON.parse(process.env.LCF_CONTEXT ?? '{}') as {
 const answers: Record<string, unknown> = {};
 const outcomes: unknown[] = [];
 
+/** A text field of an earlier answer, by a dotted path: got('importAssets', 'assets.0.id'). */
 export function got(operationId: string, field: string): string {
-  const value = (answers[operationId] as Record<string, unknown> | undefined)?.[field];
+  const value = field.split('.').reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], answers[operationId]);
   if (typeof value !== 'string') throw new Error(\`no \${field} in the answer of \${operationId}: \${JSON.stringify(answers[operationId])}\`);
   return value;
 }
