@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -133,7 +134,7 @@ afterAll(async () => {
 
 /** An organisation with what the calls name: a stored calculation and a completed export. */
 async function seed(): Promise<Context> {
-  const org = await t.createOrg('enterprise', `Generated client ${Math.random().toString(36).slice(2, 8)}`);
+  const org = await t.createOrg('enterprise', `Generated client ${randomUUID().slice(0, 8)}`);
   const { key } = await t.createKey(org.id);
   const calculationId = await storedCalculation(t, key);
   const submitted = await t.json('/v1/org/export/jobs', {
@@ -154,15 +155,18 @@ async function seed(): Promise<Context> {
   return { base, key, calculationId, completedJobId, blanccoUrl: fake.url, blanccoKey: fake.apiKey, webhookUrl: 'http://127.0.0.1:9/hook' };
 }
 
-/** The operations in the order of CALLS; an operation without an entry fails the test by name. */
+/** The operations in the order of CALLS; an operation without an entry, or an entry without an operation, fails the test by name. */
 function ordered(): (Operation & { call: (typeof CALLS)[string] })[] {
-  const missing = operations.filter((op) => !(op.operationId in CALLS)).map((op) => op.operationId);
-  expect(missing, 'operations of the document without arguments in CALLS').toEqual([]);
   const byId = new Map(operations.map((op) => [op.operationId, op]));
-  return Object.entries(CALLS).flatMap(([id, call]) => {
-    const op = byId.get(id);
-    return op ? [{ ...op, call }] : [];
-  });
+  expect(
+    operations.map((op) => op.operationId).filter((id) => !(id in CALLS)),
+    'operations without arguments in CALLS',
+  ).toEqual([]);
+  expect(
+    Object.keys(CALLS).filter((id) => !byId.has(id)),
+    'CALLS entries of no operation',
+  ).toEqual([]);
+  return Object.entries(CALLS).map(([id, call]) => ({ ...byId.get(id)!, call }));
 }
 
 /** Header parameters the document requires, with the one value each takes (Accept: application/json). */
