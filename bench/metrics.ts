@@ -15,7 +15,7 @@ try {
   const { key } = await adminJson(service.url, '/keys', { org_id: org.id });
   const headers = { authorization: `Bearer ${key}` };
   const openapi = (await (await fetch(`${service.url}/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
-  const patterns = Object.keys(openapi.paths).map((p) => `/v1${p.replace(/\{(\w+)\}/g, ':$1')}`);
+  const patterns = Object.keys(openapi.paths).map((p) => p.replace(/\{(\w+)\}/g, ':$1'));
 
   // The hook alone, as the pipeline runs it per request: label the path, count, observe.
   const metrics = new Metrics({

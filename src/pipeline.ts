@@ -28,12 +28,12 @@ import { createMetricsRouter } from './admin/metrics-route.ts';
 import { createAdminRouter } from './admin/routes.ts';
 import { createConsoleRouter } from './console/routes.ts';
 import { createCertificateDownloadRouter, createVerifyRouter, createWellKnownRouter } from './certificates/routes.ts';
-import { createReportRouter, REPORT_OPENAPI_PATHS } from './reports/routes.ts';
+import { createReportRouter } from './reports/routes.ts';
 import { createODataRouter } from './odata/routes.ts';
 import { useODataBasicCredentials } from './odata/basic-auth.ts';
 import { useIdempotency } from './idempotency/plugin.ts';
 import { IdempotencyStore } from './idempotency/store.ts';
-import { createExportDownloadRouter, EXPORT_OPENAPI_PATHS } from './exports/routes.ts';
+import { createExportDownloadRouter } from './exports/routes.ts';
 import { createExportFileRouter } from './exports/storage/index.ts';
 import { createExploreRouter } from './explore/routes.ts';
 import { graphiqlOptions, renderGraphiQLPage, useGraphiQLPageHeaders } from './explore/graphiql.ts';
@@ -144,7 +144,6 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
             'Errors use the ApiError body {error, code, details}; 429 uses {error, code, message, retry_after_seconds}. GraphQL at /v1/graphql.',
         },
         routes,
-        { ...REPORT_OPENAPI_PATHS, ...EXPORT_OPENAPI_PATHS },
       ),
       // 8. GraphQL guards (REST executes through them too): approved operations by plan, validation error
       // codes, depth, alias, directive and token limits, the cost limit.

@@ -37,7 +37,7 @@ export interface LcfClient extends Client<paths, 'application/json'> {
 
 /**
  * A typed client of the service: openapi-fetch's GET, POST, ... over the REST paths of
- * sdk/openapi.json (relative to /v1), GraphQL documents, and the authorised fetch.
+ * sdk/openapi.json (relative to its server: the origin), GraphQL documents, and the authorised fetch.
  */
 export function createClient(options: ClientOptions): LcfClient {
   const base = options.baseUrl.replace(/\/+$/, '');

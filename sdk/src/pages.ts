@@ -11,7 +11,7 @@ export interface OffsetPage {
 /**
  * The pages of a list paged by limit and offset, from `offset` (default 0) until `total` is reached.
  * `call` requests one page, as openapi-fetch does:
- * `offsetPages((page) => client.GET('/webhooks/deliveries', { params: { query: page } }), { limit: 100 })`.
+ * `offsetPages((page) => client.GET('/v1/webhooks/deliveries', { params: { query: page } }), { limit: 100 })`.
  * The next offset is the answered offset plus the answered limit (the service's, when it clamps
  * the one asked). A refusal throws LcfError.
  */

@@ -163,7 +163,9 @@ builder.queryField('asset', (t) =>
       "An asset of the caller's organisation by id, with its product and active calculation; null when there is none (assets of other organisations are not visible). " +
       "Over REST (GET /v1/assets/{id}) none is 404 NOT_FOUND, the same for an unknown id and for another organisation's.",
     authScopes: { organisation: true },
-    extensions: { rest: { method: 'GET', path: '/assets/:id', tags: TAGS, nullIsNotFound: 'Asset' } },
+    extensions: {
+      rest: { method: 'GET', path: '/assets/:id', summary: 'An asset with its active calculation', tags: TAGS, nullIsNotFound: 'Asset' },
+    },
     args: { id: t.arg.id({ required: true, description: 'The asset id (UUID)', ...maxChars(TEXT_LIMITS.id) }) },
     resolve: (query, _root, { id }, { prisma }) => {
       if (!UUID.test(String(id))) throw invalidParameter('id', `must be an asset id (UUID), got '${id}'`);
@@ -352,7 +354,7 @@ builder.queryField('assetPage', (t) =>
       'each with its product and active calculation, in a stable order (by id); the same pages as the assets connection. ' +
       'Page on with cursor = next_cursor (opaque) until it is null. Filters combine with AND; purchase dates are inclusive.',
     authScopes: { organisation: true },
-    extensions: { rest: { method: 'GET', path: '/assets', tags: TAGS }, pageSize: PAGE_SIZE },
+    extensions: { rest: { method: 'GET', path: '/assets', summary: 'List your inventory', tags: TAGS }, pageSize: PAGE_SIZE },
     args: {
       status: t.arg({ type: AssetStatus, description: 'Only assets with this status' }),
       ...filterArgs(t.arg),
@@ -463,7 +465,9 @@ builder.mutationFields((t) => ({
       'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept ' +
       '(over REST also an item with a wrongly typed, unknown or over-long field or that is no object).',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/assets', tags: TAGS, perItemArgument: 'assets', idempotent: true } },
+    extensions: {
+      rest: { method: 'POST', path: '/assets', summary: 'Import assets', tags: TAGS, perItemArgument: 'assets', idempotent: true },
+    },
     args: { assets: t.arg({ type: [AssetInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_IMPORT_ROWS }) }) },
     resolve: async (_root, { assets }, { prisma, services, caller }) => {
       const key = keyCaller(caller);
@@ -478,7 +482,7 @@ builder.mutationFields((t) => ({
       'optional category, purchase_date, status and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. ' +
       'Same semantics as importAssets; errors name the 1-based data row.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/assets/csv', tags: TAGS, idempotent: true } },
+    extensions: { rest: { method: 'POST', path: '/assets/csv', summary: 'Import assets from CSV', tags: TAGS, idempotent: true } },
     args: {
       csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)', ...maxChars(TEXT_LIMITS.csv, { multiline: true }) }),
     },

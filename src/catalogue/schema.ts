@@ -137,7 +137,10 @@ builder.queryField('search', (t) =>
       'Fuzzy, typo-tolerant search of the built-in device database over brand, name, part number and aliases; up to `limit` results, best first. ' +
       'Devices that match the same words rank by how close their model number is to the one searched for (`latitude 5441` lists the Latitude 5440 and 5450 first).',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'GET', path: '/search', tags: ['Products'] }, pageSize: { default: MAX_RESULTS, max: MAX_RESULTS } },
+    extensions: {
+      rest: { method: 'GET', path: '/search', summary: 'Search the product catalogue', tags: ['Products'] },
+      pageSize: { default: MAX_RESULTS, max: MAX_RESULTS },
+    },
     args: {
       q: t.arg.string({
         required: true,
@@ -168,6 +171,7 @@ builder.mutationField('identify', (t) =>
       rest: {
         method: 'POST',
         path: '/identify',
+        summary: 'Identify a product',
         tags: ['Products'],
         errors: { 404: NOT_IDENTIFIED, 503: 'The external catalogue (Icecat) cannot be reached (CATALOGUE_UNAVAILABLE)' },
       },

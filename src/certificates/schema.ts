@@ -59,6 +59,7 @@ builder.mutationFields((t) => ({
       rest: {
         method: 'POST',
         path: '/certificate',
+        summary: 'Issue a CO2 impact certificate',
         tags: ['Certificates'],
         idempotent: true,
         errors: { 422: 'The stored calculation lacks what a certificate states (CALCULATION_NOT_CERTIFIABLE)' },
@@ -80,7 +81,9 @@ builder.mutationFields((t) => ({
     type: RevokedCertificateRef,
     description: 'Revokes a certificate of your organisation: verification then answers "revoked". Revoking again returns it unchanged.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/certificate/revoke', tags: ['Certificates'], idempotent: true } },
+    extensions: {
+      rest: { method: 'POST', path: '/certificate/revoke', summary: 'Revoke a certificate', tags: ['Certificates'], idempotent: true },
+    },
     args: { id: t.arg.id({ required: true, description: 'The certificate id (UUID)', ...maxChars(TEXT_LIMITS.id) }) },
     resolve: async (_root, { id }, ctx) => {
       const context = certificateContext(ctx);

@@ -32,6 +32,9 @@ function renderer(): Piscina<RenderTask, Rendered> {
   return pool;
 }
 
+/** A PDF route's 503, as /v1/openapi.json describes it. */
+export const RENDERER_BUSY = 'Too many documents are waiting to be drawn (DOCUMENT_RENDERER_BUSY); retry after Retry-After seconds';
+
 /** Renders in a worker thread; `threadId` says which (for tests). */
 export async function renderInWorker(task: RenderTask): Promise<Rendered> {
   const threads = renderer();

@@ -131,6 +131,7 @@ builder.queryFields((t) => ({
       rest: {
         method: 'GET',
         path: '/blancco/connection',
+        summary: 'Get the erasure-report connection',
         tags: TAGS,
         errors: { 404: 'No connection is configured (ERASURE_CONNECTION_NOT_FOUND)' },
       },
@@ -141,7 +142,10 @@ builder.queryFields((t) => ({
     type: ErasureSyncRunPageRef,
     description: `Your organisation's syncs, most recent first (${RUN_PAGE.default} per page by default, at most ${RUN_PAGE.max}).`,
     authScopes: READ,
-    extensions: { rest: { method: 'GET', path: '/blancco/sync/runs', tags: TAGS }, pageSize: RUN_PAGE },
+    extensions: {
+      rest: { method: 'GET', path: '/blancco/sync/runs', summary: 'List erasure-report sync runs', tags: TAGS },
+      pageSize: RUN_PAGE,
+    },
     args: {
       limit: t.arg.int({ description: `1 to ${RUN_PAGE.max} (default ${RUN_PAGE.default})` }),
       offset: t.arg.int({ description: 'At least 0 (default 0)' }),
@@ -169,7 +173,7 @@ builder.mutationFields((t) => ({
       'Creates or replaces the Blancco Management Portal connection: the regional API base URL (https, public address) and an API key from the portal, ' +
       `stored AES-256-GCM encrypted and never returned. ${ERASURE_SYNC_MIN_PLAN} plan or higher.`,
     authScopes: WRITE,
-    extensions: { rest: { method: 'PUT', path: '/blancco/connection', tags: TAGS } },
+    extensions: { rest: { method: 'PUT', path: '/blancco/connection', summary: 'Configure the erasure-report connection', tags: TAGS } },
     args: {
       base_url: t.arg.string({ required: true, description: 'e.g. https://api.eu-west-1.blancco.cloud', ...maxChars(URL_MAX) }),
       api_key: t.arg.string({
@@ -192,6 +196,7 @@ builder.mutationFields((t) => ({
       rest: {
         method: 'DELETE',
         path: '/blancco/connection',
+        summary: 'Delete the erasure-report connection',
         tags: TAGS,
         errors: { 404: 'No connection is configured (ERASURE_CONNECTION_NOT_FOUND)' },
       },
@@ -206,7 +211,14 @@ builder.mutationFields((t) => ({
       '(has_more and continuation for the rest); one sync at a time per organisation (429 ERASURE_SYNC_IN_PROGRESS).',
     authScopes: WRITE,
     extensions: {
-      rest: { method: 'POST', path: '/blancco/sync', tags: TAGS, errors: ERASURE_CONSOLE_ERRORS, idempotent: true },
+      rest: {
+        method: 'POST',
+        path: '/blancco/sync',
+        summary: 'Sync erasure reports',
+        tags: TAGS,
+        idempotent: true,
+        errors: ERASURE_CONSOLE_ERRORS,
+      },
       pageSize: { default: SYNC_LIMIT_MAX, max: SYNC_LIMIT_MAX },
     },
     args: {

@@ -148,7 +148,7 @@ builder.queryFields((t) => ({
     description: 'Export jobs of your organisation from the last 30 days, most recent first.',
     authScopes: { organisation: true },
     extensions: {
-      rest: { method: 'GET', path: '/org/export/jobs', tags: TAGS },
+      rest: { method: 'GET', path: '/org/export/jobs', summary: 'List export jobs', tags: TAGS },
       pageSize: { default: EXPORT_LIST_MAX, max: EXPORT_LIST_MAX },
     },
     args: {
@@ -162,7 +162,7 @@ builder.queryFields((t) => ({
     type: ExportJobRef,
     description: "One export job of your organisation (404 for an unknown id or another organisation's).",
     authScopes: { organisation: true },
-    extensions: { rest: { method: 'GET', path: '/org/export/jobs/:id', tags: TAGS } },
+    extensions: { rest: { method: 'GET', path: '/org/export/jobs/:id', summary: 'Get an export job', tags: TAGS } },
     args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
     resolve: (_root, { id }, ctx) => findExportJob(exportContext(ctx).prisma, String(id)),
   }),
@@ -179,6 +179,7 @@ builder.mutationFields((t) => ({
       rest: {
         method: 'POST',
         path: '/org/export/jobs',
+        summary: 'Start an organisation export',
         responseStatus: 202,
         tags: TAGS,
         idempotent: true,
@@ -202,6 +203,7 @@ builder.mutationFields((t) => ({
       rest: {
         method: 'DELETE',
         path: '/org/export/jobs/:id',
+        summary: 'Cancel an export job',
         tags: TAGS,
         errors: { 409: 'The job is no longer pending or processing (EXPORT_NOT_CANCELLABLE)' },
       },

@@ -362,7 +362,7 @@ builder.queryFields((t) => ({
     type: FootprintResult,
     description: 'Lifecycle footprint of one device in a country of use. Cache-Control: public, max-age=86400.',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'GET', path: '/footprint', tags: ['Footprint'] } },
+    extensions: { rest: { method: 'GET', path: '/footprint', summary: 'Lifecycle footprint of one product', tags: ['Footprint'] } },
     args: deviceArgs,
     resolve: async (_root, args, { services, caller }) => {
       const result = await services.footprint.footprint(args, caller);
@@ -376,7 +376,7 @@ builder.queryFields((t) => ({
     type: SavingsResult,
     description: 'CO2 avoided by extending a device’s life by remaining_years (default 2).',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'GET', path: '/savings', tags: ['Footprint'] } },
+    extensions: { rest: { method: 'GET', path: '/savings', summary: 'Savings of extending the life of a device', tags: ['Footprint'] } },
     args: { ...deviceArgs, remaining_years: t.arg.float(REMAINING_YEARS) },
     resolve: async (_root, args, { services, caller }) => {
       const result = await services.footprint.savings(args, caller);
@@ -391,7 +391,9 @@ builder.queryFields((t) => ({
       '(comma-separated tokens battery:<wh>, storage:<gb>:<type>, ram:<total GB>:<modules>, display:<inches>:<screen_type>, keyboard_trackpad), ' +
       'use phase in reuse_country, net savings, break-even and a production heatmap.',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'GET', path: '/refurbishment', tags: ['Footprint'] } },
+    extensions: {
+      rest: { method: 'GET', path: '/refurbishment', summary: 'Footprint of a refurbished device against a new one', tags: ['Footprint'] },
+    },
     args: {
       ...deviceArgs,
       grade: t.arg({ type: Grade, required: true }),
@@ -412,7 +414,16 @@ builder.mutationField('footprintBatch', (t) =>
     type: BatchResult,
     description: `Footprints of up to ${MAX_BATCH} products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed, unknown or over-long field or that is no object. Counts as one request against quotas.`,
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'POST', path: '/footprint/batch', tags: ['Footprint'], perItemArgument: 'products', idempotent: true } },
+    extensions: {
+      rest: {
+        method: 'POST',
+        path: '/footprint/batch',
+        summary: 'Footprints of up to 100 products',
+        tags: ['Footprint'],
+        idempotent: true,
+        perItemArgument: 'products',
+      },
+    },
     args: { products: t.arg({ type: [BatchItemInput], required: true, ...checkedBy(itemCount(1, MAX_BATCH)) }) },
     resolve: async (_root, { products }, { services, caller }) => {
       const refused = refusedItems();

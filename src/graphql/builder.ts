@@ -16,7 +16,10 @@ export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: string;
   responseStatus?: 200 | 201 | 202;
-  tags?: string[];
+  /** The operation's summary in /v1/openapi.json: what it does, in a few words. */
+  summary: string;
+  /** Its tags there, each one of API_TAGS (src/rest/openapi.ts). */
+  tags: string[];
   /**
    * Errors the route answers besides those its shape implies (src/rest/openapi.ts: 400, 401, 403,
    * 404 for an id, 413, 429): status -> when, with the body's OpenAPI schema if it is not ApiError.

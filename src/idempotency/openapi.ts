@@ -1,5 +1,4 @@
 import { openApiPath, type RouteTable } from '../kernel/routes.ts';
-import { REST_BASE } from '../kernel/paths.ts';
 import type { OpenApiDocument } from '../kernel/openapi-types.ts';
 import { TEXT_LIMITS } from '../validation/text.ts';
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from './plugin.ts';
@@ -17,7 +16,10 @@ const INVALID_KEY = 'the Idempotency-Key is empty, too long or has a control cha
 
 type Responses = NonNullable<NonNullable<OpenApiDocument['paths']>[string][string]['responses']>;
 
-/** The error response `status` with `reason` added to what the route already declares for it. */
+/**
+ * The error response `status` with `reason` added to what the route already declares for it; a new one
+ * carries the headers of the operation's other error answers (X-Request-Id, X-RateLimit-*: the 401's, which every keyed route has).
+ */
 function withReason(responses: Responses, status: number, reason: string, headers: Record<string, unknown> = {}): void {
   const given = responses[status];
   const description = given ? `${given.description}; or ${reason}` : `${reason[0]!.toUpperCase()}${reason.slice(1)}`;
@@ -25,7 +27,7 @@ function withReason(responses: Responses, status: number, reason: string, header
     ...given,
     description,
     content: given?.content ?? API_ERROR,
-    ...(given?.headers || Object.keys(headers).length ? { headers: { ...given?.headers, ...headers } } : {}),
+    headers: { ...(given?.headers ?? responses[401]?.headers), ...headers },
   };
 }
 
@@ -36,8 +38,8 @@ function withReason(responses: Responses, status: number, reason: string, header
  */
 export function addIdempotencyKeys(document: OpenApiDocument, table: RouteTable): OpenApiDocument {
   for (const route of table.routes) {
-    if (!route.idempotent || !route.pattern.startsWith(`${REST_BASE}/`)) continue;
-    const path = openApiPath(route.pattern.slice(REST_BASE.length));
+    if (!route.idempotent) continue;
+    const path = openApiPath(route.pattern);
     const method = route.method.toLowerCase();
     const operation = document.paths?.[path]?.[method];
     if (!operation)

@@ -1,6 +1,7 @@
 /**
- * The parts of an OpenAPI 3.0 document the service writes and completes: the REST interface builds
- * it (src/rest/openapi.ts) and input validation adds its text limits to it.
+ * The parts of an OpenAPI document the service writes and completes: the REST interface builds it
+ * (src/rest/openapi.ts, in OpenAPI 3.0 form, converted to 3.1 once at the end) and input validation
+ * adds its text limits to it; hand-written routes declare their operation with the route (RouteDeclaration).
  */
 export interface OpenApiSchema {
   $ref?: string;
@@ -17,14 +18,14 @@ export interface OpenApiSchema {
   required?: string[];
   [keyword: string]: unknown;
 }
-interface OpenApiParameter {
+export interface OpenApiParameter {
   name: string;
   in: string;
   required?: boolean;
   description?: string;
   schema?: OpenApiSchema;
 }
-interface OpenApiResponse {
+export interface OpenApiResponse {
   description: string;
   content?: Record<string, { schema?: OpenApiSchema }>;
   headers?: Record<string, unknown>;
@@ -32,7 +33,9 @@ interface OpenApiResponse {
 export type Security = Record<string, string[]>[];
 export interface OpenApiOperation {
   operationId?: string;
+  summary?: string;
   description?: string;
+  tags?: string[];
   security?: Security;
   parameters?: OpenApiParameter[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: OpenApiSchema }> };

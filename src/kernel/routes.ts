@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.ts';
+import type { OpenApiOperation } from './openapi-types.ts';
 
 /**
  * What the owner of a route declares with it; the table only carries it. Layers above add what they
@@ -9,6 +10,8 @@ export interface RouteDeclaration {
   owner?: unknown;
   /** Headers the owner puts on every answer of this path, its 405 included. */
   headers?: Readonly<Record<string, string>>;
+  /** The route's operation in /v1/openapi.json, when its owner writes it (SOFA's routes are documented from their fields). */
+  openApi?: OpenApiOperation;
 }
 
 /** A route of the service: a method and a full path pattern (`/v1/assets/:id`, parameters as `:name`). */

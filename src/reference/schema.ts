@@ -74,7 +74,14 @@ builder.queryFields((t) => ({
     type: CountryList,
     description: 'Countries and sub-national regions with their current grid emission factor.',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'GET', path: '/reference/countries', tags: ['Reference'] } },
+    extensions: {
+      rest: {
+        method: 'GET',
+        path: '/reference/countries',
+        summary: 'List the countries and regions with grid intensities',
+        tags: ['Reference'],
+      },
+    },
     resolve: (_root, _args, { services }) => {
       cacheFor(REFERENCE_MAX_AGE);
       const countries: CountryRow[] = [];
@@ -102,7 +109,7 @@ builder.queryFields((t) => ({
     type: CategoryList,
     description: 'Device categories with lifetime and fallback yearly energy use.',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'GET', path: '/reference/categories', tags: ['Reference'] } },
+    extensions: { rest: { method: 'GET', path: '/reference/categories', summary: 'List the device categories', tags: ['Reference'] } },
     resolve: (_root, _args, { services }) => {
       cacheFor(REFERENCE_MAX_AGE);
       return { total: services.reference.categories.length, categories: services.reference.categories };

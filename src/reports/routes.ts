@@ -5,7 +5,8 @@ import { auditEntry } from '../audit/audit-log.ts';
 import { readJsonBody } from '../rest/json-body.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
 import { Router } from '../rest/router.ts';
-import { renderReportPdf } from '../documents/index.ts';
+import { RENDERER_BUSY, renderReportPdf } from '../documents/index.ts';
+import type { OpenApiOperation } from '../kernel/openapi-types.ts';
 import type { Services } from '../services.ts';
 import { openApiSchema } from '../validation/schemas.ts';
 import { EARLIEST_DATE, LATEST_DATE, reportBody, reportRequest } from './request.ts';
@@ -17,11 +18,21 @@ export const REPORT_AUDIT_EVENT = 'report.created';
 
 /** POST /v1/report answers a PDF; SOFA answers JSON only, so the route is hand-written (mounted after access control). */
 export function createReportRouter(services: Services): Router {
-  return new Router(REPORT_PATH).on('POST', '/', REPORT_ACCESS, (request) => createReport(services, request), { idempotent: true });
+  return new Router(REPORT_PATH).on('POST', '/', REPORT_ACCESS, (request) => createReport(services, request), {
+    openApi: REPORT_OPENAPI,
+    idempotent: true,
+  });
 }
 
 /** Pro plan or higher; a report is recorded, so the shared demo sandbox of test keys without organisation context cannot make one. */
 const REPORT_ACCESS: Access = { organisation: true, plan: 'report', records: 'Reports need an API key with organisation context' };
+
+/** The monthly report allowance, on every report and on its 429 (X-RateLimit-* stay the request quota's). */
+const REPORT_ALLOWANCE_HEADERS = {
+  'X-Report-Limit': { description: "Reports a month of the organisation's plan", schema: { type: 'integer' } },
+  'X-Report-Remaining': { description: 'Reports left this UTC month', schema: { type: 'integer' } },
+  'X-Report-Reset': { description: 'Unix time the allowance resets (the start of the next UTC month)', schema: { type: 'integer' } },
+};
 
 /** pdfkit writes one `/Type /Page` dictionary per page (and `/Type /Pages` for the tree). */
 const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type\s*\/Page(?![a-zA-Z])/g)?.length ?? 0;
@@ -109,28 +120,33 @@ async function createReport(services: Services, request: Request): Promise<Respo
   }
 }
 
-/** The route in the OpenAPI document (SOFA documents only its own routes). */
-export const REPORT_OPENAPI_PATHS = {
-  '/report': {
-    post: {
-      operationId: 'report',
-      summary: 'Sustainability summary or hotspot analysis of the organisation, as a PDF',
-      description:
-        'Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). ' +
-        `Dates are UTC days, both included, from ${EARLIEST_DATE} to ${LATEST_DATE}: dateTo defaults to today, dateFrom to one year before dateTo; ` +
-        'any length; a period wholly in the future is refused. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. ' +
-        'Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining, X-Report-Reset). Period semantics: docs/reports.md.',
-      requestBody: {
-        required: true,
-        content: { 'application/json': { schema: openApiSchema(reportBody) } },
+/** The route in /v1/openapi.json (SOFA documents only its own routes). */
+export const REPORT_OPENAPI: OpenApiOperation = {
+  operationId: 'report',
+  summary: 'Sustainability summary or hotspot analysis of the organisation, as a PDF',
+  description:
+    'Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). ' +
+    `Dates are UTC days, both included, from ${EARLIEST_DATE} to ${LATEST_DATE}: dateTo defaults to today, dateFrom to one year before dateTo; ` +
+    'any length; a period wholly in the future is refused. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. ' +
+    'Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining, X-Report-Reset). Period semantics: docs/reports.md.',
+  tags: ['Reports'],
+  requestBody: {
+    required: true,
+    content: { 'application/json': { schema: openApiSchema(reportBody) } },
+  },
+  responses: {
+    200: {
+      description: 'The report',
+      headers: {
+        'X-Report-Id': { description: 'Id of the report record (audit event report.created)', schema: { type: 'string', format: 'uuid' } },
+        ...REPORT_ALLOWANCE_HEADERS,
       },
-      responses: {
-        200: { description: 'The report', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
-        400: { description: 'Invalid parameter (named in details)' },
-        401: { description: 'Missing, invalid or revoked API key' },
-        403: { description: 'Plan too low, or no organisation context' },
-        429: { description: 'Monthly report limit (or the request quota) reached' },
-      },
+      content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
     },
+    400: { description: 'Invalid parameter (named in details)' },
+    401: { description: 'Missing, invalid or revoked API key' },
+    403: { description: 'Plan too low, or no organisation context' },
+    429: { description: 'Monthly report limit (REPORT_LIMIT_REACHED) or the request quota reached', headers: REPORT_ALLOWANCE_HEADERS },
+    503: { description: RENDERER_BUSY },
   },
 };

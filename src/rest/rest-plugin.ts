@@ -18,7 +18,6 @@ type Maybe<T> = T | null | undefined;
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { useSofa } from 'sofa-api';
 import { fieldAccess, type RestRoute } from '../graphql/builder.ts';
-import type { Access } from '../auth/access.ts';
 import { errorResponse } from '../errors/render.ts';
 import { notFound } from '../errors/api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
@@ -27,7 +26,7 @@ import { checkRestArguments, normalizeEnumInputs } from './arguments.ts';
 import { setAsideRefusedItems, withStringItemsQuoted } from './item-refusals.ts';
 import { addOpenApiLimits } from '../validation/input-limits.ts';
 import { addIdempotencyKeys } from '../idempotency/openapi.ts';
-import { completeOpenApi, type OpenApiDocument } from './openapi.ts';
+import { addWebhooks, completeOpenApi, toOpenApi31, type OpenApiDocument } from './openapi.ts';
 import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
 
 type Sofa = ReturnType<typeof useSofa>;
@@ -104,17 +103,35 @@ async function jsonBody(request: Request): Promise<Record<string, unknown>> {
   return text.trim() === '' ? {} : (JSON.parse(text) as Record<string, unknown>);
 }
 
-/** Root fields by `METHOD /path` as the OpenAPI document names them (`:id` -> `{id}`). */
+/** Root fields by `METHOD /v1/path` as the OpenAPI document names them (`:id` -> `{id}`). */
 function fieldsByOpenApiPath(schema: GraphQLSchema): Map<string, GraphQLField<unknown, unknown>> {
   const fields = new Map<string, GraphQLField<unknown, unknown>>();
   for (const root of [schema.getQueryType(), schema.getMutationType()]) {
     for (const field of Object.values(root?.getFields() ?? {})) {
       const route = restRouteOf(field);
-      if (route) fields.set(`${route.method} ${openApiPath(route.path)}`, field);
+      if (route) fields.set(`${route.method} ${REST_BASE}${openApiPath(route.path)}`, field);
     }
   }
   return fields;
 }
+
+/**
+ * The paths of the OpenAPI document: SOFA's (relative to its base /v1) and those of the hand-written
+ * routes of the table that document themselves (RouteDeclaration.openApi), all relative to the origin,
+ * the document's server: links in bodies (poll_url, download_url, verify_url) join to it as they are.
+ */
+function documentPaths(sofaPaths: NonNullable<OpenApiDocument['paths']>, table: RouteTable): NonNullable<OpenApiDocument['paths']> {
+  const paths = Object.fromEntries(Object.entries(sofaPaths).map(([path, operations]) => [`${REST_BASE}${path}`, operations]));
+  for (const route of table.routes) {
+    if (!route.openApi) continue;
+    // A copy: completing the document leaves the declaration as written.
+    (paths[openApiPath(route.pattern)] ??= {})[route.method.toLowerCase()] = structuredClone(route.openApi);
+  }
+  return paths;
+}
+
+/** Who the document is for, and under which terms; the service version is the document's. */
+const OPENAPI_INFO = { license: { name: 'Proprietary (UNLICENSED)', identifier: 'LicenseRef-Proprietary' } };
 
 export function restRoutes(schema: GraphQLSchema): Record<string, RestRoute> {
   const routes: Record<string, RestRoute> = {};
@@ -139,34 +156,15 @@ export function declareRestRoutes(schema: GraphQLSchema, table: RouteTable): voi
   }
 }
 
-/** The declared access of each route of the table by `METHOD /path` as the OpenAPI document names it (under /v1). */
-function accessByOpenApiPath(table: RouteTable): Map<string, Access> {
-  const access = new Map<string, Access>();
-  for (const route of table.routes) {
-    if (route.access && route.pattern.startsWith(`${REST_BASE}/`))
-      access.set(`${route.method} ${openApiPath(route.pattern.slice(REST_BASE.length))}`, route.access);
-  }
-  return access;
-}
-
 /**
  * SOFA, mounted at /v1 inside Yoga, executing through Yoga's envelope so that the same
  * context (caller, quotas, request state) and plugins apply to REST and GraphQL.
  */
 export function useRest(
   openApiInfo: { title: string; version: string; description: string },
-  /** The service's route table: each hand-written route the document describes must be one of it. */
+  /** The service's route table: its access, and the operations hand-written routes declare, complete the document. */
   routeTable: RouteTable,
-  /** Hand-written routes beside SOFA, documented in the same OpenAPI document. */
-  handWrittenPaths: NonNullable<OpenApiDocument['paths']> = {},
 ): Plugin {
-  for (const [path, operations] of Object.entries(handWrittenPaths)) {
-    for (const method of Object.keys(operations)) {
-      if (!routeTable.routes.some((r) => r.method === method.toUpperCase() && openApiPath(r.pattern) === `${REST_BASE}${path}`)) {
-        throw new Error(`OpenAPI documents ${method.toUpperCase()} ${REST_BASE}${path}, which is no route of the service`);
-      }
-    }
-  }
   let sofa: Sofa;
   let getEnveloped: (context: unknown) => Enveloped;
   const envelopedByContext = new WeakMap<object, Enveloped>();
@@ -247,16 +245,16 @@ export function useRest(
         const fields = fieldsByOpenApiPath(schema);
         openApi.document ??= Promise.resolve(sofa.handleRequest(request, serverContext as never))
           .then((r) => r!.json())
-          // A copy: the steps below complete operations in place, and the hand-written ones are module constants every app shares.
-          .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...structuredClone(handWrittenPaths) } }))
-          .then((doc) =>
-            JSON.stringify(
-              addIdempotencyKeys(
-                completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, accessByOpenApiPath(routeTable)),
-                routeTable,
-              ),
-            ),
-          );
+          .then((doc: OpenApiDocument) => ({
+            ...doc,
+            info: { ...(doc.info as object), ...OPENAPI_INFO },
+            servers: [{ url: '/', description: 'This server: every path is relative to its origin' }],
+            paths: documentPaths(doc.paths ?? {}, routeTable),
+          }))
+          .then((doc) => {
+            const completed = completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, routeTable.routes);
+            return JSON.stringify(toOpenApi31(addWebhooks(addIdempotencyKeys(completed, routeTable))));
+          });
         return endResponse(new Response(await openApi.document, { headers: { 'Content-Type': 'application/json; charset=utf-8' } }));
       }
       const response = await sofa.handleRequest(forSofa, serverContext as never);

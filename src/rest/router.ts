@@ -3,6 +3,7 @@ import { invalidParameter, type ApiError } from '../errors/api-error.ts';
 import { errorResponse, toApiError } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { RouteMatch, RouteTable } from '../kernel/routes.ts';
+import type { OpenApiOperation } from '../kernel/openapi-types.ts';
 import { enforceAccess, type Access } from '../auth/access.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
@@ -24,14 +25,14 @@ function decodeParam(name: string, raw: string): string {
   return value;
 }
 
-interface HandledRoute {
+interface HandledRoute extends RouteOptions {
   handler: RouteHandler;
   access?: Access;
-  idempotent?: true;
 }
 
-/** What a route of the API declares besides its access: it takes an Idempotency-Key (src/idempotency/). */
+/** What a route declares besides its access: its operation in /v1/openapi.json (a route API clients call), and whether it takes an Idempotency-Key (src/idempotency/). */
 export interface RouteOptions {
+  openApi?: OpenApiOperation;
   idempotent?: true;
 }
 
@@ -51,22 +52,34 @@ export class Router {
     private readonly options: { missingKey?: () => ApiError } = {},
   ) {}
 
-  /** A route outside API-key access (its own credential or none: admin token, console session, signed links, pages). */
-  on(method: string, path: string, handler: RouteHandler): this;
-  /** A route of the API: who may call it, then what answers. */
+  /**
+   * A route outside API-key access (its own credential or none: admin token, console session, signed
+   * links, pages); `openApi`: its operation in /v1/openapi.json, for a route API clients call.
+   */
+  on(method: string, path: string, handler: RouteHandler, options?: Pick<RouteOptions, 'openApi'>): this;
+  /** A route of the API: who may call it, then what answers, and what it declares besides (RouteOptions). */
   on(method: string, path: string, access: Access, handler: RouteHandler, options?: RouteOptions): this;
-  on(method: string, path: string, ...declaration: [RouteHandler] | [Access, RouteHandler, RouteOptions?]): this {
+  on(method: string, path: string, ...declaration: [RouteHandler, RouteOptions?] | [Access, RouteHandler, RouteOptions?]): this {
     const route: HandledRoute =
-      declaration.length === 1 ? { handler: declaration[0] } : { access: declaration[0], handler: declaration[1], ...declaration[2] };
+      typeof declaration[0] === 'function'
+        ? { handler: declaration[0], ...(declaration[1] as RouteOptions | undefined) }
+        : { access: declaration[0], handler: declaration[1] as RouteHandler, ...declaration[2] };
     this.routes.set(`${method} ${path === '/' ? this.base || '/' : `${this.base}${path}`}`, route);
     return this;
   }
 
   /** Declares its routes in the service's route table, as this router's. */
   declareIn(table: RouteTable): void {
-    for (const [key, { access, idempotent }] of this.routes) {
+    for (const [key, { access, openApi, idempotent }] of this.routes) {
       const [method, pattern] = key.split(' ') as [string, string];
-      table.add(method, pattern, { owner: this, headers: this.headers, access, missingKey: access && this.options.missingKey, idempotent });
+      table.add(method, pattern, {
+        owner: this,
+        headers: this.headers,
+        access,
+        missingKey: access && this.options.missingKey,
+        openApi,
+        idempotent,
+      });
     }
   }
 

@@ -110,14 +110,17 @@ builder.queryFields((t) => ({
     type: [WebhookEndpointRef],
     description: "Your organisation's webhook endpoints (deleted ones are not listed), oldest first. Secrets are not shown.",
     authScopes: { organisation: true },
-    extensions: { rest: { method: 'GET', path: '/webhooks/endpoints', tags: TAGS } },
+    extensions: { rest: { method: 'GET', path: '/webhooks/endpoints', summary: 'List the webhook endpoints', tags: TAGS } },
     resolve: (_root, _args, ctx) => listEndpoints(webhookContext(ctx).prisma),
   }),
   webhookDeliveries: t.field({
     type: WebhookDeliveryPageRef,
     description: `The delivery log: every attempt to your endpoints, most recent first, ${DELIVERY_PAGE.default} per page by default and at most ${DELIVERY_PAGE.max}.`,
     authScopes: { organisation: true },
-    extensions: { rest: { method: 'GET', path: '/webhooks/deliveries', tags: TAGS }, pageSize: DELIVERY_PAGE },
+    extensions: {
+      rest: { method: 'GET', path: '/webhooks/deliveries', summary: 'List webhook deliveries', tags: TAGS },
+      pageSize: DELIVERY_PAGE,
+    },
     args: {
       endpoint_id: t.arg.id({ description: 'Only attempts to this endpoint', ...maxChars(TEXT_LIMITS.id) }),
       event: t.arg.string({ description: `Only this event type (${WEBHOOK_EVENTS.join(', ')})`, ...maxChars(LIMITS.event) }),
@@ -140,6 +143,7 @@ builder.mutationFields((t) => ({
       rest: {
         method: 'POST',
         path: '/webhooks/endpoints',
+        summary: 'Register a webhook endpoint',
         responseStatus: 201,
         tags: TAGS,
         idempotent: true,
@@ -161,7 +165,7 @@ builder.mutationFields((t) => ({
     description:
       'Deletes an endpoint: it receives nothing more, and attempts still waiting for it fail with "endpoint deleted". Its delivery log stays.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'DELETE', path: '/webhooks/endpoints/:id', tags: TAGS } },
+    extensions: { rest: { method: 'DELETE', path: '/webhooks/endpoints/:id', summary: 'Delete a webhook endpoint', tags: TAGS } },
     args: { id: t.arg.id(idArg) },
     resolve: (_root, { id }, ctx) => deleteEndpoint(webhookContext(ctx), String(id)),
   }),
@@ -170,7 +174,15 @@ builder.mutationFields((t) => ({
     description:
       'Replaces the signing secret of an endpoint, effective at once (also for retries still waiting). The new secret is shown only in this answer.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/webhooks/endpoints/:id/rotate-secret', tags: TAGS, idempotent: true } },
+    extensions: {
+      rest: {
+        method: 'POST',
+        path: '/webhooks/endpoints/:id/rotate-secret',
+        summary: 'Rotate the signing secret of a webhook endpoint',
+        tags: TAGS,
+        idempotent: true,
+      },
+    },
     args: { id: t.arg.id(idArg) },
     resolve: (_root, { id }, ctx) => rotateSecret(webhookContext(ctx), String(id)),
   }),

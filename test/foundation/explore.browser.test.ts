@@ -68,7 +68,7 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL and the API reference in Chromium', () 
   it('calls GET /reference/categories from the API reference with "Try it out"', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/v1/docs`);
-    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/reference/categories"]') });
+    const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/v1/reference/categories"]') });
     await operation.locator('.opblock-summary').click();
     await operation.locator('button.try-out__btn').click();
     const answer = page.waitForResponse(`${base}/v1/reference/categories`);

@@ -51,6 +51,9 @@ describe('GET /v1/openapi.json', () => {
       expect(op.operationId, where).toMatch(/^[a-z][A-Za-z]+$/);
       if (['POST', 'PUT', 'PATCH'].includes(method)) expect(op.parameters?.filter((q) => q.in === 'query') ?? [], where).toEqual([]);
       const errorSchema = (status: string) => op.responses[status]?.content?.['application/json']?.schema;
+      expect(errorSchema('default'), where).toEqual({ $ref: '#/components/schemas/ApiError' });
+      // The routes outside API keys (verification, JWKS, signed export links) have their own errors only.
+      if (op.security?.length === 0) continue;
       expect(errorSchema('401'), where).toEqual({ $ref: '#/components/schemas/ApiError' });
       expect(errorSchema('429'), where).toEqual({ $ref: '#/components/schemas/RateLimitError' });
       if (op.requestBody) expect(Object.keys(op.responses), where).toEqual(expect.arrayContaining(['400', '413']));
@@ -58,28 +61,68 @@ describe('GET /v1/openapi.json', () => {
         if (Number(status) >= 400) expect(response.content?.['application/json']?.schema, `${where} ${status}`).toBeDefined();
       }
     }
-    expect(doc.paths['/footprint/batch']!.post!.requestBody!.content['application/json']!.schema.properties!.products).toMatchObject({
+    expect(doc.paths['/v1/footprint/batch']!.post!.requestBody!.content['application/json']!.schema.properties!.products).toMatchObject({
       minItems: 1,
       maxItems: 100,
     });
-    expect(doc.paths['/webhooks/endpoints/{id}/rotate-secret']!.post!.requestBody).toBeUndefined();
-    expect(Object.keys(doc.paths['/org/export/jobs/{id}']!.delete!.responses)).toEqual(['200', '400', '401', '403', '404', '409', '429']);
-    expect(Object.keys(doc.paths['/identify']!.post!.responses)).toEqual(['200', '400', '401', '404', '413', '429', '503']);
+    expect(doc.paths['/v1/webhooks/endpoints/{id}/rotate-secret']!.post!.requestBody).toBeUndefined();
+    expect(Object.keys(doc.paths['/v1/org/export/jobs/{id}']!.delete!.responses)).toEqual([
+      '200',
+      '400',
+      '401',
+      '403',
+      '404',
+      '409',
+      '429',
+      'default',
+    ]);
+    expect(Object.keys(doc.paths['/v1/identify']!.post!.responses)).toEqual(['200', '400', '401', '404', '413', '429', '503', 'default']);
     expect(doc.components.schemas.ApiError).toMatchObject({ required: ['error', 'code', 'details'] });
     expect(doc.components.schemas.RateLimitError).toMatchObject({ required: ['error', 'message', 'retry_after_seconds'] });
     expect(Object.keys(doc.components.schemas.RateLimitError!.properties!)).toContain('code');
   });
 
+  it('gives every operation a summary and a declared tag, and every response the headers it carries', () => {
+    const tags = (doc as unknown as { tags: { name: string; description: string }[] }).tags;
+    expect(tags.every((tag) => tag.description.length > 0)).toBe(true);
+    for (const { method, path: p, op } of operations()) {
+      const where = `${method} ${p}`;
+      const { summary, tags: own = [] } = op as Operation & { summary?: string; tags?: string[] };
+      expect(summary, where).toBeTruthy();
+      expect(own.length, where).toBeGreaterThan(0);
+      for (const tag of own)
+        expect(
+          tags.map((t) => t.name),
+          where,
+        ).toContain(tag);
+      for (const [status, response] of Object.entries(op.responses) as [string, { headers?: Record<string, unknown> }][]) {
+        const headers = Object.keys(response.headers ?? {});
+        expect(headers, `${where} ${status}`).toContain('X-Request-Id');
+        if (status === '429') expect(headers, `${where} ${status}`).toEqual(expect.arrayContaining(['Retry-After', 'X-RateLimit-Reset']));
+        if (p.startsWith('/v1/')) expect(headers, `${where} ${status}`).toContain('X-RateLimit-Remaining');
+      }
+    }
+    const download = doc.paths['/v1/org/export/jobs/{id}/download']!.get!;
+    expect(download.parameters).toContainEqual(expect.objectContaining({ name: 'Accept', in: 'header', required: true }));
+    expect(download.responses['302']).toMatchObject({ headers: { Location: { required: true } } });
+    expect(doc.paths['/v1/report']!.post!.responses['200']).toMatchObject({
+      headers: { 'Content-Disposition': { required: true }, 'X-Report-Remaining': {} },
+      content: { 'application/pdf': { schema: { type: 'string', format: 'binary', contentMediaType: 'application/pdf' } } },
+    });
+    expect(doc.paths['/v1/report']!.post!.responses['503']).toBeDefined();
+    expect(doc.paths['/v1/certificate']!.get!.responses['503']).toBeDefined();
+  });
+
   it('states the bounds the code checks', () => {
     const param = (p: string, name: string) => doc.paths[p]!.get!.parameters!.find((q) => q.name === name)!.schema;
-    expect(param('/search', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 15, default: 15 });
-    expect(param('/org/export/jobs', 'offset')).toMatchObject({ minimum: 0 });
-    expect(param('/savings', 'remaining_years')).toMatchObject({ minimum: 0, maximum: 15 });
-    expect(param('/footprint', 'weight_kg')).toMatchObject({ minimum: 0, exclusiveMinimum: true });
-    expect(param('/footprint', 'country')).toMatchObject({ maxLength: 64 });
-    expect(param('/refurbishment', 'grade')).toEqual({ $ref: '#/components/schemas/RefurbishmentGrade' });
+    expect(param('/v1/search', 'limit')).toMatchObject({ type: 'integer', minimum: 1, maximum: 15, default: 15 });
+    expect(param('/v1/org/export/jobs', 'offset')).toMatchObject({ minimum: 0 });
+    expect(param('/v1/savings', 'remaining_years')).toMatchObject({ minimum: 0, maximum: 15 });
+    expect(param('/v1/footprint', 'weight_kg')).toMatchObject({ exclusiveMinimum: 0 });
+    expect(param('/v1/footprint', 'country')).toMatchObject({ maxLength: 64 });
+    expect(param('/v1/refurbishment', 'grade')).toEqual({ $ref: '#/components/schemas/RefurbishmentGrade' });
     expect(doc.components.schemas.FootprintBatchItem!.properties!.ram_gb).toMatchObject({ minimum: 0 });
-    expect(doc.components.schemas.FootprintResult!.properties!.calculation_id).toMatchObject({ type: 'string', nullable: true });
+    expect(doc.components.schemas.FootprintResult!.properties!.calculation_id).toMatchObject({ type: ['string', 'null'] });
     expect(doc.components.schemas.FootprintResult!.properties!.calculated_at).toMatchObject({ type: 'string', format: 'date-time' });
   });
 
@@ -99,12 +142,12 @@ describe('GET /v1/openapi.json', () => {
     ]);
     // Asked without a key, with the required inputs present, every other route answers 401.
     for (const { method, path: p, op } of operations()) {
-      if (open.includes(op.operationId)) continue;
+      if (open.includes(op.operationId) || op.security?.length === 0) continue;
       const { properties = {}, required = [] } = op.requestBody?.content['application/json']?.schema ?? {};
       const body = Object.fromEntries(
         required.map((name) => [name, properties[name]?.type === 'array' ? [] : (properties[name]?.enum?.[0] ?? 'x')]),
       );
-      const res = await t.json(`/v1${p.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000')}`, {
+      const res = await t.json(`${p.replace(/\{\w+\}/g, '00000000-0000-4000-8000-000000000000')}`, {
         method,
         headers: { 'content-type': 'application/json' },
         body: op.requestBody ? JSON.stringify(body) : undefined,
@@ -140,14 +183,14 @@ describe('GET /v1/openapi.json', () => {
 const SAMPLE_PROGRAM = `
 import type { components, paths } from './api.ts';
 
-type FootprintQuery = NonNullable<paths['/footprint']['get']['parameters']['query']>;
-type Footprint = paths['/footprint']['get']['responses'][200]['content']['application/json'];
-type BatchBody = paths['/footprint/batch']['post']['requestBody']['content']['application/json'];
-type Batch = paths['/footprint/batch']['post']['responses'][200]['content']['application/json'];
-type AssetsBody = paths['/assets']['post']['requestBody']['content']['application/json'];
-type Imported = paths['/assets']['post']['responses'][200]['content']['application/json'];
-type Refused = paths['/assets']['post']['responses'][403]['content']['application/json'];
-type RateLimited = paths['/footprint/batch']['post']['responses'][429]['content']['application/json'];
+type FootprintQuery = NonNullable<paths['/v1/footprint']['get']['parameters']['query']>;
+type Footprint = paths['/v1/footprint']['get']['responses'][200]['content']['application/json'];
+type BatchBody = paths['/v1/footprint/batch']['post']['requestBody']['content']['application/json'];
+type Batch = paths['/v1/footprint/batch']['post']['responses'][200]['content']['application/json'];
+type AssetsBody = paths['/v1/assets']['post']['requestBody']['content']['application/json'];
+type Imported = paths['/v1/assets']['post']['responses'][200]['content']['application/json'];
+type Refused = paths['/v1/assets']['post']['responses'][403]['content']['application/json'];
+type RateLimited = paths['/v1/footprint/batch']['post']['responses'][429]['content']['application/json'];
 
 declare function call<T>(method: string, path: string, input: object): Promise<T>;
 
@@ -174,7 +217,7 @@ export async function sample(): Promise<string[]> {
   // @ts-expect-error storage_type is one of the enum values
   const badEnum: FootprintQuery = { brand: 'Dell', model: 'X', country: 'DE', storage_type: 'flash' };
   // @ts-expect-error the batch is a body, never query parameters
-  const asQuery: paths['/footprint/batch']['post']['parameters']['query'] = { products: [] };
+  const asQuery: paths['/v1/footprint/batch']['post']['parameters']['query'] = { products: [] };
 
   return [String(total), calculatedAt, String(calculationId), ...itemErrors, String(imported.created), refused.code, String(limited.retry_after_seconds),
     String(noBrand), String(badItem), String(badEnum), String(asQuery), String({} as components['schemas']['ApiError'])];

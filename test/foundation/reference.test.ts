@@ -99,36 +99,40 @@ describe('OpenAPI', () => {
     const res = await t.json('/v1/openapi.json');
     expect(res.status).toBe(200);
     expect(res.body.openapi).toMatch(/^3\./);
-    expect(res.body.servers).toEqual([{ url: '/v1' }]);
+    // Paths are relative to the origin: the routes outside /v1 a client calls are documented too.
+    expect(res.body.servers).toEqual([{ url: '/', description: expect.any(String) }]);
     expect(Object.keys(res.body.paths).sort()).toEqual([
-      '/assets',
-      '/assets/csv',
-      '/assets/{id}',
-      '/blancco/connection',
-      '/blancco/sync',
-      '/blancco/sync/runs',
-      '/certificate',
-      '/certificate/revoke',
-      '/footprint',
-      '/footprint/batch',
-      '/identify',
-      '/org/export/jobs',
-      '/org/export/jobs/{id}',
-      '/org/export/jobs/{id}/download',
-      '/reference/categories',
-      '/reference/countries',
-      '/refurbishment',
-      '/report',
-      '/savings',
-      '/search',
-      '/webhooks/deliveries',
-      '/webhooks/endpoints',
-      '/webhooks/endpoints/{id}',
-      '/webhooks/endpoints/{id}/rotate-secret',
+      '/.well-known/jwks.json',
+      '/files/exports/{folder}/{name}',
+      '/v1/assets',
+      '/v1/assets/csv',
+      '/v1/assets/{id}',
+      '/v1/blancco/connection',
+      '/v1/blancco/sync',
+      '/v1/blancco/sync/runs',
+      '/v1/certificate',
+      '/v1/certificate/revoke',
+      '/v1/footprint',
+      '/v1/footprint/batch',
+      '/v1/identify',
+      '/v1/org/export/jobs',
+      '/v1/org/export/jobs/{id}',
+      '/v1/org/export/jobs/{id}/download',
+      '/v1/reference/categories',
+      '/v1/reference/countries',
+      '/v1/refurbishment',
+      '/v1/report',
+      '/v1/savings',
+      '/v1/search',
+      '/v1/webhooks/deliveries',
+      '/v1/webhooks/endpoints',
+      '/v1/webhooks/endpoints/{id}',
+      '/v1/webhooks/endpoints/{id}/rotate-secret',
+      '/verify/{number}',
     ]);
-    expect(res.body.paths['/reference/countries'].get.responses['200']).toBeDefined();
+    expect(res.body.paths['/v1/reference/countries'].get.responses['200']).toBeDefined();
     // The export's contract as generators read it: 202 on submit, integers for sizes.
-    expect(Object.keys(res.body.paths['/org/export/jobs'].post.responses)).toContain('202');
-    expect(res.body.components.schemas.ExportJob.properties.bytes).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(Object.keys(res.body.paths['/v1/org/export/jobs'].post.responses)).toContain('202');
+    expect(res.body.components.schemas.ExportJob.properties.bytes).toMatchObject({ type: ['integer', 'null'], format: 'int64' });
   });
 });

@@ -83,13 +83,13 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
     it('documents each limit in the printed schema and in OpenAPI', async () => {
       expect(printedSchema()).toContain('"""Manufacturer name. At most 100 characters."""\n    brand: String!');
       const openapi = await t.json('/v1/openapi.json');
-      const country = openapi.body.paths['/footprint'].get.parameters.find((p: { name: string }) => p.name === 'country');
+      const country = openapi.body.paths['/v1/footprint'].get.parameters.find((p: { name: string }) => p.name === 'country');
       expect(country.schema).toMatchObject({ type: 'string', maxLength: 64 });
-      expect(openapi.body.paths['/identify'].post.requestBody.content['application/json'].schema.properties.model_string.maxLength).toBe(
+      expect(openapi.body.paths['/v1/identify'].post.requestBody.content['application/json'].schema.properties.model_string.maxLength).toBe(
         200,
       );
       expect(openapi.body.components.schemas.AssetInput.properties.serial_number.maxLength).toBe(100);
-      expect(openapi.body.paths['/assets/csv'].post.requestBody.content['application/json'].schema.properties.csv.maxLength).toBe(
+      expect(openapi.body.paths['/v1/assets/csv'].post.requestBody.content['application/json'].schema.properties.csv.maxLength).toBe(
         2_000_000,
       );
     });

@@ -5,7 +5,7 @@ import { TEST_DATABASE_KIND } from '../support/database.ts';
 import { startFakeBlancco, type FakeBlancco } from '../support/fake-blancco.ts';
 import { laptopReport, desktopReport } from '../erasure/fixtures.ts';
 import { storedCalculation } from '../certificates/support.ts';
-import { REPORT_OPENAPI_PATHS } from '../../src/reports/routes.ts';
+import { REPORT_OPENAPI } from '../../src/reports/routes.ts';
 
 // Idempotency-Key on every POST that creates or spends (docs/api.md, "Retries and Idempotency-Key"):
 // a repeat replays the first answer without doing the work or spending quota, another request under
@@ -15,16 +15,16 @@ let t: TestApp;
 let blancco: FakeBlancco;
 
 const IDEMPOTENT_OPERATIONS = [
-  'POST /assets',
-  'POST /assets/csv',
-  'POST /blancco/sync',
-  'POST /certificate',
-  'POST /certificate/revoke',
-  'POST /footprint/batch',
-  'POST /org/export/jobs',
-  'POST /report',
-  'POST /webhooks/endpoints',
-  'POST /webhooks/endpoints/{id}/rotate-secret',
+  'POST /v1/assets',
+  'POST /v1/assets/csv',
+  'POST /v1/blancco/sync',
+  'POST /v1/certificate',
+  'POST /v1/certificate/revoke',
+  'POST /v1/footprint/batch',
+  'POST /v1/org/export/jobs',
+  'POST /v1/report',
+  'POST /v1/webhooks/endpoints',
+  'POST /v1/webhooks/endpoints/{id}/rotate-secret',
 ];
 
 interface Answer {
@@ -332,15 +332,17 @@ describe(`Idempotency-Key on ${TEST_DATABASE_KIND}`, () => {
     }
     expect(declared.sort()).toEqual(IDEMPOTENT_OPERATIONS);
     // Added to what a route declares itself, never instead of it.
-    const create = doc.body.paths['/webhooks/endpoints'].post;
+    const create = doc.body.paths['/v1/webhooks/endpoints'].post;
     expect(create.responses['409'].description).toMatch(/WEBHOOK_ENDPOINT_LIMIT.*IDEMPOTENCY_KEY_IN_USE/);
     expect(create.responses['409'].headers['Retry-After']).toBeDefined();
-    expect(doc.body.paths['/certificate'].post.responses['422'].description).toMatch(/CALCULATION_NOT_CERTIFIABLE.*IDEMPOTENCY_KEY_REUSED/);
+    expect(doc.body.paths['/v1/certificate'].post.responses['422'].description).toMatch(
+      /CALCULATION_NOT_CERTIFIABLE.*IDEMPOTENCY_KEY_REUSED/,
+    );
     expect(create.responses['400'].description).toContain('Idempotency-Key');
     // Once each, and the hand-written routes' constant documents are left as they are (every app in a process serves them).
     for (const operations of Object.values<any>(doc.body.paths))
       for (const operation of Object.values<any>(operations))
         expect(operation.parameters?.filter((p: any) => p.name === 'Idempotency-Key').length ?? 0).toBeLessThanOrEqual(1);
-    expect(JSON.stringify(REPORT_OPENAPI_PATHS)).not.toContain('Idempotency-Key');
+    expect(JSON.stringify(REPORT_OPENAPI)).not.toContain('Idempotency-Key');
   });
 });

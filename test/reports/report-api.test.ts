@@ -269,7 +269,7 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
 
   it('is documented in the OpenAPI document', async () => {
     const { body } = await t.json('/v1/openapi.json');
-    const operation = body.paths['/report'].post;
+    const operation = body.paths['/v1/report'].post;
     expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(['200', '400', '401', '403', '429']));
     expect(operation.requestBody.content['application/json'].schema.properties.type.enum).toEqual([
       'sustainability_summary',

@@ -34,7 +34,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   org = await t.createOrg('enterprise', 'SDK Corp');
   client = createClient({ baseUrl: base, apiKey: (await t.createKey(org.id, { bi_enabled: true })).key, userAgent: 'sdk-test/1' });
-  const imported = await client.POST('/assets', { body: { assets: SERIALS.map((serial_number) => ({ ...LAPTOP, serial_number })) } });
+  const imported = await client.POST('/v1/assets', { body: { assets: SERIALS.map((serial_number) => ({ ...LAPTOP, serial_number })) } });
   expect(imported.data?.created, JSON.stringify(imported.error)).toBe(SERIALS.length);
 });
 afterAll(async () => {
@@ -44,19 +44,19 @@ afterAll(async () => {
 
 describe(`the SDK against a served app on ${TEST_DATABASE_KIND}`, () => {
   it('calls REST routes typed by the generated document: a footprint and a batch', async () => {
-    const { data, response } = await client.GET('/footprint', { params: { query: LAPTOP } });
+    const { data, response } = await client.GET('/v1/footprint', { params: { query: LAPTOP } });
     expect(response.status).toBe(200);
     expect(data!.total_kg_co2e).toBeGreaterThan(0);
     expect(data!.calculation_id).toMatch(/^[0-9a-f-]{36}$/);
 
-    const batch = await client.POST('/footprint/batch', { body: { products: [LAPTOP, { ...LAPTOP, country: 'XX' }] } });
+    const batch = await client.POST('/v1/footprint/batch', { body: { products: [LAPTOP, { ...LAPTOP, country: 'XX' }] } });
     expect(batch.data).toMatchObject({ total: 2, successful: 1 });
     expect(batch.data!.results[1]).toEqual({ index: 1, error: expect.stringMatching(/unknown region code 'XX'/) });
   });
 
   it('refuses with the error body: no key is 401 MISSING_API_KEY', async () => {
     const anonymous = createClient({ baseUrl: base });
-    const { error, response } = await anonymous.GET('/webhooks/deliveries');
+    const { error, response } = await anonymous.GET('/v1/webhooks/deliveries');
     expect(response.status).toBe(401);
     expect(error).toMatchObject({ code: 'MISSING_API_KEY' });
   });
@@ -88,8 +88,8 @@ describe(`the SDK against a served app on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('verifies a certificate offline: valid as issued, invalid with a changed figure or an unknown key', async () => {
-    const { data: footprint } = await client.GET('/footprint', { params: { query: LAPTOP } });
-    const { data: issued } = await client.POST('/certificate', { body: { calculation_id: footprint!.calculation_id! } });
+    const { data: footprint } = await client.GET('/v1/footprint', { params: { query: LAPTOP } });
+    const { data: issued } = await client.POST('/v1/certificate', { body: { calculation_id: footprint!.calculation_id! } });
     const verification = await client.fetch(issued!.verify_url, { headers: { accept: 'application/json' } });
     const certificate = (await verification.json()) as SignedCertificate & { payload: { statement: { total_kg_co2e: number } } };
     const jwks = await client.jwks();
@@ -106,7 +106,7 @@ describe(`the SDK against a served app on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('pages the webhook delivery log by limit and offset, and verifies the deliveries the service signed', async () => {
-    const { data: endpoint } = await client.POST('/webhooks/endpoints', { body: { url: `${receiver.base}/sdk` } });
+    const { data: endpoint } = await client.POST('/v1/webhooks/endpoints', { body: { url: `${receiver.base}/sdk` } });
     receiver.route('/sdk', endpoint!.secret);
     const scoped = t.app.services.scopes.for(org.id);
     for (let i = 0; i < 5; i++)
@@ -119,7 +119,7 @@ describe(`the SDK against a served app on ${TEST_DATABASE_KIND}`, () => {
     while ((await dispatcher.runOnce()) > 0);
 
     const pages = [];
-    for await (const page of offsetPages((page) => client.GET('/webhooks/deliveries', { params: { query: page } }), { limit: 2 }))
+    for await (const page of offsetPages((page) => client.GET('/v1/webhooks/deliveries', { params: { query: page } }), { limit: 2 }))
       pages.push(page);
     expect(pages.map((page) => [page.offset, page.deliveries.length])).toEqual([
       [0, 2],

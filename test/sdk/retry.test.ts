@@ -52,7 +52,7 @@ describe('retries on 429 and 503', () => {
   it('waits as Retry-After says and sends the same Idempotency-Key again', async () => {
     const fake = await scriptedServer([rateLimited(2), { status: 200, body: CERTIFICATE }]);
     const { client, waits } = clientOf(fake.base);
-    const { data } = await client.POST('/certificate', { body: { calculation_id: 'calc' } });
+    const { data } = await client.POST('/v1/certificate', { body: { calculation_id: 'calc' } });
     expect(data).toEqual(CERTIFICATE);
     expect(waits).toEqual([2_000]);
     expect(fake.requests).toHaveLength(2);
@@ -63,7 +63,7 @@ describe('retries on 429 and 503', () => {
     expect(second!.headers.authorization).toBe('Bearer svc_live_test');
 
     // The next call is another logical call: another key.
-    await client.POST('/certificate', { body: { calculation_id: 'calc' } });
+    await client.POST('/v1/certificate', { body: { calculation_id: 'calc' } });
     expect(fake.requests[2]!.headers['idempotency-key']).not.toBe(first!.headers['idempotency-key']);
   });
 
@@ -73,7 +73,7 @@ describe('retries on 429 and 503', () => {
       { status: 200, body: { countries: [] } },
     ]);
     const { client, waits } = clientOf(fake.base);
-    expect((await client.GET('/reference/countries')).response.status).toBe(200);
+    expect((await client.GET('/v1/reference/countries')).response.status).toBe(200);
     expect(waits).toEqual([3_000]);
     expect(fake.requests.map((request) => request.headers['idempotency-key'])).toEqual([undefined, undefined]);
   });
@@ -81,7 +81,7 @@ describe('retries on 429 and 503', () => {
   it('stops after the attempts allowed, or at once when the wait asked is longer than maxDelayMs, answering the refusal', async () => {
     const fake = await scriptedServer([rateLimited(1)]);
     const { client, waits } = clientOf(fake.base, { attempts: 3 });
-    const refused = await client.POST('/certificate', { body: { calculation_id: 'calc' } });
+    const refused = await client.POST('/v1/certificate', { body: { calculation_id: 'calc' } });
     expect(refused.response.status).toBe(429);
     expect(refused.error).toMatchObject({ code: 'RATE_LIMITED' });
     expect(waits).toEqual([1_000, 1_000]);
@@ -90,7 +90,7 @@ describe('retries on 429 and 503', () => {
     await expect(unwrap(refused)).rejects.toBeInstanceOf(LcfError);
 
     const patient = clientOf(fake.base, { maxDelayMs: 500 });
-    expect((await patient.client.POST('/certificate', { body: { calculation_id: 'calc' } })).response.status).toBe(429);
+    expect((await patient.client.POST('/v1/certificate', { body: { calculation_id: 'calc' } })).response.status).toBe(429);
     expect(patient.waits).toEqual([]);
     expect(fake.requests).toHaveLength(4);
   });
@@ -136,9 +136,9 @@ describe(`retries against the service's minute quota on ${TEST_DATABASE_KIND}`, 
     });
     await awayFromMinuteEnd();
     const query = { brand: 'Dell', model: 'Latitude 5400', country: 'DE' };
-    for (let i = 0; i < 2; i++) expect((await client.GET('/footprint', { params: { query } })).response.status).toBe(200);
+    for (let i = 0; i < 2; i++) expect((await client.GET('/v1/footprint', { params: { query } })).response.status).toBe(200);
     // The waits are recorded, not slept: the retry comes within the same minute and is refused again.
-    const refused = await client.GET('/footprint', { params: { query } });
+    const refused = await client.GET('/v1/footprint', { params: { query } });
     expect(refused.response.status).toBe(429);
     expect(sent.map((response) => response.status)).toEqual([200, 200, 429, 429]);
     const retryAfter = Number(sent[2]!.headers.get('retry-after'));

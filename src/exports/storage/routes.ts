@@ -4,6 +4,12 @@ import { Router, type RouteHandler } from '../../rest/router.ts';
 import { EXPORT_FILES_BASE, FilesystemExportStorage } from './filesystem.ts';
 import { contentDisposition, EXPORT_CONTENT_TYPE } from './names.ts';
 import type { ExportStorage } from './types.ts';
+import type { OpenApiOperation } from '../../kernel/openapi-types.ts';
+
+const ARCHIVE_HEADERS = {
+  'Content-Disposition': { description: 'attachment; filename=… (the filename of the link)', required: true, schema: { type: 'string' } },
+  'Accept-Ranges': { schema: { type: 'string', enum: ['bytes'] } },
+};
 
 const DOWNLOAD_HEADERS = {
   // The URL is the credential: neither shared caches nor the Referer of a next page may keep it.
@@ -53,8 +59,59 @@ export function createExportFileRouter(storage: ExportStorage): Router {
     request.signal.addEventListener('abort', () => stream.destroy(), { once: true });
     return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { status, headers });
   };
-  return router.on('GET', '/:folder/:name', download).on('HEAD', '/:folder/:name', download);
+  return router.on('GET', '/:folder/:name', download, { openApi: FILE_OPENAPI }).on('HEAD', '/:folder/:name', download);
 }
+
+const FILE_OPENAPI: OpenApiOperation = {
+  operationId: 'exportFile',
+  summary: 'Download an export archive by its signed URL',
+  description:
+    "The target of an export's signed_url (exportJobDownload) with the filesystem store: no API key, the signature is the credential, " +
+    'valid 15 minutes. Use the URL as given; its parts are listed for completeness. One `Range: bytes=` range resumes a broken download (206). ' +
+    'With an S3 store the signed URL points at the bucket instead and this route does not exist.',
+  tags: ['Organisation export'],
+  parameters: [
+    { name: 'folder', in: 'path', required: true, schema: { type: 'string' } },
+    { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+    {
+      name: 'expires',
+      in: 'query',
+      required: true,
+      description: 'Unix time the link expires',
+      schema: { type: 'string', pattern: '^[0-9]+$' },
+    },
+    { name: 'filename', in: 'query', required: true, description: 'The file name the download is saved as', schema: { type: 'string' } },
+    { name: 'signature', in: 'query', required: true, schema: { type: 'string', pattern: '^[0-9a-f]{64}$' } },
+    {
+      name: 'Range',
+      in: 'header',
+      required: false,
+      description: 'One byte range: bytes=first-last, bytes=first- or bytes=-suffix',
+      schema: { type: 'string' },
+    },
+  ],
+  responses: {
+    200: {
+      description: 'The ZIP archive',
+      headers: ARCHIVE_HEADERS,
+      content: { [EXPORT_CONTENT_TYPE]: { schema: { type: 'string', format: 'binary' } } },
+    },
+    206: {
+      description: 'The range asked for',
+      headers: {
+        ...ARCHIVE_HEADERS,
+        'Content-Range': { description: 'bytes first-last/size', required: true, schema: { type: 'string' } },
+      },
+      content: { [EXPORT_CONTENT_TYPE]: { schema: { type: 'string', format: 'binary' } } },
+    },
+    403: { description: 'The signature does not match (INVALID_SIGNATURE) or the link expired (SIGNED_URL_EXPIRED)' },
+    404: { description: 'The archive no longer exists (72 hours after completion)' },
+    416: {
+      description: 'The range lies outside the archive (RANGE_NOT_SATISFIABLE)',
+      headers: { 'Content-Range': { schema: { type: 'string' } } },
+    },
+  },
+};
 
 /**
  * One `bytes=first-last`, `bytes=first-` or `bytes=-suffix` range (RFC 9110 14.1.2); anything else
