@@ -6,6 +6,7 @@ import { pageSizeOf, PAGE_SIZE_ARGUMENTS } from '../graphql/cost.ts';
 import type { Bounds } from '../validation/schemas.ts';
 import type { Access } from '../auth/access.ts';
 import { PLAN_RULES } from '../auth/plan-rules.ts';
+import { preciseArguments, preciseComponents } from './openapi-schemas.ts';
 
 /** The document type, for the REST plugin that serves it. */
 export type { OpenApiDocument } from '../kernel/openapi-types.ts';
@@ -86,6 +87,7 @@ export function completeOpenApi(
       operationIds.add(operation.operationId);
       if (BODY_METHODS.has(method)) onlyBodyInputs(operation);
       if (field) addArgumentBounds(operation, field);
+      if (field) preciseArguments(operation, field, document.components?.schemas ?? {}, schema);
       const route = field?.extensions?.rest as RestRoute | undefined;
       const access = routeAccess.get(`${method.toUpperCase()} ${path}`);
       if (!access) throw new Error(`OpenAPI: ${method.toUpperCase()} ${path} is no route of the table that declares its access`);
@@ -97,6 +99,7 @@ export function completeOpenApi(
       addErrorResponses(operation, access, route?.errors ?? {});
     }
   }
+  preciseComponents(document.components?.schemas ?? {}, schema);
   for (const [name, component] of Object.entries(document.components?.schemas ?? {})) {
     const type = schema.getType(name);
     if (!isObjectType(type) && !isInputObjectType(type)) continue;
