@@ -7,6 +7,7 @@ import type { Bounds } from '../validation/schemas.ts';
 import type { Access } from '../auth/access.ts';
 import { PLAN_RULES } from '../auth/plan-rules.ts';
 import { preciseArguments, preciseComponents } from './openapi-schemas.ts';
+import { API_ERROR_CODES, RATE_LIMIT_CODES } from '../errors/codes.ts';
 
 /** The document type, for the REST plugin that serves it. */
 export type { OpenApiDocument } from '../kernel/openapi-types.ts';
@@ -22,21 +23,23 @@ const BODY_METHODS = new Set(['post', 'put', 'patch']);
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 const ERROR_SCHEMAS: Record<string, OpenApiSchema> = {
+  ErrorCode: { type: 'string', enum: [...API_ERROR_CODES], description: 'The code of an error other than a 429 (docs/errors.md, "Codes")' },
+  RateLimitCode: { type: 'string', enum: [...RATE_LIMIT_CODES], description: 'Which limit refused a request (429)' },
   ApiError: {
     type: 'object',
     description: 'An error (429: RateLimitError): `code` is stable (docs/errors.md), `details` names the field and the reason.',
     required: ['error', 'code', 'details'],
-    properties: { error: { type: 'string' }, code: { type: 'string' }, details: { type: 'string' } },
+    properties: { error: { type: 'string' }, code: ref('ErrorCode'), details: { type: 'string' } },
   },
   RateLimitError: {
     type: 'object',
     description: 'A 429: which limit (`code`), and when to retry (also in the Retry-After header).',
-    required: ['error', 'message', 'retry_after_seconds'],
+    required: ['error', 'message', 'retry_after_seconds', 'code'],
     properties: {
       error: { type: 'string' },
       message: { type: 'string' },
       retry_after_seconds: { type: 'integer', minimum: 0 },
-      code: { type: 'string' },
+      code: ref('RateLimitCode'),
     },
   },
 };
