@@ -11,6 +11,7 @@ import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.t
 import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
 import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS } from './import-rows.ts';
 import { bounds } from '../rest/openapi.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
 import { refusedItems } from '../rest/item-refusals.ts';
 import { importAssets, type ImportedAsset, type ImportOutcome, type ImportRowError } from './import.ts';
 
@@ -284,28 +285,42 @@ const AssetInput = builder.inputType('AssetInput', {
     'One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. ' +
     'status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed.',
   fields: (t) => ({
-    brand: t.string({ description: 'Manufacturer (required)', ...maxChars(TEXT_LIMITS.brand) }),
+    // Required, though nullable: a missing one is that item's error (src/assets/import-rows.ts, import.ts), not the request's.
+    brand: t.string({ description: 'Manufacturer (required)', ...openApi({ required: true }, maxChars(TEXT_LIMITS.brand)) }),
     mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
     model: t.string({ description: 'Model name, alternative to mpn', ...maxChars(TEXT_LIMITS.model) }),
     serial_number: t.string({
       description: 'Required; a re-import of the same serial number updates the asset',
-      ...maxChars(TEXT_LIMITS.serialNumber),
+      ...openApi({ required: true }, maxChars(TEXT_LIMITS.serialNumber)),
     }),
     category: t.string({
       description: 'Device category (default: the catalogue category, else laptop)',
       ...maxChars(TEXT_LIMITS.category),
     }),
     purchase_date: t.string({ description: 'YYYY-MM-DD', ...maxChars(TEXT_LIMITS.shortCode) }),
-    country: t.string({ description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2', ...maxChars(TEXT_LIMITS.country) }),
-    status: t.string({ description: 'Asset status (default in_use)', ...maxChars(TEXT_LIMITS.shortCode) }),
+    country: t.string({
+      description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2',
+      ...openApi({ required: true }, maxChars(TEXT_LIMITS.country)),
+    }),
+    // Closed lists, taken in any case (the document states their values): checked per item, so no GraphQL enum.
+    status: t.string({
+      description: 'Asset status (default in_use)',
+      ...openApi({ values: 'AssetStatus' }, maxChars(TEXT_LIMITS.shortCode)),
+    }),
     weight_kg: t.float(),
     tdp: t.float({ description: 'Processor TDP, watts' }),
     ram_gb: t.float(),
     battery_wh: t.float(),
     screen_size_inch: t.float(),
-    screen_type: t.string({ description: 'lcd, oled, ips, tn, va or mini_led', ...maxChars(TEXT_LIMITS.shortCode) }),
+    screen_type: t.string({
+      description: 'lcd, oled, ips, tn, va or mini_led',
+      ...openApi({ values: 'ScreenType' }, maxChars(TEXT_LIMITS.shortCode)),
+    }),
     storage_gb: t.float(),
-    storage_type: t.string({ description: 'ssd, hdd, emmc or nvme', ...maxChars(TEXT_LIMITS.shortCode) }),
+    storage_type: t.string({
+      description: 'ssd, hdd, emmc or nvme',
+      ...openApi({ values: 'StorageType' }, maxChars(TEXT_LIMITS.shortCode)),
+    }),
   }),
 });
 
