@@ -49,7 +49,7 @@ export function preciseComponents(schemas: Record<string, OpenApiSchema>, schema
     const properties = component.properties ?? {};
     for (const field of Object.values<Field>(type.getFields())) {
       const property = properties[field.name];
-      if (property) properties[field.name] = preciseProperty(field, property, schemas, schema);
+      if (property) properties[field.name] = preciseProperty(field, property, schemas, schema, !isNonNullType(field.type));
     }
     const required = requiredProperties(type, component);
     if (required.length) component.required = required;
@@ -65,12 +65,16 @@ function requiredProperties(type: GraphQLObjectType | GraphQLInputObjectType, co
   return present.filter((name) => declared.includes(name) || component.required?.includes(name));
 }
 
-/** A property (or a request body field of a route's argument) as precise as its field declares. */
+/**
+ * A property (or a parameter or body field from a route's argument) as precise as its field declares;
+ * `nullableLater`: a component property completeOpenApi will mark nullable.
+ */
 export function preciseProperty(
   field: Field,
   property: OpenApiSchema,
   schemas: Record<string, OpenApiSchema>,
   schema: GraphQLSchema,
+  nullableLater = false,
 ): OpenApiSchema {
   const named = getNamedType(field.type);
   const declared = declarationOf(field);
@@ -78,7 +82,11 @@ export function preciseProperty(
   if (values !== undefined) {
     const $ref = ref(namedEnum(values, schemas, schema));
     if (property.type === 'array') return { ...property, items: { $ref } };
-    return property.description ? { $ref, description: property.description } : { $ref };
+    const { description } = property;
+    // A nullable component property is wrapped in allOf by completeOpenApi's nullable(): the enum's type stays beside it.
+    if (nullableLater) return { type: 'string', ...(description ? { description } : {}), $ref };
+    // OpenAPI 3.0 ignores what stands beside a $ref: a description keeps its place in an allOf.
+    return description ? { description, allOf: [{ $ref }] } : { $ref };
   }
   if (declared?.schema) {
     const { type: _any, ...annotations } = property;
