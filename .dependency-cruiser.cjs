@@ -104,6 +104,13 @@ module.exports = {
       to: { path: '^src/(main|app|pipeline|startup|background)[.]ts$' },
     },
     {
+      name: 'sdk-is-a-client',
+      severity: 'error',
+      comment: 'The SDK (sdk/) is a client of the service: it talks to it over HTTP and imports none of its code, scripts or tests.',
+      from: { path: '^sdk/' },
+      to: { path: '^(src|test|scripts|bench|bin)/' },
+    },
+    {
       name: 'worker-loads-no-http-interface',
       severity: 'error',
       comment: '`lcf worker` runs background work only: nothing it imports, types included, leads to the REST plugin or sofa-api.',
@@ -115,8 +122,8 @@ module.exports = {
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     doNotFollow: { path: 'node_modules' },
-    // Generated Prisma code and the build (dist/, which process tests import) are not checked inside.
-    exclude: { path: '^src/generated/prisma/|^dist/' },
+    // Generated Prisma code and the builds (dist/, which process tests import; sdk/dist/) are not checked inside.
+    exclude: { path: '^src/generated/prisma/|^dist/|^sdk/dist/' },
     enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
     cache: false,
   },

@@ -1,7 +1,8 @@
 // npm run build (run by npm install too): compiles src/ to dist/, the JavaScript that `lcf` and the
-// workers run; bundles the server (dist/main.js, what `npm start` runs) from the same sources; then
-// writes the embedded database's seed (dist/pglite-seed/, src/reference/prepare-database.ts) and the reference data's
-// hashes (dist/reference-data.json, src/reference/load.ts).
+// workers run, and the SDK workspace (sdk/) to sdk/dist/; bundles the server (dist/main.js, what
+// `npm start` runs) from the same sources; then writes the embedded database's seed
+// (dist/pglite-seed/, src/reference/prepare-database.ts) and the reference data's hashes
+// (dist/reference-data.json, src/reference/load.ts).
 // Types are checked by `npm run typecheck`, not here: emitting alone takes half the time.
 import { spawnSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -17,6 +18,10 @@ const tsc = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p'
   stdio: 'inherit',
 });
 if (tsc.status !== 0) process.exit(tsc.status ?? 1);
+// The SDK workspace (sdk/README.md): its JavaScript and declarations in sdk/dist/, what `import '@lcf/sdk'` loads.
+await rm(new URL('../sdk/dist/', import.meta.url), { recursive: true, force: true });
+const sdk = spawnSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'sdk/tsconfig.json', '--noCheck'], { stdio: 'inherit' });
+if (sdk.status !== 0) process.exit(sdk.status ?? 1);
 
 // Each bundled module keeps the import.meta.url its compiled file has in dist/, so the paths it
 // resolves from there (templates/, data/, the seed, worker files) stay the same in the bundle.

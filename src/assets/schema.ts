@@ -1,15 +1,19 @@
-import { decodeBase64, decodeCursorChunk } from '@pothos/core';
+import { decodeBase64, decodeCursorChunk, type ArgBuilder } from '@pothos/core';
+import { formatPrismaCursor, queryFromInfo } from '@pothos/plugin-prisma';
 import { builder } from '../graphql/builder.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
-import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import { ApiError, invalidFields, invalidParameter, type FieldProblem } from '../errors/api-error.ts';
 import { keyCaller } from '../auth/access.ts';
-import { normaliseRegionCode } from '../reference/grid-data.ts';
+import { closestRegionCodes, normaliseRegionCode } from '../reference/grid-data.ts';
+import { rankClosest } from '../reference/suggest.ts';
+import { CATEGORIES, getCategory } from '../footprint/engine/categories.ts';
+import type { GraphQLContext } from '../graphql/context.ts';
 import type { Prisma } from '../db/database.ts';
 import { FactorType } from '../factors/schema.ts';
 import { StatedIntervalRef } from '../footprint/schema.ts';
 import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.ts';
 import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
-import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS } from './import-rows.ts';
+import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS, NUMERIC_SPEC_COLUMNS, TEXT_SPEC_COLUMNS } from './import-rows.ts';
 import { bounds } from '../rest/openapi.ts';
 import { openApi } from '../rest/openapi-schemas.ts';
 import { refusedItems } from '../rest/item-refusals.ts';
@@ -51,7 +55,10 @@ const MethodologyCardRef = builder.objectRef<MethodologyCard>('MethodologyCard')
   fields: (t) => ({
     standard: t.exposeString('standard', { nullable: true }),
     engine_version: t.exposeString('engine_version'),
-    confidence: t.exposeString('confidence', { description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low' }),
+    confidence: t.exposeString('confidence', {
+      description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low',
+      ...openApi({ values: 'Confidence' }),
+    }),
     uncertainty_pct: t.exposeFloat('uncertainty_pct', {
       nullable: true,
       description:
@@ -85,7 +92,10 @@ builder.prismaObject('Calculation', {
     engine_version: t.exposeString('engine_version'),
     country: t.exposeString('country', { description: 'Region of use (grid)' }),
     category: t.exposeString('category'),
-    confidence: t.exposeString('confidence', { description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low' }),
+    confidence: t.exposeString('confidence', {
+      description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low',
+      ...openApi({ values: 'Confidence' }),
+    }),
     total_kg_co2e: t.exposeFloat('total_kg_co2e', { description: 'Lifecycle total, kg CO2e' }),
     production_kg: t.exposeFloat('production_kg'),
     transport_kg: t.exposeFloat('transport_kg'),
@@ -119,7 +129,7 @@ builder.prismaObject('Calculation', {
   }),
 });
 
-builder.prismaObject('Asset', {
+const AssetRef = builder.prismaObject('Asset', {
   description:
     "An item of the organisation's hardware inventory. total_kg_co2e, production_kg and use_phase_kg are the figures of its active (current) calculation.",
   fields: (t) => ({
@@ -135,6 +145,16 @@ builder.prismaObject('Asset', {
     specs: t.expose('specs', {
       type: 'JSON',
       description: 'Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values',
+      // The columns an import takes (AssetSpecs), each only where supplied.
+      ...openApi({
+        schema: {
+          type: 'object',
+          properties: Object.fromEntries([
+            ...NUMERIC_SPEC_COLUMNS.map((column) => [column, { type: 'number' }]),
+            ...TEXT_SPEC_COLUMNS.map((column) => [column, { type: 'string' }]),
+          ]),
+        },
+      }),
     }),
     total_kg_co2e: t.exposeFloat('total_kg_co2e', { nullable: true, description: 'Current lifecycle total, kg CO2e (active calculation)' }),
     production_kg: t.exposeFloat('production_kg', { nullable: true }),
@@ -150,13 +170,18 @@ builder.prismaObject('Asset', {
   }),
 });
 
+const TAGS = ['Assets'];
+
 builder.queryField('asset', (t) =>
   t.prismaField({
     type: 'Asset',
     nullable: true,
-    description: "An asset of the caller's organisation by id; null when there is none (assets of other organisations are not visible).",
+    description:
+      "An asset of the caller's organisation by id, with its product and active calculation; null when there is none (assets of other organisations are not visible). " +
+      "Over REST (GET /v1/assets/{id}) none is 404 NOT_FOUND, the same for an unknown id and for another organisation's.",
     authScopes: { organisation: true },
-    args: { id: t.arg.id({ required: true, ...maxChars(TEXT_LIMITS.id) }) },
+    extensions: { rest: { method: 'GET', path: '/assets/:id', tags: TAGS, nullIsNotFound: 'Asset' } },
+    args: { id: t.arg.id({ required: true, description: 'The asset id (UUID)', ...maxChars(TEXT_LIMITS.id) }) },
     resolve: (query, _root, { id }, { prisma }) => {
       if (!UUID.test(String(id))) throw invalidParameter('id', `must be an asset id (UUID), got '${id}'`);
       return prisma.asset.findUnique({ ...query, where: { id: String(id) } });
@@ -184,26 +209,26 @@ export function pageSize(args: { first?: number | null; last?: number | null }):
 
 type CursorArgs = { after?: string | null; before?: string | null };
 
-/** Longer than any cursor this connection hands out (an asset id encodes to 56 characters). */
+/** Longer than any cursor handed out (an asset id encodes to 56 characters). */
 const MAX_CURSOR_LENGTH = 100;
 
-const cursorArg = (args: CursorArgs) => (args.before != null ? 'before' : 'after');
+/**
+ * Foreign, unknown and malformed cursors all get this one answer, naming the argument and where its
+ * cursors come from: a cursor never tells whether an asset exists.
+ */
+const invalidCursor = (name: string, source: string) =>
+  new ApiError(400, 'INVALID_CURSOR', `Invalid parameter '${name}'`, `${name}: not a cursor of this ${source}`);
 
-/** Foreign, unknown and malformed cursors all get this one answer: a cursor never tells whether an asset exists. */
-const invalidCursor = (args: CursorArgs) => {
-  const name = cursorArg(args);
-  return new ApiError(
-    400,
-    'INVALID_CURSOR',
-    `Invalid parameter '${name}'`,
-    `${name}: not a cursor of this connection (use pageInfo.endCursor or edges.cursor)`,
-  );
+const connectionCursor = (args: CursorArgs) => {
+  const name = args.before != null ? 'before' : 'after';
+  return { cursor: args[name], refusal: () => invalidCursor(name, 'connection (use pageInfo.endCursor or edges.cursor)') };
 };
 
-/** Checks the form of the cursor (an asset id), before Pothos decodes it: its own error would be a 500 echoing the input. */
-function checkCursorForm(args: CursorArgs): void {
-  const cursor = args[cursorArg(args)];
-  if (cursor == null) return;
+/**
+ * The asset id a cursor stands for (Pothos Prisma's cursor of the id, the same for the connection and
+ * assetPage), checked in form before anything else decodes it: Pothos's own error would be a 500 echoing the input.
+ */
+function cursorAssetId(cursor: string, refusal: () => ApiError): string {
   let id: unknown;
   try {
     const decoded = cursor.length <= MAX_CURSOR_LENGTH ? decodeBase64(cursor) : '';
@@ -211,7 +236,8 @@ function checkCursorForm(args: CursorArgs): void {
   } catch {
     // not base64 or not a cursor chunk: refused below
   }
-  if (typeof id !== 'string' || !UUID.test(id)) throw invalidCursor(args);
+  if (typeof id !== 'string' || !UUID.test(id)) throw refusal();
+  return id;
 }
 
 export interface AssetFilter {
@@ -222,23 +248,67 @@ export interface AssetFilter {
   purchase_date_to?: Date | null;
 }
 
-/** Prisma filter of the assets connection (organisation scoping is added by ctx.prisma). */
+/**
+ * Prisma filter of the inventory's pages (organisation scoping is added by ctx.prisma). A category or
+ * region the service does not know can match no asset: it is refused, naming the closest, as the
+ * footprint routes refuse it.
+ */
 export function assetWhere(filter: AssetFilter): Prisma.AssetWhereInput {
   const where: Prisma.AssetWhereInput = {};
+  const problems: FieldProblem[] = [];
   if (filter.status?.length) where.status = { in: [...filter.status] };
-  if (filter.category?.trim()) where.category = filter.category.trim().toLowerCase();
-  if (filter.country?.trim()) where.country = normaliseRegionCode(filter.country) ?? filter.country.trim().toUpperCase();
-  if (filter.purchase_date_from || filter.purchase_date_to) {
-    if (filter.purchase_date_from && filter.purchase_date_to && filter.purchase_date_from > filter.purchase_date_to) {
-      throw invalidParameter('purchase_date_from', 'must not be after purchase_date_to');
-    }
-    where.purchase_date = {
-      ...(filter.purchase_date_from ? { gte: filter.purchase_date_from } : {}),
-      ...(filter.purchase_date_to ? { lte: filter.purchase_date_to } : {}),
-    };
+  const category = filter.category?.trim();
+  if (category && getCategory(category.toLowerCase())) where.category = category.toLowerCase();
+  else if (category) {
+    const closest = rankClosest(
+      category,
+      CATEGORIES.map((c) => c.id),
+      3,
+    );
+    problems.push({
+      field: 'category',
+      reason: `unknown category '${category}'; closest: ${closest.join(', ')} (GET /v1/reference/categories lists all)`,
+    });
   }
+  const country = filter.country?.trim();
+  const region = country && normaliseRegionCode(country);
+  if (region) where.country = region;
+  else if (country)
+    problems.push({
+      field: 'country',
+      reason: `unknown region code '${country}'; closest valid codes: ${closestRegionCodes(country, 3).join(', ')}`,
+    });
+  const { purchase_date_from: from, purchase_date_to: to } = filter;
+  if (from && to && from > to) problems.push({ field: 'purchase_date_from', reason: 'must not be after purchase_date_to' });
+  if (problems.length) throw invalidFields(problems);
+  if (from || to) where.purchase_date = { ...(from ? { gte: from } : {}), ...(to ? { lte: to } : {}) };
   return where;
 }
+
+/**
+ * The inventory's one read of a page, for the connection and assetPage alike: the caller's assets in id
+ * order, positioned by `page` (Prisma's cursor, take and skip, with the selection). Prisma positions a
+ * cursor by its row wherever it is: only a row of the caller's own scope may be one.
+ */
+async function findAssets<Page extends { cursor?: { id: string } }>(
+  prisma: GraphQLContext['prisma'],
+  page: Page,
+  where: Prisma.AssetWhereInput,
+  refusal: () => ApiError,
+) {
+  if (page.cursor && !(await prisma.asset.findUnique({ where: { id: page.cursor.id }, select: { id: true } }))) throw refusal();
+  return prisma.asset.findMany({ ...(page as Omit<Prisma.AssetFindManyArgs, 'where' | 'orderBy'>), where, orderBy: { id: 'asc' } });
+}
+
+/** The filters the connection and assetPage share (status differs: a list in GraphQL, one value over REST). */
+const filterArgs = (arg: ArgBuilder<typeof builder.$inferSchemaTypes>) => ({
+  category: arg.string({ description: 'Device category, e.g. laptop (GET /v1/reference/categories)', ...maxChars(TEXT_LIMITS.category) }),
+  country: arg.string({ description: 'Region of use, e.g. DE or US-CA (any case)', ...maxChars(TEXT_LIMITS.country) }),
+  purchase_date_from: arg({ type: 'Date', description: 'Purchased on or after this date' }),
+  purchase_date_to: arg({ type: 'Date', description: 'Purchased on or before this date' }),
+});
+
+const PAGE_SIZE = { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE };
 
 builder.queryField('assets', (t) =>
   t.prismaConnection(
@@ -246,36 +316,86 @@ builder.queryField('assets', (t) =>
       type: 'Asset',
       cursor: 'id',
       defaultSize: DEFAULT_PAGE_SIZE,
-      extensions: { pageSize: { default: DEFAULT_PAGE_SIZE, max: MAX_PAGE_SIZE } },
+      extensions: { pageSize: PAGE_SIZE },
       // Pothos calls maxSize before it decodes the cursor: the one hook that sees the raw cursor first.
       maxSize: (args: CursorArgs & { first?: number | null; last?: number | null }) => {
-        checkCursorForm(args);
+        const { cursor, refusal } = connectionCursor(args);
+        if (cursor != null) cursorAssetId(cursor, refusal);
         return pageSize(args);
       },
       description:
         `Assets of the caller's organisation, ${DEFAULT_PAGE_SIZE} per page by default and at most ${MAX_PAGE_SIZE} ` +
         '(a larger first is a PAGE_SIZE_TOO_LARGE error, first or last below 1 an INVALID_PARAMETER error), in a stable order (by id). Page on with after = pageInfo.endCursor; cursors are opaque. ' +
-        'Filters combine with AND; purchase dates are inclusive.',
+        'Filters combine with AND; purchase dates are inclusive. REST clients read the same pages as assetPage (GET /v1/assets).',
       args: {
         status: t.arg({ type: [AssetStatus], description: 'Any of these statuses' }),
-        category: t.arg.string({ description: 'Device category, e.g. laptop', ...maxChars(TEXT_LIMITS.category) }),
-        country: t.arg.string({ description: 'Region of use, e.g. DE or US-CA', ...maxChars(TEXT_LIMITS.country) }),
-        purchase_date_from: t.arg({ type: 'Date', description: 'Purchased on or after this date' }),
-        purchase_date_to: t.arg({ type: 'Date', description: 'Purchased on or before this date' }),
+        ...filterArgs(t.arg),
       },
       authScopes: { organisation: true },
       totalCount: (_parent, args, { prisma }) => prisma.asset.count({ where: assetWhere(args) }),
-      resolve: async (query, _root, args, { prisma }) => {
-        // Prisma positions a cursor by its row wherever it is; only a row of the caller's own scope may be one.
-        const cursor = (query as { cursor?: { id: string } }).cursor?.id;
-        if (cursor !== undefined && !(await prisma.asset.findUnique({ where: { id: cursor }, select: { id: true } })))
-          throw invalidCursor(args);
-        return prisma.asset.findMany({ ...query, where: assetWhere(args), orderBy: { id: 'asc' } });
-      },
+      resolve: (query, _root, args, { prisma }) =>
+        findAssets(prisma, query as { cursor?: { id: string } }, assetWhere(args), connectionCursor(args).refusal),
     },
     { name: 'AssetConnection', description: 'A page of assets.' },
     { name: 'AssetEdge' },
   ),
+);
+
+interface AssetPageShape {
+  total: number;
+  limit: number;
+  next_cursor: string | null;
+  assets: Prisma.AssetGetPayload<object>[];
+}
+
+const AssetPageRef = builder.objectRef<AssetPageShape>('AssetPage').implement({
+  description: 'A page of assets in a stable order (by id). Page on with cursor = next_cursor until it is null.',
+  fields: (t) => ({
+    total: t.exposeInt('total', { description: 'Assets matching the filters (on every page)' }),
+    limit: t.exposeInt('limit', { description: 'The page size asked for' }),
+    next_cursor: t.exposeString('next_cursor', {
+      nullable: true,
+      description: 'Opaque: the cursor of the next page, null on the last page',
+    }),
+    assets: t.field({ type: [AssetRef], description: 'The assets of this page', resolve: (page) => page.assets }),
+  }),
+});
+
+builder.queryField('assetPage', (t) =>
+  t.field({
+    type: AssetPageRef,
+    description:
+      `Assets of the caller's organisation, a page at a time: ${DEFAULT_PAGE_SIZE} per page by default and at most ${MAX_PAGE_SIZE}, ` +
+      'each with its product and active calculation, in a stable order (by id); the same pages as the assets connection. ' +
+      'Page on with cursor = next_cursor (opaque) until it is null. Filters combine with AND; purchase dates are inclusive.',
+    authScopes: { organisation: true },
+    extensions: { rest: { method: 'GET', path: '/assets', tags: TAGS }, pageSize: PAGE_SIZE },
+    args: {
+      status: t.arg({ type: AssetStatus, description: 'Only assets with this status' }),
+      ...filterArgs(t.arg),
+      limit: t.arg.int({ description: `Page size, 1 to ${MAX_PAGE_SIZE} (default ${DEFAULT_PAGE_SIZE})` }),
+      cursor: t.arg.string({ description: 'next_cursor of the previous page; none for the first page', ...maxChars(MAX_CURSOR_LENGTH) }),
+    },
+    resolve: async (_root, { status, cursor, limit: given, ...filter }, context, info) => {
+      const limit = given ?? DEFAULT_PAGE_SIZE;
+      if (limit < 1 || limit > MAX_PAGE_SIZE)
+        throw invalidParameter('limit', `must be an integer from 1 to ${MAX_PAGE_SIZE}, got ${limit}`);
+      const refusal = () => invalidCursor('cursor', 'list (use next_cursor)');
+      const after = cursor == null ? undefined : cursorAssetId(cursor, refusal);
+      const where = assetWhere({ ...filter, status: status == null ? null : [status] });
+      // One more row than the page tells whether another page follows; the selection loads products and calculations with the rows.
+      const page = {
+        ...queryFromInfo({ context, info, path: ['assets'] }),
+        take: limit + 1,
+        ...(after ? { cursor: { id: after }, skip: 1 } : {}),
+      };
+      // The count in the resolver, not in a field of its own: the answer keeps the fields in their declared order.
+      const [rows, total] = await Promise.all([findAssets(context.prisma, page, where, refusal), context.prisma.asset.count({ where })]);
+      const assets = rows.slice(0, limit);
+      const last = assets.at(-1);
+      return { total, limit, next_cursor: rows.length > limit && last ? formatPrismaCursor(last, 'id') : null, assets };
+    },
+  }),
 );
 
 // ------------------------------------------------------------------------------------- import
@@ -374,7 +494,7 @@ builder.mutationFields((t) => ({
       'becomes its active calculation. A serial number already in the inventory updates that asset. Bad items are reported with their index; good ones are kept ' +
       '(over REST also an item with a wrongly typed, unknown or over-long field or that is no object).',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/assets', tags: ['Assets'], perItemArgument: 'assets' } },
+    extensions: { rest: { method: 'POST', path: '/assets', tags: TAGS, perItemArgument: 'assets' } },
     args: { assets: t.arg({ type: [AssetInput], required: true, ...bounds({ minItems: 1, maxItems: MAX_IMPORT_ROWS }) }) },
     resolve: async (_root, { assets }, { prisma, services, caller }) => {
       const key = keyCaller(caller);
@@ -389,7 +509,7 @@ builder.mutationFields((t) => ({
       'optional category, purchase_date, status and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. ' +
       'Same semantics as importAssets; errors name the 1-based data row.',
     authScopes: { organisation: true, writes: true },
-    extensions: { rest: { method: 'POST', path: '/assets/csv', tags: ['Assets'] } },
+    extensions: { rest: { method: 'POST', path: '/assets/csv', tags: TAGS } },
     args: {
       csv: t.arg.string({ required: true, description: 'The CSV file content (UTF-8)', ...maxChars(TEXT_LIMITS.csv, { multiline: true }) }),
     },

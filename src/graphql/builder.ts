@@ -29,6 +29,12 @@ export interface RestRoute {
    * its reason in refusedItems() (src/rest/item-refusals.ts) and answers it as that item's error.
    */
   perItemArgument?: string;
+  /**
+   * A nullable field that answers null for a record the caller does not have (GraphQL's way: `asset(id)`):
+   * over REST that null is 404 NOT_FOUND naming the route's path parameter, "<record> not found",
+   * answered alike for an unknown id and another organisation's (src/rest/rest-plugin.ts). The record's name, e.g. 'Asset'.
+   */
+  nullIsNotFound?: string;
 }
 
 // The single source of truth for GraphQL, REST (SOFA) and the SDK types.

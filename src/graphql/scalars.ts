@@ -9,7 +9,9 @@ function parseInstant(value: unknown, name: string, dateOnly: boolean): Date {
     throw new GraphQLError(`${name} must be ${dateOnly ? 'a date YYYY-MM-DD' : 'an ISO 8601 date-time'}`);
   }
   const date = new Date(dateOnly ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(date.getTime())) throw new GraphQLError(`${name} is not a valid ${dateOnly ? 'date' : 'date-time'}: ${value}`);
+  // A day the month does not have (2021-02-30) would roll over into the next month: refused like an invalid one.
+  if (Number.isNaN(date.getTime()) || (dateOnly && date.toISOString().slice(0, 10) !== value))
+    throw new GraphQLError(`${name} is not a valid ${dateOnly ? 'date' : 'date-time'}: ${value}`);
   return date;
 }
 

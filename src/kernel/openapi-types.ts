@@ -20,6 +20,7 @@ export interface OpenApiSchema {
 interface OpenApiParameter {
   name: string;
   in: string;
+  description?: string;
   required?: boolean;
   schema?: OpenApiSchema;
 }

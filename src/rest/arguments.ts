@@ -115,6 +115,14 @@ function checkArgument(type: GraphQLInputType, value: unknown, field: string, in
         throw invalidParameter(field, `must be ${inQuery ? "'true' or 'false'" : 'true or false'}, got ${shown(value)}`);
       }
       return;
+    default:
+      // A scalar of the service's own (Date): its parser, before SOFA's, which formats the value with the scalar's serialize
+      // (an invalid date throws there, unnamed; 2020/01/02 would become a day of the server's time zone).
+      try {
+        nullable.parseValue(value);
+      } catch (error) {
+        throw invalidParameter(field, error instanceof Error ? error.message : String(error));
+      }
   }
 }
 

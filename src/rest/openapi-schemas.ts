@@ -127,7 +127,13 @@ export function preciseArguments(
   for (const parameter of operation.parameters ?? []) {
     const arg = argument(parameter.name);
     if (!arg || !parameter.schema) continue;
-    parameter.schema = preciseProperty(arg, parameter.schema, schemas, schema);
+    // A parameter's description stands beside its schema, which then can be a plain reference.
+    const { description, ...typed } = parameter.schema;
+    const precise = preciseProperty(arg, typed, schemas, schema);
+    if (precise !== typed) {
+      parameter.schema = precise;
+      if (description) parameter.description ??= description;
+    }
     if (declarationOf(arg)?.required) parameter.required = true;
   }
   const body = operation.requestBody?.content?.['application/json']?.schema;

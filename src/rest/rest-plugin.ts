@@ -1,13 +1,17 @@
 import { filterSchema, pruneSchema } from '@graphql-tools/utils';
 import {
   getOperationAST,
+  isScalarType,
+  Kind,
   parse,
   printType,
   type DocumentNode,
+  type ExecutionResult,
   type GraphQLArgument,
   type GraphQLField,
   type GraphQLSchema,
   type ObjectTypeDefinitionNode,
+  type OperationDefinitionNode,
 } from 'graphql';
 
 type Maybe<T> = T | null | undefined;
@@ -16,6 +20,7 @@ import { useSofa } from 'sofa-api';
 import { fieldAccess, type RestRoute } from '../graphql/builder.ts';
 import type { Access } from '../auth/access.ts';
 import { errorResponse } from '../errors/render.ts';
+import { notFound } from '../errors/api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { openApiPath, type RouteTable } from '../kernel/routes.ts';
 import { checkRestArguments, normalizeEnumInputs } from './arguments.ts';
@@ -29,9 +34,21 @@ type Enveloped = ReturnType<Parameters<NonNullable<Plugin['onYogaInit']>>[0]['yo
 
 const restRouteOf = (field: { extensions?: Maybe<Readonly<Record<string, unknown>>> }) => field.extensions?.rest as RestRoute | undefined;
 
-/** Only the root fields that declare `extensions.rest` become REST routes; the rest is GraphQL-only. */
+/**
+ * Only the root fields that declare `extensions.rest` become REST routes; the rest is GraphQL-only.
+ * A nested field's argument with a default (`Calculation.emission_factor(type: GRID)`) is left out:
+ * SOFA would make it a query parameter of every route that reaches the field (a required one, which
+ * no route declares); without it the field answers with the default.
+ */
 export function restSchema(schema: GraphQLSchema): GraphQLSchema {
-  const rest = pruneSchema(filterSchema({ schema, rootFieldFilter: (_op, _name, field) => restRouteOf(field) !== undefined }));
+  const roots = new Set([schema.getQueryType()?.name, schema.getMutationType()?.name]);
+  const rest = pruneSchema(
+    filterSchema({
+      schema,
+      rootFieldFilter: (_op, _name, field) => restRouteOf(field) !== undefined,
+      argumentFilter: (typeName, _field, _name, arg) => roots.has(typeName) || arg?.defaultValue === undefined,
+    }),
+  );
   // SOFA reads argument descriptions from a root type's syntax tree, and for a code-first type, which has
   // none, prints and parses the whole type again for each variable of each route (a tenth of a start).
   for (const type of [rest.getQueryType(), rest.getMutationType()]) {
@@ -58,6 +75,25 @@ function routeArguments(schema: GraphQLSchema): Map<string, RouteArguments> {
     }
   }
   return routes;
+}
+
+/**
+ * The answer of a route whose field declares `nullIsNotFound`: its null (no such record for the caller)
+ * becomes 404 NOT_FOUND naming the path parameter, as the routes whose fields throw it word it.
+ */
+function nullAsNotFound(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+  result: ExecutionResult,
+): ExecutionResult {
+  const selection = operation.selectionSet.selections[0];
+  if (result.errors || selection?.kind !== Kind.FIELD || result.data?.[selection.name.value] !== null) return result;
+  const route = restRouteOf(schema.getRootType(operation.operation)?.getFields()[selection.name.value] ?? {});
+  const record = route?.nullIsNotFound;
+  if (!record) return result;
+  const param = /:(\w+)/.exec(route.path)?.[1] ?? 'id';
+  return { errors: [notFound(record, `${param}: no ${record.toLowerCase()} ${String(variables[param])} in this organisation`)] };
 }
 
 /** The JSON object body of a REST request (useRequestLimits has refused any other), {} when empty. */
@@ -148,6 +184,12 @@ export function useRest(
         schema: restSchema(schema),
         routes,
         depthLimit: 4,
+        // The service's scalars as their extensions.jsonSchema state them: SOFA reads that for responses, and this for parameters (Date).
+        customScalars: Object.fromEntries(
+          Object.values(schema.getTypeMap()).flatMap((type) =>
+            isScalarType(type) && type.extensions.jsonSchema ? [[type.name, type.extensions.jsonSchema]] : [],
+          ),
+        ),
         // /v1/docs is this service's own page (src/explore/): fets' Swagger UI would load from a CDN.
         swaggerUI: { endpoint: false },
         // fets' Response typing is narrower than the standard Response it receives at run time.
@@ -174,7 +216,8 @@ export function useRest(
           if (!enveloped) throw new TypeError('REST execution outside a request context');
           const operation = getOperationAST(args.document, args.operationName)!;
           const variables = setAsideRefusedItems(schema, operation, args.variableValues);
-          return enveloped.execute({ ...args, variableValues: normalizeEnumInputs(schema, operation, variables) } as never);
+          const result = enveloped.execute({ ...args, variableValues: normalizeEnumInputs(schema, operation, variables) } as never);
+          return Promise.resolve(result).then((r) => nullAsNotFound(schema, operation, args.variableValues, r as ExecutionResult));
         }) as never,
       });
     },

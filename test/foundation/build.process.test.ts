@@ -72,6 +72,17 @@ describe('the compiled build', () => {
     ).toBe('%PDF-');
   });
 
+  it('builds the SDK workspace (sdk/dist/) into the JavaScript a plain Node program imports as its package exports it', async () => {
+    const { exports } = JSON.parse(await readFile(path.join(ROOT, 'sdk/package.json'), 'utf8'));
+    const program = `import { createClient } from './sdk/${exports['.'].default}';
+const { data } = await createClient({ baseUrl: process.argv[1] }).GET('/reference/countries');
+console.log(data.total);`;
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', program, server.url], { cwd: ROOT, encoding: 'utf8' });
+    expect(run.status, run.stderr).toBe(0);
+    expect(Number(run.stdout)).toBeGreaterThanOrEqual(266);
+    expect(existsSync(path.join(ROOT, 'sdk', exports['.'].types))).toBe(true);
+  });
+
   it('stops on SIGTERM with exit code 0', async () => {
     server.child.kill('SIGTERM');
     expect(await exitOf(server.child)).toBe(0);

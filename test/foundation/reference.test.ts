@@ -103,6 +103,7 @@ describe('OpenAPI', () => {
     expect(Object.keys(res.body.paths).sort()).toEqual([
       '/assets',
       '/assets/csv',
+      '/assets/{id}',
       '/blancco/connection',
       '/blancco/sync',
       '/blancco/sync/runs',
