@@ -185,9 +185,16 @@ export function useRest(
         routes,
         depthLimit: 4,
         // The service's scalars as their extensions.jsonSchema state them: SOFA reads that for responses, and this for parameters (Date).
-        customScalars: Object.fromEntries(
-          Object.values(schema.getTypeMap()).flatMap((type) =>
-            isScalarType(type) && type.extensions.jsonSchema ? [[type.name, type.extensions.jsonSchema]] : [],
+        // A copy at each read: SOFA writes a parameter's description into the schema it is given, which would
+        // otherwise be the scalar's own, shared by every parameter and by the next document built in the process.
+        customScalars: Object.defineProperties(
+          {},
+          Object.fromEntries(
+            Object.values(schema.getTypeMap()).flatMap((type) =>
+              isScalarType(type) && type.extensions.jsonSchema
+                ? [[type.name, { enumerable: true, get: () => ({ ...(type.extensions.jsonSchema as object) }) }]]
+                : [],
+            ),
           ),
         ),
         // /v1/docs is this service's own page (src/explore/): fets' Swagger UI would load from a CDN.
@@ -241,7 +248,8 @@ export function useRest(
         const fields = fieldsByOpenApiPath(schema);
         openApi.document ??= Promise.resolve(sofa.handleRequest(request, serverContext as never))
           .then((r) => r!.json())
-          .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...handWrittenPaths } }))
+          // A copy of the hand-written paths: completing the document writes into them (a second app in the process would see it twice).
+          .then((doc: OpenApiDocument) => ({ ...doc, paths: { ...doc.paths, ...structuredClone(handWrittenPaths) } }))
           .then((doc) =>
             JSON.stringify(completeOpenApi(addOpenApiLimits(doc, schema, fields), schema, fields, accessByOpenApiPath(routeTable))),
           );
