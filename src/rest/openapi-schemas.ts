@@ -103,6 +103,8 @@ function namedEnum(values: string | NamedValues, schemas: Record<string, OpenApi
       enum: [...values.values],
       ...(values.description ? { description: values.description } : {}),
     };
+    if (JSON.stringify(schemas[values.name]!.enum) !== JSON.stringify(values.values))
+      throw new Error(`OpenAPI: ${values.name} is declared with other values elsewhere`);
     return values.name;
   }
   const type = schema.getType(values);
