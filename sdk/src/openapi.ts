@@ -615,6 +615,16 @@ export interface components {
          */
         DeviceMatchStatus: "exact" | "variant" | "shared" | "family" | "none";
         /**
+         * SwapKind
+         * @enum {string}
+         */
+        SwapKind: "battery" | "storage" | "ram" | "display" | "keyboard_trackpad";
+        /**
+         * SpecBasis
+         * @enum {string}
+         */
+        SpecBasis: "published" | "configuration" | "derived";
+        /**
          * FactorType
          * @enum {string}
          */
@@ -662,9 +672,9 @@ export interface components {
         /** @description One product of a batch. Validated per item: a bad item becomes an item error, the others are calculated. */
         FootprintBatchItem: {
             /** @description At most 100 characters. */
-            brand?: string | null;
+            brand: string | null;
             /** @description At most 64 characters. */
-            country?: string | null;
+            country: string | null;
             /** @description At most 100 characters. */
             mpn?: string | null;
             /** @description At most 200 characters. */
@@ -684,31 +694,29 @@ export interface components {
              * @description inches; on a desktop, estimated as an all_in_one (built-in screen)
              */
             screen_size_inch?: number | null;
-            /** @enum {string|null} */
-            screen_type?: "lcd" | "oled" | "ips" | "tn" | "va" | "mini_led" | null;
+            screen_type?: string | components["schemas"]["ScreenType"] | null;
             /** Format: float */
             storage_gb?: number | null;
-            /** @enum {string|null} */
-            storage_type?: "ssd" | "hdd" | "emmc" | "nvme" | null;
+            storage_type?: string | components["schemas"]["StorageType"] | null;
         };
         /** @description One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed. */
         AssetInput: {
             /** @description Manufacturer (required). At most 100 characters. */
-            brand?: string | null;
+            brand: string | null;
             /** @description Manufacturer part number (mpn or model is required). At most 100 characters. */
             mpn?: string | null;
             /** @description Model name, alternative to mpn. At most 200 characters. */
             model?: string | null;
             /** @description Required; a re-import of the same serial number updates the asset. At most 100 characters. */
-            serial_number?: string | null;
+            serial_number: string | null;
             /** @description Device category (default: the catalogue category, else laptop). At most 64 characters. */
             category?: string | null;
             /** @description YYYY-MM-DD. At most 32 characters. */
             purchase_date?: string | null;
             /** @description Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2. At most 64 characters. */
-            country?: string | null;
+            country: string | null;
             /** @description Asset status (default in_use). At most 32 characters. */
-            status?: string | null;
+            status?: string | components["schemas"]["AssetStatus"] | null;
             /** Format: float */
             weight_kg?: number | null;
             /**
@@ -723,17 +731,17 @@ export interface components {
             /** Format: float */
             screen_size_inch?: number | null;
             /** @description lcd, oled, ips, tn, va or mini_led. At most 32 characters. */
-            screen_type?: string | null;
+            screen_type?: string | components["schemas"]["ScreenType"] | null;
             /** Format: float */
             storage_gb?: number | null;
             /** @description ssd, hdd, emmc or nvme. At most 32 characters. */
-            storage_type?: string | null;
+            storage_type?: string | components["schemas"]["StorageType"] | null;
         };
         ExportScopeInput: {
             /** @description Tables to export (default all): organizations, profiles, api_keys, assets, asset_events, asset_imports, calculations, calculation_factors, certificates, reports, export_jobs, audit_log, webhook_endpoints, webhook_deliveries, erasure_connections, erasure_sync_runs, erasure_reports, sbti_targets, monthly_emissions, scenario_runs, usage_counters, console_sessions. At most 64 characters. */
-            include?: string[] | null;
+            include?: components["schemas"]["ExportTable"][] | null;
             /** @description Tables left out, applied after include. At most 64 characters. */
-            exclude?: string[] | null;
+            exclude?: components["schemas"]["ExportTable"][] | null;
         };
         /** @description A country (ISO 3166-1 alpha-2) or sub-national region (ISO 3166-2) with its current grid factor. */
         Country: {
@@ -742,7 +750,7 @@ export interface components {
             /** @description `country` or `subdivision` */
             kind: string;
             /** @description Country of a subdivision */
-            parent_code?: string | null;
+            parent_code: string | null;
             /**
              * Format: float
              * @description kg CO2e per kWh, the vintage valid today
@@ -755,14 +763,14 @@ export interface components {
              * Format: float
              * @description The figure as published, kg per kWh on grid_factor_published_basis
              */
-            grid_factor_published_value?: number | null;
+            grid_factor_published_value: number | null;
             /** @description lifecycle_co2e, direct_co2e or direct_co2; grid_factor itself is always lifecycle CO2e */
-            grid_factor_published_basis?: string | null;
+            grid_factor_published_basis: string | components["schemas"]["GridFactorBasis"] | null;
             /**
              * Format: float
              * @description grid_factor = published value x uplift; null when published as lifecycle
              */
-            grid_factor_uplift?: number | null;
+            grid_factor_uplift: number | null;
         };
         CountryList: {
             /** Format: int32 */
@@ -787,7 +795,7 @@ export interface components {
         /** @description The device the calculation is for, as matched by the lookup chain. */
         FootprintProduct: {
             brand: string;
-            mpn?: string | null;
+            mpn: string | null;
             name: string;
             category: string;
             /**
@@ -815,14 +823,13 @@ export interface components {
         };
         /** @description How the lookup chain identified the device. */
         DeviceMatch: {
-            /** @enum {string} */
-            status: "exact" | "variant" | "shared" | "family" | "none";
+            status: components["schemas"]["DeviceMatchStatus"];
             /** @description The catalogue device used (exact, variant); null for shared, family and none */
-            chosen?: components["schemas"]["MatchedDevice"] | null;
+            chosen: components["schemas"]["MatchedDevice"] | null;
             /** @description The variants the model name fits (variant, shared) or the devices of the family (family); empty otherwise */
             candidates: components["schemas"]["MatchedDevice"][];
             /** @description What decided, e.g. 'part number', 'model name', "processor 'i5-1245u' in the model name", 'closest to the supplied processor_tdp_w' */
-            basis?: string | null;
+            basis: string | null;
             /** @description Spec fields the variants or family devices differ in; for shared they come from the supplied specs or the category defaults, for family they are family medians */
             differing_specs: string[];
         };
@@ -845,15 +852,14 @@ export interface components {
             standard: string;
             /** @description Which catalogue or estimate, and which factor vintages, were used */
             data_sources: string[];
-            /** @enum {string} */
-            confidence: "manufacturer_verified" | "estimated_high" | "estimated_medium" | "estimated_low";
+            confidence: components["schemas"]["Confidence"];
             /**
              * Format: float
              * @description u of the ~80% interval of the lifecycle total, percent, from calibration residuals: total / (1 + u) to total x (1 + u) (see interval), not total +/- u
              */
             uncertainty_pct: number;
             /** @description The ~80% interval of total_kg_co2e (footprint answers). Null in savings and refurbishment answers: their results are differences of estimates (avoided minus added emissions) that can legitimately be negative, and no interval is stated for them; their uncertainty_pct is that of the device's lifecycle footprint */
-            interval?: components["schemas"]["UncertaintyInterval"] | null;
+            interval: components["schemas"]["UncertaintyInterval"] | null;
             engine_version: string;
             /** Format: float */
             lifetime_years: number;
@@ -877,7 +883,7 @@ export interface components {
             /** Format: date-time */
             calculated_at: string;
             /** @description Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them */
-            calculation_id?: string | null;
+            calculation_id: string | null;
         };
         FootprintItemError: {
             error: string;
@@ -931,7 +937,7 @@ export interface components {
             /** Format: date-time */
             calculated_at: string;
             /** @description Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them */
-            calculation_id?: string | null;
+            calculation_id: string | null;
         };
         /** @description Emissions of the refurbishment process by grade, kg CO2e. */
         RefurbishmentOverhead: {
@@ -949,11 +955,11 @@ export interface components {
             logistics_kg: number;
         };
         RefurbishmentSwap: {
-            kind: string;
+            kind: components["schemas"]["SwapKind"];
             /** @description The swap, normalised, e.g. storage:512:nvme */
             token: string;
             /** @description Production component it replaces */
-            component: string;
+            component: components["schemas"]["ProductionComponent"];
             /**
              * Format: float
              * @description Production emissions of the new part
@@ -984,7 +990,7 @@ export interface components {
             additional_use_phase_kg: number;
         };
         ProductionHeatmapEntry: {
-            component: string;
+            component: components["schemas"]["ProductionComponent"];
             /** Format: float */
             kg: number;
             /** Format: float */
@@ -997,7 +1003,7 @@ export interface components {
             product: components["schemas"]["FootprintProduct"];
             country: string;
             reuse_country: string;
-            grade: string;
+            grade: components["schemas"]["RefurbishmentGrade"];
             grade_label: string;
             /** Format: float */
             remaining_life_years: number;
@@ -1028,7 +1034,7 @@ export interface components {
              * Format: float
              * @description Years of reuse after which refurbishing stops paying off against a new, more efficient device; null when it never does
              */
-            break_even_years?: number | null;
+            break_even_years: number | null;
             production_heatmap: components["schemas"]["ProductionHeatmapEntry"][];
             equivalents: components["schemas"]["Equivalents"];
             assumptions: string[];
@@ -1036,39 +1042,39 @@ export interface components {
             /** Format: date-time */
             calculated_at: string;
             /** @description Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them */
-            calculation_id?: string | null;
+            calculation_id: string | null;
         };
         /** @description Specifications as known to the catalogue; null where not published. */
         ProductSpecs: {
             /** Format: float */
-            weight_kg?: number | null;
+            weight_kg: number | null;
             /** Format: float */
-            screen_size_inch?: number | null;
-            screen_type?: string | null;
+            screen_size_inch: number | null;
+            screen_type: string | components["schemas"]["ScreenType"] | null;
             /** Format: float */
-            processor_tdp_w?: number | null;
+            processor_tdp_w: number | null;
             /** Format: float */
-            ram_gb?: number | null;
+            ram_gb: number | null;
             /** Format: float */
-            storage_gb?: number | null;
-            storage_type?: string | null;
+            storage_gb: number | null;
+            storage_type: string | components["schemas"]["StorageType"] | null;
             /** Format: float */
-            battery_wh?: number | null;
+            battery_wh: number | null;
             /**
              * Format: float
              * @description kWh per year
              */
-            typical_consumption_kwh?: number | null;
+            typical_consumption_kwh: number | null;
         };
         /** @description Where one catalogue spec value comes from (docs/catalogue.md, "Per-field provenance"). */
         SpecSource: {
             /** @description Spec field, e.g. `weight_kg` */
             field: string;
             /** @description `published`: the model's own published figure; `configuration`: a chosen typical configuration (RAM, storage, TDP), a unit may differ; `derived`: computed from a published figure (battery Wh from mAh) */
-            basis: string;
-            url?: string | null;
+            basis: components["schemas"]["SpecBasis"];
+            url: string | null;
             /** @description The document the value comes from */
-            note?: string | null;
+            note: string | null;
         };
         CatalogueDevice: {
             brand: string;
@@ -1104,12 +1110,12 @@ export interface components {
              * Format: int32
              * @description Icecat product id; null when identified from the built-in catalogue
              */
-            icecat_id?: number | null;
+            icecat_id: number | null;
             brand: string;
             mpn: string;
             name: string;
             /** @description The external catalogue's category */
-            icecat_category?: string | null;
+            icecat_category: string | null;
             mapped_category: string;
             specs: components["schemas"]["ProductSpecs"];
             /** @description Provenance of each spec value */
@@ -1128,15 +1134,14 @@ export interface components {
              * Format: date
              * @description Date after which a newer version is due to be checked for; null when not scheduled
              */
-            next_check_after?: string | null;
-            url?: string | null;
-            license?: string | null;
+            next_check_after: string | null;
+            url: string | null;
+            license: string | null;
         };
         /** @description One vintage of an emission factor with its provenance. Provenance that the original source does not state is null, never filled in. */
         EmissionFactor: {
             id: string;
-            /** @enum {string} */
-            type: "GRID";
+            type: components["schemas"]["FactorType"];
             /** @description ISO 3166-1 alpha-2 country or ISO 3166-2 region */
             region_code: string;
             /**
@@ -1147,25 +1152,25 @@ export interface components {
             /** @description e.g. kg CO2e/kWh */
             unit: string;
             /** @description Basis of `value`: lifecycle_co2e (every grid factor is converted to it); null for a factor outside the loaded reference data */
-            basis?: string | null;
+            basis: string | components["schemas"]["GridFactorBasis"] | null;
             /**
              * Format: float
              * @description The figure as its publisher gives it, kg per kWh on `published_basis`
              */
-            published_value?: number | null;
+            published_value: number | null;
             /** @description lifecycle_co2e, direct_co2e (combustion CO2 + CH4 + N2O) or direct_co2 (combustion CO2 only) */
-            published_basis?: string | null;
+            published_basis: string | components["schemas"]["GridFactorBasis"] | null;
             /**
              * Format: float
              * @description value = published_value x uplift; null when the figure is published as lifecycle CO2e
              */
-            uplift?: number | null;
+            uplift: number | null;
             /** @description The two published figures the uplift is the ratio of (see docs/grid-factors.md) */
-            uplift_source?: string | null;
+            uplift_source: string | null;
             source: string;
             source_version: string;
-            source_url?: string | null;
-            source_license?: string | null;
+            source_url: string | null;
+            source_license: string | null;
             /**
              * Format: date
              * @description First day (UTC) this vintage applies to
@@ -1175,7 +1180,7 @@ export interface components {
              * Format: date
              * @description Last day (UTC, inclusive) this vintage applies to; null for the newest vintage
              */
-            valid_to?: string | null;
+            valid_to: string | null;
             registry: components["schemas"]["Registry"];
         };
         /** @description A device of the catalogue (built-in, or learnt from the external catalogue) that assets and calculations are matched to. */
@@ -1187,43 +1192,42 @@ export interface components {
             name: string;
             category: string;
             /** Format: int32 */
-            release_year?: number | null;
+            release_year: number | null;
         };
         /** @description How a stored calculation was made, as recorded with it. Parts the record does not carry are null. */
         MethodologyCard: {
-            standard?: string | null;
+            standard: string | null;
             engine_version: string;
             /** @description manufacturer_verified, estimated_high, estimated_medium or estimated_low */
-            confidence: string;
+            confidence: components["schemas"]["Confidence"];
             /**
              * Format: float
              * @description u of the ~80% interval of the lifecycle total, percent: total / (1 + u) to total x (1 + u) (see interval), not total +/- u
              */
-            uncertainty_pct?: number | null;
+            uncertainty_pct: number | null;
             /** @description The ~80% interval of the calculation's total_kg_co2e (the device's lifecycle total, whatever the kind), from the recorded uncertainty_pct; null when the record has none */
-            interval?: components["schemas"]["UncertaintyInterval"] | null;
+            interval: components["schemas"]["UncertaintyInterval"] | null;
             /** @description Catalogue or estimate, and the factor vintages used */
-            data_sources?: string[] | null;
+            data_sources: string[] | null;
             /** Format: float */
-            lifetime_years?: number | null;
+            lifetime_years: number | null;
             /** Format: float */
-            annual_kwh?: number | null;
+            annual_kwh: number | null;
             /** Format: float */
-            grid_factor_kg_per_kwh?: number | null;
+            grid_factor_kg_per_kwh: number | null;
         };
         /** @description A stored calculation: its inputs were matched and calculated by the engine version shown; its figures do not change afterwards. */
         Calculation: {
             id: string;
             /** Format: date-time */
             created_at: string;
-            /** @enum {string} */
-            kind: "footprint" | "savings" | "refurbishment";
+            kind: components["schemas"]["CalculationKind"];
             engine_version: string;
             /** @description Region of use (grid) */
             country: string;
             category: string;
             /** @description manufacturer_verified, estimated_high, estimated_medium or estimated_low */
-            confidence: string;
+            confidence: components["schemas"]["Confidence"];
             /**
              * Format: float
              * @description Lifecycle total, kg CO2e
@@ -1237,42 +1241,50 @@ export interface components {
             use_phase_kg: number;
             /** Format: float */
             end_of_life_kg: number;
-            product?: components["schemas"]["Product"] | null;
+            product: components["schemas"]["Product"] | null;
             /** @description The emission factor this calculation used, by type: GRID is the grid factor of the country of use (the vintage stored with the calculation). Null when the record has none. */
-            emission_factor?: components["schemas"]["EmissionFactor"] | null;
-            methodology_card?: components["schemas"]["MethodologyCard"] | null;
+            emission_factor: components["schemas"]["EmissionFactor"] | null;
+            methodology_card: components["schemas"]["MethodologyCard"] | null;
             /** @description Life-cycle stages the total covers (cradle to grave for a footprint); null when the record does not say */
-            boundary?: string[] | null;
+            boundary: string[] | null;
             /** @description Assumptions the engine reported with this result; null when the record does not carry them */
-            assumptions?: string[] | null;
+            assumptions: string[] | null;
         };
         /** @description An item of the organisation's hardware inventory. total_kg_co2e, production_kg and use_phase_kg are the figures of its active (current) calculation. */
         Asset: {
             id: string;
             brand: string;
             /** @description Manufacturer part number as imported */
-            mpn?: string | null;
+            mpn: string | null;
             /** @description Model name as imported */
-            model?: string | null;
-            serial_number?: string | null;
+            model: string | null;
+            serial_number: string | null;
             category: string;
-            /** @enum {string} */
-            status: "in_stock" | "in_use" | "in_repair" | "refurbished" | "resold" | "recycled" | "disposed";
+            status: components["schemas"]["AssetStatus"];
             /** Format: date */
-            purchase_date?: string | null;
+            purchase_date: string | null;
             /** @description Region of use (ISO 3166-1 alpha-2 or ISO 3166-2) */
             country: string;
             /** @description Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values */
-            specs: unknown;
+            specs: {
+                weight_kg?: number;
+                tdp?: number;
+                ram_gb?: number;
+                battery_wh?: number;
+                screen_size_inch?: number;
+                storage_gb?: number;
+                screen_type?: string;
+                storage_type?: string;
+            };
             /**
              * Format: float
              * @description Current lifecycle total, kg CO2e (active calculation)
              */
-            total_kg_co2e?: number | null;
+            total_kg_co2e: number | null;
             /** Format: float */
-            production_kg?: number | null;
+            production_kg: number | null;
             /** Format: float */
-            use_phase_kg?: number | null;
+            use_phase_kg: number | null;
             /** @description How the asset came in: import:json, import:csv, seed-demo, api, … */
             source: string;
             /** Format: date-time */
@@ -1280,9 +1292,9 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             /** @description The catalogue product the asset was matched to; null for an estimate without a catalogue match */
-            product?: components["schemas"]["Product"] | null;
+            product: components["schemas"]["Product"] | null;
             /** @description The calculation behind the current figures */
-            active_calculation?: components["schemas"]["Calculation"] | null;
+            active_calculation: components["schemas"]["Calculation"] | null;
         };
         /** @description A page of assets in a stable order (by id). Page on with cursor = next_cursor until it is null. */
         AssetPage: {
@@ -1297,7 +1309,7 @@ export interface components {
              */
             limit: number;
             /** @description Opaque: the cursor of the next page, null on the last page */
-            next_cursor?: string | null;
+            next_cursor: string | null;
             /** @description The assets of this page */
             assets: components["schemas"]["Asset"][];
         };
@@ -1307,25 +1319,24 @@ export interface components {
              * Format: int32
              * @description JSON imports: 0-based position in the assets array
              */
-            index?: number | null;
+            index: number | null;
             /**
              * Format: int32
              * @description CSV imports: 1-based data row (the header is not counted; empty lines are skipped)
              */
-            row?: number | null;
-            serial_number?: string | null;
+            row: number | null;
+            serial_number: string | null;
             field: string;
             reason: string;
         };
         ImportedAsset: {
             /** Format: int32 */
-            index?: number | null;
+            index: number | null;
             /** Format: int32 */
-            row?: number | null;
+            row: number | null;
             id: string;
             serial_number: string;
-            /** @enum {string} */
-            action: "created" | "updated";
+            action: components["schemas"]["AssetImportAction"];
             /** @description The new active calculation of the asset */
             calculation_id: string;
             /** Format: float */
@@ -1378,14 +1389,14 @@ export interface components {
             /** @description Where events are POSTed (normalised) */
             url: string;
             /** @description The event types delivered to this endpoint */
-            events: string[];
-            description?: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
             /** @description False once deleted */
             active: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
-            deleted_at?: string | null;
+            deleted_at: string | null;
         };
         /** @description A webhook endpoint with its signing secret: answered once, when created or when its secret is rotated. Store the secret now. */
         WebhookEndpointWithSecret: {
@@ -1393,14 +1404,14 @@ export interface components {
             /** @description Where events are POSTed (normalised) */
             url: string;
             /** @description The event types delivered to this endpoint */
-            events: string[];
-            description?: string | null;
+            events: components["schemas"]["WebhookEventType"][];
+            description: string | null;
             /** @description False once deleted */
             active: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
-            deleted_at?: string | null;
+            deleted_at: string | null;
             /** @description Standard Webhooks signing secret (whsec_ and base64): verify the webhook-signature header with it. Not shown again. */
             secret: string;
         };
@@ -1410,33 +1421,32 @@ export interface components {
             endpoint_id: string;
             /** @description The webhook-id header: the same on every attempt of this message */
             message_id: string;
-            event: string;
+            event: components["schemas"]["WebhookEventType"];
             /**
              * Format: int32
              * @description 1 for the first attempt, 2 for the first retry, ...
              */
             attempt: number;
-            /** @enum {string} */
-            status: "pending" | "succeeded" | "failed";
+            status: components["schemas"]["WebhookDeliveryStatus"];
             /**
              * Format: int32
              * @description The endpoint's HTTP status; null when no answer came
              */
-            response_status?: number | null;
+            response_status: number | null;
             /** @description Why the attempt failed (short; response bodies are not kept) */
-            error?: string | null;
+            error: string | null;
             /** Format: int32 */
-            duration_ms?: number | null;
+            duration_ms: number | null;
             /**
              * Format: date-time
              * @description When the attempt was made
              */
-            delivered_at?: string | null;
+            delivered_at: string | null;
             /**
              * Format: date-time
              * @description When a pending attempt is due; null otherwise
              */
-            next_attempt_at?: string | null;
+            next_attempt_at: string | null;
             /** Format: date-time */
             created_at: string;
         };
@@ -1454,8 +1464,8 @@ export interface components {
         };
         /** @description Tables in the archive: include (whitelist, default all 22), then exclude (blacklist applied after include). */
         ExportScope: {
-            include: string[];
-            exclude: string[];
+            include: components["schemas"]["ExportTable"][];
+            exclude: components["schemas"]["ExportTable"][];
         };
         /** @description manifest.json of the archive. */
         ExportManifest: {
@@ -1466,9 +1476,13 @@ export interface components {
             org_id: string;
             software_version: string;
             /** @description Table name -> rows in its file */
-            record_counts: unknown;
+            record_counts: {
+                [key: string]: number;
+            };
             /** @description File name -> hex SHA-256 of its content */
-            file_hashes: unknown;
+            file_hashes: {
+                [key: string]: string;
+            };
             notes: string[];
         };
         /** @description How far a running export has got (updated about every second). */
@@ -1479,49 +1493,47 @@ export interface components {
             total_tables: number;
             /** Format: int64 */
             rows_written: number;
-            current_table?: string | null;
+            current_table: string | components["schemas"]["ExportTable"] | null;
         };
         /** @description An organisation export (spec 2.11). States: pending -> processing -> completed | failed | cancelled; completed -> expired 72 hours after completion. */
         ExportJob: {
             id: string;
             /** @description Same as id */
             job_id: string;
-            /** @enum {string} */
-            status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "expired";
+            status: components["schemas"]["ExportJobStatus"];
             scope: components["schemas"]["ExportScope"];
-            /** @enum {string} */
-            format: "zip";
+            format: components["schemas"]["ExportFormat"];
             /** Format: int32 */
-            total_tables?: number | null;
+            total_tables: number | null;
             /**
              * Format: int64
              * @description Rows in the archive; null until completed
              */
-            total_rows?: number | null;
+            total_rows: number | null;
             /**
              * Format: int64
              * @description Size of the ZIP; null until completed
              */
-            bytes?: number | null;
+            bytes: number | null;
             /** @description Hex SHA-256 of the whole ZIP */
-            sha256?: string | null;
-            manifest?: components["schemas"]["ExportManifest"] | null;
+            sha256: string | null;
+            manifest: components["schemas"]["ExportManifest"] | null;
             /** @description While processing, and the final counts once completed */
-            progress?: components["schemas"]["ExportProgress"] | null;
+            progress: components["schemas"]["ExportProgress"] | null;
             /** @description When failed, the stage that failed: EXPORT_STORAGE_UNAVAILABLE, EXPORT_STORAGE_UNSUPPORTED, EXPORT_STORAGE_WRITE_FAILED, EXPORT_STORAGE_COMMIT_FAILED, EXPORT_DATABASE_ERROR, EXPORT_INTERRUPTED, EXPORT_STALLED */
-            error_code?: string | null;
-            error_message?: string | null;
+            error_code: string | components["schemas"]["ExportFailureCode"] | null;
+            error_message: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
-            started_at?: string | null;
+            started_at: string | null;
             /** Format: date-time */
-            completed_at?: string | null;
+            completed_at: string | null;
             /**
              * Format: date-time
              * @description 72 hours after completion
              */
-            expires_at?: string | null;
+            expires_at: string | null;
             /** @description The job (GET). A path on the API's origin (starts with /v1): resolve it against the origin (https://host + path), not against the server URL /v1, which would give /v1/v1. */
             poll_url: string;
             /** @description Its download (GET: 302 to a signed URL, or JSON with Accept: application/json). A path on the API's origin (starts with /v1): resolve it against the origin (https://host + path), not against the server URL /v1, which would give /v1/v1. */
@@ -1530,8 +1542,7 @@ export interface components {
         /** @description The 202 answer to a submission: poll poll_url until completed, then follow download_url. */
         ExportSubmission: {
             job_id: string;
-            /** @enum {string} */
-            status: "pending" | "processing" | "completed" | "failed" | "cancelled" | "expired";
+            status: components["schemas"]["ExportJobStatus"];
             /** Format: date-time */
             created_at: string;
             /** @description The job (GET). A path on the API's origin (starts with /v1): resolve it against the origin (https://host + path), not against the server URL /v1, which would give /v1/v1. */
@@ -1565,27 +1576,26 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             /** Format: date-time */
-            last_synced_at?: string | null;
+            last_synced_at: string | null;
         };
         /** @description One erasure report of a sync: synced (asset created or updated with a footprint), skipped (already synced earlier) or error (with the reason). */
         ErasureSyncItem: {
             /** @description The report's document id; null only for a report without one (an error) */
-            uuid?: string | null;
-            /** @enum {string} */
-            status: "synced" | "skipped" | "error";
-            brand?: string | null;
-            model?: string | null;
-            serial_number?: string | null;
+            uuid: string | null;
+            status: components["schemas"]["ErasureItemStatus"];
+            brand: string | null;
+            model: string | null;
+            serial_number: string | null;
             /** @description Service category from the chassis type (null: unknown, the engine default applies) */
-            category?: string | null;
+            category: string | null;
             /** @description The asset created or updated (synced items) */
-            asset_id?: string | null;
+            asset_id: string | null;
             /** @description Its new active calculation (synced items) */
-            calculation_id?: string | null;
+            calculation_id: string | null;
             /** Format: float */
-            total_kg_co2e?: number | null;
+            total_kg_co2e: number | null;
             /** @description Why the report could not be synced (error items) */
-            error?: string | null;
+            error: string | null;
         };
         /** @description The outcome of one sync (spec 2.9). A sync handles at most 1000 reports; when has_more is true, POST again with {"continuation": <continuation>} for the next batch. */
         ErasureSyncResult: {
@@ -1608,16 +1618,20 @@ export interface components {
             /** @description The portal has more reports for these filters than this sync took */
             has_more: boolean;
             /** @description Pass as `continuation` to take the next batch (null when has_more is false) */
-            continuation?: string | null;
+            continuation: string | null;
             sync_run_id: string;
         };
         /** @description The record of one sync: when it ran, what it found, how it ended. */
         ErasureSyncRun: {
             id: string;
-            /** @enum {string} */
-            status: "running" | "completed" | "failed" | "interrupted";
+            status: components["schemas"]["ErasureSyncStatus"];
             /** @description onlySuccessful, sinceDate, country */
-            params: unknown;
+            params: {
+                onlySuccessful: boolean;
+                /** Format: date */
+                sinceDate: string | null;
+                country: string;
+            };
             /** Format: int32 */
             synced: number;
             /** Format: int32 */
@@ -1625,13 +1639,13 @@ export interface components {
             /** Format: int32 */
             errors: number;
             has_more: boolean;
-            continued_from?: string | null;
-            error_code?: string | null;
-            error_message?: string | null;
+            continued_from: string | null;
+            error_code: string | null;
+            error_message: string | null;
             /** Format: date-time */
             started_at: string;
             /** Format: date-time */
-            finished_at?: string | null;
+            finished_at: string | null;
         };
         ErasureSyncRunPage: {
             /** Format: int32 */
@@ -1642,10 +1656,36 @@ export interface components {
             offset: number;
             runs: components["schemas"]["ErasureSyncRun"][];
         };
+        /**
+         * @description A webhook event type (docs/webhooks.md)
+         * @enum {string}
+         */
+        WebhookEventType: "org.export.job.completed" | "org.export.job.failed" | "org.erasure.sync.completed";
+        /**
+         * @description A table of the export archive
+         * @enum {string}
+         */
+        ExportTable: "organizations" | "profiles" | "api_keys" | "assets" | "asset_events" | "asset_imports" | "calculations" | "calculation_factors" | "certificates" | "reports" | "export_jobs" | "audit_log" | "webhook_endpoints" | "webhook_deliveries" | "erasure_connections" | "erasure_sync_runs" | "erasure_reports" | "sbti_targets" | "monthly_emissions" | "scenario_runs" | "usage_counters" | "console_sessions";
+        /** @enum {string} */
+        GridFactorBasis: "lifecycle_co2e" | "direct_co2e" | "direct_co2";
+        /** @enum {string} */
+        ProductionComponent: "chassis" | "mainboard" | "processor" | "memory" | "storage" | "display" | "battery" | "power_supply" | "assembly";
+        /** @enum {string} */
+        ExportFailureCode: "EXPORT_STORAGE_UNAVAILABLE" | "EXPORT_STORAGE_UNSUPPORTED" | "EXPORT_STORAGE_WRITE_FAILED" | "EXPORT_STORAGE_COMMIT_FAILED" | "EXPORT_DATABASE_ERROR" | "EXPORT_INTERRUPTED" | "EXPORT_STALLED" | "EXPORT_FAILED";
+        /**
+         * @description The code of an error other than a 429 (docs/errors.md, "Codes")
+         * @enum {string}
+         */
+        ErrorCode: "INVALID_PARAMETER" | "UNKNOWN_PARAMETER" | "INVALID_JSON" | "INVALID_ENCODING" | "INVALID_REQUEST" | "INVALID_CURSOR" | "PAGE_SIZE_TOO_LARGE" | "TOO_MANY_ROWS" | "TOO_MANY_ASSETS" | "WEBHOOK_URL_NOT_ALLOWED" | "ERASURE_CONSOLE_URL_NOT_ALLOWED" | "ODATA_SYNTAX_ERROR" | "UNKNOWN_PROPERTY" | "ODATA_TYPE_MISMATCH" | "PROPERTY_NOT_QUERYABLE" | "MALFORMED_REQUEST" | "GRAPHQL_PARSE_FAILED" | "GRAPHQL_VALIDATION_FAILED" | "MAX_DEPTH_EXCEEDED" | "MAX_ALIASES_EXCEEDED" | "MAX_DIRECTIVES_EXCEEDED" | "MAX_TOKENS_EXCEEDED" | "MAX_COST_EXCEEDED" | "PERSISTED_QUERY_ID_MISSING" | "PERSISTED_QUERY_NOT_FOUND" | "MISSING_API_KEY" | "INVALID_AUTHORIZATION" | "INVALID_API_KEY" | "API_KEY_REVOKED" | "INVALID_ADMIN_TOKEN" | "BI_NOT_ENABLED" | "NO_ORGANIZATION_CONTEXT" | "PLAN_TOO_LOW" | "OPERATION_NOT_APPROVED" | "SANDBOX_READ_ONLY" | "UNSCOPED_OPERATION" | "INVALID_SIGNATURE" | "SIGNED_URL_EXPIRED" | "CROSS_ORIGIN_FORM" | "ROUTE_NOT_FOUND" | "NOT_FOUND" | "ENTITY_SET_NOT_FOUND" | "ENTITY_NOT_FOUND" | "ASSETS_NOT_FOUND" | "CERTIFICATE_UNKNOWN" | "PRODUCT_NOT_FOUND" | "ERASURE_CONNECTION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CERTIFICATE_ALTERED" | "EXPORT_NOT_CANCELLABLE" | "EXPORT_NOT_COMPLETED" | "EXPORT_FAILED" | "EXPORT_CANCELLED" | "WEBHOOK_ENDPOINT_LIMIT" | "TOO_MANY_SBTI_TARGETS" | "ERASURE_NOT_CONFIGURED" | "ERASURE_CREDENTIALS_REJECTED" | "ERASURE_CONNECTION_UNREADABLE" | "IDEMPOTENCY_KEY_IN_USE" | "EXPORT_EXPIRED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "ASSET_NOT_CALCULABLE" | "IDEMPOTENCY_KEY_REUSED" | "CALCULATION_NOT_CERTIFIABLE" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "ODATA_NOT_IMPLEMENTED" | "ERASURE_CONSOLE_UNAVAILABLE" | "ERASURE_CONSOLE_TIMEOUT" | "ERASURE_CONSOLE_ERROR" | "ERASURE_CONSOLE_BAD_RESPONSE" | "CATALOGUE_UNAVAILABLE" | "ERASURE_CONSOLE_RATE_LIMITED" | "DOCUMENT_RENDERER_BUSY";
+        /**
+         * @description Which limit refused a request (429)
+         * @enum {string}
+         */
+        RateLimitCode: "RATE_LIMITED_DAY" | "RATE_LIMITED_MINUTE" | "RATE_LIMITED_SIGN_IN" | "RATE_LIMITED_VERIFY" | "REPORT_LIMIT_REACHED" | "TOO_MANY_ACTIVE_EXPORTS" | "EXPORT_TOO_FREQUENT" | "ERASURE_SYNC_IN_PROGRESS";
         /** @description An error (429: RateLimitError): `code` is stable (docs/errors.md), `details` names the field and the reason. */
         ApiError: {
             error: string;
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             details: string;
         };
         /** @description A 429: which limit (`code`), and when to retry (also in the Retry-After header). */
@@ -1653,7 +1693,7 @@ export interface components {
             error: string;
             message: string;
             retry_after_seconds: number;
-            code?: string;
+            code: components["schemas"]["RateLimitCode"];
         };
         /** @description The body of a org.export.job.completed delivery */
         ExportJobCompletedEvent: {
@@ -2339,6 +2379,7 @@ export interface operations {
     assetPage: {
         parameters: {
             query?: {
+                /** @description Only assets with this status */
                 status?: components["schemas"]["AssetStatus"];
                 category?: string;
                 country?: string;
@@ -2669,7 +2710,7 @@ export interface operations {
                     /** @description http or https URL that receives the events. At most 2048 characters. */
                     url: string;
                     /** @description Event types to receive (default: all, org.export.job.completed, org.export.job.failed, org.erasure.sync.completed). At most 64 characters. */
-                    events?: string[];
+                    events?: components["schemas"]["WebhookEventType"][];
                     /** @description Your note on the endpoint. At most 500 characters. */
                     description?: string;
                 };
@@ -2804,7 +2845,8 @@ export interface operations {
         parameters: {
             query?: {
                 endpoint_id?: string;
-                event?: string;
+                /** @description Only this event type (org.export.job.completed, org.export.job.failed, org.erasure.sync.completed). At most 64 characters. */
+                event?: components["schemas"]["WebhookEventType"];
                 limit?: number;
                 offset?: number;
             };

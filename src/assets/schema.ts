@@ -13,8 +13,9 @@ import { FactorType } from '../factors/schema.ts';
 import { StatedIntervalRef } from '../footprint/schema.ts';
 import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.ts';
 import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
-import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS } from './import-rows.ts';
+import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS, NUMERIC_SPEC_COLUMNS, TEXT_SPEC_COLUMNS } from './import-rows.ts';
 import { bounds } from '../rest/openapi.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
 import { refusedItems } from '../rest/item-refusals.ts';
 import { importAssets, type ImportedAsset, type ImportOutcome, type ImportRowError } from './import.ts';
 
@@ -54,7 +55,10 @@ const MethodologyCardRef = builder.objectRef<MethodologyCard>('MethodologyCard')
   fields: (t) => ({
     standard: t.exposeString('standard', { nullable: true }),
     engine_version: t.exposeString('engine_version'),
-    confidence: t.exposeString('confidence', { description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low' }),
+    confidence: t.exposeString('confidence', {
+      description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low',
+      ...openApi({ values: 'Confidence' }),
+    }),
     uncertainty_pct: t.exposeFloat('uncertainty_pct', {
       nullable: true,
       description:
@@ -88,7 +92,10 @@ builder.prismaObject('Calculation', {
     engine_version: t.exposeString('engine_version'),
     country: t.exposeString('country', { description: 'Region of use (grid)' }),
     category: t.exposeString('category'),
-    confidence: t.exposeString('confidence', { description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low' }),
+    confidence: t.exposeString('confidence', {
+      description: 'manufacturer_verified, estimated_high, estimated_medium or estimated_low',
+      ...openApi({ values: 'Confidence' }),
+    }),
     total_kg_co2e: t.exposeFloat('total_kg_co2e', { description: 'Lifecycle total, kg CO2e' }),
     production_kg: t.exposeFloat('production_kg'),
     transport_kg: t.exposeFloat('transport_kg'),
@@ -138,6 +145,16 @@ const AssetRef = builder.prismaObject('Asset', {
     specs: t.expose('specs', {
       type: 'JSON',
       description: 'Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values',
+      // The columns an import takes (AssetSpecs), each only where supplied.
+      ...openApi({
+        schema: {
+          type: 'object',
+          properties: Object.fromEntries([
+            ...NUMERIC_SPEC_COLUMNS.map((column) => [column, { type: 'number' }]),
+            ...TEXT_SPEC_COLUMNS.map((column) => [column, { type: 'string' }]),
+          ]),
+        },
+      }),
     }),
     total_kg_co2e: t.exposeFloat('total_kg_co2e', { nullable: true, description: 'Current lifecycle total, kg CO2e (active calculation)' }),
     production_kg: t.exposeFloat('production_kg', { nullable: true }),
@@ -390,28 +407,42 @@ const AssetInput = builder.inputType('AssetInput', {
     'One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. ' +
     'status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed.',
   fields: (t) => ({
-    brand: t.string({ description: 'Manufacturer (required)', ...maxChars(TEXT_LIMITS.brand) }),
+    // Required, though nullable: a missing one is that item's error (src/assets/import-rows.ts, import.ts), not the request's.
+    brand: t.string({ description: 'Manufacturer (required)', ...openApi({ required: true }, maxChars(TEXT_LIMITS.brand)) }),
     mpn: t.string({ description: 'Manufacturer part number (mpn or model is required)', ...maxChars(TEXT_LIMITS.mpn) }),
     model: t.string({ description: 'Model name, alternative to mpn', ...maxChars(TEXT_LIMITS.model) }),
     serial_number: t.string({
       description: 'Required; a re-import of the same serial number updates the asset',
-      ...maxChars(TEXT_LIMITS.serialNumber),
+      ...openApi({ required: true }, maxChars(TEXT_LIMITS.serialNumber)),
     }),
     category: t.string({
       description: 'Device category (default: the catalogue category, else laptop)',
       ...maxChars(TEXT_LIMITS.category),
     }),
     purchase_date: t.string({ description: 'YYYY-MM-DD', ...maxChars(TEXT_LIMITS.shortCode) }),
-    country: t.string({ description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2', ...maxChars(TEXT_LIMITS.country) }),
-    status: t.string({ description: 'Asset status (default in_use)', ...maxChars(TEXT_LIMITS.shortCode) }),
+    country: t.string({
+      description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2',
+      ...openApi({ required: true }, maxChars(TEXT_LIMITS.country)),
+    }),
+    // Closed lists, taken in any case (the document states their values): checked per item, so no GraphQL enum.
+    status: t.string({
+      description: 'Asset status (default in_use)',
+      ...openApi({ values: 'AssetStatus' }, maxChars(TEXT_LIMITS.shortCode)),
+    }),
     weight_kg: t.float(),
     tdp: t.float({ description: 'Processor TDP, watts' }),
     ram_gb: t.float(),
     battery_wh: t.float(),
     screen_size_inch: t.float(),
-    screen_type: t.string({ description: 'lcd, oled, ips, tn, va or mini_led', ...maxChars(TEXT_LIMITS.shortCode) }),
+    screen_type: t.string({
+      description: 'lcd, oled, ips, tn, va or mini_led',
+      ...openApi({ values: 'ScreenType' }, maxChars(TEXT_LIMITS.shortCode)),
+    }),
     storage_gb: t.float(),
-    storage_type: t.string({ description: 'ssd, hdd, emmc or nvme', ...maxChars(TEXT_LIMITS.shortCode) }),
+    storage_type: t.string({
+      description: 'ssd, hdd, emmc or nvme',
+      ...openApi({ values: 'StorageType' }, maxChars(TEXT_LIMITS.shortCode)),
+    }),
   }),
 });
 

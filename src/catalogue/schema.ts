@@ -5,7 +5,8 @@ import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { IcecatUnavailableError } from './icecat/index.ts';
 import { BUILT_IN_SOURCE, type CatalogueMatch } from './service.ts';
 import type { CatalogueEntry, CatalogueSpecs } from './search.ts';
-import { resolveSpecSources, type SpecSource } from './spec-provenance.ts';
+import { resolveSpecSources, SPEC_BASES, type SpecSource } from './spec-provenance.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
 
 const MIN_QUERY = 2;
 const MAX_RESULTS = 15;
@@ -15,21 +16,25 @@ export const ProductSpecs = builder.objectRef<CatalogueSpecs>('ProductSpecs').im
   fields: (t) => ({
     weight_kg: t.exposeFloat('weight_kg', { nullable: true }),
     screen_size_inch: t.exposeFloat('screen_size_inch', { nullable: true }),
-    screen_type: t.exposeString('screen_type', { nullable: true }),
+    // The catalogue's values are the engine's (src/catalogue/icecat/mapping.ts maps to them): the footprint inputs' enums.
+    screen_type: t.exposeString('screen_type', { nullable: true, ...openApi({ values: 'ScreenType' }) }),
     processor_tdp_w: t.exposeFloat('processor_tdp_w', { nullable: true }),
     ram_gb: t.exposeFloat('ram_gb', { nullable: true }),
     storage_gb: t.exposeFloat('storage_gb', { nullable: true }),
-    storage_type: t.exposeString('storage_type', { nullable: true }),
+    storage_type: t.exposeString('storage_type', { nullable: true, ...openApi({ values: 'StorageType' }) }),
     battery_wh: t.exposeFloat('battery_wh', { nullable: true }),
     typical_consumption_kwh: t.exposeFloat('typical_consumption_kwh', { nullable: true, description: 'kWh per year' }),
   }),
 });
 
+const SpecBasis = builder.enumType('SpecBasis', { values: SPEC_BASES });
+
 const SpecSourceRef = builder.objectRef<SpecSource & { field: string }>('SpecSource').implement({
   description: 'Where one catalogue spec value comes from (docs/catalogue.md, "Per-field provenance").',
   fields: (t) => ({
     field: t.exposeString('field', { description: 'Spec field, e.g. `weight_kg`' }),
-    basis: t.exposeString('basis', {
+    basis: t.expose('basis', {
+      type: SpecBasis,
       description:
         "`published`: the model's own published figure; `configuration`: a chosen typical configuration (RAM, storage, TDP), a unit may differ; `derived`: computed from a published figure (battery Wh from mAh)",
     }),

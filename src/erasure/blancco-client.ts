@@ -19,6 +19,7 @@ import {
 } from '../resilience/policy.ts';
 import { SERVICE_VERSION } from '../version.ts';
 import { REST_BASE } from '../kernel/paths.ts';
+import type { ErrorCode } from '../errors/codes.ts';
 
 export const EXPORT_PATH = `${REST_BASE}/report/export`;
 /** The page the portal answers when the request names no `size`: at most this many reports. */
@@ -45,7 +46,7 @@ export interface ReportPage {
   cursor: string | null;
 }
 
-const consoleError = (status: number, code: string, details: string, headers?: Record<string, string>) =>
+const consoleError = (status: number, code: ErrorCode, details: string, headers?: Record<string, string>) =>
   new ApiError(status, code, status === 409 ? 'Erasure connection misconfigured' : 'Erasure console unavailable', details, headers);
 
 /** One policy (and so one circuit breaker) per portal origin: an outage of one region does not stop the others. */

@@ -6,6 +6,7 @@ import { PLAN_RULES } from '../auth/plan-rules.ts';
 import { keyCaller, type Access } from '../auth/access.ts';
 import { invalidParameter } from '../errors/api-error.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
 import { API_KEY_LENGTH, DEFAULT_COUNTRY, deleteConnection, saveConnection, showConnection, type ErasureContext } from './connection.ts';
 import { SYNC_LIMIT_MAX, syncErasureReports, type SyncItem, type SyncResult } from './sync.ts';
 
@@ -98,7 +99,23 @@ const ErasureSyncRunRef = builder.objectRef<ErasureSyncRun>('ErasureSyncRun').im
   fields: (t) => ({
     id: t.exposeString('id'),
     status: t.field({ type: ErasureSyncStatusEnum, resolve: (r) => r.status }),
-    params: t.field({ type: 'JSON', description: 'onlySuccessful, sinceDate, country', resolve: (r) => r.params }),
+    params: t.field({
+      type: 'JSON',
+      description: 'onlySuccessful, sinceDate, country',
+      resolve: (r) => r.params,
+      // The run's SyncParams (src/erasure/sync.ts), stored with every field.
+      ...openApi({
+        schema: {
+          type: 'object',
+          required: ['onlySuccessful', 'sinceDate', 'country'],
+          properties: {
+            onlySuccessful: { type: 'boolean' },
+            sinceDate: { type: 'string', format: 'date', nullable: true },
+            country: { type: 'string' },
+          },
+        },
+      }),
+    }),
     synced: t.exposeInt('synced'),
     skipped: t.exposeInt('skipped'),
     errors: t.exposeInt('errors'),

@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import type { ErrorCode, RateLimitCode } from './codes.ts';
 
 /**
  * The one error type of the service. REST renders it as the spec's ApiError body
@@ -6,11 +7,11 @@ import { GraphQLError } from 'graphql';
  */
 export class ApiError extends GraphQLError {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: string;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, code: string, error: string, details = '', headers: Record<string, string> = {}) {
+  constructor(status: number, code: ErrorCode, error: string, details = '', headers: Record<string, string> = {}) {
     // spec: false — the status is the service's own; Yoga would otherwise turn a 400 it marks as a
     // GraphQL-over-HTTP rule (parse, validation) into 200 for application/json clients.
     super(error, { extensions: { code, details, http: { status, headers, spec: false } } });
@@ -43,7 +44,7 @@ export class RateLimitError extends ApiError {
   readonly retryAfterSeconds: number;
 
   constructor(
-    code: string,
+    code: RateLimitCode,
     message: string,
     retryAfterSeconds: number,
     window: RefusingWindow | undefined,
@@ -91,7 +92,7 @@ export function invalidFields(problems: readonly FieldProblem[]): ApiError {
 
 export const notFound = (what: string, details = '') => new ApiError(404, 'NOT_FOUND', `${what} not found`, details);
 
-export const unauthorized = (code: string, details: string) =>
+export const unauthorized = (code: ErrorCode, details: string) =>
   new ApiError(401, code, 'Unauthorized', details, { 'WWW-Authenticate': 'Bearer realm="v1"' });
 
-export const forbidden = (code: string, details: string) => new ApiError(403, code, 'Forbidden', details);
+export const forbidden = (code: ErrorCode, details: string) => new ApiError(403, code, 'Forbidden', details);

@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ApiError, invalidParameter, unknownParameters } from './api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
+import type { ErrorCode } from './codes.ts';
 
 /**
  * Turns anything thrown while serving a request into an ApiError: the service's own errors
@@ -22,7 +23,7 @@ export function toApiError(error: unknown): ApiError {
     if (coercion) return invalidParameter(coercion.field, coercion.reason);
     // An ApiError re-created by a layer in between (envelop wraps errors thrown by the context factory).
     if (typeof code === 'string' && typeof details === 'string' && http?.status) {
-      return new ApiError(http.status, code, error.message, details, http.headers);
+      return new ApiError(http.status, code as ErrorCode, error.message, details, http.headers);
     }
     if (error.originalError && !(error.originalError instanceof GraphQLError)) return internal(error.originalError);
     const status = http?.status;

@@ -7,6 +7,7 @@ import { EXPORT_TABLES } from './tables.ts';
 import { heldIdempotencyKey } from '../idempotency/plugin.ts';
 import type { ArchiveProgress, ExportManifest } from './archive.ts';
 import { EXPORT_FAILURE_CODES } from './failures.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
 import {
   EXPORT_LIST_MAX,
   cancelExportJob,
@@ -33,11 +34,14 @@ const ExportJobStatusEnum = builder.enumType('ExportJobStatus', { values: Object
 
 const ExportFormatEnum = builder.enumType('ExportFormat', { values: ['zip'] as const });
 
+/** The tables of the archive, a closed list the document states as the ExportTable enum. */
+const TABLE = { values: { name: 'ExportTable', values: EXPORT_TABLES, description: 'A table of the export archive' } };
+
 const ExportScopeRef = builder.objectRef<StoredScope>('ExportScope').implement({
   description: 'Tables in the archive: include (whitelist, default all 22), then exclude (blacklist applied after include).',
   fields: (t) => ({
-    include: t.stringList({ resolve: (s) => s.include }),
-    exclude: t.stringList({ resolve: (s) => s.exclude }),
+    include: t.stringList({ resolve: (s) => s.include, ...openApi(TABLE) }),
+    exclude: t.stringList({ resolve: (s) => s.exclude, ...openApi(TABLE) }),
   }),
 });
 
@@ -48,8 +52,18 @@ const ExportManifestRef = builder.objectRef<ExportManifest>('ExportManifest').im
     generated_at: t.field({ type: 'DateTime', resolve: (m) => m.generated_at }),
     org_id: t.exposeString('org_id'),
     software_version: t.exposeString('software_version'),
-    record_counts: t.field({ type: 'JSON', description: 'Table name -> rows in its file', resolve: (m) => m.record_counts }),
-    file_hashes: t.field({ type: 'JSON', description: 'File name -> hex SHA-256 of its content', resolve: (m) => m.file_hashes }),
+    record_counts: t.field({
+      type: 'JSON',
+      description: 'Table name -> rows in its file',
+      resolve: (m) => m.record_counts,
+      ...openApi({ schema: { type: 'object', additionalProperties: { type: 'integer', minimum: 0 } } }),
+    }),
+    file_hashes: t.field({
+      type: 'JSON',
+      description: 'File name -> hex SHA-256 of its content',
+      resolve: (m) => m.file_hashes,
+      ...openApi({ schema: { type: 'object', additionalProperties: { type: 'string', pattern: '^[0-9a-f]{64}$' } } }),
+    }),
     notes: t.exposeStringList('notes'),
   }),
 });
@@ -60,7 +74,7 @@ const ExportProgressRef = builder.objectRef<ArchiveProgress>('ExportProgress').i
     tables_done: t.exposeInt('tables_done'),
     total_tables: t.exposeInt('total_tables'),
     rows_written: t.field({ type: 'Long', resolve: (p) => p.rows_written }),
-    current_table: t.exposeString('current_table', { nullable: true }),
+    current_table: t.exposeString('current_table', { nullable: true, ...openApi(TABLE) }),
   }),
 });
 
@@ -93,6 +107,8 @@ const ExportJobRef = builder.objectRef<ExportJobRow>('ExportJob').implement({
       nullable: true,
       description: `When failed, the stage that failed: ${EXPORT_FAILURE_CODES.join(', ')}`,
       resolve: (j) => j.error_code,
+      // EXPORT_FAILED: jobs that failed before the stages had codes of their own (docs/errors.md).
+      ...openApi({ values: { name: 'ExportFailureCode', values: [...EXPORT_FAILURE_CODES, 'EXPORT_FAILED'] } }),
     }),
     error_message: t.string({ nullable: true, resolve: (j) => j.error_message }),
     created_at: t.field({ type: 'DateTime', resolve: (j) => j.created_at }),
@@ -128,9 +144,9 @@ const ExportScopeInput = builder.inputType('ExportScopeInput', {
   fields: (t) => ({
     include: t.stringList({
       description: `Tables to export (default all): ${EXPORT_TABLES.join(', ')}`,
-      ...maxChars(TEXT_LIMITS.tableName),
+      ...openApi(TABLE, maxChars(TEXT_LIMITS.tableName)),
     }),
-    exclude: t.stringList({ description: 'Tables left out, applied after include', ...maxChars(TEXT_LIMITS.tableName) }),
+    exclude: t.stringList({ description: 'Tables left out, applied after include', ...openApi(TABLE, maxChars(TEXT_LIMITS.tableName)) }),
   }),
 });
 

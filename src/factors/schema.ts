@@ -3,6 +3,8 @@ import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { invalidParameter } from '../errors/api-error.ts';
 import { closestRegionCodes, factorBasisProvenance, normaliseRegionCode } from '../reference/grid-data.ts';
 import { vintageAt } from './lookup.ts';
+import { GRID_FACTOR_BASIS } from '../reference/schema.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
 
 export const FactorType = builder.enumType('FactorType', {
   description: 'Kind of emission factor. GRID: electricity grid carbon intensity of a region, kg CO2e per kWh.',
@@ -46,6 +48,7 @@ builder.prismaObject('EmissionFactor', {
         'Basis of `value`: lifecycle_co2e (every grid factor is converted to it); null for a factor outside the loaded reference data',
       select: BASIS_SELECT,
       resolve: (f) => basisOf(f)?.basis ?? null,
+      ...openApi({ values: GRID_FACTOR_BASIS }),
     }),
     published_value: t.float({
       nullable: true,
@@ -58,6 +61,7 @@ builder.prismaObject('EmissionFactor', {
       description: 'lifecycle_co2e, direct_co2e (combustion CO2 + CH4 + N2O) or direct_co2 (combustion CO2 only)',
       select: BASIS_SELECT,
       resolve: (f) => basisOf(f)?.published_basis ?? null,
+      ...openApi({ values: GRID_FACTOR_BASIS }),
     }),
     uplift: t.float({
       nullable: true,

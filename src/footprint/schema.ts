@@ -4,12 +4,20 @@ import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { describeProblems, refusedItems } from '../rest/item-refusals.ts';
-import { SCREEN_TYPES, STORAGE_TYPES, type HeatmapEntry, type RefurbishmentSwapResult } from './engine/index.ts';
+import {
+  PRODUCTION_COMPONENTS,
+  SCREEN_TYPES,
+  STORAGE_TYPES,
+  SWAP_KINDS,
+  type HeatmapEntry,
+  type RefurbishmentSwapResult,
+} from './engine/index.ts';
 import { checkedBy, itemCount, openApiBounds } from '../validation/schemas.ts';
 import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, remainingYears, SPEC_VALUES } from './inputs.ts';
 import type { FootprintProduct } from './device.ts';
 import type { DeviceMatch, MatchedDevice } from '../catalogue/service.ts';
 import { cacheCalculation } from './fast-path.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
 import type { StatedInterval } from './engine/index.ts';
 
@@ -209,8 +217,9 @@ const deviceArgs = builder.args((t) => ({
 const BatchItemInput = builder.inputType('FootprintBatchItem', {
   description: 'One product of a batch. Validated per item: a bad item becomes an item error, the others are calculated.',
   fields: (t) => ({
-    brand: t.string(maxChars(TEXT_LIMITS.brand)),
-    country: t.string(maxChars(TEXT_LIMITS.country)),
+    // Required, though nullable: a missing one is that item's error (src/footprint/device.ts, service.ts), not the request's.
+    brand: t.string(openApi({ required: true }, maxChars(TEXT_LIMITS.brand))),
+    country: t.string(openApi({ required: true }, maxChars(TEXT_LIMITS.country))),
     mpn: t.string(maxChars(TEXT_LIMITS.mpn)),
     model: t.string(maxChars(TEXT_LIMITS.model)),
     category: t.string(maxChars(TEXT_LIMITS.category)),
@@ -287,11 +296,15 @@ const Overhead = builder.objectRef<RefurbishmentResponse['overhead']>('Refurbish
   }),
 });
 
+const SwapKind = builder.enumType('SwapKind', { values: SWAP_KINDS });
+/** The engine's production components (a string in its results), a closed list the document states as an enum. */
+const COMPONENT = { values: { name: 'ProductionComponent', values: PRODUCTION_COMPONENTS } };
+
 const SwapCost = builder.objectRef<RefurbishmentSwapResult>('RefurbishmentSwap').implement({
   fields: (t) => ({
-    kind: t.exposeString('kind'),
+    kind: t.expose('kind', { type: SwapKind }),
     token: t.exposeString('token', { description: 'The swap, normalised, e.g. storage:512:nvme' }),
-    component: t.exposeString('component', { description: 'Production component it replaces' }),
+    component: t.exposeString('component', { description: 'Production component it replaces', ...openApi(COMPONENT) }),
     production_kg: t.exposeFloat('production_kg', { description: 'Production emissions of the new part' }),
   }),
 });
@@ -318,7 +331,7 @@ const AdjustedUse = builder.objectRef<RefurbishmentResponse['adjusted_use_phase'
 
 const Heatmap = builder.objectRef<HeatmapEntry>('ProductionHeatmapEntry').implement({
   fields: (t) => ({
-    component: t.exposeString('component'),
+    component: t.exposeString('component', openApi(COMPONENT)),
     kg: t.exposeFloat('kg'),
     share_pct: t.exposeFloat('share_pct'),
     swapped: t.exposeBoolean('swapped', { description: 'True when a swap replaces this component' }),
@@ -332,7 +345,7 @@ const RefurbishmentResult = builder.objectRef<RefurbishmentResponse>('Refurbishm
     product: t.expose('product', { type: FootprintProductRef }),
     country: t.exposeString('country'),
     reuse_country: t.exposeString('reuse_country'),
-    grade: t.exposeString('grade'),
+    grade: t.expose('grade', { type: Grade }),
     grade_label: t.exposeString('grade_label'),
     remaining_life_years: t.exposeFloat('remaining_life_years'),
     overhead: t.expose('overhead', { type: Overhead }),

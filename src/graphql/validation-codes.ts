@@ -1,9 +1,10 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { ApiError } from '../errors/api-error.ts';
+import type { ErrorCode } from '../errors/codes.ts';
 
 // graphql-armor reports its limits as messages without a code; these name them.
-const ARMOR_LIMITS: [RegExp, string][] = [
+const ARMOR_LIMITS: [RegExp, ErrorCode][] = [
   [/Aliases limit/i, 'MAX_ALIASES_EXCEEDED'],
   [/Query depth limit/i, 'MAX_DEPTH_EXCEEDED'],
   [/Directives limit/i, 'MAX_DIRECTIVES_EXCEEDED'],

@@ -21,8 +21,8 @@ export interface OpenApiSchema {
 export interface OpenApiParameter {
   name: string;
   in: string;
-  required?: boolean;
   description?: string;
+  required?: boolean;
   schema?: OpenApiSchema;
 }
 export interface OpenApiResponse {

@@ -3,6 +3,7 @@ import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
+import type { ErrorCode } from '../errors/codes.ts';
 
 /**
  * URLs the service calls on a customer's behalf (webhook endpoints, erasure consoles) must not turn
@@ -101,7 +102,7 @@ export async function checkOutboundUrl(
   raw: string,
   allowPrivate: boolean,
   field = 'url',
-  refusal = { code: 'WEBHOOK_URL_NOT_ALLOWED', what: 'webhook URLs' },
+  refusal: { code: ErrorCode; what: string } = { code: 'WEBHOOK_URL_NOT_ALLOWED', what: 'webhook URLs' },
 ): Promise<URL> {
   const url = parseOutboundUrl(raw, field);
   if (allowPrivate) return url;

@@ -1,5 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
 import { ApiError } from '../errors/api-error.ts';
+import type { ErrorCode } from '../errors/codes.ts';
 import { errorResponse } from '../errors/render.ts';
 
 export interface ErrorBodiesOptions {
@@ -7,7 +8,7 @@ export interface ErrorBodiesOptions {
   graphqlEndpoint: string;
 }
 
-const STATUS_CODES: Record<number, [string, string]> = {
+const STATUS_CODES: Record<number, [ErrorCode, string]> = {
   404: ['ROUTE_NOT_FOUND', 'Route not found'],
   405: ['METHOD_NOT_ALLOWED', 'Method not allowed'],
   406: ['NOT_ACCEPTABLE', 'Not acceptable: ask for application/json'],
@@ -22,7 +23,11 @@ export function useErrorBodies({ graphqlEndpoint }: ErrorBodiesOptions): Plugin 
   return {
     onResponse({ request, response, setResponse }) {
       if (response.status < 400 || request.method === 'HEAD' || response.headers.get('content-type')) return;
-      const [code, error] = STATUS_CODES[response.status] ?? [`HTTP_${response.status}`, response.statusText || 'Request failed'];
+      // Any other status keeps to the documented codes (src/errors/codes.ts): a refused request or a fault.
+      const [code, error] = STATUS_CODES[response.status] ?? [
+        response.status < 500 ? 'INVALID_REQUEST' : 'INTERNAL_ERROR',
+        response.statusText || 'Request failed',
+      ];
       const replaced = errorResponse(
         [new ApiError(response.status, code, error, `${request.method} ${new URL(request.url).pathname}: ${error}`)],
         {

@@ -3,6 +3,11 @@ import { PUBLIC } from '../auth/access.ts';
 import { cacheFor } from '../observability/request-context.ts';
 import type { CategorySnapshot } from './store.ts';
 import { factorBasisProvenance, factorCitation } from './grid-data.ts';
+import { GRID_FACTOR_BASES } from './grid-build.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
+
+/** The bases of a grid factor, a closed list the document states as the GridFactorBasis enum. */
+export const GRID_FACTOR_BASIS = { name: 'GridFactorBasis', values: GRID_FACTOR_BASES };
 
 const REFERENCE_MAX_AGE = 604_800;
 
@@ -36,6 +41,7 @@ const Country = builder.objectRef<CountryRow>('Country').implement({
     grid_factor_published_basis: t.exposeString('grid_factor_published_basis', {
       nullable: true,
       description: 'lifecycle_co2e, direct_co2e or direct_co2; grid_factor itself is always lifecycle CO2e',
+      ...openApi({ values: GRID_FACTOR_BASIS }),
     }),
     grid_factor_uplift: t.exposeFloat('grid_factor_uplift', {
       nullable: true,

@@ -9,6 +9,8 @@ import { isMetered } from '../auth/access-plugin.ts';
 import { openApiPath, type Route } from '../kernel/routes.ts';
 import { PLAN_RULES } from '../auth/plan-rules.ts';
 import { WEBHOOK_EVENT_DATA } from '../webhooks/events.ts';
+import { preciseArguments, preciseComponents } from './openapi-schemas.ts';
+import { API_ERROR_CODES, RATE_LIMIT_CODES } from '../errors/codes.ts';
 
 /** The document type, for the REST plugin that serves it. */
 export type { OpenApiDocument } from '../kernel/openapi-types.ts';
@@ -59,21 +61,23 @@ const RESPONSE_HEADERS: Record<string, { description: string; schema: OpenApiSch
 const ATTACHMENT_TYPES = new Set(['application/pdf', 'application/zip']);
 
 const ERROR_SCHEMAS: Record<string, OpenApiSchema> = {
+  ErrorCode: { type: 'string', enum: [...API_ERROR_CODES], description: 'The code of an error other than a 429 (docs/errors.md, "Codes")' },
+  RateLimitCode: { type: 'string', enum: [...RATE_LIMIT_CODES], description: 'Which limit refused a request (429)' },
   ApiError: {
     type: 'object',
     description: 'An error (429: RateLimitError): `code` is stable (docs/errors.md), `details` names the field and the reason.',
     required: ['error', 'code', 'details'],
-    properties: { error: { type: 'string' }, code: { type: 'string' }, details: { type: 'string' } },
+    properties: { error: { type: 'string' }, code: ref('ErrorCode'), details: { type: 'string' } },
   },
   RateLimitError: {
     type: 'object',
     description: 'A 429: which limit (`code`), and when to retry (also in the Retry-After header).',
-    required: ['error', 'message', 'retry_after_seconds'],
+    required: ['error', 'message', 'retry_after_seconds', 'code'],
     properties: {
       error: { type: 'string' },
       message: { type: 'string' },
       retry_after_seconds: { type: 'integer', minimum: 0 },
-      code: { type: 'string' },
+      code: ref('RateLimitCode'),
     },
   },
 };
@@ -136,6 +140,7 @@ export function completeOpenApi(
       }
       if (BODY_METHODS.has(method)) onlyBodyInputs(operation);
       if (field) addArgumentBounds(operation, field);
+      if (field) preciseArguments(operation, field, document.components?.schemas ?? {}, schema);
       const declared = routes.find((r) => r.method === method.toUpperCase() && openApiPath(r.pattern) === path);
       if (!declared) throw new Error(`OpenAPI: ${where} is no route of the service`);
       const access = declared.access;
@@ -148,6 +153,7 @@ export function completeOpenApi(
       addResponseHeaders(operation, isMetered(path));
     }
   }
+  preciseComponents(document.components?.schemas ?? {}, schema);
   for (const [name, component] of Object.entries(document.components?.schemas ?? {})) {
     const type = schema.getType(name);
     if (!isObjectType(type) && !isInputObjectType(type)) continue;

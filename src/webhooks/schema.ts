@@ -3,6 +3,7 @@ import type { GraphQLContext } from '../graphql/context.ts';
 import { keyCaller } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { WEBHOOK_EVENTS } from './events.ts';
+import { openApi } from '../rest/openapi-schemas.ts';
 import {
   createEndpoint,
   deleteEndpoint,
@@ -22,13 +23,16 @@ import {
 const LIMITS = { url: 2048, description: 500, event: 64 } as const;
 const TAGS = ['Webhooks'];
 
+/** The event types, a closed list the document states as the WebhookEventType enum. */
+const EVENT = { values: { name: 'WebhookEventType', values: WEBHOOK_EVENTS, description: 'A webhook event type (docs/webhooks.md)' } };
+
 type FieldBuilder = PothosSchemaTypes.ObjectFieldBuilder<typeof builder.$inferSchemaTypes, WebhookEndpointRow>;
 
 // Both endpoint types share these; only the one answered at creation and rotation adds the secret.
 const endpointFields = (t: FieldBuilder) => ({
   id: t.exposeID('id'),
   url: t.exposeString('url', { description: 'Where events are POSTed (normalised)' }),
-  events: t.exposeStringList('events', { description: 'The event types delivered to this endpoint' }),
+  events: t.exposeStringList('events', { description: 'The event types delivered to this endpoint', ...openApi(EVENT) }),
   description: t.exposeString('description', { nullable: true }),
   active: t.exposeBoolean('active', { description: 'False once deleted' }),
   created_at: t.field({ type: 'DateTime', resolve: (row) => row.created_at }),
@@ -65,7 +69,7 @@ const WebhookDeliveryRef = builder.objectRef<WebhookDeliveryRow>('WebhookDeliver
     id: t.exposeID('id'),
     endpoint_id: t.exposeID('endpoint_id'),
     message_id: t.exposeString('message_id', { description: 'The webhook-id header: the same on every attempt of this message' }),
-    event: t.exposeString('event'),
+    event: t.exposeString('event', openApi(EVENT)),
     attempt: t.exposeInt('attempt', { description: '1 for the first attempt, 2 for the first retry, ...' }),
     status: t.field({ type: DeliveryStatus, resolve: (row) => row.status }),
     response_status: t.exposeInt('response_status', {
@@ -123,7 +127,10 @@ builder.queryFields((t) => ({
     },
     args: {
       endpoint_id: t.arg.id({ description: 'Only attempts to this endpoint', ...maxChars(TEXT_LIMITS.id) }),
-      event: t.arg.string({ description: `Only this event type (${WEBHOOK_EVENTS.join(', ')})`, ...maxChars(LIMITS.event) }),
+      event: t.arg.string({
+        description: `Only this event type (${WEBHOOK_EVENTS.join(', ')})`,
+        ...openApi(EVENT, maxChars(LIMITS.event)),
+      }),
       limit: t.arg.int({ description: `Page size, 1 to ${DELIVERY_PAGE.max} (default ${DELIVERY_PAGE.default})` }),
       offset: t.arg.int({ description: 'Attempts to skip (default 0)' }),
     },
@@ -154,7 +161,7 @@ builder.mutationFields((t) => ({
       url: t.arg.string({ required: true, description: 'http or https URL that receives the events', ...maxChars(LIMITS.url) }),
       events: t.arg.stringList({
         description: `Event types to receive (default: all, ${WEBHOOK_EVENTS.join(', ')})`,
-        ...maxChars(LIMITS.event),
+        ...openApi(EVENT, maxChars(LIMITS.event)),
       }),
       description: t.arg.string({ description: 'Your note on the endpoint', ...maxChars(LIMITS.description) }),
     },

@@ -2,6 +2,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_ERROR_CODES, RATE_LIMIT_CODES } from '../../src/errors/codes.ts';
+import { EXPORT_FAILURE_CODES } from '../../src/exports/failures.ts';
 import { createTestApp, type TestApp, TEST_ADMIN_TOKEN } from '../support/test-app.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -9,12 +11,14 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 /** Upper-case literals in src/ that are not error codes of ours: Node's error codes and a configuration variable's name. */
 const NOT_ERROR_CODES = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'HPE_HEADER_OVERFLOW', 'LICENSE_FONT', 'LOG_LEVEL', 'PG_VERSION']);
 
+/** The sources that use codes: not the list of them (src/errors/codes.ts), which the tests compare with what the others use. */
 async function sources(dir = path.join(ROOT, 'src')): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true });
   const files = entries
     .filter((e) => e.isFile() && e.name.endsWith('.ts') && !e.name.endsWith('.test.ts'))
-    .map((e) => path.join(e.parentPath, e.name));
-  return Promise.all(files.filter((file) => !file.includes(`${path.sep}generated${path.sep}`)).map((file) => readFile(file, 'utf8')));
+    .map((e) => path.join(e.parentPath, e.name))
+    .filter((file) => !file.includes(`${path.sep}generated${path.sep}`) && file !== path.join(ROOT, 'src/errors/codes.ts'));
+  return Promise.all(files.map((file) => readFile(file, 'utf8')));
 }
 
 /** Every code the sources name, with the HTTP statuses that can be read beside it. */
@@ -44,12 +48,13 @@ function codesInSources(texts: readonly string[]): Map<string, Set<number>> {
   return codes;
 }
 
-/** docs/errors.md: the rows of its Codes table (status, codes) and every code named anywhere in it. */
+/** docs/errors.md: the rows of its Codes table (status, codes, whether it is ever sent) and every code named anywhere in it. */
 function documentedCodes(markdown: string) {
   const table = markdown.slice(markdown.indexOf('## Codes'));
-  const rows = [...table.matchAll(/^\| (\d{3}) \| ([^|]+) \|/gm)].map(([, status, cell]) => ({
+  const rows = [...table.matchAll(/^\| (\d{3}) \| ([^|]+) \| ([^|]*)\|/gm)].map(([, status, cell, when]) => ({
     status: Number(status),
     codes: [...cell!.matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]!),
+    sent: !when!.trim().startsWith('never sent'),
   }));
   const named = new Set([...markdown.matchAll(/`([A-Z]+(?:_[A-Z]+)+)`/g)].map((m) => m[1]!));
   return { rows, named };
@@ -76,6 +81,19 @@ describe('docs/errors.md against the code', async () => {
       [...statuses].filter((status) => !tableStatuses(code).includes(status)).map((status) => `${status} ${code}`),
     );
     expect(wrong.sort()).toEqual([]);
+  });
+
+  it('has the codes of the sources in src/errors/codes.ts, the list ApiError takes and the OpenAPI enums are made of', () => {
+    // Besides the codes of error answers: the one logged only, and the codes of failed jobs and runs (states, not HTTP errors).
+    const states = ['CLIENT_CLOSED_REQUEST', ...EXPORT_FAILURE_CODES, 'ERASURE_SYNC_INTERRUPTED'];
+    const listed = new Set<string>([...API_ERROR_CODES, ...RATE_LIMIT_CODES, ...states]);
+    expect([...codes.keys()].filter((code) => !listed.has(code)).sort()).toEqual([]);
+    expect([...RATE_LIMIT_CODES].sort()).toEqual(
+      rows
+        .filter((row) => row.status === 429)
+        .flatMap((row) => row.codes)
+        .sort(),
+    );
   });
 
   it('lists no code the sources do not have, in status order', () => {
@@ -175,6 +193,17 @@ describe('one error vocabulary over HTTP', () => {
       code: 'INVALID_PARAMETER',
       details: "grade: must be one of the RefurbishmentGrade values, got 'a'",
     });
+  });
+
+  it('states the codes of docs/errors.md as the enums of ApiError.code and RateLimitError.code in /v1/openapi.json', async () => {
+    const { rows } = documentedCodes(await readFile(path.join(ROOT, 'docs/errors.md'), 'utf8'));
+    const sent = (limit: boolean) =>
+      [...new Set(rows.filter((row) => row.sent && (row.status === 429) === limit).flatMap((row) => row.codes))].sort();
+    const { body: doc } = await t.json('/v1/openapi.json');
+    const schemas = doc.components.schemas;
+    const enumOf = (error: string) => schemas[schemas[error].properties.code.$ref.split('/').pop()].enum;
+    expect([...enumOf('ApiError')].sort()).toEqual(sent(false));
+    expect([...enumOf('RateLimitError')].sort()).toEqual(sent(true));
   });
 
   it('sends the reason phrase on every status line', async () => {

@@ -40,6 +40,8 @@ const CALLS: Record<string, { path?: string; query?: string; body?: string }> = 
   identify: { body: `{ manufacturer: 'Dell Inc.', model_string: 'Latitude 5420' }` },
   importAssets: { body: `{ assets: [{ brand: 'Dell', model: 'Latitude 5440', serial_number: 'GEN-1', country: 'DE' }] }` },
   importAssetsCsv: { body: `{ csv: 'brand,model,serial_number,country\\nHP,EliteBook 840 G8,GEN-2,FR\\n' }` },
+  assetPage: { query: `{ status: 'in_use', limit: 1 }` },
+  asset: { path: `{ id: got('importAssets', 'assets.0.id') }` },
   issueCertificate: { body: `{ calculation_id: ctx.calculationId }` },
   certificatePdf: { query: `{ id: got('issueCertificate', 'id') }` },
   verifyCertificate: { path: `{ number: got('issueCertificate', 'certificate_number') }` },

@@ -20,8 +20,40 @@ type Operation = {
 };
 type Document = {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>> }> };
+  components: { schemas: Record<string, { properties?: Record<string, Record<string, unknown>>; required?: string[] }> };
 };
+
+type Schema = {
+  type?: string;
+  $ref?: string;
+  enum?: string[];
+  items?: Schema;
+  allOf?: Schema[];
+  anyOf?: Schema[];
+  properties?: Record<string, Schema>;
+  additionalProperties?: unknown;
+  required?: string[];
+};
+
+/** The component schemas `roots` refer to, directly or through other components. */
+function componentsReachedFrom(roots: unknown): Set<string> {
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    for (const [key, value] of Object.entries(node)) {
+      if (key !== '$ref' || typeof value !== 'string') visit(value);
+      // Only schemas: responses also refer to components.headers.
+      else if (!value.startsWith('#/components/schemas/')) continue;
+      else if (!reached.has(value.split('/').pop()!)) {
+        reached.add(value.split('/').pop()!);
+        visit(doc.components.schemas[value.split('/').pop()!]);
+      }
+    }
+  };
+  visit(roots);
+  return reached;
+}
 
 let t: TestApp;
 let doc: Document;
@@ -78,8 +110,7 @@ describe('GET /v1/openapi.json', () => {
     ]);
     expect(Object.keys(doc.paths['/v1/identify']!.post!.responses)).toEqual(['200', '400', '401', '404', '413', '429', '503', 'default']);
     expect(doc.components.schemas.ApiError).toMatchObject({ required: ['error', 'code', 'details'] });
-    expect(doc.components.schemas.RateLimitError).toMatchObject({ required: ['error', 'message', 'retry_after_seconds'] });
-    expect(Object.keys(doc.components.schemas.RateLimitError!.properties!)).toContain('code');
+    expect(doc.components.schemas.RateLimitError).toMatchObject({ required: ['error', 'message', 'retry_after_seconds', 'code'] });
   });
 
   it('gives every operation a summary and a declared tag, and every response the headers it carries', () => {
@@ -124,6 +155,76 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.components.schemas.FootprintBatchItem!.properties!.ram_gb).toMatchObject({ minimum: 0 });
     expect(doc.components.schemas.FootprintResult!.properties!.calculation_id).toMatchObject({ type: ['string', 'null'] });
     expect(doc.components.schemas.FootprintResult!.properties!.calculated_at).toMatchObject({ type: 'string', format: 'date-time' });
+  });
+
+  it('requires every property of a response object: a REST body selects every field, a nullable one is null, never absent', () => {
+    const reached = componentsReachedFrom(
+      operations().flatMap(({ op }) => Object.entries(op.responses).filter(([status]) => Number(status) < 400)),
+    );
+    expect(reached.size).toBeGreaterThan(40);
+    const optional = [...reached].flatMap((name) => {
+      const { properties = {}, required = [] } = doc.components.schemas[name] as Schema;
+      return Object.keys(properties)
+        .filter((property) => !required.includes(property))
+        .map((property) => `${name}.${property}`);
+    });
+    expect(optional).toEqual([]);
+    const calculationId = doc.components.schemas.FootprintResult!.properties!.calculation_id;
+    expect([doc.components.schemas.FootprintResult!.required, calculationId]).toEqual([
+      expect.arrayContaining(['calculation_id']),
+      expect.objectContaining({ type: ['string', 'null'] }),
+    ]);
+  });
+
+  it('requires the inputs the server refuses to do without, also where GraphQL checks them per item', () => {
+    expect(doc.components.schemas.AssetInput!.required).toEqual(['brand', 'serial_number', 'country']);
+    expect(doc.components.schemas.FootprintBatchItem!.required).toEqual(['brand', 'country']);
+  });
+
+  it('refers to named enums everywhere, states closed lists and error codes as enums, and types every map', () => {
+    const schemas = doc.components.schemas as Record<string, Schema>;
+    const named = new Map(
+      Object.entries(schemas)
+        .filter(([, schema]) => schema.enum)
+        .map(([name, schema]) => [JSON.stringify([...schema.enum!].sort()), name]),
+    );
+    const inline: string[] = [];
+    const untyped: string[] = [];
+    const visit = (node: unknown, where: string, isProperty = false): void => {
+      if (Array.isArray(node)) return node.forEach((item, i) => visit(item, `${where}[${i}]`));
+      if (!node || typeof node !== 'object') return;
+      const schema = node as Schema;
+      const repeated = schema.enum && named.get(JSON.stringify([...schema.enum].sort()));
+      if (repeated && !/^\.components\.schemas\.\w+$/.test(where)) inline.push(`${where} repeats ${repeated}`);
+      const typed = ['type', '$ref', 'allOf', 'oneOf', 'anyOf', 'enum'].some((keyword) => keyword in schema);
+      if (isProperty && (!typed || (schema.type === 'object' && !schema.properties && !schema.additionalProperties))) untyped.push(where);
+      for (const [key, value] of Object.entries(schema)) {
+        if (key === 'properties') for (const [name, property] of Object.entries(value as object)) visit(property, `${where}.${name}`, true);
+        else visit(value, `${where}.${key}`);
+      }
+    };
+    visit(doc, '');
+    expect(inline).toEqual([]);
+    expect(untyped).toEqual([]);
+    const used = JSON.stringify({ ...doc, components: undefined }) + JSON.stringify(Object.values(schemas));
+    expect(Object.keys(schemas).filter((name) => !used.includes(`"#/components/schemas/${name}"`))).toEqual([]);
+
+    const enumOf = (property: Schema | undefined): string[] | undefined => {
+      const target = property?.$ref ?? property?.items?.$ref ?? property?.allOf?.[0]?.$ref ?? property?.anyOf?.[0]?.$ref;
+      return target ? schemas[target.split('/').pop()!]!.enum : property?.enum;
+    };
+    const property = (name: string, field: string) => schemas[name]!.properties![field] as Schema;
+    expect(enumOf(property('ApiError', 'code'))).toEqual(expect.arrayContaining(['INVALID_PARAMETER', 'NOT_FOUND', 'PLAN_TOO_LOW']));
+    expect(enumOf(property('RateLimitError', 'code'))).toEqual(expect.arrayContaining(['RATE_LIMITED_DAY', 'RATE_LIMITED_MINUTE']));
+    expect(enumOf(property('AssetInput', 'status'))).toContain('in_use');
+    expect(enumOf(property('AssetInput', 'screen_type'))).toContain('mini_led');
+    expect(enumOf(property('ProductSpecs', 'storage_type'))).toContain('nvme');
+    expect(enumOf(property('ExportScope', 'include'))).toContain('assets');
+    expect(enumOf(property('ExportScopeInput', 'exclude'))).toContain('audit_log');
+    expect(enumOf(property('ExportJob', 'error_code'))).toContain('EXPORT_STALLED');
+    expect(enumOf(property('WebhookEndpoint', 'events'))).toContain('org.export.job.completed');
+    expect(enumOf(property('RefurbishmentResult', 'grade'))).toEqual(['A', 'B', 'C']);
+    expect(property('ExportManifest', 'record_counts')).toMatchObject({ type: 'object', additionalProperties: { type: 'integer' } });
   });
 
   it('makes the key optional exactly on the routes that answer without one', async () => {
@@ -199,7 +300,8 @@ export async function sample(): Promise<string[]> {
   const footprint = await call<Footprint>('GET', '/footprint', query);
   const total: number = footprint.total_kg_co2e;
   const calculatedAt: string = footprint.calculated_at;
-  const calculationId: string | null | undefined = footprint.calculation_id;
+  // Always sent, null for anonymous callers: not optional.
+  const calculationId: string | null = footprint.calculation_id;
 
   const products: BatchBody = { products: [{ brand: 'Dell', model: 'X', country: 'DE', ram_gb: 8 }] };
   const batch = await call<Batch>('POST', '/footprint/batch', products);
@@ -212,6 +314,11 @@ export async function sample(): Promise<string[]> {
 
   // @ts-expect-error brand is required
   const noBrand: FootprintQuery = { model: 'X', country: 'DE' };
+  // @ts-expect-error an imported asset needs its serial number
+  const noSerial: AssetsBody = { assets: [{ brand: 'Dell', model: 'X', country: 'DE' }] };
+  // @ts-expect-error code is one of the documented codes
+  const unknownCode: Refused = { error: 'Forbidden', code: 'NO_SUCH_CODE', details: '' };
+  const refurbished: components['schemas']['RefurbishmentResult']['grade'] = 'A';
   // @ts-expect-error ram_gb is a number
   const badItem: BatchBody = { products: [{ brand: 'Dell', model: 'X', country: 'DE', ram_gb: 'lots' }] };
   // @ts-expect-error storage_type is one of the enum values
@@ -220,6 +327,6 @@ export async function sample(): Promise<string[]> {
   const asQuery: paths['/v1/footprint/batch']['post']['parameters']['query'] = { products: [] };
 
   return [String(total), calculatedAt, String(calculationId), ...itemErrors, String(imported.created), refused.code, String(limited.retry_after_seconds),
-    String(noBrand), String(badItem), String(badEnum), String(asQuery), String({} as components['schemas']['ApiError'])];
+    String(noBrand), String(noSerial), String(unknownCode), refurbished, String(badItem), String(badEnum), String(asQuery), String({} as components['schemas']['ApiError'])];
 }
 `;
