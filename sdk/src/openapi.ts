@@ -694,10 +694,10 @@ export interface components {
              * @description inches; on a desktop, estimated as an all_in_one (built-in screen)
              */
             screen_size_inch?: number | null;
-            screen_type?: string | components["schemas"]["ScreenType"] | null;
+            screen_type?: components["schemas"]["ScreenType"] | null;
             /** Format: float */
             storage_gb?: number | null;
-            storage_type?: string | components["schemas"]["StorageType"] | null;
+            storage_type?: components["schemas"]["StorageType"] | null;
         };
         /** @description One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed. */
         AssetInput: {
@@ -716,7 +716,7 @@ export interface components {
             /** @description Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2. At most 64 characters. */
             country: string | null;
             /** @description Asset status (default in_use). At most 32 characters. */
-            status?: string | components["schemas"]["AssetStatus"] | null;
+            status?: components["schemas"]["AssetStatus"] | null;
             /** Format: float */
             weight_kg?: number | null;
             /**
@@ -731,11 +731,11 @@ export interface components {
             /** Format: float */
             screen_size_inch?: number | null;
             /** @description lcd, oled, ips, tn, va or mini_led. At most 32 characters. */
-            screen_type?: string | components["schemas"]["ScreenType"] | null;
+            screen_type?: components["schemas"]["ScreenType"] | null;
             /** Format: float */
             storage_gb?: number | null;
             /** @description ssd, hdd, emmc or nvme. At most 32 characters. */
-            storage_type?: string | components["schemas"]["StorageType"] | null;
+            storage_type?: components["schemas"]["StorageType"] | null;
         };
         ExportScopeInput: {
             /** @description Tables to export (default all): organizations, profiles, api_keys, assets, asset_events, asset_imports, calculations, calculation_factors, certificates, reports, export_jobs, audit_log, webhook_endpoints, webhook_deliveries, erasure_connections, erasure_sync_runs, erasure_reports, sbti_targets, monthly_emissions, scenario_runs, usage_counters, console_sessions. At most 64 characters. */
@@ -765,7 +765,7 @@ export interface components {
              */
             grid_factor_published_value: number | null;
             /** @description lifecycle_co2e, direct_co2e or direct_co2; grid_factor itself is always lifecycle CO2e */
-            grid_factor_published_basis: string | components["schemas"]["GridFactorBasis"] | null;
+            grid_factor_published_basis: components["schemas"]["GridFactorBasis"] | null;
             /**
              * Format: float
              * @description grid_factor = published value x uplift; null when published as lifecycle
@@ -1050,14 +1050,14 @@ export interface components {
             weight_kg: number | null;
             /** Format: float */
             screen_size_inch: number | null;
-            screen_type: string | components["schemas"]["ScreenType"] | null;
+            screen_type: components["schemas"]["ScreenType"] | null;
             /** Format: float */
             processor_tdp_w: number | null;
             /** Format: float */
             ram_gb: number | null;
             /** Format: float */
             storage_gb: number | null;
-            storage_type: string | components["schemas"]["StorageType"] | null;
+            storage_type: components["schemas"]["StorageType"] | null;
             /** Format: float */
             battery_wh: number | null;
             /**
@@ -1152,14 +1152,14 @@ export interface components {
             /** @description e.g. kg CO2e/kWh */
             unit: string;
             /** @description Basis of `value`: lifecycle_co2e (every grid factor is converted to it); null for a factor outside the loaded reference data */
-            basis: string | components["schemas"]["GridFactorBasis"] | null;
+            basis: components["schemas"]["GridFactorBasis"] | null;
             /**
              * Format: float
              * @description The figure as its publisher gives it, kg per kWh on `published_basis`
              */
             published_value: number | null;
             /** @description lifecycle_co2e, direct_co2e (combustion CO2 + CH4 + N2O) or direct_co2 (combustion CO2 only) */
-            published_basis: string | components["schemas"]["GridFactorBasis"] | null;
+            published_basis: components["schemas"]["GridFactorBasis"] | null;
             /**
              * Format: float
              * @description value = published_value x uplift; null when the figure is published as lifecycle CO2e
@@ -1493,7 +1493,7 @@ export interface components {
             total_tables: number;
             /** Format: int64 */
             rows_written: number;
-            current_table: string | components["schemas"]["ExportTable"] | null;
+            current_table: components["schemas"]["ExportTable"] | null;
         };
         /** @description An organisation export (spec 2.11). States: pending -> processing -> completed | failed | cancelled; completed -> expired 72 hours after completion. */
         ExportJob: {
@@ -1521,7 +1521,7 @@ export interface components {
             /** @description While processing, and the final counts once completed */
             progress: components["schemas"]["ExportProgress"] | null;
             /** @description When failed, the stage that failed: EXPORT_STORAGE_UNAVAILABLE, EXPORT_STORAGE_UNSUPPORTED, EXPORT_STORAGE_WRITE_FAILED, EXPORT_STORAGE_COMMIT_FAILED, EXPORT_DATABASE_ERROR, EXPORT_INTERRUPTED, EXPORT_STALLED */
-            error_code: string | components["schemas"]["ExportFailureCode"] | null;
+            error_code: components["schemas"]["ExportFailureCode"] | null;
             error_message: string | null;
             /** Format: date-time */
             created_at: string;

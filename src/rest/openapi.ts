@@ -374,7 +374,9 @@ export function toOpenApi31(document: OpenApiDocument): OpenApiDocument {
     if (node.nullable === true) {
       if (Array.isArray(node.allOf) && node.allOf.length === 1) {
         node.anyOf = [node.allOf[0], { type: 'null' }];
+        // 3.0's `type` beside allOf (Redocly's nullable-type-sibling) would refuse the null anyOf allows.
         delete node.allOf;
+        delete node.type;
       } else if (typeof node.type === 'string') {
         node.type = [node.type, 'null'];
         if (Array.isArray(node.enum)) node.enum = [...node.enum, null];

@@ -75,7 +75,7 @@ describe('the compiled build', () => {
   it('builds the SDK workspace (sdk/dist/) into the JavaScript a plain Node program imports as its package exports it', async () => {
     const { exports } = JSON.parse(await readFile(path.join(ROOT, 'sdk/package.json'), 'utf8'));
     const program = `import { createClient } from './sdk/${exports['.'].default}';
-const { data } = await createClient({ baseUrl: process.argv[1] }).GET('/reference/countries');
+const { data } = await createClient({ baseUrl: process.argv[1] }).GET('/v1/reference/countries');
 console.log(data.total);`;
     const run = spawnSync(process.execPath, ['--input-type=module', '-e', program, server.url], { cwd: ROOT, encoding: 'utf8' });
     expect(run.status, run.stderr).toBe(0);
