@@ -1,3 +1,5 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createClient,
@@ -61,11 +63,35 @@ describe(`the SDK against a served app on ${TEST_DATABASE_KIND}`, () => {
     expect(error).toMatchObject({ code: 'MISSING_API_KEY' });
   });
 
-  it('runs the typed template documents over GraphQL, for a pro key too (sent as the template text), and pages a connection by cursor', async () => {
+  it('runs the typed template documents over GraphQL by their documentId, for a pro key too, and pages a connection by cursor', async () => {
     const pro = await t.createOrg('pro', 'SDK Pro');
-    const proClient = createClient({ baseUrl: base, apiKey: (await t.createKey(pro.id)).key });
+    const sent: Record<string, unknown>[] = [];
+    const recording = (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      return request
+        .clone()
+        .text()
+        .then((body) => {
+          if (request.url.endsWith('/v1/graphql')) sent.push(JSON.parse(body));
+          return fetch(request);
+        });
+    };
+    const proClient = createClient({ baseUrl: base, apiKey: (await t.createKey(pro.id)).key, fetch: recording });
     const factor = await proClient.graphql(FactorLookupDocument, { regionCode: 'DE' });
     expect(factor.factorByRegion.value).toBeGreaterThan(0);
+    // One request, by the template's id (no query text).
+    expect(sent).toEqual([{ documentId: expect.stringMatching(/^[0-9a-f]{64}$/), variables: { regionCode: 'DE' } }]);
+
+    // An ad hoc document (an enterprise key may send any): not known by id, so sent as text, and as text only from then on.
+    const adHoc = parse('query SdkAdHoc { assetPage(limit: 1) { total } }') as TypedDocumentNode<
+      { assetPage: { total: number } },
+      Record<string, never>
+    >;
+    const enterprise = createClient({ baseUrl: base, apiKey: (await t.createKey(org.id)).key, fetch: recording });
+    sent.length = 0;
+    expect((await enterprise.graphql(adHoc)).assetPage.total).toBe(SERIALS.length);
+    expect((await enterprise.graphql(adHoc)).assetPage.total).toBe(SERIALS.length);
+    expect(sent.map((body) => Object.keys(body)[0])).toEqual(['documentId', 'query', 'query']);
 
     const pages = [];
     for await (const page of cursorPages(
