@@ -15,7 +15,7 @@ import { FootprintService } from './footprint/service.ts';
 import { CatalogueService } from './catalogue/service.ts';
 import { loadApprovedOperations } from './graphql/approved-operations.ts';
 import { Sandboxes } from './sandbox/sandbox.ts';
-import { closeDocumentRenderer } from './documents/index.ts';
+import { closeDocumentRenderer, configureDocumentRenderer } from './documents/index.ts';
 import { loadCertificateKeys } from './certificates/keys.ts';
 import { createExportStorage } from './exports/storage/index.ts';
 import { loadSecretBox } from './secrets/secret-box.ts';
@@ -27,6 +27,7 @@ import { Metrics } from './observability/metrics.ts';
  */
 export async function startServices(config: Config, log: Logger, database?: Database): Promise<Services> {
   const db = database ?? (await openConfiguredDatabase(config));
+  configureDocumentRenderer({ idleMs: config.renderIdleMs });
   const prepared = await prepareDatabase(db, log);
   // Loading reference data (a new database, new data) builds tens of MB of rows and JSON once; a full
   // collection now gives that memory back, which V8 would otherwise keep (docs/benchmarks.md). `gc` is

@@ -88,6 +88,8 @@ const envSchema = z.object({
   EXPORT_WORKER: z.enum(['inline', 'off']).default('inline'),
   // How long a worker's claim on a job holds without renewal: a crashed worker's job is taken over after this.
   EXPORT_LEASE_SECONDS: z.coerce.number().int().min(3).max(3600).default(60),
+  // A PDF render thread idle this long stops, giving its memory back (docs/operations.md, "Memory").
+  RENDER_IDLE_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
   // Set EXPORT_S3_BUCKET to keep archives in an S3-compatible store; unset: DATA_DIR/exports.
   EXPORT_S3_BUCKET: z
     .string()
@@ -150,6 +152,8 @@ export type Config = Readonly<{
       | undefined;
   }>;
   webhooks: Readonly<{ dispatch: 'inline' | 'off'; allowPrivateUrls: boolean }>;
+  /** How long an idle PDF render thread lives (RENDER_IDLE_SECONDS). */
+  renderIdleMs: number;
   /** Port of `lcf worker`'s health and metrics endpoint. */
   workerPort: number;
   /** SECRETS_KEY; unset: generated and kept in the database (src/secrets/secret-box.ts). */
@@ -210,6 +214,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         : undefined,
     },
     webhooks: { dispatch: e.WEBHOOK_DISPATCH, allowPrivateUrls: e.WEBHOOK_ALLOW_PRIVATE_URLS === 'true' },
+    renderIdleMs: e.RENDER_IDLE_SECONDS * 1000,
     workerPort: e.WORKER_PORT,
     secretsKey: e.SECRETS_KEY,
     erasure: { timeoutMs: e.BLANCCO_TIMEOUT_MS, allowPrivateUrls: e.ERASURE_ALLOW_PRIVATE_URLS === 'true' },

@@ -8,7 +8,15 @@ import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { certificateView, emptyReportView, hotspotView, largeReportView, sandboxCertificateView, summaryView } from './fixtures.ts';
 import * as fmt from './format.ts';
-import { closeDocumentRenderer, MAX_WAITING_RENDERS, renderCertificatePdf, renderInWorker, renderReportPdf } from './index.ts';
+import {
+  closeDocumentRenderer,
+  configureDocumentRenderer,
+  MAX_WAITING_RENDERS,
+  renderCertificatePdf,
+  renderInWorker,
+  renderReportPdf,
+  renderThreadCount,
+} from './index.ts';
 
 // poppler-utils (pdftotext, pdfinfo, pdffonts) reads the PDFs as any reader's software would.
 const run = promisify(execFile);
@@ -384,5 +392,23 @@ describe('rendering off the event loop', () => {
     expect(results.filter((r) => r.status === 'fulfilled').length).toBeGreaterThanOrEqual(MAX_WAITING_RENDERS);
     for (const error of refused)
       expect(error).toMatchObject({ status: 503, code: 'DOCUMENT_RENDERER_BUSY', headers: { 'Retry-After': '5' } });
+  });
+
+  it('starts a thread for the first document and stops it after the idle time, giving its memory back', async () => {
+    await closeDocumentRenderer();
+    configureDocumentRenderer({ idleMs: 300 });
+    try {
+      expect(renderThreadCount()).toBe(0);
+      await renderCertificatePdf(certificateView);
+      expect(renderThreadCount()).toBe(1);
+      const deadline = Date.now() + 10_000;
+      while (renderThreadCount() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(renderThreadCount()).toBe(0);
+      // The next document starts a thread again.
+      expect((await renderCertificatePdf(certificateView)).subarray(0, 5).toString()).toBe('%PDF-');
+    } finally {
+      await closeDocumentRenderer();
+      configureDocumentRenderer({ idleMs: 60_000 });
+    }
   });
 });

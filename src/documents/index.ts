@@ -18,22 +18,33 @@ export const MAX_WAITING_RENDERS = 20;
 export const RENDER_TIMEOUT_MS = 60_000;
 
 let pool: Piscina<RenderTask, Rendered> | undefined;
+/** How long a render thread may sit idle before it stops (RENDER_IDLE_SECONDS; configureDocumentRenderer). */
+let idleMs = 60_000;
+
+/** Sets how long an idle render thread lives; threads started from now on keep it (called once at start). */
+export function configureDocumentRenderer(options: { idleMs: number }): void {
+  idleMs = options.idleMs;
+}
 
 function renderer(): Piscina<RenderTask, Rendered> {
   pool ??= new Piscina({
     // Compiled (dist/), the thread runs render.js itself; from the TypeScript sources it needs worker.mjs to load them.
     filename: new URL(import.meta.url.endsWith('.ts') ? './worker.mjs' : './render.js', import.meta.url).href,
     name: 'render',
-    minThreads: 1,
+    // No thread until the first document, none after a quiet minute: a warm thread holds about 100 MB
+    // (parsed fonts, chart libraries), which a burst of documents reuses but an idle server should not keep.
+    minThreads: 0,
     maxThreads: RENDER_THREADS,
-    // A warm thread keeps its parsed fonts and loaded chart libraries, slow to load again.
-    idleTimeout: 10 * 60_000,
+    idleTimeout: idleMs,
   });
   return pool;
 }
 
 /** A PDF route's 503, as /v1/openapi.json describes it. */
 export const RENDERER_BUSY = 'Too many documents are waiting to be drawn (DOCUMENT_RENDERER_BUSY); retry after Retry-After seconds';
+
+/** Render threads running now (0 before the first document and after a quiet idle time). */
+export const renderThreadCount = () => pool?.threads.length ?? 0;
 
 /** Renders in a worker thread; `threadId` says which (for tests). */
 export async function renderInWorker(task: RenderTask): Promise<Rendered> {
