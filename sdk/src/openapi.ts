@@ -880,9 +880,12 @@ export interface components {
             total_kg_co2e: number;
             breakdown: components["schemas"]["FootprintBreakdown"];
             methodology: components["schemas"]["Methodology"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When this calculation was first made: a repeat of a stored calculation answers its time (see calculation_id)
+             */
             calculated_at: string;
-            /** @description Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them */
+            /** @description Id of the stored calculation record; cite it in POST /certificate. Derived from its content (organisation, inputs, engine version, factor vintages, answer): the same calculation asked again answers the same id and stores nothing. Null for anonymous calls and keys without organisation context: nothing is stored for them */
             calculation_id: string | null;
         };
         FootprintItemError: {
@@ -934,9 +937,12 @@ export interface components {
             additional_use_phase_kg: number;
             equivalents: components["schemas"]["Equivalents"];
             methodology: components["schemas"]["Methodology"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When this calculation was first made: a repeat of a stored calculation answers its time (see calculation_id)
+             */
             calculated_at: string;
-            /** @description Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them */
+            /** @description Id of the stored calculation record; cite it in POST /certificate. Derived from its content (organisation, inputs, engine version, factor vintages, answer): the same calculation asked again answers the same id and stores nothing. Null for anonymous calls and keys without organisation context: nothing is stored for them */
             calculation_id: string | null;
         };
         /** @description Emissions of the refurbishment process by grade, kg CO2e. */
@@ -1039,9 +1045,12 @@ export interface components {
             equivalents: components["schemas"]["Equivalents"];
             assumptions: string[];
             methodology: components["schemas"]["Methodology"];
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When this calculation was first made: a repeat of a stored calculation answers its time (see calculation_id)
+             */
             calculated_at: string;
-            /** @description Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them */
+            /** @description Id of the stored calculation record; cite it in POST /certificate. Derived from its content (organisation, inputs, engine version, factor vintages, answer): the same calculation asked again answers the same id and stores nothing. Null for anonymous calls and keys without organisation context: nothing is stored for them */
             calculation_id: string | null;
         };
         /** @description Specifications as known to the catalogue; null where not published. */

@@ -255,10 +255,15 @@ export async function prepareImport(
   const stored: Promise<unknown>[] = [];
   await mapLimited(pending, FOOTPRINT_CONCURRENCY, async (p) => {
     try {
-      const { response, calculation_id } = await services.footprint.footprintRecording(deviceQuery(p.row), caller);
+      // Scoped to the asset: assets with the same data keep a calculation each; importing an asset unchanged stores nothing new.
+      const { response, recorded } = await services.footprint.footprintRecording(
+        deviceQuery(p.row),
+        caller,
+        `asset:${p.row.serial_number}`,
+      );
       p.response = response;
-      // null when the calculation could not be stored: the row is reported as failed by writeImport.
-      stored.push(calculation_id.then((id) => (response.calculation_id = id)));
+      // calculation_id stays null when the calculation could not be stored: the row is reported as failed by writeImport.
+      stored.push(recorded);
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 400) throw error;
       failedRows.add(positionIndex(p.position));

@@ -1,4 +1,5 @@
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
 
@@ -23,11 +24,46 @@ export interface CalculationRecord {
   grid_factor_id: string | null;
   /** Every emission factor used, by role ('use_grid', 'reuse_grid'). */
   factors: { factor_id: string; role: string }[];
+  /** When it was calculated: stored as created_at if this is the first time (see calculationId). */
+  created_at: Date;
+  /**
+   * What the calculation is for beyond its content, part of its identity but not stored: an asset
+   * import's `asset:<serial_number>`, so each asset has a row of its own (calculations.asset_id and
+   * its certificates name that asset).
+   */
+  scope?: string;
 }
 
 /** A calculation row as stored: the record plus what the writer assigns. */
-export type CalculationRow = Omit<CalculationRecord, 'factors' | 'asset_id'> & { id: string; asset_id: string | null; created_at: Date };
+export type CalculationRow = Omit<CalculationRecord, 'factors' | 'asset_id' | 'scope'> & { id: string; asset_id: string | null };
 export type CalculationColumn = keyof CalculationRow;
+
+/** A committed calculation: its id and when it was first calculated (its row's created_at). */
+export interface StoredCalculation {
+  id: string;
+  calculated_at: Date;
+}
+
+/**
+ * The content address of a calculation: a UUID (version 8, RFC 9562) from the first 16 bytes of the
+ * SHA-256 of the canonical JSON (RFC 8785) of everything its row depends on: organisation, kind,
+ * inputs (null values dropped: absent and null are the same request), engine version, device,
+ * every emission factor (by id) and the whole answer but for calculated_at and calculation_id (so
+ * also factor values and citations, catalogue data and engine detail), plus `scope`. Not part of it:
+ * the key that asked (api_key_id: one organisation, one calculation) and when.
+ */
+export function calculationId(record: CalculationRecord): string {
+  const { api_key_id: _key, created_at: _at, asset_id: _asset, inputs, result, ...identity } = record;
+  const { calculated_at: _calculatedAt, calculation_id: _id, ...answer } = result as Record<string, unknown>;
+  const present = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null && v !== undefined));
+  const hash = createHash('sha256')
+    .update(canonicalize({ ...identity, inputs: present, result: answer }) ?? '')
+    .digest();
+  hash[6] = (hash[6]! & 0x0f) | 0x80;
+  hash[8] = (hash[8]! & 0x3f) | 0x80;
+  const hex = hash.toString('hex', 0, 16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
 
 /**
  * The columns of `calculations` that every path storing a calculation writes, with the type their
@@ -80,31 +116,56 @@ export const insertCalculationFactors = (select: string): string =>
   `INSERT INTO calculation_factors (calculation_id, factor_id, role, org_id)
   ${select}`;
 
+/**
+ * Inserts the rows whose id is new (ON CONFLICT: atomic, the first row wins and keeps its
+ * created_at) with their factors, and answers every row of the batch with its created_at: inserted
+ * ones from RETURNING, existing ones from the table (the statement's snapshot does not see its own
+ * inserts, so each id appears once). A row another transaction committed while this one waited on
+ * it appears in neither: the writer reads those again (FIND).
+ */
 const INSERT_BATCH = `
-WITH inserted AS (
-  ${insertCalculations(`json_to_recordset($1::json) AS r(${calculationRecordset()})`, 'r')}
-  RETURNING id
-)
-${insertCalculationFactors(`SELECT f.calculation_id, f.factor_id, f.role, f.org_id
+WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(${calculationRecordset()})),
+inserted AS (
+  ${insertCalculations('r', 'r')}
+  ON CONFLICT (id) DO NOTHING
+  RETURNING id, created_at
+),
+factors AS (
+  ${insertCalculationFactors(`SELECT f.calculation_id, f.factor_id, f.role, f.org_id
   FROM json_to_recordset($2::json) AS f(calculation_id uuid, factor_id uuid, role text, org_id uuid)
-  JOIN inserted ON inserted.id = f.calculation_id`)}`;
+  JOIN inserted ON inserted.id = f.calculation_id`)}
+)
+SELECT id::text, created_at FROM inserted
+UNION ALL
+SELECT c.id::text, c.created_at FROM calculations c JOIN r ON r.id = c.id`;
 
-type QueuedRecord = CalculationRecord & { id: string; created_at: Date };
+const FIND = `SELECT id::text, created_at FROM calculations WHERE id IN (SELECT value::uuid FROM json_array_elements_text($1::json))`;
+
+type QueuedRecord = CalculationRecord & { id: string };
 
 interface Pending {
   record: QueuedRecord;
-  /** The id once the row is committed, null when it could not be stored. */
-  settle: (id: string | null) => void;
+  /** The stored calculation once its row is committed, null when it could not be stored. */
+  settle: (stored: StoredCalculation | null) => void;
 }
 
 /**
- * Stores calculation records by group commit: `store()` resolves only once the row is committed,
- * so every calculation id a caller cites survives a crash. One batch is written at a time; rows
- * arriving meanwhile form the next batch, which is written as soon as the current one ends.
- * A failed batch is retried row by row, so one bad row never costs another caller its record.
+ * Stores calculation records by group commit, content-addressed (calculationId): `store()`
+ * resolves only once the row is committed, so every calculation id a caller cites survives a
+ * crash. A calculation stored before (by anyone) is not stored again: its id and first
+ * created_at are answered, and ids this process saw committed are remembered (`remember` of them,
+ * most recent first), so repeating one costs no statement at all. Rows are never deleted but with
+ * their organisation, so a remembered id stays true. One batch is written at a time; rows
+ * arriving meanwhile form the next batch (one row per id), which is written as soon as the
+ * current one ends. A failed batch is retried row by row, so one bad row never costs another
+ * caller its record.
  */
 export class CalculationWriter {
   private queue: Pending[] = [];
+  /** Calculations waiting for their row (queued or being written), by id: a repeat joins them. */
+  private readonly pending = new Map<string, Promise<StoredCalculation | null>>();
+  /** Committed calculations: id → created_at (ms), oldest first. */
+  private readonly committed = new Map<string, number>();
   private writing: Promise<void> | undefined;
   private scheduled = false;
   private unsettled = 0;
@@ -113,7 +174,7 @@ export class CalculationWriter {
   constructor(
     private readonly prisma: PrismaClient,
     private readonly log: Logger,
-    private readonly options = { maxBatch: 500 },
+    private readonly options: { maxBatch: number; remember?: number } = { maxBatch: 500 },
   ) {}
 
   /** Records stored but not yet committed (or failed): queued or in the batch being written. */
@@ -126,16 +187,39 @@ export class CalculationWriter {
     return this.failed;
   }
 
-  /** Resolves with the new calculation's id once it is committed, or null when storing it failed (logged). */
-  store(record: CalculationRecord): Promise<string | null> {
-    return new Promise((resolve) => {
+  /**
+   * Resolves with the calculation's id and first created_at once its row is committed (now, or
+   * by an earlier store), or null when storing it failed (logged).
+   */
+  store(record: CalculationRecord): Promise<StoredCalculation | null> {
+    let id: string;
+    try {
+      id = calculationId(record);
+    } catch (error) {
+      // Text no JSON can carry (a lone surrogate): it has no address, nor could it be stored.
+      this.failed++;
+      this.log.error({ err: error, org_id: record.org_id }, 'failed to store calculation');
+      return Promise.resolve(null);
+    }
+    const at = this.committed.get(id);
+    if (at !== undefined) {
+      // Most recently used last, so the oldest is forgotten first.
+      this.committed.delete(id);
+      this.committed.set(id, at);
+      return Promise.resolve({ id, calculated_at: new Date(at) });
+    }
+    const waiting = this.pending.get(id);
+    if (waiting) return waiting;
+    const stored = new Promise<StoredCalculation | null>((resolve) => {
       this.unsettled++;
-      const settle = (id: string | null) => {
+      const settle = (result: StoredCalculation | null) => {
         this.unsettled--;
-        if (id === null) this.failed++;
-        resolve(id);
+        this.pending.delete(id);
+        if (result === null) this.failed++;
+        else this.remember(result);
+        resolve(result);
       };
-      this.queue.push({ record: { ...record, id: randomUUID(), created_at: new Date() }, settle });
+      this.queue.push({ record: { ...record, id }, settle });
       if (this.writing || this.scheduled) return;
       // Idle: write on the next turn of the event loop, so rows queued by the same burst of I/O share the statement.
       this.scheduled = true;
@@ -144,6 +228,13 @@ export class CalculationWriter {
         this.writeNext();
       });
     });
+    this.pending.set(id, stored);
+    return stored;
+  }
+
+  private remember({ id, calculated_at }: StoredCalculation): void {
+    this.committed.set(id, calculated_at.getTime());
+    if (this.committed.size > (this.options.remember ?? 20_000)) this.committed.delete(this.committed.keys().next().value!);
   }
 
   /** Resolves when everything queued so far has been written (or has failed); used at shutdown. */
@@ -165,8 +256,14 @@ export class CalculationWriter {
 
   private async write(batch: Pending[]): Promise<void> {
     try {
-      await this.insert(batch.map((p) => p.record));
-      for (const p of batch) p.settle(p.record.id);
+      const rows = await this.insert(batch.map((p) => p.record));
+      for (const p of batch) {
+        const at = rows.get(p.record.id);
+        // Only if its organisation was deleted meanwhile: failed, not guessed.
+        if (at === undefined)
+          this.log.error({ calculation_id: p.record.id, org_id: p.record.org_id }, 'calculation neither stored nor found');
+        p.settle(at === undefined ? null : { id: p.record.id, calculated_at: at });
+      }
     } catch (error) {
       if (batch.length > 1) {
         this.log.warn({ err: error, rows: batch.length }, 'calculation batch failed; retrying its rows one by one');
@@ -179,11 +276,19 @@ export class CalculationWriter {
     }
   }
 
-  private insert(batch: QueuedRecord[]): Promise<number> {
-    const rows = batch.map(({ factors: _factors, ...row }) => ({ asset_id: null, ...row }));
+  /** Each row's created_at by id, for every row of the batch that is committed now. */
+  private async insert(batch: QueuedRecord[]): Promise<Map<string, Date>> {
+    const rows = batch.map(({ factors: _factors, scope: _scope, ...row }) => ({ asset_id: null, ...row }));
     const factors = batch.flatMap((r) => r.factors.map((f) => ({ ...f, calculation_id: r.id, org_id: r.org_id })));
     // One statement for the whole batch (both tables), so it is atomic without an interactive
     // transaction and bypasses the per-row work of Prisma's query compiler on the hot path.
-    return this.prisma.$executeRawUnsafe(INSERT_BATCH, JSON.stringify(rows), JSON.stringify(factors));
+    type Found = { id: string; created_at: Date | string }[];
+    const found = await this.prisma.$queryRawUnsafe<Found>(INSERT_BATCH, JSON.stringify(rows), JSON.stringify(factors));
+    if (found.length < batch.length) {
+      const seen = new Set(found.map((f) => f.id));
+      const missing = batch.filter((r) => !seen.has(r.id)).map((r) => r.id);
+      found.push(...(await this.prisma.$queryRawUnsafe<Found>(FIND, JSON.stringify(missing))));
+    }
+    return new Map(found.map((f) => [f.id, new Date(f.created_at)]));
   }
 }

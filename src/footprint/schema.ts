@@ -154,7 +154,12 @@ const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
 const CALCULATION_ID = {
   nullable: true,
   description:
-    'Id of the stored calculation record; cite it in POST /certificate. Null for anonymous calls and keys without organisation context: nothing is stored for them',
+    'Id of the stored calculation record; cite it in POST /certificate. Derived from its content (organisation, inputs, engine version, factor vintages, answer): the same calculation asked again answers the same id and stores nothing. Null for anonymous calls and keys without organisation context: nothing is stored for them',
+} as const;
+
+const CALCULATED_AT = {
+  type: 'DateTime',
+  description: 'When this calculation was first made: a repeat of a stored calculation answers its time (see calculation_id)',
 } as const;
 
 export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintResult').implement({
@@ -164,7 +169,7 @@ export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintRe
     total_kg_co2e: t.exposeFloat('total_kg_co2e'),
     breakdown: t.expose('breakdown', { type: Breakdown }),
     methodology: t.expose('methodology', { type: MethodologyRef }),
-    calculated_at: t.expose('calculated_at', { type: 'DateTime' }),
+    calculated_at: t.expose('calculated_at', CALCULATED_AT),
     calculation_id: t.exposeID('calculation_id', CALCULATION_ID),
   }),
 });
@@ -279,7 +284,7 @@ const SavingsResult = builder.objectRef<SavingsResponse>('SavingsResult').implem
     }),
     equivalents: t.expose('equivalents', { type: Equivalents }),
     methodology: t.expose('methodology', { type: MethodologyRef }),
-    calculated_at: t.expose('calculated_at', { type: 'DateTime' }),
+    calculated_at: t.expose('calculated_at', CALCULATED_AT),
     calculation_id: t.exposeID('calculation_id', CALCULATION_ID),
   }),
 });
@@ -365,7 +370,7 @@ const RefurbishmentResult = builder.objectRef<RefurbishmentResponse>('Refurbishm
     equivalents: t.expose('equivalents', { type: Equivalents }),
     assumptions: t.exposeStringList('assumptions'),
     methodology: t.expose('methodology', { type: MethodologyRef }),
-    calculated_at: t.expose('calculated_at', { type: 'DateTime' }),
+    calculated_at: t.expose('calculated_at', CALCULATED_AT),
     calculation_id: t.exposeID('calculation_id', CALCULATION_ID),
   }),
 });

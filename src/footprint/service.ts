@@ -73,9 +73,22 @@ interface RegionFactor {
   factor: FactorSnapshot;
 }
 
+/** An answer that a stored calculation is cited in. */
+type Recorded = { calculated_at: Date; calculation_id: string | null };
+
+/** What a calculation's record holds beyond the answer. */
+interface RecordOptions {
+  /** Stored in the row's result beside the answer (engine detail worth citing). */
+  detail?: object;
+  extraFactors?: CalculationRecord['factors'];
+  scope?: string;
+}
+
 /**
  * The calculation endpoints' logic: validates the request, runs the lookup chain and the pure
  * engine, and records a calculation for callers with an organisation (answered once it is stored).
+ * Calculations are content-addressed (calculationId): the same calculation asked again is answered
+ * with the stored one's calculation_id and calculated_at (when it was first calculated).
  */
 export class FootprintService {
   constructor(
@@ -85,19 +98,22 @@ export class FootprintService {
   ) {}
 
   async footprint(query: DeviceQuery & { country?: string | null }, caller: Caller): Promise<FootprintResponse> {
-    const { response, calculation_id } = await this.footprintRecording(query, caller);
-    response.calculation_id = await calculation_id;
+    const { response, recorded } = await this.footprintRecording(query, caller);
+    await recorded;
     return response;
   }
 
   /**
-   * The footprint with `calculation_id` still null, and the id as a promise that resolves once the
-   * calculation is committed: bulk callers (imports) keep calculating while earlier rows are written.
+   * The footprint with `calculation_id` still null, and a promise that resolves once the
+   * calculation is committed, having set the response's calculation_id and calculated_at: bulk
+   * callers (imports) keep calculating while earlier rows are written. An import passes its
+   * asset's `scope` (see CalculationRecord.scope).
    */
   async footprintRecording(
     query: DeviceQuery & { country?: string | null },
     caller: Caller,
-  ): Promise<{ response: FootprintResponse; calculation_id: Promise<string | null> }> {
+    scope?: string,
+  ): Promise<{ response: FootprintResponse; recorded: Promise<void> }> {
     const { device, region, result } = await this.evaluate(query, 'country');
     const response: FootprintResponse = {
       product: device.product,
@@ -110,16 +126,10 @@ export class FootprintService {
     };
     return {
       response,
-      calculation_id: this.record(
-        caller,
-        'footprint',
-        query,
-        device,
-        region,
-        result,
-        { ...response, production_components: result.production_components },
-        [],
-      ),
+      recorded: this.record(caller, 'footprint', query, device, region, result, response, {
+        detail: { production_components: result.production_components },
+        scope,
+      }),
     };
   }
 
@@ -138,7 +148,7 @@ export class FootprintService {
       calculated_at: new Date(),
       calculation_id: null,
     };
-    response.calculation_id = await this.record(caller, 'savings', query, device, region, result, response, []);
+    await this.record(caller, 'savings', query, device, region, result, response);
     return response;
   }
 
@@ -185,7 +195,7 @@ export class FootprintService {
       calculated_at: new Date(),
       calculation_id: null,
     };
-    response.calculation_id = await this.record(caller, 'refurbishment', query, device, region, result, response, reuseFactor);
+    await this.record(caller, 'refurbishment', query, device, region, result, response, { extraFactors: reuseFactor });
     return response;
   }
 
@@ -230,21 +240,22 @@ export class FootprintService {
     return { code, factor };
   }
 
-  private record(
+  /** Stores the calculation `response` answers and sets its calculation_id and calculated_at to the stored row's. */
+  private async record(
     caller: Caller,
     kind: CalculationRecord['kind'],
     inputs: object,
     device: ResolvedDevice,
     region: RegionFactor,
     footprint: FootprintResult,
-    /** What the caller was answered (plus engine detail worth citing); serialised by the writer. */
-    result: object,
-    extraFactors: CalculationRecord['factors'],
-  ): Promise<string | null> {
+    /** What the caller is answered; stored (with `detail`) as the row's result. */
+    response: Recorded,
+    { detail, extraFactors = [], scope }: RecordOptions = {},
+  ): Promise<void> {
     // Stored only for keys acting for an organisation: those are the calculations a certificate can cite.
     // Awaited, so an id is only ever answered once its row is committed; null if storing it failed.
-    if (caller.kind !== 'key' || !caller.orgContext) return Promise.resolve(null);
-    return this.writer.store({
+    if (caller.kind !== 'key' || !caller.orgContext) return;
+    const stored = await this.writer.store({
       org_id: caller.orgId,
       api_key_id: caller.keyId,
       kind,
@@ -256,10 +267,15 @@ export class FootprintService {
       total_kg_co2e: footprint.total_kg_co2e,
       ...footprint.breakdown,
       inputs,
-      result,
+      result: { ...response, ...detail },
       grid_factor_id: region.factor.id,
       factors: [{ factor_id: region.factor.id, role: 'use_grid' }, ...extraFactors],
+      created_at: response.calculated_at,
+      scope,
     });
+    if (!stored) return;
+    response.calculation_id = stored.id;
+    response.calculated_at = stored.calculated_at;
   }
 }
 

@@ -5,7 +5,7 @@ import { TEST_DATABASE_KIND } from '../support/database.ts';
 import type { TestApp } from '../support/test-app.ts';
 import type { StatementLog } from '../support/counting-database.ts';
 import { authenticate } from '../../src/auth/caller.ts';
-import { CalculationWriter, type CalculationRecord } from '../../src/footprint/calculation-writer.ts';
+import { CalculationWriter, type CalculationRecord, type StoredCalculation } from '../../src/footprint/calculation-writer.ts';
 
 // Group commit of calculation records: a caller gets an id only once its row is committed, and a
 // row the database refuses costs nobody else their record.
@@ -21,13 +21,15 @@ describe(`calculation writer on ${TEST_DATABASE_KIND}`, () => {
   });
   afterAll(() => t.close());
 
-  const stored = (ids: (string | null)[]) =>
+  const stored = (calculations: ({ id: string } | string | null)[]) =>
     t.app.services.db.prisma.calculation.findMany({
-      where: { id: { in: ids.filter((id) => id !== null) } },
+      where: { id: { in: calculations.flatMap((c) => (c === null ? [] : [typeof c === 'string' ? c : c.id])) } },
       select: { id: true, org_id: true },
     });
   const batchStatements = () => t.statements.statements.filter((sql) => sql.includes('INSERT INTO calculation_factors')).length;
-  const record = (org_id: string, country = 'DE'): CalculationRecord => ({
+  // Calculations are content-addressed: each record made here has inputs of its own (`n`), unless `n` is given.
+  let made = 0;
+  const record = (org_id: string, country = 'DE', n = ++made): CalculationRecord => ({
     org_id,
     api_key_id: null,
     kind: 'footprint',
@@ -41,10 +43,11 @@ describe(`calculation writer on ${TEST_DATABASE_KIND}`, () => {
     transport_kg: 5,
     use_phase_kg: 40,
     end_of_life_kg: 5,
-    inputs: { country },
+    inputs: { country, n },
     result: {},
     grid_factor_id: null,
     factors: [],
+    created_at: new Date(),
   });
   /** A writer whose warnings and errors are kept for the test to read. */
   const writerWithLog = (options?: { maxBatch: number }) => {
@@ -57,7 +60,8 @@ describe(`calculation writer on ${TEST_DATABASE_KIND}`, () => {
     const { key } = await t.createKey(orgB);
     const caller = await authenticate(`Bearer ${key}`, '127.0.0.1', t.app.services.keys);
     // The service itself does not check text (the API edge does), so this lone surrogate reaches the database, which refuses it.
-    const models = Array.from({ length: 20 }, (_, i) => (i === 7 ? 'Latitude \uD800' : 'Latitude 5440'));
+    // Models of their own: calculations are content-addressed, and 19 alike would be one.
+    const models = Array.from({ length: 20 }, (_, i) => (i === 7 ? 'Latitude \uD800' : `Latitude 54${10 + i}`));
     const answers = await Promise.all(
       models.map((model) => t.app.services.footprint.footprint({ brand: 'Dell', model, category: 'laptop', country: 'DE' }, caller)),
     );
@@ -71,8 +75,8 @@ describe(`calculation writer on ${TEST_DATABASE_KIND}`, () => {
 
   it("stores every row of a good organisation while another organisation's rows are refused, and logs each refused row", async () => {
     const { writer, lines } = writerWithLog();
-    const good: Promise<string | null>[] = [];
-    const poisoned: Promise<string | null>[] = [];
+    const good: Promise<StoredCalculation | null>[] = [];
+    const poisoned: Promise<StoredCalculation | null>[] = [];
     for (let round = 0; round < 10; round++) {
       for (let i = 0; i < 10; i++) {
         good.push(writer.store(record(orgB)));
@@ -104,9 +108,26 @@ describe(`calculation writer on ${TEST_DATABASE_KIND}`, () => {
     expect(await stored([...first, ...second])).toHaveLength(160);
   });
 
+  it('stores a calculation once, however often and by however many writers (instances) it is stored at once', async () => {
+    const one = writerWithLog().writer;
+    const other = writerWithLog().writer;
+    const r = record(orgB);
+    const later = (ms: number) => ({ ...r, created_at: new Date(r.created_at.getTime() + ms) });
+    t.statements.reset();
+    const answers = await Promise.all([one.store(r), one.store(later(5)), other.store(later(10)), other.store(later(15))]);
+    const [row] = await t.app.services.db.prisma.calculation.findMany({ where: { id: answers[0]!.id } });
+    // Each answer is the one row, with the created_at of whichever writer committed it first.
+    expect(answers).toEqual(answers.map(() => ({ id: row!.id, calculated_at: row!.created_at })));
+    expect(batchStatements()).toBe(2);
+    t.statements.reset();
+    expect(await one.store(later(20))).toEqual(answers[0]);
+    expect(await other.store(later(20))).toEqual(answers[0]);
+    expect(t.statements.count).toBe(0);
+  });
+
   it('flush() resolves once everything queued is stored', async () => {
     const { writer } = writerWithLog();
-    const ids: (string | null)[] = [];
+    const ids: (StoredCalculation | null)[] = [];
     for (let i = 0; i < 10; i++) void writer.store(record(orgB)).then((id) => ids.push(id));
     await writer.flush();
     expect(ids).toHaveLength(10);

@@ -123,6 +123,7 @@ describe('GET /metrics', () => {
       result: {},
       grid_factor_id: null,
       factors: [],
+      created_at: new Date(),
     });
     const failuresBefore = writer.failures;
     // No such organisation: the database refuses the row.
