@@ -49,7 +49,12 @@ export async function startServices(config: Config, log: Logger, database?: Data
     keys: new KeyStore(db.prisma, (orgId) => sandboxes.ensure(orgId), new KeyUsage(db.prisma, log)),
     scopes: new OrganizationScopes(db.prisma),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
-    quota: new QuotaService(await createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
+    quota: new QuotaService(
+      await createCounterStore(db, config.redis, {
+        onFlushError: (error) => log.warn({ err: error }, 'quota counters not written to the database; written at the next flush'),
+      }),
+      { limits: config.quotaLimits },
+    ),
     calculations,
     catalogue,
     approvedOperations: loadApprovedOperations(),

@@ -41,9 +41,17 @@ interface CachedKey {
 }
 
 /**
+ * How long this process trusts what it looked up about a key (found, revoked or unknown): the bound within
+ * which a revocation through another instance takes effect (docs/api.md, "Organisations and API keys").
+ * A key is looked up once per bound, not per request. An unknown key's answer is kept no longer: a key
+ * created since is new random bytes no one has looked up, so it works at once on every instance.
+ */
+export const KEY_CACHE_TTL_MS = 1_000;
+
+/**
  * Resolves API keys by their hash, with a short in-process cache so the hot path does not
- * query the database on every request. Revocation through this instance takes effect at once;
- * through another instance within `ttlMs` (documented in docs/api.md, "Organisations and API keys").
+ * query the database on every request. Revocation through this instance takes effect at once
+ * (revokeApiKey forgets the key); through another instance within `ttlMs`.
  */
 export class KeyStore {
   private readonly cache = new Map<string, CachedKey>();
@@ -54,7 +62,7 @@ export class KeyStore {
     private readonly sandboxOf: (orgId: string | null) => Promise<string>,
     /** Where an accepted key's use is noted (`last_used_at`); none in tests that do not look. */
     readonly usage?: KeyUsage,
-    private readonly ttlMs = 5_000,
+    private readonly ttlMs = KEY_CACHE_TTL_MS,
   ) {}
 
   async resolve(key: string): Promise<CachedKey> {

@@ -78,6 +78,6 @@ export async function openWorkerServices(
     exportStorage: await createExportStorage(config),
     metrics: new Metrics({ db, log }),
     adminToken: await resolveAdminToken(config.adminToken, config.dataDir),
-    quota: new QuotaService(await createCounterStore(db.prisma, config.redis), { limits: config.quotaLimits }),
+    quota: new QuotaService(await createCounterStore(db, config.redis), { limits: config.quotaLimits }),
   };
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/test-app.ts';
+import { createTestApp, TEST_ADMIN_TOKEN, type TestApp } from '../support/test-app.ts';
+import { KEY_CACHE_TTL_MS } from '../../src/auth/caller.ts';
 import { hashApiKey } from '../../src/auth/api-keys.ts';
 import { sandboxOrgId } from '../../src/sandbox/sandbox.ts';
 
@@ -65,6 +66,34 @@ describe('organisations and API keys', () => {
     const gql = await t.graphql(ORG_QUERY, {}, key);
     expect(gql.status).toBe(401);
     expect(gql.body.errors[0].extensions.code).toBe('API_KEY_REVOKED');
+  });
+
+  it('takes a revocation through another instance into account within the key cache bound (1 s)', async () => {
+    const other = await createTestApp({}, { database: t.app.services.db });
+    try {
+      const org = await t.createOrg('business');
+      const { id, key } = await t.createKey(org.id);
+      const call = (app: TestApp) => app.json('/v1/reference/countries', { headers: { authorization: `Bearer ${key}` } });
+      // Created through one instance, the key works on the other at once; now both have it cached.
+      expect((await call(other)).status).toBe(200);
+      expect((await call(t)).status).toBe(200);
+      const revoked = await t.json(`/admin/v1/keys/${id}`, { method: 'DELETE', headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
+      expect(revoked.status).toBe(200);
+      const revokedAt = Date.now();
+      expect((await call(t)).body.code).toBe('API_KEY_REVOKED');
+      let status = 200;
+      while (status === 200 && Date.now() - revokedAt < 5 * KEY_CACHE_TTL_MS) {
+        status = (await call(other)).status;
+        if (status === 200) await new Promise((r) => setTimeout(r, 25));
+      }
+      const elapsed = Date.now() - revokedAt;
+      console.log(`revocation seen by the other instance after ${elapsed} ms (bound ${KEY_CACHE_TTL_MS} ms)`);
+      expect(status).toBe(401);
+      // The bound, plus the time of one request on a busy machine.
+      expect(elapsed).toBeLessThanOrEqual(KEY_CACHE_TTL_MS + 250);
+    } finally {
+      await other.close();
+    }
   });
 
   it('records when each key was last used, at most once a minute, and shows it to the operator', async () => {

@@ -6,6 +6,14 @@ export class StatementLog {
   get count(): number {
     return this.statements.length;
   }
+  /**
+   * The statements of a request's own work: not the quota's counters (one statement per request on
+   * PostgreSQL, written behind every second on the embedded database) nor the key's lookup (once a second
+   * per key), which depend on the counter store and the clock (docs/quotas.md), not on the request.
+   */
+  get ownWork(): number {
+    return this.statements.filter((sql) => !sql.includes('usage_counters') && !sql.includes('api_keys')).length;
+  }
   reset(): void {
     this.statements = [];
   }

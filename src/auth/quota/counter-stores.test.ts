@@ -4,6 +4,7 @@ import { openTestDatabase, TEST_DATABASE_KIND } from '../../../test/support/data
 import { openDatabase, type Database } from '../../db/database.ts';
 import {
   DatabaseCounterStore,
+  MemoryCounterStore,
   QuotaService,
   bucketsFor,
   type CounterStore,
@@ -29,7 +30,8 @@ const at = (iso: string) => new Date(iso);
 const admitted = (decisions: QuotaDecision[]) => decisions.filter((d) => d.allowed).length;
 const concurrently = <T>(n: number, fn: (i: number) => Promise<T>) => Promise.all(Array.from({ length: n }, (_, i) => fn(i)));
 
-function storeSuite(name: string, open: () => Promise<Harness>) {
+/** `shared`: the store is the authority of several instances (not the memory store of a single process). */
+function storeSuite(name: string, open: () => Promise<Harness>, { shared = true } = {}) {
   describe(name, () => {
     let h: Harness;
     const services: QuotaService[] = [];
@@ -80,7 +82,7 @@ function storeSuite(name: string, open: () => Promise<Harness>) {
       expect(await h.stored(b.minute, b.subject)).toBe(minuteStored);
     });
 
-    it('two instances (two connections) share one budget: 2 x 100 concurrent checks, budget 100', async () => {
+    it.skipIf(!shared)('two instances (two connections) share one budget: 2 x 100 concurrent checks, budget 100', async () => {
       const a = service(proLimits(100, 1_000), 0);
       const b = service(proLimits(100, 1_000), 1);
       const subject = keySubject();
@@ -247,6 +249,37 @@ storeSuite(`DatabaseCounterStore on ${TEST_DATABASE_KIND === 'postgres' ? 'Postg
     },
   };
 });
+
+// ---------------------------------------------------------------- memory, written behind (the embedded database)
+
+storeSuite(
+  `MemoryCounterStore written behind to ${TEST_DATABASE_KIND === 'postgres' ? 'PostgreSQL' : 'PGlite'}`,
+  async () => {
+    const db = await openTestDatabase();
+    const orgId = randomUUID();
+    await db.prisma.organization.create({ data: { id: orgId, name: 'Quota test org' } });
+    const stores: MemoryCounterStore[] = [];
+    return {
+      label: 'memory (written behind)',
+      orgId,
+      service(options) {
+        const store = new MemoryCounterStore(db.prisma);
+        stores.push(store);
+        return new QuotaService(store, options);
+      },
+      // What is stored is what a flush wrote: each count checked here went through the database.
+      async stored(bucket) {
+        for (const store of stores) await store.flush();
+        const row = await db.prisma.usageCounter.findUnique({ where: { bucket } });
+        return row?.count ?? 0;
+      },
+      async teardown() {
+        await db.close();
+      },
+    };
+  },
+  { shared: false },
+);
 
 describe('DatabaseCounterStore housekeeping', () => {
   let db: Awaited<ReturnType<typeof openTestDatabase>>;

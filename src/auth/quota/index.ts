@@ -1,5 +1,6 @@
-import type { PrismaClient } from '../../db/database.ts';
+import type { Database } from '../../db/database.ts';
 import { DatabaseCounterStore } from './database-store.ts';
+import { MemoryCounterStore } from './memory-store.ts';
 import {
   DAILY_LIMITS,
   MINUTE_LIMITS,
@@ -47,6 +48,7 @@ export type {
   WindowLimits,
 } from './policy.ts';
 export { DatabaseCounterStore, type DatabaseCounterStoreOptions } from './database-store.ts';
+export { FLUSH_EVERY_MS, MemoryCounterStore, type MemoryCounterStoreOptions } from './memory-store.ts';
 
 /** Failed sign-ins (wrong admin token, wrong console key) a client IP may make per minute and scope. */
 export const SIGN_IN_FAILURES_PER_MINUTE = 10;
@@ -190,11 +192,21 @@ export class QuotaService {
 }
 
 /**
- * The store the configuration asks for: Redis when REDIS_URL is set, otherwise the database. The Redis
- * client (about 270 KB of modules) is loaded only then.
+ * The store the configuration asks for, chosen here and nowhere else:
+ * - REDIS_URL set: Redis, shared by every instance (the client, about 270 KB of modules, is loaded only then);
+ * - PostgreSQL (DATABASE_URL) without Redis: the database, shared by every instance on it;
+ * - the embedded database (no DATABASE_URL): this process's memory, written behind to the database
+ *   (MemoryCounterStore), since the embedded database belongs to the one process that opened it.
  */
-export async function createCounterStore(prisma: PrismaClient, redis?: { url: string; prefix: string }): Promise<CounterStore> {
-  if (!redis) return new DatabaseCounterStore(prisma);
-  const { RedisCounterStore } = await import('./redis-store.ts');
-  return new RedisCounterStore(redis.url, { keyPrefix: `${redis.prefix}quota:` });
+export async function createCounterStore(
+  db: Pick<Database, 'kind' | 'prisma'>,
+  redis: { url: string; prefix: string } | undefined,
+  options: { onFlushError?: (error: unknown) => void } = {},
+): Promise<CounterStore> {
+  if (redis) {
+    const { RedisCounterStore } = await import('./redis-store.ts');
+    return new RedisCounterStore(redis.url, { keyPrefix: `${redis.prefix}quota:` });
+  }
+  if (db.kind === 'pglite') return new MemoryCounterStore(db.prisma, { onFlushError: options.onFlushError });
+  return new DatabaseCounterStore(db.prisma);
 }
