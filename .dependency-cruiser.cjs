@@ -69,6 +69,14 @@ module.exports = {
       to: { path: TEST_CODE },
     },
     {
+      name: 'no-dev-dependency-at-run-time',
+      severity: 'error',
+      comment:
+        'A production install (`npm ci --omit=dev`, docs/operations.md) has no devDependencies: what the service runs imports none (types aside, which the build erases).',
+      from: { path: ['^src/', '^bin/', '^sdk/'], pathNot: TEST_CODE },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'observability-imports-no-feature-above',
       severity: 'error',
       comment: 'Metrics and logging serve every layer: they import no admin, REST, GraphQL or OData code and no wiring.',

@@ -1,4 +1,4 @@
-import { defineConfig } from 'prisma/config';
+import { defineConfig } from '@prisma/config';
 
 // Used by the Prisma CLI only (generate, and migrate deploy where Prisma's engine is available).
 // The service itself applies prisma/migrations with its own runner (src/db/migrate.ts).
