@@ -139,14 +139,15 @@ async function openPGlite(dataDir: string | undefined, seed: string | undefined,
       });
       await workerSaid(worker, 'ready');
     })();
-    // Prisma and pg load while the thread starts PGlite.
+    // Awaited below, after Prisma's start; a thread that fails sooner is not an unhandled rejection meanwhile.
+    started.catch(() => {});
+    // Prisma and pg load, and Prisma compiles its query compiler (WebAssembly), while the thread starts PGlite.
     const [{ default: pg }, { PrismaPg }, { PrismaClient }] = await Promise.all([
       import('pg'),
       import('@prisma/adapter-pg'),
       import('../generated/prisma/client.ts'),
-      started,
     ]);
-    const thread = worker!;
+    // Connects on first use, once the thread serves.
     const pool = new pg.Pool({
       host: socketDir,
       port: PGLITE_SOCKET_PORT,
@@ -160,7 +161,8 @@ async function openPGlite(dataDir: string | undefined, seed: string | undefined,
     });
     pool.on('error', () => {});
     const prisma = new PrismaClient({ adapter: wrap(new PrismaPg(pool)), transactionOptions: TRANSACTION_OPTIONS });
-    await prisma.$connect();
+    await Promise.all([started, prisma.$connect()]);
+    const thread = worker!;
     // The thread ends with close() (or the process): it does not keep the process alive by itself.
     thread.unref();
     return {
