@@ -77,7 +77,6 @@ const bundle = await esbuild.build({
   logLevel: 'warning',
   external: [
     '@electric-sql/pglite',
-    'pglite-prisma-adapter',
     'pino',
     'thread-stream',
     'piscina',

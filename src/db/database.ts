@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { access, copyFile, mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { access, copyFile, mkdir, mkdtemp, readdir, rename, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
@@ -15,7 +17,10 @@ export interface SqlSession {
   exec(sql: string): Promise<void>;
   query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
   release(): Promise<void>;
-  /** PostgreSQL only: the session's own connection, for protocol-level work (COPY … TO STDOUT, src/exports/archive-rows.ts). */
+  /**
+   * PostgreSQL only: the session's own connection, for protocol-level work (COPY … TO STDOUT,
+   * src/exports/archive-rows.ts). The embedded database has one connection, shared with Prisma.
+   */
   client?: pg.Client;
 }
 
@@ -24,7 +29,7 @@ export interface Database {
   prisma: PrismaClient;
   /** PostgreSQL only: Prisma's connection pool, for its gauges (src/observability/metrics.ts). */
   pool?: pg.Pool;
-  /** Opens a dedicated session (PGlite has exactly one, shared). */
+  /** Opens a dedicated session (PGlite has exactly one, shared: its statements go through Prisma's connection). */
   session(): Promise<SqlSession>;
   close(): Promise<void>;
 }
@@ -67,18 +72,20 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
 }
 
 const PGLITE_WASM = path.join(path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite')), 'pglite.wasm');
-/** Compiled once per process: a compiled module serves any number of databases (the test suite opens one per file). */
+/** Compiled once per process and handed to each database's thread: a compiled module serves any number of databases (the test suite opens one per file). */
 let pgliteWasmModule: Promise<WebAssembly.Module> | undefined;
+// Read at once: an asynchronous read takes a turn of the event loop per 512 KB, and loading modules
+// holds each turn, so the compile would begin late and the start wait for it.
+const compilePGliteWasm = () => (pgliteWasmModule ??= WebAssembly.compile(readFileSync(PGLITE_WASM)));
 
 /**
- * A PGlite over `dataDir` (omitted: in memory), starting; a new `dataDir` starts as a copy of `seed`
- * (a prepared or initialised data directory) when there is one, else with initdb.
+ * A PGlite over `dataDir` (omitted: in memory), starting, on the calling thread; a new `dataDir` starts
+ * as a copy of `seed` (a prepared or initialised data directory) when there is one, else with initdb.
+ * The service runs it in a thread of its own (src/db/pglite-worker.ts); tools and tests call it directly.
  */
-export async function startPGlite(dataDir: string | undefined, seed?: string): Promise<PGlite> {
-  // Compiled here rather than by PGlite, and first: off the main thread while PGlite's, Prisma's and the
-  // service's modules load. Read at once: an asynchronous read takes a turn of the event loop per
-  // 512 KB, and loading modules holds each turn, so the compile would begin late and the start wait for it.
-  pgliteWasmModule ??= WebAssembly.compile(readFileSync(PGLITE_WASM));
+export async function startPGlite(dataDir: string | undefined, seed?: string, wasmModule?: WebAssembly.Module): Promise<PGlite> {
+  // Compiled first: off the main thread while PGlite's modules load.
+  const compiled = wasmModule ?? compilePGliteWasm();
   // Imported on use only: PGlite's modules take resident memory, waste when PostgreSQL is used.
   const { PGlite } = await import('@electric-sql/pglite');
   if (dataDir) {
@@ -97,33 +104,122 @@ export async function startPGlite(dataDir: string | undefined, seed?: string): P
   // memory of this process, while the operating system's page cache serves an embedded database of this
   // size too; a larger pool bought little throughput (docs/benchmarks.md, "Figures behind choices in the code").
   const startParams = [...PGlite.defaultStartParams, '-c', 'shared_buffers=8MB'];
-  return new PGlite(dataDir, { startParams, pgliteWasmModule: await pgliteWasmModule });
+  const pglite = new PGlite(dataDir, { startParams, pgliteWasmModule: await compiled });
+  await pglite.waitReady;
+  return pglite;
 }
 
+/** The embedded database's thread: compiled (dist/) it runs pglite-worker.js, from the TypeScript sources the .mjs that loads them. */
+const PGLITE_WORKER = new URL(import.meta.url.endsWith('.ts') ? './pglite-worker.mjs' : './pglite-worker.js', import.meta.url);
+
+/**
+ * How long a statement on the embedded database may keep its caller waiting. PGlite cannot interrupt a
+ * running statement (WebAssembly has no timer signal: statement_timeout is accepted and not enforced),
+ * so the bound is the driver's: past it the caller gets an error and the connection is replaced; the
+ * database's thread finishes the statement, and the server's thread answers other requests throughout.
+ * At least Prisma's interactive transaction timeout (TRANSACTION_OPTIONS), and room for the start's migrations.
+ */
+export const EMBEDDED_STATEMENT_TIMEOUT_MS = 60_000;
+
+/**
+ * The embedded database: PGlite in a worker thread (src/db/pglite-worker.ts) serving the PostgreSQL
+ * protocol on a unix socket in a private directory, reached through pg and @prisma/adapter-pg as
+ * PostgreSQL is. One connection (PGlite is one session): a pool of one, which Prisma's transactions hold
+ * while they run, and which sessions share (their statements queue in the pool like Prisma's).
+ */
 async function openPGlite(dataDir: string | undefined, seed: string | undefined, wrap: AdapterWrapper): Promise<Database> {
-  const [pglite, { PrismaPGlite }, { PrismaClient }] = await Promise.all([
-    startPGlite(dataDir, seed),
-    import('pglite-prisma-adapter'),
-    import('../generated/prisma/client.ts'),
-  ]);
-  const prisma = new PrismaClient({ adapter: wrap(new PrismaPGlite(pglite)), transactionOptions: TRANSACTION_OPTIONS });
-  // Prisma compiles its query compiler (WebAssembly) while PGlite starts, instead of on the first query.
-  await Promise.all([pglite.waitReady, prisma.$connect()]);
-  return {
-    kind: 'pglite',
-    prisma,
-    async session() {
-      return {
-        exec: async (sql) => void (await pglite.exec(sql)),
-        query: async <T>(sql: string, params?: unknown[]) => (await pglite.query<T>(sql, params)).rows,
-        release: async () => {},
-      };
-    },
-    async close() {
-      await prisma.$disconnect();
-      await pglite.close();
-    },
-  };
+  const wasmModule = compilePGliteWasm();
+  const socketDir = await mkdtemp(path.join(tmpdir(), 'lcf-pglite-'));
+  let worker: Worker | undefined;
+  try {
+    const started = (async () => {
+      worker = new Worker(PGLITE_WORKER, {
+        name: 'pglite',
+        workerData: { dataDir, seed, socketPath: path.join(socketDir, `.s.PGSQL.${PGLITE_SOCKET_PORT}`), wasmModule: await wasmModule },
+      });
+      await workerSaid(worker, 'ready');
+    })();
+    // Awaited below, after Prisma's start; a thread that fails sooner is not an unhandled rejection meanwhile.
+    started.catch(() => {});
+    // Prisma and pg load, and Prisma compiles its query compiler (WebAssembly), while the thread starts PGlite.
+    const [{ default: pg }, { PrismaPg }, { PrismaClient }] = await Promise.all([
+      import('pg'),
+      import('@prisma/adapter-pg'),
+      import('../generated/prisma/client.ts'),
+    ]);
+    // Connects on first use, once the thread serves.
+    const pool = new pg.Pool({
+      host: socketDir,
+      port: PGLITE_SOCKET_PORT,
+      user: 'postgres',
+      database: 'postgres',
+      max: 1,
+      // The one connection is kept for the life of the database, without keeping the process alive.
+      idleTimeoutMillis: 0,
+      allowExitOnIdle: true,
+      query_timeout: EMBEDDED_STATEMENT_TIMEOUT_MS,
+    });
+    pool.on('error', () => {});
+    const prisma = new PrismaClient({ adapter: wrap(new PrismaPg(pool)), transactionOptions: TRANSACTION_OPTIONS });
+    await Promise.all([started, prisma.$connect()]);
+    const thread = worker!;
+    // The thread ends with close() (or the process): it does not keep the process alive by itself.
+    thread.unref();
+    return {
+      kind: 'pglite',
+      prisma,
+      async session() {
+        return {
+          exec: async (sql) => void (await pool.query(sql)),
+          query: async <T>(sql: string, params?: unknown[]) => (await pool.query(sql, params)).rows as T[],
+          release: async () => {},
+        };
+      },
+      async close() {
+        await prisma.$disconnect();
+        if (!pool.ended) await pool.end();
+        thread.ref();
+        thread.postMessage('close');
+        await workerSaid(thread, 'closed');
+        await thread.terminate();
+        await rm(socketDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await worker?.terminate();
+    await rm(socketDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** pg finds a unix socket as <host>/.s.PGSQL.<port>. */
+const PGLITE_SOCKET_PORT = 5432;
+
+/** Resolves when the thread posts `message`; rejects if it fails or ends first. */
+function workerSaid(worker: Worker, message: 'ready' | 'closed'): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (said: unknown) => {
+      if (said !== message) return;
+      done();
+      resolve();
+    };
+    const onError = (error: Error) => {
+      done();
+      reject(error);
+    };
+    const onExit = (code: number) => {
+      done();
+      reject(new Error(`the embedded database's thread ended (exit code ${code}) before it was ${message}`));
+    };
+    const done = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.once('error', onError);
+    worker.once('exit', onExit);
+  });
 }
 
 async function openPostgres(url: string, poolSize: number, wrap: AdapterWrapper): Promise<Database> {

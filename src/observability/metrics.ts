@@ -76,7 +76,7 @@ export class Metrics {
       });
     }
 
-    // PGlite is one in-process connection: no pool to report.
+    // The embedded database's pool is its one connection (src/db/database.ts): not reported.
     const pool = db.pool;
     if (pool) {
       gauge('lcf_db_pool_connections', 'Open connections of the PostgreSQL pool', () => pool.totalCount);
