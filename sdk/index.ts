@@ -7,4 +7,4 @@ export type { components, operations, paths } from './src/openapi.ts';
 export { cursorPages, odataPages, offsetPages, type ODataPage, type OffsetPage } from './src/pages.ts';
 export { retryAfterMs, withRetry, type Fetch, type RetryOptions } from './src/retry.ts';
 export { verifyWebhook, type WebhookCheck, type WebhookCheckOptions, type WebhookMessage } from './src/webhooks.ts';
-export * from './types.ts';
+export * from './graphql/graphql.ts';

@@ -29,7 +29,7 @@ export interface LcfClient extends Client<paths, 'application/json'> {
    * (`/v1/odata/Assets`) is taken from baseUrl; the key is sent to baseUrl's origin only.
    */
   readonly fetch: Fetch;
-  /** Runs a typed GraphQL document (sdk/types.ts) and answers its data (see requestGraphql). */
+  /** Runs a typed GraphQL document (sdk/graphql/) and answers its data (see requestGraphql). */
   graphql<Result, Variables>(document: TypedDocumentNode<Result, Variables>, ...variables: VariablesOf<Variables>): Promise<Result>;
   /** The service's public keys (/.well-known/jwks.json), fetched once. */
   jwks(): Promise<Jwks>;

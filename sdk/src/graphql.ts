@@ -20,7 +20,7 @@ async function documentIdOf(text: string): Promise<string> {
 type Answer<Result> = { data?: Result | null; errors?: { message: string; extensions?: { code?: string } }[] };
 
 /**
- * POSTs a typed document (sdk/types.ts: the approved templates) to /v1/graphql and answers its
+ * POSTs a typed document (sdk/graphql/: the approved templates) to /v1/graphql and answers its
  * typed `data`. It is sent by its `documentId` first (a template's id: a smaller request, and what
  * free and pro keys may send); a document the server does not know by id (an ad hoc query of a
  * business or enterprise key) is sent as its text, then and from then on. A refusal, or an answer

@@ -13,9 +13,8 @@ describe('sdk/', () => {
       'sdk/graphql/graphql.ts',
       'sdk/graphql/index.ts',
       'sdk/graphql/persisted-documents.json',
-      'sdk/types.ts',
     ]);
     for (const output of outputs) expect(output.content, output.filename).toBe(await readFile(new URL(output.filename, REPO), 'utf8'));
-    expect(outputs.find((o) => o.filename === 'sdk/types.ts')!.content).toContain('export type FactorLookupQuery');
+    expect(outputs.find((o) => o.filename === 'sdk/graphql/graphql.ts')!.content).toContain('export type FactorLookupQuery');
   });
 });
