@@ -194,6 +194,12 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       () => ({ authorization: 'Basic Og==' }),
     );
 
+  // What an HTTP client can put in a header: visible ASCII and spaces, empty, or far beyond any limit.
+  const headerText = fc.oneof(
+    { weight: 6, arbitrary: fc.string({ maxLength: 300, unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)) }) },
+    { weight: 1, arbitrary: fc.constantFrom('', 'application/json', 'k'.repeat(5_000)) },
+  );
+
   const query = (entries: [string, unknown][]) =>
     entries.length ? `?${entries.map(([k, v]) => `${encode(k)}=${encode(typeof v === 'string' ? v : JSON.stringify(v))}`).join('&')}` : '';
 
@@ -227,6 +233,10 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
                 { weight: 1, arbitrary: fc.tuple(unknownName, hostileJson).map((extra) => [...entries, extra]) },
               ),
             ),
+          // Declared header parameters (Idempotency-Key, the download's Accept) with any value a client can send.
+          headerValues: fc
+            .subarray(params.filter((p) => p.in === 'header'))
+            .chain((chosen) => fc.tuple(...chosen.map((p) => fc.tuple(fc.constant(p.name), headerText)))),
           pathValue: fc.oneof(fc.constant(assetId), hostileText),
           body: fc.oneof(
             { weight: 6, arbitrary: bodyValue.map((b) => JSON.stringify(b)) },
@@ -246,10 +256,10 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
           contentType: fc.constantFrom('application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', ''),
         })
         .map(
-          ({ auth, query: q, pathValue, body, contentType }): FuzzRequest => ({
+          ({ auth, query: q, headerValues, pathValue, body, contentType }): FuzzRequest => ({
             method: route.method,
             path: route.path.replace(/\{\w+\}/g, encode(pathValue)) + query(q),
-            headers: { ...auth(), ...(contentType ? { 'content-type': contentType } : {}) },
+            headers: { ...Object.fromEntries(headerValues), ...auth(), ...(contentType ? { 'content-type': contentType } : {}) },
             body: route.method === 'GET' ? undefined : body,
           }),
         );
