@@ -122,6 +122,11 @@ function deviceProblems(row: AssetRow, services: Services): RowProblem[] {
   return problems;
 }
 
+/**
+ * `fn` over `items`, at most `limit` at a time. Each worker yields to the event loop after an item: a
+ * footprint from warm caches resolves without I/O, so without the yield a 1 000-row import ran as one
+ * task of several hundred ms and /healthz and readers waited behind it (docs/benchmarks.md, bench:import).
+ */
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
@@ -129,6 +134,7 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
     while (next < items.length) {
       const i = next++;
       results[i] = await fn(items[i]!);
+      await new Promise<void>((resolve) => setImmediate(resolve));
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
