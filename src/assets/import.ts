@@ -127,7 +127,7 @@ function deviceProblems(row: AssetRow, services: Services): RowProblem[] {
  * footprint from warm caches resolves without I/O, so without the yield a 1 000-row import ran as one
  * task of several hundred ms and /healthz and readers waited behind it (docs/benchmarks.md, bench:import).
  */
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {
