@@ -19,6 +19,10 @@ const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 24);
 const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 60);
 const onPglite = process.env.BENCH_SOAK_DB === 'pglite';
+// The probe (TypeScript, through tsx) only from the sources on PostgreSQL: PGlite's worker thread
+// inherits the node options and fails to load it, and with the build tsx's hooks on every module of
+// dist/ held about 250 MB of their own (ready at 397 instead of 148 MB on PostgreSQL, 2026-11-29).
+const withProbe = !onPglite && process.env.BENCH_COMPILED !== '1';
 const WARM_UP_SECONDS = Math.min(15, Math.ceil(SECONDS / 10));
 const HOSTILE_SHARE = 0.01;
 const TIMEOUT_MS = 30_000;
@@ -304,9 +308,8 @@ const service = await startService(
     DATA_DIR: dataDir,
     QUOTA_LIMITS,
   },
-  // --expose-gc: the live heap after a full GC at the end tells retained memory from GC headroom. Not
-  // on PGlite: its worker thread inherits the node options, and the probe (TypeScript) fails to load there.
-  onPglite ? {} : { probe: new URL('./event-loop-probe.ts', import.meta.url).pathname, nodeArgs: ['--expose-gc'] },
+  // --expose-gc: the live heap after a full GC at the end tells retained memory from GC headroom.
+  !withProbe ? {} : { probe: new URL('./event-loop-probe.ts', import.meta.url).pathname, nodeArgs: ['--expose-gc'] },
 );
 const pid = service.child.pid!;
 const exited = (code: number | null, signal: string | null) => console.log(`server exited during the run (${signal ?? code})`);
@@ -318,8 +321,8 @@ try {
 
   console.log(`warm-up ${WARM_UP_SECONDS} s, then ${SECONDS} s at ${CONCURRENCY} in flight (pid ${pid})`);
   await run(service.url, key!, WARM_UP_SECONDS);
-  const memoryStart = onPglite ? undefined : (await probeReport(service.child)).memory;
-  if (!onPglite) service.child.send('reset');
+  const memoryStart = withProbe ? (await probeReport(service.child)).memory : undefined;
+  if (withProbe) service.child.send('reset');
 
   const rss: number[] = [rssMb(pid)!];
   // The machine may be shared: its load puts the latencies in context.
@@ -334,7 +337,7 @@ try {
   const outcomes = await run(service.url, key!, SECONDS);
   const elapsed = (performance.now() - started) / 1000;
   clearInterval(sampler);
-  const report = onPglite ? undefined : await probeReport(service.child, 'collect');
+  const report = withProbe ? await probeReport(service.child, 'collect') : undefined;
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const rssAfterGc = rssMb(pid)!;
   // Without traffic: idle timers (render threads, pools, caches) get their chance to give memory back.
@@ -371,7 +374,7 @@ try {
   const all = latencies(normal);
   console.log(`latency (normal requests, ms): p50 ${all.p50}, p99 ${all.p99}, max ${all.max}; hostile: p99 ${latencies(hostile).p99}`);
   console.log(
-    `RSS (MB): ready ${Math.round(rssReady)}, start (after warm-up) ${Math.round(rss[0]!)}, peak ${Math.round(Math.max(...rss))}, end ${Math.round(rss.at(-1)!)}, ${onPglite ? '1 s later' : 'after a full GC'} ${Math.round(rssAfterGc)}, after ${IDLE_SECONDS} s idle ${Math.round(rssIdle)} (${onPglite ? 'PGlite' : 'PostgreSQL + Redis'})`,
+    `RSS (MB): ready ${Math.round(rssReady)}, start (after warm-up) ${Math.round(rss[0]!)}, peak ${Math.round(Math.max(...rss))}, end ${Math.round(rss.at(-1)!)}, ${withProbe ? 'after a full GC' : '1 s later'} ${Math.round(rssAfterGc)}, after ${IDLE_SECONDS} s idle ${Math.round(rssIdle)} (${onPglite ? 'PGlite' : 'PostgreSQL + Redis'})`,
   );
   if (memoryStart && report) {
     console.log(

@@ -142,14 +142,18 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     const redis: Record<string, string> = process.env.TEST_REDIS_URL
       ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `lcf-fuzz:${Date.now()}:` }
       : {};
-    server = await startServerProcess({
-      DATA_DIR: dataDir,
-      DATABASE_URL: db?.url ?? '',
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
-      QUOTA_LIMITS: UNLIMITED,
-      ...redis,
-    });
+    server = await startServerProcess(
+      {
+        DATA_DIR: dataDir,
+        DATABASE_URL: db?.url ?? '',
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        LOG_LEVEL: 'warn',
+        QUOTA_LIMITS: UNLIMITED,
+        ...redis,
+      },
+      // FUZZ_COMPILED=1: the build in dist/ (`node scripts/build.js` first), as `npm start` runs it.
+      { compiled: process.env.FUZZ_COMPILED === '1' },
+    );
     for (const plan of ['free', 'pro', 'enterprise']) {
       const org = await admin('POST', '/orgs', { name: `Fuzz ${plan}`, plan });
       keys[plan] = (await admin('POST', '/keys', { org_id: org.id! })).key!;
