@@ -3,16 +3,26 @@
 // long strings, NUL bytes and lone surrogates, huge bodies, bad JSON, bad percent-encoding, deep
 // or wide GraphQL). Samples the server's RSS every second and its event-loop delay (measured
 // inside the server by bench/event-loop-probe.ts); a warm-up of a tenth of the run (at most 15 s)
-// is not counted. Prints requests, statuses, error codes, latencies, RSS and event-loop delay.
+// is not counted. Prints requests, statuses, error codes, latencies, RSS and event-loop delay, and
+// the RSS again after SOAK_IDLE_SECONDS (default 60) without traffic (issue 39: under 250 MB).
+// BENCH_SOAK_DB=pglite runs the same on the embedded database (a temporary DATA_DIR, no Redis).
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { availableParallelism, loadavg } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import type { ProbeReport } from './event-loop-probe.ts';
 import { adminJson, freshPostgres, startService } from './support.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 24);
+const IDLE_SECONDS = Number(process.env.SOAK_IDLE_SECONDS ?? 60);
+const onPglite = process.env.BENCH_SOAK_DB === 'pglite';
+// The probe (TypeScript, through tsx) only from the sources on PostgreSQL: PGlite's worker thread
+// inherits the node options and fails to load it, and with the build tsx's hooks on every module of
+// dist/ held about 250 MB of their own (ready at 397 instead of 148 MB on PostgreSQL, 2026-11-29).
+const withProbe = !onPglite && process.env.BENCH_COMPILED !== '1';
 const WARM_UP_SECONDS = Math.min(15, Math.ceil(SECONDS / 10));
 const HOSTILE_SHARE = 0.01;
 const TIMEOUT_MS = 30_000;
@@ -290,11 +300,16 @@ function latencies(outcomes: Outcome[]) {
 
 // ------------------------------------------------------------------------------- run
 
-const db = await freshPostgres();
+const db = onPglite ? undefined : await freshPostgres();
+const dataDir = await mkdtemp(path.join(tmpdir(), 'lcf-bench-soak-'));
 const service = await startService(
-  { DATABASE_URL: db.url, REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379', QUOTA_LIMITS },
+  {
+    ...(db ? { DATABASE_URL: db.url, REDIS_URL: process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379' } : {}),
+    DATA_DIR: dataDir,
+    QUOTA_LIMITS,
+  },
   // --expose-gc: the live heap after a full GC at the end tells retained memory from GC headroom.
-  { probe: new URL('./event-loop-probe.ts', import.meta.url).pathname, nodeArgs: ['--expose-gc'] },
+  !withProbe ? {} : { probe: new URL('./event-loop-probe.ts', import.meta.url).pathname, nodeArgs: ['--expose-gc'] },
 );
 const pid = service.child.pid!;
 const exited = (code: number | null, signal: string | null) => console.log(`server exited during the run (${signal ?? code})`);
@@ -306,8 +321,8 @@ try {
 
   console.log(`warm-up ${WARM_UP_SECONDS} s, then ${SECONDS} s at ${CONCURRENCY} in flight (pid ${pid})`);
   await run(service.url, key!, WARM_UP_SECONDS);
-  const memoryStart = (await probeReport(service.child)).memory;
-  service.child.send('reset');
+  const memoryStart = withProbe ? (await probeReport(service.child)).memory : undefined;
+  if (withProbe) service.child.send('reset');
 
   const rss: number[] = [rssMb(pid)!];
   // The machine may be shared: its load puts the latencies in context.
@@ -322,9 +337,12 @@ try {
   const outcomes = await run(service.url, key!, SECONDS);
   const elapsed = (performance.now() - started) / 1000;
   clearInterval(sampler);
-  const report = await probeReport(service.child, 'collect');
+  const report = withProbe ? await probeReport(service.child, 'collect') : undefined;
   await new Promise((resolve) => setTimeout(resolve, 1000));
   const rssAfterGc = rssMb(pid)!;
+  // Without traffic: idle timers (render threads, pools, caches) get their chance to give memory back.
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SECONDS * 1000));
+  const rssIdle = rssMb(pid)!;
 
   const normal = outcomes.filter((o) => !o.hostile);
   const hostile = outcomes.filter((o) => o.hostile);
@@ -356,15 +374,18 @@ try {
   const all = latencies(normal);
   console.log(`latency (normal requests, ms): p50 ${all.p50}, p99 ${all.p99}, max ${all.max}; hostile: p99 ${latencies(hostile).p99}`);
   console.log(
-    `RSS (MB): ready ${Math.round(rssReady)}, start (after warm-up) ${Math.round(rss[0]!)}, peak ${Math.round(Math.max(...rss))}, end ${Math.round(rss.at(-1)!)}, after a full GC ${Math.round(rssAfterGc)}`,
+    `RSS (MB): ready ${Math.round(rssReady)}, start (after warm-up) ${Math.round(rss[0]!)}, peak ${Math.round(Math.max(...rss))}, end ${Math.round(rss.at(-1)!)}, ${withProbe ? 'after a full GC' : '1 s later'} ${Math.round(rssAfterGc)}, after ${IDLE_SECONDS} s idle ${Math.round(rssIdle)} (${onPglite ? 'PGlite' : 'PostgreSQL + Redis'})`,
   );
-  console.log(
-    `V8 heap used/committed (MB): start ${mb(memoryStart.heapUsed)}/${mb(memoryStart.heapTotal)}, end ${mb(report.memory.heapUsed)}/${mb(report.memory.heapTotal)}; live after a full GC ${mb(report.liveHeap ?? NaN)}; external ${mb(memoryStart.external)} -> ${mb(report.memory.external)}`,
-  );
-  const { delay } = report;
-  console.log(`event-loop delay (ms): p50 ${round(delay.p50)}, p99 ${round(delay.p99)}, max ${round(delay.max)}`);
+  if (memoryStart && report) {
+    console.log(
+      `V8 heap used/committed (MB): start ${mb(memoryStart.heapUsed)}/${mb(memoryStart.heapTotal)}, end ${mb(report.memory.heapUsed)}/${mb(report.memory.heapTotal)}; live after a full GC ${mb(report.liveHeap ?? NaN)}; external ${mb(memoryStart.external)} -> ${mb(report.memory.external)}`,
+    );
+    const { delay } = report;
+    console.log(`event-loop delay (ms): p50 ${round(delay.p50)}, p99 ${round(delay.p99)}, max ${round(delay.max)}`);
+  }
 } finally {
   service.child.off('exit', exited);
   await service.stop();
-  await db.drop();
+  await db?.drop();
+  await rm(dataDir, { recursive: true, force: true });
 }

@@ -52,9 +52,13 @@ export async function startService(
   // V8 flag given there wins over the same flag of the start script's.
   const benchArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
   const startFlags = START_ARGS.filter((arg) => arg.startsWith('--'));
+  // BENCH_COMPILED=1 starts the build in dist/ (`node scripts/build.js` first), as `npm start` does;
+  // tsx then loads only the probe (TypeScript), if any.
+  const compiled = process.env.BENCH_COMPILED === '1';
+  const tsx = compiled && !probe ? [] : ['--import', 'tsx'];
   const child = spawn(
     process.execPath,
-    [...startFlags, ...nodeArgs, ...benchArgs, '--import', 'tsx', ...(probe ? ['--import', probe] : []), 'src/main.ts'],
+    [...startFlags, ...nodeArgs, ...benchArgs, ...tsx, ...(probe ? ['--import', probe] : []), compiled ? 'dist/main.js' : 'src/main.ts'],
     {
       cwd: ROOT,
       env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ADMIN_TOKEN: BENCH_ADMIN_TOKEN, ...env },

@@ -15,10 +15,15 @@ import { TEST_ADMIN_TOKEN, UNLIMITED } from '../support/test-app.ts';
  * API. Every answer must be below 500, an error must carry a JSON body with a code (the console's
  * HTML pages excepted), no answer may take a second, and /healthz, polled throughout, must keep
  * answering within 200 ms. FUZZ_SECONDS bounds the run (default 30); FUZZ_SEED replays one.
+ * The server's RSS (its own process, /proc VmRSS) is printed at the end, and again after
+ * FUZZ_IDLE_SECONDS without traffic when that is set (issue 39; give vitest a --testTimeout to match).
  */
 const FUZZ_MS = Number(process.env.FUZZ_SECONDS ?? 30) * 1000;
 const SLOWEST_MS = 1_000;
 const HEALTHZ_MS = 200;
+const IDLE_MS = Number(process.env.FUZZ_IDLE_SECONDS ?? 0) * 1000;
+/** The server process's resident memory in MB (not the test process's: the server is a child). */
+const serverRssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024);
 
 interface FuzzRequest {
   method: string;
@@ -137,14 +142,18 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     const redis: Record<string, string> = process.env.TEST_REDIS_URL
       ? { REDIS_URL: process.env.TEST_REDIS_URL, REDIS_PREFIX: `lcf-fuzz:${Date.now()}:` }
       : {};
-    server = await startServerProcess({
-      DATA_DIR: dataDir,
-      DATABASE_URL: db?.url ?? '',
-      ADMIN_TOKEN: TEST_ADMIN_TOKEN,
-      LOG_LEVEL: 'warn',
-      QUOTA_LIMITS: UNLIMITED,
-      ...redis,
-    });
+    server = await startServerProcess(
+      {
+        DATA_DIR: dataDir,
+        DATABASE_URL: db?.url ?? '',
+        ADMIN_TOKEN: TEST_ADMIN_TOKEN,
+        LOG_LEVEL: 'warn',
+        QUOTA_LIMITS: UNLIMITED,
+        ...redis,
+      },
+      // FUZZ_COMPILED=1: the build in dist/ (`node scripts/build.js` first), as `npm start` runs it.
+      { compiled: process.env.FUZZ_COMPILED === '1' },
+    );
     for (const plan of ['free', 'pro', 'enterprise']) {
       const org = await admin('POST', '/orgs', { name: `Fuzz ${plan}`, plan });
       keys[plan] = (await admin('POST', '/keys', { org_id: org.id! })).key!;
@@ -576,6 +585,13 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     );
     console.log(`slowest answers: ${slowest.map(([ms, what]) => `${Math.round(ms)} ms ${what}`).join(' | ')}`);
     if (slowPolls.length) console.log(`slow /healthz polls: ${slowPolls.join(' | ')}`);
+    const pid = server.child.pid!;
+    let rss = `server RSS after the fuzz run: ${serverRssMb(pid)} MB`;
+    if (IDLE_MS) {
+      await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
+      rss += `, after ${IDLE_MS / 1000} s idle: ${serverRssMb(pid)} MB`;
+    }
+    console.log(rss);
     expect(sent).toBeGreaterThan(200);
     expect(sortedHealthz.at(-1) ?? 0).toBeLessThan(HEALTHZ_MS);
     expect(server.output()).not.toMatch(/"level":50/);
