@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { encodeBase64, encodeCursorChunk } from '@pothos/core';
 import { PrismaPg } from '@prisma/adapter-pg';
-import { adminJson, freshPostgres, percentile, runLcf, startService } from './support.ts';
+import { adminJson, BENCH_DEVICES, BENCH_STATUSES, freshPostgres, percentile, runLcf, startService } from './support.ts';
 import { StatementLog, countingAdapter } from '../test/support/counting-database.ts';
 import { openDatabase, type Database } from '../src/db/database.ts';
 import { PrismaClient } from '../src/generated/prisma/client.ts';
@@ -155,25 +155,12 @@ try {
   const scenario = await timed(() => graphql(SIMULATE, { ids: sample.slice((s = (s + 500) % (sample.length - 500)), s + 500) }), 30);
 
   // 4. import of a 10 000-row CSV through the CLI (chunks of 1 000 rows)
-  const devices = [
-    ['Dell', 'Latitude 5440', 'laptop'],
-    ['Lenovo', 'ThinkPad T14 Gen 4', 'laptop'],
-    ['HP', 'EliteBook 840 G10', 'laptop'],
-    ['Apple', 'MacBook Air 13 M2', 'laptop'],
-    ['HP', 'EliteDesk 800 G9', 'desktop'],
-    ['Dell', 'P2423D', 'monitor'],
-    ['Apple', 'iPhone 15', 'smartphone'],
-    ['Samsung', 'Galaxy Tab S9', 'tablet'],
-    ['Dell', 'PowerEdge R660', 'server'],
-    ['Cisco', 'Catalyst 9200', 'network_switch'],
-  ];
   const countries = ['DE', 'FR', 'NL', 'GB', 'US-CA', 'PL', 'SE', 'ES'];
-  const statuses = ['in_use', 'in_use', 'in_use', 'in_stock', 'in_repair', 'refurbished'];
   const lines = ['brand,model,serial_number,category,purchase_date,country,status,ram_gb'];
   for (let r = 0; r < IMPORT_ROWS; r++) {
-    const [brand, model, category] = devices[r % devices.length]!;
+    const [brand, model, category] = BENCH_DEVICES[r % BENCH_DEVICES.length]!;
     lines.push(
-      `${brand},${model},BENCH-${String(r).padStart(6, '0')},${category},202${r % 6}-0${(r % 9) + 1}-15,${countries[r % countries.length]},${statuses[r % statuses.length]},${category === 'laptop' ? 8 + (r % 3) * 8 : ''}`,
+      `${brand},${model},BENCH-${String(r).padStart(6, '0')},${category},202${r % 6}-0${(r % 9) + 1}-15,${countries[r % countries.length]},${BENCH_STATUSES[r % BENCH_STATUSES.length]},${category === 'laptop' ? 8 + (r % 3) * 8 : ''}`,
     );
   }
   const file = path.join(tmp, 'bench-import.csv');

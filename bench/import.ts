@@ -11,7 +11,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminJson, freshPostgres, percentile, startService } from './support.ts';
+import { adminJson, BENCH_DEVICES, BENCH_STATUSES, freshPostgres, percentile, startService } from './support.ts';
 import { MAX_IMPORT_ROWS } from '../src/assets/import-rows.ts';
 
 const N = Number(process.env.BENCH_ASSETS ?? 100_000);
@@ -21,34 +21,21 @@ const TARGET_SECONDS = 60;
 const TARGET_RATIO = 2;
 const TARGET_HEALTHZ_MS = 200;
 
-// Realistic rows, as in bench/assets.ts: catalogue devices, spread over countries, statuses and years.
-const DEVICES = [
-  ['Dell', 'Latitude 5440', 'laptop'],
-  ['Lenovo', 'ThinkPad T14 Gen 4', 'laptop'],
-  ['HP', 'EliteBook 840 G10', 'laptop'],
-  ['Apple', 'MacBook Air 13 M2', 'laptop'],
-  ['HP', 'EliteDesk 800 G9', 'desktop'],
-  ['Dell', 'P2423D', 'monitor'],
-  ['Apple', 'iPhone 15', 'smartphone'],
-  ['Samsung', 'Galaxy Tab S9', 'tablet'],
-  ['Dell', 'PowerEdge R660', 'server'],
-  ['Cisco', 'Catalyst 9200', 'network_switch'],
-] as const;
+// Realistic rows: catalogue devices (bench/support.ts, shared with bench:assets), spread over countries, statuses and years.
 const COUNTRIES = ['DE', 'FR', 'NL', 'GB', 'US-CA', 'PL', 'SE', 'ES', 'JP', 'US'];
-const STATUSES = ['in_use', 'in_use', 'in_use', 'in_stock', 'in_repair', 'refurbished'];
 
 function batch(from: number, size: number) {
   return Array.from({ length: size }, (_, k) => {
     const r = from + k;
-    const [brand, model, category] = DEVICES[r % DEVICES.length]!;
+    const [brand, model, category] = BENCH_DEVICES[r % BENCH_DEVICES.length]!;
     return {
       brand,
       model,
       category,
       serial_number: `IMP-${String(r).padStart(7, '0')}`,
       purchase_date: `202${r % 6}-0${(r % 9) + 1}-${String((r % 28) + 1).padStart(2, '0')}`,
-      country: COUNTRIES[Math.floor(r / DEVICES.length) % COUNTRIES.length],
-      status: STATUSES[r % STATUSES.length],
+      country: COUNTRIES[Math.floor(r / BENCH_DEVICES.length) % COUNTRIES.length],
+      status: BENCH_STATUSES[r % BENCH_STATUSES.length],
       ...(category === 'laptop' ? { ram_gb: 8 + (r % 3) * 8 } : {}),
     };
   });

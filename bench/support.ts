@@ -132,3 +132,19 @@ export async function adminJson(url: string, path: string, body: unknown) {
   if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
   return res.json() as Promise<Record<string, string>>;
 }
+
+/** Catalogue devices (brand, model, category) the import benches spread their rows over. */
+export const BENCH_DEVICES = [
+  ['Dell', 'Latitude 5440', 'laptop'],
+  ['Lenovo', 'ThinkPad T14 Gen 4', 'laptop'],
+  ['HP', 'EliteBook 840 G10', 'laptop'],
+  ['Apple', 'MacBook Air 13 M2', 'laptop'],
+  ['HP', 'EliteDesk 800 G9', 'desktop'],
+  ['Dell', 'P2423D', 'monitor'],
+  ['Apple', 'iPhone 15', 'smartphone'],
+  ['Samsung', 'Galaxy Tab S9', 'tablet'],
+  ['Dell', 'PowerEdge R660', 'server'],
+  ['Cisco', 'Catalyst 9200', 'network_switch'],
+] as const;
+/** Asset statuses in the proportions of a working estate: mostly in use. */
+export const BENCH_STATUSES = ['in_use', 'in_use', 'in_use', 'in_stock', 'in_repair', 'refurbished'] as const;
