@@ -308,7 +308,7 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
           fc.oneof(hostileText, fc.constantFrom('null', '[]', '{"query": 1}', '{"query": "{__typename}", "variables": "x"}')),
           { freq: 6 },
         ),
-        rawParam: fc.option(fc.constantFrom('variables', 'extensions', 'operationName'), { freq: 4 }),
+        rawParam: fc.option(fc.constantFrom('variables', 'extensions', 'operationName', 'documentId'), { freq: 4 }),
         rawParamValue: hostileText,
         contentType: fc.constantFrom(
           'application/json',
@@ -319,19 +319,17 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         ),
       })
       .map(({ auth, document, variables, get, rawBody, rawParam, rawParamValue, contentType }): FuzzRequest => {
+        // A persisted-document id stands instead of the query text.
+        const params: Record<string, unknown> = rawParam === 'documentId' ? { variables } : { query: document, variables };
+        if (rawParam) params[rawParam] = rawParamValue;
         if (get) {
-          const entries: [string, unknown][] = [
-            ['query', document],
-            ['variables', variables],
-          ];
-          if (rawParam) entries.push([rawParam, rawParamValue]);
-          return { method: 'GET', path: `/v1/graphql${query(entries)}`, headers: { ...auth(), accept: 'application/json' } };
+          return { method: 'GET', path: `/v1/graphql${query(Object.entries(params))}`, headers: { ...auth(), accept: 'application/json' } };
         }
         return {
           method: 'POST',
           path: '/v1/graphql',
           headers: { ...auth(), 'content-type': contentType },
-          body: rawBody ?? JSON.stringify({ query: document, variables }),
+          body: rawBody ?? JSON.stringify(params),
         };
       });
 
