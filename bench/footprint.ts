@@ -6,7 +6,7 @@
 // products on one connection. Prints req/s, p50, p99 and the share of bare's req/s beside the issue 39
 // targets as a Markdown table, and writes the figures as JSON (BENCH_OUT, default
 // bench/results/footprint.json) for docs/benchmarks.md. BENCH_ONLY=embedded or BENCH_ONLY=postgres
-// runs one database. The bare server is measured again before each database: on a shared machine the
+// runs one database, BENCH_CASES=footprint,healthz,batch some of the cases (e.g. to profile them). The bare server is measured again before each database: on a shared machine the
 // share is taken against the bare figure of the same minute.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,6 +30,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 // Quotas are checked on every keyed request, with limits high enough not to refuse the benchmark's own load.
 const QUOTA_LIMITS = 'day.enterprise=100000000,minute.enterprise=100000000,day.free=100000000,minute.free=100000000';
+const ONLY_CASES = process.env.BENCH_CASES?.split(',');
 const OUT = process.env.BENCH_OUT ?? path.join(import.meta.dirname, 'results', 'footprint.json');
 
 type CaseName = 'footprint' | 'reference' | 'search' | 'healthz';
@@ -80,6 +81,7 @@ async function measureSetup(setup: Setup): Promise<Row[]> {
     const baseline = await load({ url: bare.url, duration: SECONDS });
     const rows: Row[] = [{ setup: 'bare', case: `bare node:http, ${bodyBytes} bytes (before ${setup})`, ...baseline }];
     for (const [name, { label, paths, keyed }] of Object.entries(CASES) as [CaseName, (typeof CASES)[CaseName]][]) {
+      if (ONLY_CASES && !ONLY_CASES.includes(name)) continue;
       const headers: Record<string, string> = keyed ? { authorization: `Bearer ${key}` } : {};
       const requests = paths.map((p) => ({ path: p, headers }));
       await load({ url: service.url, requests, duration: 2 }); // warm-up: measured hot
@@ -98,6 +100,7 @@ async function measureSetup(setup: Setup): Promise<Row[]> {
       });
     }
     // The batch of 100, one connection (its p50 is the figure earlier issues compared).
+    if (ONLY_CASES && !ONLY_CASES.includes('batch')) return rows;
     const batchBody = JSON.stringify({
       products: Array.from({ length: 100 }, (_, i) => ({ ...DEVICES[i % DEVICES.length], country: COUNTRIES[i % COUNTRIES.length] })),
     });
