@@ -31,8 +31,8 @@ export function createApp(services: Services): App {
   const whenSettled: ((settled: boolean) => void)[] = [];
   const closeConnectionAfter = (res: ServerResponse) => res.headersSent || res.setHeader('connection', 'close');
   let draining = false;
-  // The footprint fast path (stage 0) and Yoga with every other stage, in the order src/pipeline.ts sets.
-  const { methods, fastPath, yoga, routes } = createPipeline(services, { isDraining: () => draining });
+  // Liveness and the REST fast path (stage 0) on node:http, and Yoga with every other stage, in the order src/pipeline.ts sets.
+  const { methods, liveness, fastPath, yoga, routes } = createPipeline(services, { isDraining: () => draining });
   const app: App = {
     services,
     routes,
@@ -58,9 +58,13 @@ export function createApp(services: Services): App {
       res.once('close', () => {
         if (handled || res.headersSent) settle();
       });
+      // Answered at once, on node:http (the response settles when it closes).
+      if (methods(req, res, state) || liveness(req, res, state)) {
+        handled = true;
+        return;
+      }
       void runWithRequest(state, async () => {
         try {
-          if (methods(req, res, state)) return;
           if (!(await fastPath.tryServe(req, res, state))) await yoga(req, res);
         } finally {
           handled = true;

@@ -1,8 +1,8 @@
 import { createYoga } from 'graphql-yoga';
 import { schema } from './graphql/schema.ts';
-import type { GraphQLContext } from './graphql/context.ts';
+import { graphqlContext, type GraphQLContext } from './graphql/context.ts';
 import { currentCaller, useAccessControl } from './auth/access-plugin.ts';
-import { FootprintFastPath } from './footprint/fast-path.ts';
+import { RestFastPath } from './rest/fast-path.ts';
 import { maskGraphQLError } from './graphql/mask-error.ts';
 import { useApprovedOperations } from './graphql/approved-operations.ts';
 import { useValidationErrorCodes } from './graphql/validation-codes.ts';
@@ -19,7 +19,7 @@ import { useRequestLifecycle } from './plugins/request-lifecycle.ts';
 import { useRequestMetrics } from './plugins/request-metrics.ts';
 import { useRequestLimits } from './plugins/request-limits.ts';
 import { useErrorBodies } from './plugins/error-bodies.ts';
-import { useLiveness } from './plugins/liveness.ts';
+import { livenessOnNode, useLiveness } from './plugins/liveness.ts';
 import { useReadiness } from './plugins/readiness.ts';
 import { useRouteNotFound } from './plugins/route-not-found.ts';
 import { useReasonPhrases } from './plugins/reason-phrases.ts';
@@ -50,8 +50,10 @@ const NO_URL_ENDS_WITH = ' ';
 export interface Pipeline {
   /** Before everything, on node:http: HEAD served as GET, TRACE and TRACK answered (true: answered). */
   methods: ReturnType<typeof methodsStage>;
-  /** Stage 0, before Yoga: answers a repeated GET /v1/footprint on node:http directly. */
-  fastPath: FootprintFastPath;
+  /** Stage 0, before Yoga: answers a plain GET /healthz on node:http (true: answered). */
+  liveness: ReturnType<typeof livenessOnNode>;
+  /** Stage 0, before Yoga: answers the repeated GETs of fast routes on node:http. */
+  fastPath: RestFastPath;
   /** Yoga with every other stage, in order. */
   yoga: ReturnType<typeof createYoga<Record<string, unknown>, GraphQLContext>>;
   /** Every route of the service, whoever answers it, with who may call it. */
@@ -75,7 +77,7 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
     router.declareIn(routes);
     return useMountedRouter(router);
   };
-  const fastPath = new FootprintFastPath(services, { schema, routes });
+  const fastPath = new RestFastPath(services, { schema, routes });
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema,
@@ -87,12 +89,8 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
     renderGraphiQL: renderGraphiQLPage,
     logging: false,
     maskedErrors: { maskError: maskGraphQLError },
-    context: () => {
-      // Access control (useAccessControl) has authenticated every metered request before execution.
-      const caller = currentCaller();
-      // GraphQL and every REST route alike: a test key's caller already names its sandbox (src/auth/caller.ts).
-      return { prisma: services.scopes.forCaller(caller), services, caller };
-    },
+    // Access control (useAccessControl) has authenticated every metered request before execution.
+    context: () => graphqlContext(services, currentCaller()),
     plugins: [
       // 1. Routing: which route the request is, looked up once; every stage below reads it from the request state.
       useRouting({ routes }),
@@ -132,7 +130,7 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
       mount(createReportRouter(services)),
       mount(createODataRouter(services)),
       mount(createExportDownloadRouter(services)),
-      // 7. REST: the footprint fast path learns each answered query string; SOFA answers the routes of the
+      // 7. REST: the fast path learns each answered query string of its routes; SOFA answers the routes of the
       // fields that declare `extensions.rest`, and the OpenAPI document.
       fastPath.plugin(),
       useRest(
@@ -157,5 +155,11 @@ export function createPipeline(services: Services, { isDraining }: { isDraining:
       useReasonPhrases(),
     ],
   });
-  return { methods: methodsStage({ routes, metrics: services.metrics }), fastPath, yoga, routes };
+  return {
+    methods: methodsStage({ routes, metrics: services.metrics }),
+    liveness: livenessOnNode({ endpoint: LIVENESS_PATH, routes, metrics: services.metrics }),
+    fastPath,
+    yoga,
+    routes,
+  };
 }

@@ -59,7 +59,7 @@ export interface AccessControlOptions {
 
 /**
  * Counts the request against the caller's daily and per-minute budget and collects the decision's
- * rate-limit headers for the answer. A refusal consumes nothing: the footprint fast path, which
+ * rate-limit headers for the answer. A refusal consumes nothing: the REST fast path, which
  * leaves a refused request to the pipeline, checks it again there. An admitted request is kept in the
  * request state, so that a refusal further on can give it back (useAccessControl).
  */
@@ -68,7 +68,7 @@ export async function checkQuota(services: Pick<AccessServices, 'quota'>, caller
   const at = new Date();
   const decision = await services.quota.check(subject, at);
   const state = currentRequest()!;
-  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name, value);
+  for (const [name, value] of Object.entries(rateLimitHeaders(decision))) state.responseHeaders.set(name.toLowerCase(), value);
   if (decision.allowed) state.spentQuota = { subject, at, decision };
   return decision;
 }

@@ -20,6 +20,9 @@ export function utcDay(date: Date): Date {
  * gap between vintages (or after a closed last one) gets the latest vintage that started before it.
  * Undefined only for an empty list.
  */
+/** Vintages are chosen by the UTC day (vintageAt): the choice made at `at` holds until the next day starts (ms since the epoch). */
+export const vintageChoiceHoldsUntil = (at: Date): number => utcDay(at).getTime() + 86_400_000;
+
 export function vintageAt<T extends Vintage>(vintages: readonly T[], at: Date): T | undefined {
   if (vintages.length === 0) return undefined;
   const day = utcDay(at).getTime();

@@ -1,7 +1,7 @@
 import { builder } from '../graphql/builder.ts';
 import { PUBLIC } from '../auth/access.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
-import { currentRequest } from '../observability/request-context.ts';
+import { cacheFor, currentRequest } from '../observability/request-context.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { describeProblems, refusedItems } from '../rest/item-refusals.ts';
 import {
@@ -16,12 +16,19 @@ import { checkedBy, itemCount, openApiBounds } from '../validation/schemas.ts';
 import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, remainingYears, SPEC_VALUES } from './inputs.ts';
 import type { FootprintProduct } from './device.ts';
 import type { DeviceMatch, MatchedDevice } from '../catalogue/service.ts';
-import { cacheCalculation } from './fast-path.ts';
+import { rememberAnswer } from '../rest/fast-path.ts';
+import { vintageChoiceHoldsUntil } from '../factors/lookup.ts';
 import { openApi } from '../rest/openapi-schemas.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
 import type { StatedInterval } from './engine/index.ts';
 
 export const MAX_BATCH = 100;
+
+/** Calculation results are public and cacheable for a day (spec 4.1); they differ by key only in calculation_id. */
+function cacheCalculation(): void {
+  cacheFor(86_400);
+  currentRequest()?.successHeaders.set('vary', 'Authorization');
+}
 
 export const ScreenType = builder.enumType('ScreenType', { values: SCREEN_TYPES });
 export const StorageType = builder.enumType('StorageType', { values: STORAGE_TYPES });
@@ -380,13 +387,24 @@ builder.queryFields((t) => ({
     type: FootprintResult,
     description: 'Lifecycle footprint of one device in a country of use. Cache-Control: public, max-age=86400.',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'GET', path: '/footprint', summary: 'Lifecycle footprint of one product', tags: ['Footprint'] } },
+    extensions: {
+      rest: {
+        method: 'GET',
+        path: '/footprint',
+        summary: 'Lifecycle footprint of one product',
+        tags: ['Footprint'],
+        // The same inputs give the same calculation of one organisation (content-addressed).
+        fastPath: 'per-organisation',
+      },
+    },
     args: deviceArgs,
     resolve: async (_root, args, { services, caller }) => {
+      const at = new Date();
       const result = await services.footprint.footprint(args, caller);
       cacheCalculation();
-      const state = currentRequest();
-      if (state) state.footprintArgs = args;
+      // Holds while the grid factor's vintage does, when its calculation was stored (or is not stored for this caller).
+      const stored = result.calculation_id !== null || caller.kind !== 'key' || !caller.orgContext;
+      rememberAnswer(args, { until: stored ? vintageChoiceHoldsUntil(at) : 0 });
       return result;
     },
   }),

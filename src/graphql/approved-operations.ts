@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type DocumentNode, getOperationAST, parse, print, visit } from 'graphql';
+import { type DocumentNode, parse, print, visit } from 'graphql';
 import type { GraphQLParams, Plugin, YogaInitialContext } from 'graphql-yoga';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { printExecutableGraphQLDocument } from '@graphql-tools/documents';

@@ -43,6 +43,13 @@ export interface RestRoute {
    * answered alike for an unknown id and another organisation's (src/rest/rest-plugin.ts). The record's name, e.g. 'Asset'.
    */
   nullIsNotFound?: string;
+  /**
+   * A read whose answer depends only on its arguments ('shared'), or on them and the caller's organisation
+   * ('per-organisation': calculation ids), open to every caller, without path parameters: a query string
+   * answered once is answered again on node:http, without Yoga and SOFA, by the field's resolver, which
+   * calls rememberAnswer() with its arguments and says until when its answer holds (src/rest/fast-path.ts).
+   */
+  fastPath?: 'shared' | 'per-organisation';
 }
 
 // The single source of truth for GraphQL, REST (SOFA) and the SDK types.

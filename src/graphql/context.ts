@@ -8,3 +8,11 @@ export interface GraphQLContext {
   caller: Caller;
   services: Services;
 }
+
+/** The context of a caller's operation: GraphQL's and SOFA's (Yoga's `context`) and the REST fast path's alike. */
+export const graphqlContext = (services: Services, caller: Caller): GraphQLContext => ({
+  // GraphQL and every REST route alike: a test key's caller already names its sandbox (src/auth/caller.ts).
+  prisma: services.scopes.forCaller(caller),
+  services,
+  caller,
+});

@@ -3,12 +3,23 @@ import { isLeafType, isListType, isNonNullType, isObjectType, type GraphQLField,
 /** Writes a resolved value as the JSON text GraphQL's execution and JSON.stringify would make of it. */
 export type JsonWriter = (value: unknown) => string;
 
-/** The property a field reads: Pothos's exposed property, or the field's own name under GraphQL's default resolver. */
-function propertyOf(parent: string, field: GraphQLField<unknown, unknown>): string {
+/**
+ * How a field's value is read from its parent: Pothos's exposed property, the field's own name under GraphQL's
+ * default resolver, or the field's own resolver, given only its parent (no arguments, context or info): it
+ * must answer at once from the parent (a promise throws).
+ */
+function readerOf(parent: string, field: GraphQLField<unknown, unknown>): (object: Record<string, unknown>) => unknown {
   const exposed = field.extensions.pothosExposedField;
-  if (typeof exposed === 'string') return exposed;
-  if (!field.resolve) return field.name;
-  throw new TypeError(`${parent}.${field.name} has a resolver of its own: only exposed fields can be written without executing`);
+  const property = typeof exposed === 'string' ? exposed : field.resolve ? undefined : field.name;
+  if (property !== undefined) return (object) => object[property];
+  // Pothos's resolver as written, without its plugins' wrappers (they need the context).
+  const resolve = (field.extensions.pothosOriginalResolve ?? field.resolve) as (parent: unknown, args: object) => unknown;
+  return (object) => {
+    const value = resolve(object, {});
+    if (value instanceof Promise)
+      throw new TypeError(`${parent}.${field.name}: its resolver answers later; only values at hand can be written`);
+    return value;
+  };
 }
 
 /**
@@ -50,14 +61,14 @@ function compileNullable(type: GraphQLOutputType, path: string): JsonWriter {
       // Each field's text starts with what precedes its value: `{"name":` for the first, `,"name":` for the others.
       return {
         prefix: `${i === 0 ? '{' : ','}${JSON.stringify(field.name)}:`,
-        property: propertyOf(type.name, field),
+        read: readerOf(type.name, field),
         write: compile(field.type, `${path}.${field.name}`),
       };
     });
     return (value) => {
       const object = value as Record<string, unknown>;
       let json = '';
-      for (const { prefix, property, write } of fields) json += prefix + write(object[property]);
+      for (const { prefix, read, write } of fields) json += prefix + write(read(object));
       return fields.length === 0 ? '{}' : `${json}}`;
     };
   }

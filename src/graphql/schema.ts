@@ -16,7 +16,7 @@ import '../exports/schema.ts';
 import '../erasure/schema.ts';
 
 // sortSchema false: fields keep their declared order, so every REST answer lists them as the schema declares them
-// (the GET /v1/footprint fast path writes that order too, compileJsonWriter); the printed SDL stays sorted.
+// (the REST fast path writes that order too, compileJsonWriter); the printed SDL stays sorted.
 export const schema = builder.toSchema({ sortSchema: false });
 
 export const printedSchema = () => printSchema(lexicographicSortSchema(schema));

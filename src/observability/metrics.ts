@@ -8,7 +8,7 @@ export const UNMATCHED_ROUTE = 'unmatched';
 /** The job-queue counts run at scrape time; a scrape waits this long for them, then leaves them out. */
 const QUEUE_COUNT_TIMEOUT_MS = 2_000;
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
-// From the sub-millisecond footprint fast path to slow report and CSV requests.
+// From the sub-millisecond REST fast path to slow report and CSV requests.
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Which allowance refused a request: the request quota's windows, or the monthly report allowance. */
@@ -31,6 +31,12 @@ export class Metrics {
     help: 'Time from receiving a request to its response headers, by method, route pattern and status',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly fastAnswers = new Counter({
+    name: 'lcf_fast_path_answers_total',
+    help: 'Repeated GETs answered on node:http by the REST fast path (also counted in lcf_http_requests_total), by route pattern and whether the answer was reused (memory) or resolved again (resolver)',
+    labelNames: ['route', 'answer'] as const,
     registers: [this.registry],
   });
   private readonly quotaRefusals = new Counter({
@@ -119,6 +125,10 @@ export class Metrics {
     const labels = { method: METHODS.has(method) ? method : 'other', route, status: String(status) };
     this.requests.inc(labels);
     this.durations.observe(labels, (performance.now() - startedAt) / 1000);
+  }
+
+  fastPathAnswered(route: string, answer: 'memory' | 'resolver'): void {
+    this.fastAnswers.inc({ route, answer });
   }
 
   quotaRefused(plan: Plan, limit: QuotaLimit): void {

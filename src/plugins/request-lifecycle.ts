@@ -7,7 +7,7 @@ type HeaderSink = Pick<Headers, 'has' | 'set'>;
 /**
  * Completes an answer: its X-Request-Id, the headers the stages collected in the request state
  * (rate-limit headers; Cache-Control and Vary of a successful GET), and the request's access-log
- * line. For every answer of the pipeline, and for those the footprint fast path writes itself.
+ * line. For every answer of the pipeline, and for those made on node:http (sendOnNode).
  */
 export function completeResponse(state: RequestState, method: string, pathname: string, status: number, headers: HeaderSink): void {
   // In lower case, as Headers gives every other name to a Map.
@@ -17,7 +17,8 @@ export function completeResponse(state: RequestState, method: string, pathname: 
   if (status >= 200 && status < 300 && method === 'GET') {
     state.successHeaders.forEach((value, name) => headers.set(name, value));
   }
-  state.log.info({ method, path: pathname, status, ms: Math.round((performance.now() - state.startedAt) * 10) / 10 }, 'request');
+  if (state.logsInfo)
+    state.log.info({ method, path: pathname, status, ms: Math.round((performance.now() - state.startedAt) * 10) / 10 }, 'request');
 }
 
 /** Request id, response headers collected during the request, and one access-log line (completeResponse). */

@@ -6,7 +6,7 @@ export interface RequestMetricsOptions {
   metrics: Metrics;
 }
 
-/** Counts an answer, labelled by its route's pattern (useRouting): for the pipeline's answers and the footprint fast path's. */
+/** Counts an answer, labelled by its route's pattern (useRouting): for the pipeline's answers and those made on node:http (sendOnNode). */
 export function observeResponse(metrics: Metrics, state: RequestState, method: string, status: number): void {
   metrics.observeRequest(method, state.route?.pattern ?? UNMATCHED_ROUTE, status, state.startedAt);
 }

@@ -5,6 +5,8 @@ import type { CategorySnapshot } from './store.ts';
 import { factorBasisProvenance, factorCitation } from './grid-data.ts';
 import { GRID_FACTOR_BASES } from './grid-build.ts';
 import { openApi } from '../rest/openapi-schemas.ts';
+import { rememberAnswer } from '../rest/fast-path.ts';
+import { vintageChoiceHoldsUntil } from '../factors/lookup.ts';
 
 /** The bases of a grid factor, a closed list the document states as the GridFactorBasis enum. */
 export const GRID_FACTOR_BASIS = { name: 'GridFactorBasis', values: GRID_FACTOR_BASES };
@@ -86,10 +88,13 @@ builder.queryFields((t) => ({
         path: '/reference/countries',
         summary: 'List the countries and regions with grid intensities',
         tags: ['Reference'],
+        fastPath: 'shared',
       },
     },
-    resolve: (_root, _args, { services }) => {
+    resolve: (_root, args, { services }) => {
       cacheFor(REFERENCE_MAX_AGE);
+      // The current factor of each region: the list holds while the vintages chosen today do.
+      rememberAnswer(args, { until: vintageChoiceHoldsUntil(new Date()) });
       const countries: CountryRow[] = [];
       for (const region of services.reference.regions.values()) {
         const factor = services.reference.gridFactor(region.code);
@@ -115,9 +120,19 @@ builder.queryFields((t) => ({
     type: CategoryList,
     description: 'Device categories with lifetime and fallback yearly energy use.',
     authScopes: PUBLIC,
-    extensions: { rest: { method: 'GET', path: '/reference/categories', summary: 'List the device categories', tags: ['Reference'] } },
-    resolve: (_root, _args, { services }) => {
+    extensions: {
+      rest: {
+        method: 'GET',
+        path: '/reference/categories',
+        summary: 'List the device categories',
+        tags: ['Reference'],
+        fastPath: 'shared',
+      },
+    },
+    resolve: (_root, args, { services }) => {
       cacheFor(REFERENCE_MAX_AGE);
+      // Reference data changes only when a new release is loaded at start-up (src/reference/store.ts).
+      rememberAnswer(args);
       return { total: services.reference.categories.length, categories: services.reference.categories };
     },
   }),
