@@ -4,6 +4,7 @@ import { ConfigError, loadConfig, type Config } from './config/config.ts';
 import { createLogger } from './observability/logger.ts';
 import { openConfiguredDatabase } from './db/prepare.ts';
 import { logProcessWarnings, onStopRequest } from './cli/process-signals.ts';
+import { isDataDirectoryBusy } from './db/data-dir-lock.ts';
 
 const startedAt = performance.now();
 let config: Config;
@@ -19,18 +20,22 @@ const log = createLogger(config.logLevel);
 logProcessWarnings(log);
 // The database opens (PGlite compiles its WebAssembly off the main thread) while the service's modules load.
 const database = openConfiguredDatabase(config);
+// Its failure is answered below, once the modules have loaded; meanwhile it is not an unhandled rejection.
+database.catch(() => {});
 const [{ startServices, stopServices }, { startBackgroundWork }, { createApp }, { answerClientErrors }] = await Promise.all([
   import('./startup.ts'),
   import('./background.ts'),
   import('./app.ts'),
   import('./plugins/request-limits.ts'),
 ]);
-const services = await startServices(config, log, await database).catch((error: unknown) => {
-  // A key that does not open with this instance's configuration: said in one line, like a bad variable.
-  if (!(error instanceof ConfigError)) throw error;
-  console.error(`lcf: ${error.message}`);
-  process.exit(1);
-});
+const services = await database
+  .then((db) => startServices(config, log, db))
+  .catch((error: unknown) => {
+    // A key that does not open with this instance's configuration, or a data directory another server holds: said in one line, like a bad variable.
+    if (!(error instanceof ConfigError) && !isDataDirectoryBusy(error)) throw error;
+    console.error(`lcf: ${error.message}`);
+    process.exit(1);
+  });
 if (!config.secretsKey && config.databaseUrl) {
   log.warn(
     'SECRETS_KEY is not set: the secrets key sealing the certificate signing key and stored third-party keys is kept in the database, so a copy of the database opens them; set SECRETS_KEY on every instance',

@@ -9,6 +9,7 @@ import type pg from 'pg';
 import type { PGlite } from '@electric-sql/pglite';
 import type { SqlDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import type { PrismaClient } from '../generated/prisma/client.ts';
+import { lockDataDirectory } from './data-dir-lock.ts';
 
 export type { Prisma, PrismaClient } from '../generated/prisma/client.ts';
 
@@ -81,6 +82,7 @@ const compilePGliteWasm = () => (pgliteWasmModule ??= WebAssembly.compile(readFi
 /**
  * A PGlite over `dataDir` (omitted: in memory), starting, on the calling thread; a new `dataDir` starts
  * as a copy of `seed` (a prepared or initialised data directory) when there is one, else with initdb.
+ * The data directory is this process's until it ends or releaseDataDirectory (src/db/data-dir-lock.ts).
  * The service runs it in a thread of its own (src/db/pglite-worker.ts); tools and tests call it directly.
  */
 export async function startPGlite(dataDir: string | undefined, seed?: string, wasmModule?: WebAssembly.Module): Promise<PGlite> {
@@ -89,6 +91,8 @@ export async function startPGlite(dataDir: string | undefined, seed?: string, wa
   // Imported on use only: PGlite's modules take resident memory, waste when PostgreSQL is used.
   const { PGlite } = await import('@electric-sql/pglite');
   if (dataDir) {
+    await mkdir(path.dirname(path.resolve(dataDir)), { recursive: true });
+    lockDataDirectory(dataDir);
     // A new database starts as a copy of the seed when there is one: a copy of files instead of initdb.
     const isNew = !(await exists(path.join(dataDir, 'PG_VERSION')));
     if (isNew && seed && (await exists(path.join(seed, 'PG_VERSION')))) {

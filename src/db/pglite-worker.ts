@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PGlite } from '@electric-sql/pglite';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { startPGlite } from './database.ts';
+import { releaseDataDirectory } from './data-dir-lock.ts';
 
 /**
  * The embedded database's thread (src/db/database.ts, openPGlite): PGlite runs here, never on the thread
@@ -28,6 +29,7 @@ await server.start();
 port.once('message', async () => {
   await server.stop();
   await pglite.close();
+  if (dataDir) releaseDataDirectory(dataDir);
   port.postMessage('closed');
   port.close();
 });

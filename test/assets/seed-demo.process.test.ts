@@ -112,4 +112,19 @@ describe(`lcf admin seed-demo on ${TEST_DATABASE_KIND}`, () => {
     const unknown = await runCli(['admin', 'seed-demo', '--org', '00000000-0000-4000-8000-000000000000', '--assets', '5'], env);
     expect([unknown.code, unknown.stderr.trim()]).toEqual([1, 'lcf: no organization with id 00000000-0000-4000-8000-000000000000']);
   });
+
+  it.runIf(TEST_DATABASE_KIND === 'pglite')('refuses, saying what to do, while another process holds the embedded database', async () => {
+    const held = await openDatabase({ kind: 'pglite', dataDir: path.join(dir, 'pglite') }); // as a running server holds it
+    try {
+      const run = await runCli(['admin', 'seed-demo', '--org', orgId, '--assets', '5'], env);
+      expect(run.code).toBe(1);
+      expect(run.stderr.trim()).toBe(
+        `lcf: the embedded database in ${path.join(dir, 'pglite')} is in use by process ${process.pid} (a server started with the same DATA_DIR holds it): ` +
+          'stop that process and run this again, or give this one a DATA_DIR of its own (or DATABASE_URL)',
+      );
+      expect(await held.prisma.asset.count({ where: { org_id: orgId } })).toBe(250); // untouched
+    } finally {
+      await held.close();
+    }
+  });
 });
