@@ -69,6 +69,8 @@ server.listen(config.port, config.host, () => {
     },
     'listening',
   );
+  // A new server: where its admin token is and the one command that makes a first key (docs/api.md, "Organisations and API keys").
+  if (!config.adminToken) announceFirstKey().catch(() => {});
   // Housekeeping starts a second after the server listens: its first statements (export leases, webhook
   // retries) touch tables no request has read yet, work that would stand before the first answer of a restart.
   // With EXPORT_WORKER=off exports are left to separate `lcf worker` processes (PostgreSQL only).
@@ -81,6 +83,15 @@ server.listen(config.port, config.host, () => {
     BACKGROUND_START_DELAY_MS,
   );
 });
+
+async function announceFirstKey() {
+  const [{ adminTokenFile }, keys] = await Promise.all([import('./admin/admin-token.ts'), services.db.prisma.apiKey.count()]);
+  if (keys > 0) return;
+  log.info(
+    { admin_token_file: adminTokenFile({ DATA_DIR: config.dataDir }), first_key: 'npx lcf quickstart' },
+    'no API key yet: `npx lcf quickstart` creates an organisation and a key, and prints a first call',
+  );
+}
 
 let stopping = false;
 async function shutdown(reason: string) {

@@ -2,6 +2,7 @@ import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { dataDirSecret } from '../config/data-secret.ts';
+import { dataDirOf } from '../config/data-dir.ts';
 import { RateLimitError, unauthorized } from '../errors/api-error.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { Services } from '../services.ts';
@@ -11,7 +12,7 @@ export const ADMIN_TOKEN_FILE = 'admin-token';
 
 /**
  * ADMIN_TOKEN when set; otherwise the token kept in the data directory, generated on first
- * start with 0600 rights. The CLI reads it the same way (src/cli/admin-client.ts).
+ * start with 0600 rights. The CLI reads it the same way (readAdminToken).
  */
 export async function resolveAdminToken(configured: string | undefined, dataDir: string): Promise<string> {
   return configured ?? dataDirSecret(dataDir, ADMIN_TOKEN_FILE, () => randomBytes(32).toString('base64url'));
@@ -48,9 +49,12 @@ export async function requireAdminToken(services: Pick<Services, 'adminToken' | 
   }
 }
 
+/** Where a server with this environment keeps its generated admin token. */
+export const adminTokenFile = (env: NodeJS.ProcessEnv): string => path.join(dataDirOf(env), ADMIN_TOKEN_FILE);
+
 /** The token as the CLI finds it: ADMIN_TOKEN, else the file the server wrote; never generated here. */
 export async function readAdminToken(env: NodeJS.ProcessEnv): Promise<string | undefined> {
   if (env.ADMIN_TOKEN) return env.ADMIN_TOKEN;
-  const file = path.join(path.resolve(env.DATA_DIR || '.data'), ADMIN_TOKEN_FILE);
+  const file = adminTokenFile(env);
   return (await readFile(file, 'utf8').catch(() => undefined))?.trim() || undefined;
 }

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 
 const USAGE = `usage:
+  lcf quickstart [--name NAME] [--plan PLAN] [--json]
   lcf admin org create --name NAME --plan free|pro|business|enterprise [--json]
   lcf admin key create --org ORG_ID [--test] [--bi] [--no-org-context] [--json]
   lcf admin key revoke KEY_ID
@@ -10,8 +11,11 @@ const USAGE = `usage:
   lcf blancco sync --key KEY [--only-successful] [--since YYYY-MM-DD] [--country CC] [--batch N] [--json]
   lcf worker
   lcf odata verify-proof FILE [--hash HEX] [--json]
+quickstart creates an organisation (default "Quickstart", plan enterprise) and a live API key for it,
+and prints the key with a first call to try: the one step from a new server to a keyed answer.
 The server is found through LCF_URL (default http://localhost:3000); the admin token through
-ADMIN_TOKEN or the file DATA_DIR/admin-token (default .data/admin-token) written by the server.
+ADMIN_TOKEN or the file DATA_DIR/admin-token written by the server (DATA_DIR as the server's:
+default the .data directory of this installation, wherever lcf is run from).
 seed-demo writes into the database directly (DATABASE_URL, else DATA_DIR; with the embedded
 database stop the server first). assets import sends the file to the server with the API key
 (--key or LCF_API_KEY) in requests of up to 1000 rows; it exits 1 when any row failed.
@@ -30,10 +34,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function adminRequest(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
   // Imported here, as every command's code is, so that `lcf --help` loads nothing but this file.
-  const [{ readAdminToken }, { ADMIN_BASE }] = await Promise.all([import('../admin/admin-token.ts'), import('../admin/routes.ts')]);
-  const base = (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, '');
+  const [{ adminTokenFile, readAdminToken }, { ADMIN_BASE }] = await Promise.all([
+    import('../admin/admin-token.ts'),
+    import('../admin/routes.ts'),
+  ]);
+  const base = serverUrl();
   const token = await readAdminToken(process.env);
-  if (!token) throw new Error('no admin token: set ADMIN_TOKEN, or start the server once so it writes DATA_DIR/admin-token');
+  if (!token)
+    throw new Error(
+      `no admin token in ${adminTokenFile(process.env)}: start the server (npm start) once, which writes it, or set ADMIN_TOKEN (and DATA_DIR to the server's, if it uses another)`,
+    );
   let response: Response;
   try {
     response = await fetch(`${base}${ADMIN_BASE}${path}`, {
@@ -43,12 +53,20 @@ async function adminRequest(method: string, path: string, body?: unknown): Promi
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
-    throw new Error(`cannot reach the server at ${base}: ${(error as Error).message}`);
+    throw new Error(
+      `cannot reach the server at ${base} (${(error as Error).message}): start it with npm start, or set LCF_URL to its address`,
+    );
   }
   const payload = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+  if (response.status === 401)
+    throw new Error(
+      `the server at ${base} refused the admin token: is it the server of this DATA_DIR? Set ADMIN_TOKEN (or DATA_DIR) to its own`,
+    );
   if (!response.ok) throw new Error(`${response.status} ${payload.code ?? ''}: ${payload.details || payload.error || response.statusText}`);
   return payload;
 }
+
+const serverUrl = () => (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, '');
 
 function pick(obj: Record<string, unknown>, keys: string[]) {
   return Object.fromEntries(keys.map((k) => [k, obj[k]]));
@@ -90,7 +108,28 @@ async function run(argv: string[]): Promise<void> {
   const command = positionals.slice(0, ['assets', 'odata', 'blancco'].includes(positionals[0] ?? '') ? 2 : 3).join(' ');
   const print = (result: Record<string, unknown>, text: string) => console.log(values.json ? JSON.stringify(result) : text);
 
-  switch (command) {
+  switch (positionals[0] === 'quickstart' ? 'quickstart' : command) {
+    case 'quickstart': {
+      const plan = values.plan ?? 'enterprise';
+      if (!PLANS.includes(plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
+      const org = pick(await adminRequest('POST', '/orgs', { name: values.name?.trim() || 'Quickstart', plan }), ['id', 'name', 'plan']);
+      const { key } = await adminRequest('POST', '/keys', { org_id: org.id, environment: 'live', bi_enabled: plan === 'enterprise' });
+      const curl = `curl -H 'Authorization: Bearer ${key}' '${serverUrl()}/v1/footprint?brand=Dell&model=Latitude%205440&country=DE'`;
+      return print(
+        { org, key, curl },
+        [
+          `Created organisation "${org.name}" (${org.plan}, ${org.id}) and an API key for it:`,
+          '',
+          `  ${key}`,
+          '',
+          'Store it now: it is not shown again. A first call:',
+          '',
+          `  ${curl}`,
+          '',
+          'More first calls: README.md, "First calls"; the API reference: /v1/docs.',
+        ].join('\n'),
+      );
+    }
     case 'admin org create': {
       if (!values.name?.trim()) throw new UsageError('--name is required');
       if (!values.plan || !PLANS.includes(values.plan)) throw new UsageError(`--plan must be one of ${PLANS.join(', ')}`);
@@ -136,7 +175,7 @@ async function run(argv: string[]): Promise<void> {
       const key = values.key || process.env.LCF_API_KEY;
       if (!key) throw new UsageError('--key KEY (or LCF_API_KEY) is required');
       const { importCsvFile } = await import('../assets/cli.ts');
-      const base = (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, '');
+      const base = serverUrl();
       const outcome = await importCsvFile(file, { baseUrl: base, key });
       if (outcome.failed > 0) process.exitCode = 1;
       const errors = outcome.errors.map((e) => `  row ${e.row}${e.serial_number ? ` (${e.serial_number})` : ''}: ${e.field}: ${e.reason}`);
@@ -163,7 +202,7 @@ async function run(argv: string[]): Promise<void> {
     case 'blancco sync': {
       const key = values.key || process.env.LCF_API_KEY;
       if (!key) throw new UsageError('--key KEY (or LCF_API_KEY) is required');
-      const target = { baseUrl: (process.env.LCF_URL || 'http://localhost:3000').replace(/\/+$/, ''), key };
+      const target = { baseUrl: serverUrl(), key };
       const { connectBlancco, syncBlancco } = await import('../erasure/cli.ts');
       if (command === 'blancco connect') {
         if (!values['base-url'])

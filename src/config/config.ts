@@ -1,7 +1,7 @@
-import path from 'node:path';
 import type { KeyObject } from 'node:crypto';
 import * as z from 'zod';
 import { ConfigError } from './config-error.ts';
+import { dataDirOf } from './data-dir.ts';
 import { parseSigningKeys } from './signing-keys.ts';
 import { parseSecretsKey } from '../secrets/secret-box.ts';
 import { listenHosts, parseAllowedHosts, type AllowedHost } from './allowed-hosts.ts';
@@ -32,7 +32,7 @@ const parsedWith = <T>(parse: (text: string) => T) =>
 const envSchema = z.object({
   PORT: port.default(3000),
   HOST: z.string().min(1).default('0.0.0.0'),
-  DATA_DIR: z.string().min(1).default('.data'),
+  DATA_DIR: z.string().min(1).optional(),
   DATABASE_URL: url(['postgres', 'postgresql']).optional(),
   DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   REDIS_URL: url(['redis', 'rediss']).optional(),
@@ -177,7 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return Object.freeze({
     port: e.PORT,
     host: e.HOST,
-    dataDir: path.resolve(e.DATA_DIR),
+    dataDir: dataDirOf({ DATA_DIR: e.DATA_DIR }),
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
     redis: e.REDIS_URL ? { url: e.REDIS_URL, prefix: e.REDIS_PREFIX } : undefined,
