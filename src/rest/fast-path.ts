@@ -73,6 +73,8 @@ export interface RestFastPathOptions {
   routes: RouteTable;
   /** How many query strings are remembered. */
   capacity?: number;
+  /** How many characters of answers are kept, all scopes together (the oldest query strings are forgotten first): 16 Mi by default. */
+  answerChars?: number;
 }
 
 /**
@@ -91,12 +93,15 @@ export class RestFastPath {
   private readonly byPath = new Map<string, FastRoute>();
   private readonly known = new Map<string, KnownQuery>();
   private readonly capacity: number;
+  private readonly answerBudget: number;
+  private heldBytes = 0;
 
   constructor(
     private readonly services: Services,
     private readonly options: RestFastPathOptions,
   ) {
     this.capacity = options.capacity ?? 10_000;
+    this.answerBudget = options.answerChars ?? 16 * 1024 * 1024;
     for (const field of Object.values(options.schema.getQueryType()?.getFields() ?? {})) {
       const route = field.extensions.rest as RestRoute | undefined;
       if (!route?.fastPath) continue;
@@ -152,7 +157,7 @@ export class RestFastPath {
         const route = this.byPath.get(url.pathname);
         const target = url.pathname + url.search;
         if (!route || this.known.has(target)) return;
-        if (this.known.size >= this.capacity) this.known.delete(this.known.keys().next().value!);
+        if (this.known.size >= this.capacity) this.forgetOldest();
         this.known.set(target, { route, args: learned.args, answers: new Map() });
       },
     };
@@ -164,8 +169,16 @@ export class RestFastPath {
     const headers: [string, string][] = [];
     state.successHeaders.forEach((value, name) => headers.push([name, value]));
     const answer = { body, headers, until };
+    this.heldBytes += body.length - (known.answers.get(scope)?.body.length ?? 0);
     known.answers.set(scope, answer);
+    while (this.heldBytes > this.answerBudget && this.known.size > 1) this.forgetOldest();
     return answer;
+  }
+
+  private forgetOldest(): void {
+    const [target, oldest] = this.known.entries().next().value!;
+    for (const answer of oldest.answers.values()) this.heldBytes -= answer.body.length;
+    this.known.delete(target);
   }
 }
 
