@@ -623,7 +623,7 @@ export interface components {
          * SpecBasis
          * @enum {string}
          */
-        SpecBasis: "published" | "configuration" | "derived";
+        SpecBasis: "published" | "configuration" | "derived" | "estimated" | "category_typical" | "not_applicable" | "not_estimable";
         /**
          * FactorType
          * @enum {string}
@@ -1053,7 +1053,7 @@ export interface components {
             /** @description Id of the stored calculation record; cite it in POST /certificate. Derived from its content (organisation, inputs, engine version, factor vintages, answer): the same calculation asked again answers the same id and stores nothing. Null for anonymous calls and keys without organisation context: nothing is stored for them */
             calculation_id: string | null;
         };
-        /** @description Specifications as known to the catalogue; null where not published. */
+        /** @description Every spec field of the device: the catalogue's value, else the value its footprint uses (the engine's estimate for the device or its category's typical value); null only where the category has no such part or the engine does not know the category. `spec_sources` gives the basis of each field. */
         ProductSpecs: {
             /** Format: float */
             weight_kg: number | null;
@@ -1071,18 +1071,18 @@ export interface components {
             battery_wh: number | null;
             /**
              * Format: float
-             * @description kWh per year
+             * @description kWh per year: the catalogue's figure (ENERGY STAR TEC) where it publishes one, else the energy model's estimate for the device, the annual kWh its footprint uses
              */
             typical_consumption_kwh: number | null;
         };
-        /** @description Where one catalogue spec value comes from (docs/catalogue.md, "Per-field provenance"). */
+        /** @description Where one spec value comes from (docs/catalogue.md, "Per-field provenance"; docs/search.md, "Full specs"). */
         SpecSource: {
             /** @description Spec field, e.g. `weight_kg` */
             field: string;
-            /** @description `published`: the model's own published figure; `configuration`: a chosen typical configuration (RAM, storage, TDP), a unit may differ; `derived`: computed from a published figure (battery Wh from mAh) */
+            /** @description From the catalogue: `published`, the model's own published figure; `configuration`, a chosen typical configuration (RAM, storage, TDP), a unit may differ; `derived`, computed from a published figure (battery Wh from mAh). From the engine, for a field the catalogue does not publish, the value the device's footprint uses: `estimated`, from the device's other figures (typical_consumption_kwh from the energy model, weight_kg from the screen size and battery); `category_typical`, the category's typical configuration of the release year (RAM, storage) or its default. Null values: `not_applicable`, the category has no such part (a monitor's processor, a desktop's screen) and the footprint counts none; `not_estimable`, the engine does not know the category. `note` says how. */
             basis: components["schemas"]["SpecBasis"];
             url: string | null;
-            /** @description The document the value comes from */
+            /** @description The document a catalogue value comes from; for the engine's bases, how the value was formed or why there is none */
             note: string | null;
         };
         CatalogueDevice: {
@@ -1093,7 +1093,7 @@ export interface components {
             /** Format: int32 */
             release_year: number;
             specs: components["schemas"]["ProductSpecs"];
-            /** @description Provenance of each spec value */
+            /** @description Provenance of each spec value: one row per field of `specs`, in its order */
             spec_sources: components["schemas"]["SpecSource"][];
         };
         SearchResult: {
@@ -1127,7 +1127,7 @@ export interface components {
             icecat_category: string | null;
             mapped_category: string;
             specs: components["schemas"]["ProductSpecs"];
-            /** @description Provenance of each spec value */
+            /** @description Provenance of each spec value: one row per field of `specs`, in its order */
             spec_sources: components["schemas"]["SpecSource"][];
             /** @description `icecat` or `built-in catalogue` */
             source: string;

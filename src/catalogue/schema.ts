@@ -5,15 +5,17 @@ import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { IcecatUnavailableError } from './icecat/index.ts';
 import { BUILT_IN_SOURCE, type CatalogueMatch } from './service.ts';
-import type { CatalogueEntry, CatalogueSpecs } from './search.ts';
-import { resolveSpecSources, SPEC_BASES, type SpecSource } from './spec-provenance.ts';
+import type { CatalogueEntry } from './search.ts';
+import { fullSpecs, RESULT_SPEC_BASES, type FullSpecs, type ResultSpecSource } from './spec-provenance.ts';
 import { openApi } from '../rest/openapi-schemas.ts';
 
 const MIN_QUERY = 2;
 const MAX_RESULTS = 15;
 
-export const ProductSpecs = builder.objectRef<CatalogueSpecs>('ProductSpecs').implement({
-  description: 'Specifications as known to the catalogue; null where not published.',
+export const ProductSpecs = builder.objectRef<FullSpecs>('ProductSpecs').implement({
+  description:
+    "Every spec field of the device: the catalogue's value, else the value its footprint uses (the engine's estimate for the device or its category's typical value); " +
+    'null only where the category has no such part or the engine does not know the category. `spec_sources` gives the basis of each field.',
   fields: (t) => ({
     weight_kg: t.exposeFloat('weight_kg', { nullable: true }),
     screen_size_inch: t.exposeFloat('screen_size_inch', { nullable: true }),
@@ -24,29 +26,39 @@ export const ProductSpecs = builder.objectRef<CatalogueSpecs>('ProductSpecs').im
     storage_gb: t.exposeFloat('storage_gb', { nullable: true }),
     storage_type: t.exposeString('storage_type', { nullable: true, ...openApi({ values: 'StorageType' }) }),
     battery_wh: t.exposeFloat('battery_wh', { nullable: true }),
-    typical_consumption_kwh: t.exposeFloat('typical_consumption_kwh', { nullable: true, description: 'kWh per year' }),
+    typical_consumption_kwh: t.exposeFloat('typical_consumption_kwh', {
+      nullable: true,
+      description:
+        "kWh per year: the catalogue's figure (ENERGY STAR TEC) where it publishes one, else the energy model's estimate for the device, the annual kWh its footprint uses",
+    }),
   }),
 });
 
-const SpecBasis = builder.enumType('SpecBasis', { values: SPEC_BASES });
+const SpecBasis = builder.enumType('SpecBasis', { values: RESULT_SPEC_BASES });
 
-const SpecSourceRef = builder.objectRef<SpecSource & { field: string }>('SpecSource').implement({
-  description: 'Where one catalogue spec value comes from (docs/catalogue.md, "Per-field provenance").',
+const SpecSourceRef = builder.objectRef<ResultSpecSource>('SpecSource').implement({
+  description: 'Where one spec value comes from (docs/catalogue.md, "Per-field provenance"; docs/search.md, "Full specs").',
   fields: (t) => ({
     field: t.exposeString('field', { description: 'Spec field, e.g. `weight_kg`' }),
     basis: t.expose('basis', {
       type: SpecBasis,
       description:
-        "`published`: the model's own published figure; `configuration`: a chosen typical configuration (RAM, storage, TDP), a unit may differ; `derived`: computed from a published figure (battery Wh from mAh)",
+        "From the catalogue: `published`, the model's own published figure; `configuration`, a chosen typical configuration (RAM, storage, TDP), a unit may differ; " +
+        '`derived`, computed from a published figure (battery Wh from mAh). ' +
+        "From the engine, for a field the catalogue does not publish, the value the device's footprint uses: `estimated`, from the device's other figures " +
+        "(typical_consumption_kwh from the energy model, weight_kg from the screen size and battery); `category_typical`, the category's typical configuration of the release year (RAM, storage) or its default. " +
+        "Null values: `not_applicable`, the category has no such part (a monitor's processor, a desktop's screen) and the footprint counts none; `not_estimable`, the engine does not know the category. " +
+        '`note` says how.',
     }),
     url: t.exposeString('url', { nullable: true }),
-    note: t.exposeString('note', { nullable: true, description: 'The document the value comes from' }),
+    note: t.exposeString('note', {
+      nullable: true,
+      description: "The document a catalogue value comes from; for the engine's bases, how the value was formed or why there is none",
+    }),
   }),
 });
 
-/** spec_sources of a catalogue device: one row per spec field it has; fields it lacks are estimated by the engine. */
-const specSourcesOf = (e: CatalogueEntry) =>
-  Object.entries(resolveSpecSources(e.specs, e.spec_sources, e.source)).map(([field, s]) => ({ field, ...s }));
+const SPEC_SOURCES_DESCRIPTION = 'Provenance of each spec value: one row per field of `specs`, in its order';
 
 const SearchHitRef = builder.objectRef<CatalogueEntry>('CatalogueDevice').implement({
   fields: (t) => ({
@@ -55,8 +67,9 @@ const SearchHitRef = builder.objectRef<CatalogueEntry>('CatalogueDevice').implem
     name: t.exposeString('name'),
     category: t.exposeString('category'),
     release_year: t.exposeInt('release_year'),
-    specs: t.expose('specs', { type: ProductSpecs }),
-    spec_sources: t.field({ type: [SpecSourceRef], description: 'Provenance of each spec value', resolve: specSourcesOf }),
+    // Resolved from the entry alone: the REST fast path writes these with the parent only (src/graphql/json-writer.ts).
+    specs: t.field({ type: ProductSpecs, resolve: (e) => fullSpecs(e).specs }),
+    spec_sources: t.field({ type: [SpecSourceRef], description: SPEC_SOURCES_DESCRIPTION, resolve: (e) => fullSpecs(e).sources }),
   }),
 });
 
@@ -93,8 +106,8 @@ const IdentifyResult = builder.objectRef<CatalogueMatch>('IdentifyResult').imple
       resolve: (m) => m.icecat_category ?? null,
     }),
     mapped_category: t.string({ resolve: (m) => m.entry.category }),
-    specs: t.field({ type: ProductSpecs, resolve: (m) => m.entry.specs }),
-    spec_sources: t.field({ type: [SpecSourceRef], description: 'Provenance of each spec value', resolve: (m) => specSourcesOf(m.entry) }),
+    specs: t.field({ type: ProductSpecs, resolve: (m) => fullSpecs(m.entry).specs }),
+    spec_sources: t.field({ type: [SpecSourceRef], description: SPEC_SOURCES_DESCRIPTION, resolve: (m) => fullSpecs(m.entry).sources }),
     source: t.string({
       description: '`icecat` or `built-in catalogue`',
       resolve: (m) => (m.icecat_id !== undefined ? 'icecat' : BUILT_IN_SOURCE),

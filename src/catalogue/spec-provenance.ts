@@ -5,12 +5,19 @@
  * url, note) it takes from the entry-level `source` and the default basis of its key: the chosen typical configuration for RAM,
  * storage and processor TDP (a unit may differ), the model's published figure for everything else.
  */
-import { SPEC_FIELDS } from '../footprint/engine/types.ts';
-import type { CatalogueSpecs } from './catalogue-data.ts';
+import { ESTIMATE_BASES, getCategory, SPEC_FIELDS, specEstimates, type DeviceSpecs, type SpecField } from '../footprint/engine/index.ts';
+import type { CatalogueEntry, CatalogueSpecs } from './catalogue-data.ts';
 
-/** Closed vocabulary of where a spec value comes from. */
+/** Closed vocabulary of where a catalogue's spec value comes from. */
 export const SPEC_BASES = ['published', 'configuration', 'derived'] as const;
 export type SpecBasis = (typeof SPEC_BASES)[number];
+
+/**
+ * Where a spec value of a search or identify result comes from: the catalogue's bases, the engine's
+ * (ESTIMATE_BASES), or `not_estimable` (null: a category the engine does not know).
+ */
+export const RESULT_SPEC_BASES = [...SPEC_BASES, ...ESTIMATE_BASES, 'not_estimable'] as const;
+export type ResultSpecBasis = (typeof RESULT_SPEC_BASES)[number];
 
 export interface SpecSource {
   basis: SpecBasis;
@@ -68,4 +75,49 @@ export function describeSpecSources(
     groups.set(k, [...(groups.get(k) ?? []), field]);
   }
   return [...groups].map(([basis, fields]) => `catalogue ${fields.join(', ')}: ${basis}`);
+}
+
+/** Every spec field of a result: a value, or null where spec_sources says why. */
+export type FullSpecs = { [K in SpecField]-?: NonNullable<CatalogueSpecs[K]> | null };
+
+export interface ResultSpecSource {
+  field: SpecField;
+  basis: ResultSpecBasis;
+  url?: string;
+  note?: string;
+}
+
+// Catalogue entries do not change (built-in ones are frozen; an Icecat entry is made per answer): computed once per entry.
+const completed = new WeakMap<CatalogueEntry, { specs: FullSpecs; sources: ResultSpecSource[] }>();
+
+/**
+ * The specs of a search or identify result: every field, the catalogue's value where it has one,
+ * else the value the footprint of this device uses (specEstimates: same category, specs and release
+ * year as the footprint's lookup chain), with one provenance row per field in the order of SPEC_FIELDS.
+ */
+export function fullSpecs(entry: CatalogueEntry): { specs: FullSpecs; sources: ResultSpecSource[] } {
+  const known = completed.get(entry);
+  if (known) return known;
+  const catalogue = resolveSpecSources(entry.specs, entry.spec_sources, entry.source);
+  const category = getCategory(entry.category);
+  const estimates = category ? specEstimates(category, entry.specs as DeviceSpecs, entry.release_year) : {};
+  const specs = {} as Record<SpecField, number | string | null>;
+  const sources: ResultSpecSource[] = [];
+  for (const field of SPEC_FIELDS) {
+    const own = catalogue[field];
+    const estimate = estimates[field];
+    if (own) {
+      specs[field] = entry.specs[field] as number | string;
+      sources.push({ field, ...own });
+    } else if (estimate) {
+      specs[field] = estimate.value;
+      sources.push({ field, basis: estimate.basis, note: estimate.note });
+    } else {
+      specs[field] = null;
+      sources.push({ field, basis: 'not_estimable', note: `category '${entry.category}' is not one the engine knows` });
+    }
+  }
+  const result = { specs: specs as FullSpecs, sources };
+  completed.set(entry, result);
+  return result;
 }

@@ -1,5 +1,6 @@
 import {
   SPEC_FIELDS,
+  categoryHasField,
   getCategory,
   CATEGORIES,
   outsideRealRange,
@@ -234,10 +235,7 @@ export function resolveDevice(
   if (match?.entry.mpn) {
     data_sources.push(...describeSpecSources(match.entry, (f) => specs[f as keyof DeviceSpecs] === undefined));
     // Only fields the category has (no screen or battery for a mini PC); annual energy is the energy model's.
-    const d = category!.defaults;
-    const applies = (f: (typeof SPEC_FIELDS)[number]) =>
-      f === 'typical_consumption_kwh' || (f === 'screen_type' ? d.screen_size_inch > 0 : typeof d[f] !== 'number' || d[f] > 0);
-    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && applies(f));
+    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && categoryHasField(category!, f));
     if (empty.length)
       data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
   }

@@ -1,9 +1,33 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, qs, type TestApp } from '../support/test-app.ts';
 import { startFakeIcecat, type FakeIcecat } from '../support/fake-icecat.ts';
+import { SPEC_FIELDS } from '../../src/footprint/engine/index.ts';
 
 const post = (t: TestApp, path: string, body: unknown) =>
   t.json(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+type SpecRow = { field: string; basis: string; url: string | null; note: string | null };
+type Result = { specs: Record<string, unknown>; spec_sources: SpecRow[] };
+
+const sourceOf = (result: Result, field: string) => {
+  const { basis, note } = result.spec_sources.find((s) => s.field === field)!;
+  return { basis, note };
+};
+
+/** One provenance row per spec field of 2.6, in the order of `specs`; a null only with a basis saying why, and a note. */
+function expectNoSilentNull(result: Result, label: string) {
+  expect(Object.keys(result.specs), label).toEqual([...SPEC_FIELDS]);
+  expect(
+    result.spec_sources.map((s) => s.field),
+    label,
+  ).toEqual([...SPEC_FIELDS]);
+  for (const s of result.spec_sources) {
+    const empty = result.specs[s.field] === null;
+    expect(['not_applicable', 'not_estimable'].includes(s.basis), `${label} ${s.field} ${s.basis}`).toBe(empty);
+    expect(s.note ?? s.url, `${label} ${s.field}`).toBeTruthy();
+  }
+  expect(result.specs.typical_consumption_kwh, label).toBeGreaterThan(0);
+}
 
 describe('the search index, built by the first request that needs it (not at start-up)', () => {
   let t: TestApp;
@@ -63,9 +87,62 @@ describe('built-in catalogue (no external catalogue configured)', () => {
       ram_gb: ['configuration', note],
       storage_gb: ['configuration', note],
       storage_type: ['configuration', note],
+      // No catalogue device publishes it: the energy model's estimate, the figure its footprint uses.
+      typical_consumption_kwh: [
+        'estimated',
+        expect.stringMatching(/^energy model: category laptop, screen size, TDP, weight and release year/),
+      ],
     });
+    expect(top.specs.typical_consumption_kwh).toBeGreaterThan(0);
     const broad = await t.json('/v1/search?q=dell');
     expect(broad.body).toMatchObject({ count: 438, returned: 15 }); // every Dell device matches
+  });
+
+  it('GET /v1/search: every result carries every spec field, or null with a reason; printers and monitors get the estimates', async () => {
+    for (const q of ['latitude 5440', 'laserjet', 'dell p2422h', 'optiplex micro', 'catalyst', 'iphone 8', 'synology', 'apc smart-ups']) {
+      const res = await t.json(`/v1/search?${qs({ q, limit: 15 })}`);
+      expect(res.body.returned, q).toBeGreaterThan(0);
+      for (const result of res.body.results) expectNoSilentNull(result, `${q}: ${result.name}`);
+    }
+    const printer = (await t.json(`/v1/search?${qs({ q: 'laserjet pro m404dn', limit: 1 })}`)).body.results[0];
+    expect(printer).toMatchObject({ name: 'HP LaserJet Pro M404dn', category: 'printer' });
+    expect(printer.specs).toMatchObject({ processor_tdp_w: 5, ram_gb: 0.5, storage_gb: 8, screen_size_inch: null, battery_wh: null });
+    expect(sourceOf(printer, 'ram_gb')).toEqual({ basis: 'category_typical', note: 'category default (printer)' });
+    expect(sourceOf(printer, 'screen_size_inch')).toEqual({
+      basis: 'not_applicable',
+      note: 'a printer has no screen: the footprint counts none',
+    });
+    expect(sourceOf(printer, 'typical_consumption_kwh')).toMatchObject({
+      basis: 'estimated',
+      note: expect.stringMatching(/^energy model: category printer/),
+    });
+    const monitor = (await t.json(`/v1/search?${qs({ q: 'dell p2422h', limit: 1 })}`)).body.results[0];
+    expect(monitor).toMatchObject({ name: 'Dell P2422H Monitor', category: 'monitor' });
+    expect(sourceOf(monitor, 'weight_kg')).toEqual({ basis: 'estimated', note: 'category default 5 kg scaled with the screen size' });
+    expect(monitor.specs.weight_kg).toBeGreaterThan(0);
+    expect(sourceOf(monitor, 'processor_tdp_w').basis).toBe('not_applicable');
+  });
+
+  it("search, identify, GraphQL and the device's footprint give the same specs (typical consumption as the footprint's annual kWh)", async () => {
+    const key = (await t.createKey((await t.createOrg('business')).id)).key;
+    for (const q of ['latitude 5440', 'dell p2422h', 'laserjet pro m404dn', 'optiplex 7090 micro', 'catalyst 9200']) {
+      const hit = (await t.json(`/v1/search?${qs({ q, limit: 1 })}`)).body.results[0];
+      const footprint = (await t.json(`/v1/footprint?${qs({ brand: hit.brand, mpn: hit.mpn, country: 'DE' })}`)).body;
+      expect(footprint.product.name, q).toBe(hit.name);
+      expect(hit.specs.typical_consumption_kwh, q).toBe(footprint.methodology.annual_kwh);
+      expect(hit.specs.weight_kg, q).toBe(footprint.product.weight_kg);
+      const identified = (await post(t, '/v1/identify', { manufacturer: hit.brand, model_string: hit.mpn })).body;
+      expect({ specs: identified.specs, spec_sources: identified.spec_sources }, q).toEqual({
+        specs: hit.specs,
+        spec_sources: hit.spec_sources,
+      });
+      const graphql = await t.graphql(
+        'query ($q: String!) { search(q: $q, limit: 1) { results { specs { weight_kg screen_size_inch screen_type processor_tdp_w ram_gb storage_gb storage_type battery_wh typical_consumption_kwh } spec_sources { field basis url note } } } }',
+        { q },
+        key,
+      );
+      expect(graphql.body.data.search.results[0], q).toEqual({ specs: hit.specs, spec_sources: hit.spec_sources });
+    }
   });
 
   it('GET /v1/search counts every match, returns `limit` of them, and ranks siblings by the closest model number', async () => {
@@ -256,6 +333,18 @@ describe('POST /v1/identify with the external catalogue (fake Icecat on 127.0.0.
     const before = icecat.requests();
     expect((await post(t, '/v1/identify', { manufacturer: 'HP', model_string: '3C6D4EA' })).body.icecat_id).toBe(85000001);
     expect(icecat.requests()).toBe(before);
+  });
+
+  it("an Icecat monitor's unpublished fields carry the engine's values, as its footprint uses them, or null with a reason", async () => {
+    const res = await post(t, '/v1/identify', { manufacturer: 'Dell', model_string: 'DELL-P2422H' });
+    expect(res.body).toMatchObject({ icecat_id: 85000002, mapped_category: 'monitor' });
+    expectNoSilentNull(res.body, 'Icecat DELL-P2422H');
+    expect(sourceOf(res.body, 'screen_size_inch')).toEqual({ basis: 'published', note: 'Icecat product 85000002' });
+    expect(sourceOf(res.body, 'ram_gb').basis).toBe('not_applicable');
+    const footprint = (await t.json(`/v1/footprint?${qs({ brand: 'Dell', mpn: 'DELL-P2422H', country: 'DE' })}`)).body;
+    expect(footprint.methodology.data_sources[0]).toBe('external catalogue: Icecat product 85000002 (Dell DELL-P2422H)');
+    expect(res.body.specs.typical_consumption_kwh).toBe(footprint.methodology.annual_kwh);
+    expect(res.body.specs.weight_kg).toBe(footprint.product.weight_kg);
   });
 
   it("a footprint of an Icecat part number counts its data sheet's memory and storage as the unit's", async () => {

@@ -26,6 +26,8 @@ export { parseSwaps, SwapParseError, swapToken, SWAP_KINDS } from './swaps.ts';
 export { outsideRealRange, specLimits, swapLimitProblems } from './limits.ts';
 export { countSuppliedSpecs, isScreenType, isStorageType, resolveSpecs, screenAreaM2 } from './specs.ts';
 export type { ResolvedSpecs } from './specs.ts';
+export { categoryHasField, ESTIMATE_BASES, specEstimates } from './spec-estimates.ts';
+export type { EstimateBasis, SpecEstimate } from './spec-estimates.ts';
 export { useRegionOf } from './transport.ts';
 export { PRODUCTION_COMPONENTS } from './production.ts';
 export type { ProductionComponent } from './production.ts';

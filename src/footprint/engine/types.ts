@@ -32,6 +32,7 @@ export const SPEC_FIELDS = [
   'battery_wh',
   'typical_consumption_kwh',
 ] as const satisfies readonly (keyof DeviceSpecs)[];
+export type SpecField = (typeof SPEC_FIELDS)[number];
 
 export type AssemblyRegion = 'east_asia' | 'southeast_asia' | 'south_asia' | 'europe' | 'north_america';
 export type UseRegion = AssemblyRegion | 'west_asia' | 'south_america' | 'africa' | 'oceania';
