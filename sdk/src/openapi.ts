@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the countries and regions with grid intensities */
+        /**
+         * List the countries and regions with grid intensities
+         * @description Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default 25 a day and 10 a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.
+         */
         get: operations["referenceCountries"];
         put?: never;
         post?: never;
@@ -25,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the device categories */
+        /**
+         * List the device categories
+         * @description Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default 25 a day and 10 a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.
+         */
         get: operations["referenceCategories"];
         put?: never;
         post?: never;
@@ -42,7 +48,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lifecycle footprint of one product */
+        /**
+         * Lifecycle footprint of one product
+         * @description Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default 25 a day and 10 a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.
+         */
         get: operations["footprint"];
         put?: never;
         post?: never;
@@ -59,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Savings of extending the life of a device */
+        /**
+         * Savings of extending the life of a device
+         * @description Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default 25 a day and 10 a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.
+         */
         get: operations["savings"];
         put?: never;
         post?: never;
@@ -76,7 +88,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Footprint of a refurbished device against a new one */
+        /**
+         * Footprint of a refurbished device against a new one
+         * @description Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default 25 a day and 10 a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.
+         */
         get: operations["refurbishment"];
         put?: never;
         post?: never;
@@ -93,7 +108,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search the product catalogue */
+        /**
+         * Search the product catalogue
+         * @description Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default 25 a day and 10 a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.
+         */
         get: operations["search"];
         put?: never;
         post?: never;
@@ -280,7 +298,7 @@ export interface paths {
         put?: never;
         /**
          * Footprints of up to 100 products
-         * @description Footprints of up to 100 products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed, unknown or over-long field or that is no object. Counts as one request against quotas.
+         * @description Footprints of up to 100 products, each calculated independently; a failing item becomes {error, index}, over REST also an item with a wrongly typed, unknown or over-long field or that is no object. Counts as one request against quotas. Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default 25 a day and 10 a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.
          */
         post: operations["footprintBatch"];
         delete?: never;
@@ -300,7 +318,7 @@ export interface paths {
         put?: never;
         /**
          * Identify a product
-         * @description Identifies a product by manufacturer (alias brand) and model string or part number (alias mpn), or by GTIN. Not found: 404 {found: false, brand, mpn, message}. External catalogue unreachable: 503.
+         * @description Identifies a product by manufacturer (alias brand) and model string or part number (alias mpn), or by GTIN. Not found: 404 {found: false, brand, mpn, message}. External catalogue unreachable: 503. Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default 25 a day and 10 a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.
          */
         post: operations["identify"];
         delete?: never;

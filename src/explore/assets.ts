@@ -4,7 +4,9 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
+import { introspectionFromSchema } from 'graphql';
 import { DOCS_PATH } from '../kernel/paths.ts';
+import { KEY_PLACEHOLDER, NO_KEY_MESSAGE } from './graphiql-text.ts';
 
 // The scripts and style sheets of the API reference (swagger-ui-dist) and of GraphiQL
 // (@graphql-yoga/render-graphiql), served by this server from node_modules: the pages load
@@ -20,8 +22,25 @@ const swaggerUiFile = (name: string) => () => readFile(path.join(swaggerUiDir, n
 // 8 MB of JavaScript in string constants: imported on the first GraphiQL asset asked for, not at start.
 const graphiql = () => import('@graphql-yoga/render-graphiql/graphiql');
 
-/** Starts Swagger UI on the document the page names; no outside validator badge (validatorUrl). */
+/**
+ * Starts Swagger UI on the document the page names; no outside validator badge (validatorUrl). Its padlock
+ * says whether a route needs a key: Swagger UI's own shows whether the key given would be sent, so the
+ * routes a key is optional for (security [{bearer}, {}]) showed closed and the keyed ones open. Here a
+ * route a key is optional for has none (its description states the anonymous quota "Try it out" spends,
+ * and a key given in Authorize is still sent), and a keyed route's is closed.
+ */
 const REFERENCE_START = `'use strict';
+const keyLocks = () => ({
+  wrapComponents: {
+    OperationSummary: (Original, system) => (props) => {
+      const security = props.operationProps.get('security');
+      const optional = security && security.some((requirement) => requirement.isEmpty());
+      const shown = optional ? props.operationProps.set('security', security.filter((requirement) => requirement.isEmpty())) : props.operationProps;
+      return system.React.createElement(Original, { ...props, operationProps: shown });
+    },
+    authorizeOperationBtn: (Original, system) => (props) => system.React.createElement(Original, { ...props, isAuthorized: true }),
+  },
+});
 const reference = document.getElementById('reference');
 window.ui = SwaggerUIBundle({
   url: reference.dataset.openapi,
@@ -29,12 +48,16 @@ window.ui = SwaggerUIBundle({
   deepLinking: true,
   validatorUrl: null,
   persistAuthorization: false,
+  plugins: [keyLocks],
 });
 `;
 
 /**
  * Runs before the GraphiQL bundle: Monaco's editor workers load from this server (worker-src 'self')
- * instead of the blob: URLs of Yoga's own page; GraphiQL starts with the options the page carries.
+ * instead of the blob: URLs of Yoga's own page; GraphiQL starts with the options the page carries and
+ * the schema's documentation (graphiql-schema.json), so opening the page sends GraphQL nothing: no
+ * introspection, which a visitor's missing key or a free or pro plan would refuse. A query run while
+ * the header editor still holds the placeholder is not sent either: the result pane says what to do.
  */
 const GRAPHIQL_START = `'use strict';
 const workers = { editorWorkerService: 'graphiql-editor.worker.js', json: 'graphiql-json.worker.js', graphql: 'graphiql-graphql.worker.js' };
@@ -43,9 +66,19 @@ self.MonacoEnvironment = {
   globalAPI: false,
   getWorkerUrl: (_moduleId, label) => new URL(workers[label] ?? workers.editorWorkerService, assets).href,
 };
-addEventListener('DOMContentLoaded', () => {
-  const options = JSON.parse(document.getElementById('graphiql-options').textContent);
-  YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), options);
+const options = JSON.parse(document.getElementById('graphiql-options').textContent);
+const endpoint = new URL(options.endpoint ?? location.pathname, location.href).pathname;
+const send = globalThis.fetch.bind(globalThis);
+globalThis.fetch = (input, init) => {
+  const request = new Request(input, init);
+  const authorization = request.headers.get('authorization') ?? '';
+  if (new URL(request.url).pathname !== endpoint || (authorization && !authorization.includes(${JSON.stringify(KEY_PLACEHOLDER)}))) return send(request);
+  const message = ${JSON.stringify(NO_KEY_MESSAGE)};
+  return Promise.resolve(Response.json({ errors: [{ message, extensions: { code: 'MISSING_API_KEY' } }] }));
+};
+const schema = fetch(new URL('graphiql-schema.json', assets)).then((r) => r.json());
+addEventListener('DOMContentLoaded', async () => {
+  YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), { ...options, schema: await schema });
 });
 `;
 
@@ -55,6 +88,11 @@ const ASSETS = {
   'favicon-32x32.png': { type: 'image/png', load: swaggerUiFile('favicon-32x32.png') },
   'reference.js': { type: JS, load: async () => REFERENCE_START },
   'graphiql-start.js': { type: JS, load: async () => GRAPHIQL_START },
+  // The documentation of every type and field, as introspection answers it (the printed schema is public too).
+  'graphiql-schema.json': {
+    type: 'application/json; charset=utf-8',
+    load: async () => JSON.stringify(introspectionFromSchema((await import('../graphql/schema.ts')).schema, { descriptions: true })),
+  },
   'graphiql.js': { type: JS, load: async () => (await graphiql()).js },
   'graphiql.css': { type: CSS, load: async () => (await graphiql()).css },
   'graphiql-editor.worker.js': { type: JS, load: async () => (await graphiql()).editorWorkerService },

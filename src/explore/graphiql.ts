@@ -3,6 +3,7 @@ import type { ApprovedOperation } from '../graphql/approved-operations.ts';
 import { SERVICE_NAME } from '../version.ts';
 import { assetUrl } from './assets.ts';
 import { GRAPHIQL_POLICY, PAGE_HEADERS } from './policy.ts';
+import { KEY_PLACEHOLDER } from './graphiql-text.ts';
 
 // GraphiQL for browsers at GET /v1/graphql (Yoga's own, rendered by Yoga when Accept asks for HTML;
 // API clients' GETs are unchanged). Its page loads the bundle from this server, never from a CDN.
@@ -20,7 +21,7 @@ const EXAMPLE_VARIABLES: Record<string, Record<string, unknown>> = {
 };
 
 /** The header editor's starting text: GraphQL needs a key (401 without one). */
-export const AUTHORIZATION_TEMPLATE = JSON.stringify({ Authorization: 'Bearer <your API key>' }, null, 2);
+export const AUTHORIZATION_TEMPLATE = JSON.stringify({ Authorization: `Bearer ${KEY_PLACEHOLDER}` }, null, 2);
 
 const tabOrder = (op: ApprovedOperation) => {
   const index = Object.keys(EXAMPLE_VARIABLES).indexOf(op.name);

@@ -8,6 +8,7 @@ import type { Access } from '../auth/access.ts';
 import { isMetered } from '../auth/access-plugin.ts';
 import { openApiPath, type Route } from '../kernel/routes.ts';
 import { PLAN_RULES } from '../auth/plan-rules.ts';
+import { DAILY_LIMITS, MINUTE_LIMITS } from '../auth/quota/policy.ts';
 import { WEBHOOK_EVENT_DATA } from '../webhooks/events.ts';
 import { preciseArguments, preciseComponents } from './openapi-schemas.ts';
 import { API_ERROR_CODES, RATE_LIMIT_CODES } from '../errors/codes.ts';
@@ -22,6 +23,8 @@ const boundsOf = (input: GraphQLArgument | GraphQLInputField | undefined) => inp
 
 const KEY_REQUIRED: Security = [{ bearer: [] }];
 const KEY_OPTIONAL: Security = [{ bearer: [] }, {}];
+/** Said on every route a key is optional for: what "Try it out" without one spends. */
+const ANONYMOUS_QUOTA = `Without a key, calls count against the anonymous quota of the calling IP address (the free plan's: by default ${DAILY_LIMITS.free} a day and ${MINUTE_LIMITS.free} a minute); with one (Authorize), against the key's plan. The X-RateLimit-* headers of each answer say what is left.`;
 /** A route outside API keys (public pages, signed links). */
 const NO_KEY: Security = [];
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
@@ -145,6 +148,7 @@ export function completeOpenApi(
       if (!declared) throw new Error(`OpenAPI: ${where} is no route of the service`);
       const access = declared.access;
       operation.security = !access ? NO_KEY : access.public ? KEY_OPTIONAL : KEY_REQUIRED;
+      if (access?.public) operation.description = [operation.description, ANONYMOUS_QUOTA].filter(Boolean).join(' ');
       if (access?.plan)
         operation.description = [operation.description, `Requires the ${PLAN_RULES[access.plan].minimum} plan or above.`]
           .filter(Boolean)

@@ -12,10 +12,12 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL and the API reference in Chromium', () 
   let base: string;
   let browser: Browser;
   let freeKey: string;
+  let proKey: string;
 
   beforeAll(async () => {
     t = await createTestApp();
     freeKey = (await t.createKey((await t.createOrg('free')).id)).key;
+    proKey = (await t.createKey((await t.createOrg('pro')).id)).key;
     base = await t.listen();
     browser = await launchChromium();
   });
@@ -37,6 +39,30 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL and the API reference in Chromium', () 
     });
     return { page, problems };
   }
+
+  it('opens GraphiQL without sending GraphQL anything, its documentation there, and explains a run without a key', async () => {
+    const { page, problems } = await openPage();
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === '/v1/graphql' && request.method() === 'POST') sent.push(request.postData() ?? '');
+    });
+    await page.goto(`${base}/v1/graphql`);
+    await expect(page.locator('.graphiql-tab-active').textContent()).resolves.toContain('FactorLookup');
+    // The documentation explorer lists the schema's root fields from the page's own copy of the schema.
+    await page.click('button[aria-label="Show Documentation Explorer"]');
+    await page.locator('.graphiql-doc-explorer').getByText('Query', { exact: true }).first().waitFor();
+    await page.locator('.graphiql-doc-explorer a', { hasText: 'Query' }).first().click();
+    await page.locator('.graphiql-doc-explorer').getByText('factorByRegion').first().waitFor();
+    await expect(page.locator('.graphiql-doc-explorer').textContent()).resolves.not.toContain('Error fetching schema');
+    // Run with the placeholder still in the header editor: answered in the page, in words.
+    await page.click('.graphiql-execute-button');
+    // The result editor wraps long lines: compared with its white space taken out.
+    await page.waitForFunction(() => document.querySelector('.result-window')?.textContent?.replace(/\s+/g, '').includes('NoAPIkeyyet'));
+    expect((await page.locator('.result-window').textContent())?.replace(/\s+/g, '')).toContain('`npxlcfquickstart`');
+    expect(sent).toEqual([]);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 
   it('runs an approved template from GraphiQL with the key typed into the header editor', async () => {
     const { page, problems } = await openPage();
@@ -69,11 +95,25 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL and the API reference in Chromium', () 
     const { page, problems } = await openPage();
     await page.goto(`${base}/v1/docs`);
     const operation = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/v1/reference/categories"]') });
+    const keyed = page.locator('.opblock-get', { has: page.locator('.opblock-summary-path[data-path="/v1/assets"]') });
+    // A padlock says a route needs a key: closed on keyed routes, none where a key is optional.
+    await keyed.locator('.opblock-summary .authorization__btn svg.locked').waitFor();
+    expect(await operation.locator('.opblock-summary .authorization__btn').count()).toBe(0);
     await operation.locator('.opblock-summary').click();
+    // What "Try it out" spends without a key, said with the route.
+    expect((await operation.locator('.opblock-body').first().textContent())?.replace(/\s+/g, ' ')).toContain(
+      'Without a key, calls count against the anonymous quota of the calling IP address',
+    );
+    // A key given in Authorize is still sent to a route it is optional for: the answer is counted for its plan.
+    await page.click('.auth-wrapper button.authorize');
+    await page.locator('.modal-ux input[type="text"], .modal-ux input[type="password"]').first().fill(proKey);
+    await page.locator('.modal-ux button.authorize').click();
+    await page.locator('.modal-ux button.btn-done').click();
     await operation.locator('button.try-out__btn').click();
     const answer = page.waitForResponse(`${base}/v1/reference/categories`);
     await operation.locator('button.execute').click();
     expect((await answer).status()).toBe(200);
+    expect((await answer).headers()['x-ratelimit-plan']).toBe('pro');
     const shown = operation.locator('.live-responses-table tbody .response');
     await shown.waitFor();
     expect((await shown.locator('.response-col_status').textContent())?.trim()).toBe('200');
