@@ -53,16 +53,56 @@ export interface StoredCalculation {
  * the key that asked (api_key_id: one organisation, one calculation) and when.
  */
 export function calculationId(record: CalculationRecord): string {
-  const { api_key_id: _key, created_at: _at, asset_id: _asset, inputs, result, ...identity } = record;
-  const { calculated_at: _calculatedAt, calculation_id: _id, ...answer } = result as Record<string, unknown>;
-  const present = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null && v !== undefined));
-  const hash = createHash('sha256')
-    .update(canonicalize({ ...identity, inputs: present, result: answer }) ?? '')
-    .digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x80;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.toString('hex', 0, 16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  return new CalculationContent(record).id(record.scope);
+}
+
+const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
+/**
+ * A calculation's canonical JSON (calculationId) but for its scope: the members before the scope
+ * already hashed, those after it as text. Records alike but for their scope (an import's assets of
+ * one device) share one, so each further id costs the hash of its scope and the members after it,
+ * not the canonical JSON of the whole answer.
+ */
+export class CalculationContent {
+  private readonly head = createHash('sha256');
+  private readonly headMembers: number;
+  private readonly tail: string;
+  private readonly tailMembers: number;
+
+  constructor(record: CalculationRecord) {
+    const { api_key_id: _key, created_at: _at, asset_id: _asset, scope: _scope, inputs, result, ...identity } = record;
+    const { calculated_at: _calculatedAt, calculation_id: _id, ...answer } = result as Record<string, unknown>;
+    const present = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null && v !== undefined));
+    // RFC 8785 of the top-level object, member by member (canonicalize skips undefined values and sorts by UTF-16 code units).
+    const members = Object.entries({ ...identity, inputs: present, result: answer })
+      .filter(([, v]) => v !== undefined)
+      .sort(byKey)
+      .map(([k, v]) => [k, `${canonicalize(k)}:${canonicalize(v)}`] as const);
+    const before = members.filter(([k]) => k < 'scope').map(([, m]) => m);
+    const after = members.filter(([k]) => k > 'scope').map(([, m]) => m);
+    this.head.update(`{${before.join(',')}`);
+    this.headMembers = before.length;
+    this.tail = `${after.join(',')}}`;
+    this.tailMembers = after.length;
+  }
+
+  /** The id of this content with `scope`. */
+  id(scope: string | undefined): string {
+    const members = scope === undefined ? 0 : 1;
+    const middle = scope === undefined ? '' : `"scope":${canonicalize(scope)}`;
+    const rest = `${this.headMembers && members + this.tailMembers ? ',' : ''}${middle}${members && this.tailMembers ? ',' : ''}${this.tail}`;
+    const hash = this.head.copy().update(rest).digest();
+    hash[6] = (hash[6]! & 0x0f) | 0x80;
+    hash[8] = (hash[8]! & 0x3f) | 0x80;
+    const hex = hash.toString('hex', 0, 16);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  }
+}
+
+/** A slot for the content of records that are the same but for their scope (CalculationContent). */
+export interface AlikeRecords {
+  content?: CalculationContent;
 }
 
 /**
@@ -189,12 +229,13 @@ export class CalculationWriter {
 
   /**
    * Resolves with the calculation's id and first created_at once its row is committed (now, or
-   * by an earlier store), or null when storing it failed (logged).
+   * by an earlier store), or null when storing it failed (logged). Records passed the same `alike`
+   * share the content its first record fills in.
    */
-  store(record: CalculationRecord): Promise<StoredCalculation | null> {
+  store(record: CalculationRecord, alike?: AlikeRecords): Promise<StoredCalculation | null> {
     let id: string;
     try {
-      id = calculationId(record);
+      id = alike ? (alike.content ??= new CalculationContent(record)).id(record.scope) : calculationId(record);
     } catch (error) {
       // Text no JSON can carry (a lone surrogate): it has no address, nor could it be stored.
       this.failed++;
