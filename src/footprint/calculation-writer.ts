@@ -161,10 +161,17 @@ export const insertCalculationFactors = (select: string): string =>
  * created_at) with their factors, and answers every row of the batch with its created_at: inserted
  * ones from RETURNING, existing ones from the table (the statement's snapshot does not see its own
  * inserts, so each id appears once). A row another transaction committed while this one waited on
- * it appears in neither: the writer reads those again (FIND).
+ * it appears in neither: the writer reads those again (FIND). Rows' inputs and results come once
+ * per content ($3, see insert) with each row's calculated_at put back into its result.
  */
 const INSERT_BATCH = `
-WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(${calculationRecordset()})),
+WITH contents AS (SELECT * FROM json_to_recordset($3::json) AS c(content int, inputs jsonb, result jsonb)),
+r AS (
+  SELECT r.*, c.inputs,
+    CASE WHEN r.calculated_at IS NULL THEN c.result ELSE c.result || jsonb_build_object('calculated_at', r.calculated_at) END AS result
+  FROM json_to_recordset($1::json) AS r(${calculationRecordset(['inputs', 'result'])}, content int, calculated_at jsonb)
+  JOIN contents c ON c.content = r.content
+),
 inserted AS (
   ${insertCalculations('r', 'r')}
   ON CONFLICT (id) DO NOTHING
@@ -181,7 +188,7 @@ SELECT c.id::text, c.created_at FROM calculations c JOIN r ON r.id = c.id`;
 
 const FIND = `SELECT id::text, created_at FROM calculations WHERE id IN (SELECT value::uuid FROM json_array_elements_text($1::json))`;
 
-type QueuedRecord = CalculationRecord & { id: string };
+type QueuedRecord = CalculationRecord & { id: string; alike?: AlikeRecords };
 
 interface Pending {
   record: QueuedRecord;
@@ -260,7 +267,7 @@ export class CalculationWriter {
         else this.remember(result);
         resolve(result);
       };
-      this.queue.push({ record: { ...record, id }, settle });
+      this.queue.push({ record: { ...record, id, alike }, settle });
       if (this.writing || this.scheduled) return;
       // Idle: write on the next turn of the event loop, so rows queued by the same burst of I/O share the statement.
       this.scheduled = true;
@@ -319,12 +326,30 @@ export class CalculationWriter {
 
   /** Each row's created_at by id, for every row of the batch that is committed now. */
   private async insert(batch: QueuedRecord[]): Promise<Map<string, Date>> {
-    const rows = batch.map(({ factors: _factors, scope: _scope, ...row }) => ({ asset_id: null, ...row }));
+    // Records alike (an import's assets of one device) differ in inputs and result only by the
+    // result's calculated_at: their inputs and result are sent (and parsed) once, not per row.
+    const contents: { content: number; inputs: object; result: object }[] = [];
+    const contentOf = new Map<object, number>();
+    const rows = batch.map(({ factors: _factors, scope: _scope, alike, inputs, result, ...row }) => {
+      const { calculated_at, ...rest } = result as Record<string, unknown>;
+      const apart = calculated_at instanceof Date;
+      let content = alike && apart ? contentOf.get(alike) : undefined;
+      if (content === undefined) {
+        content = contents.push({ content: contents.length, inputs, result: apart ? rest : result }) - 1;
+        if (alike && apart) contentOf.set(alike, content);
+      }
+      return { asset_id: null, ...row, content, calculated_at: apart ? calculated_at : undefined };
+    });
     const factors = batch.flatMap((r) => r.factors.map((f) => ({ ...f, calculation_id: r.id, org_id: r.org_id })));
     // One statement for the whole batch (both tables), so it is atomic without an interactive
     // transaction and bypasses the per-row work of Prisma's query compiler on the hot path.
     type Found = { id: string; created_at: Date | string }[];
-    const found = await this.prisma.$queryRawUnsafe<Found>(INSERT_BATCH, JSON.stringify(rows), JSON.stringify(factors));
+    const found = await this.prisma.$queryRawUnsafe<Found>(
+      INSERT_BATCH,
+      JSON.stringify(rows),
+      JSON.stringify(factors),
+      JSON.stringify(contents),
+    );
     if (found.length < batch.length) {
       const seen = new Set(found.map((f) => f.id));
       const missing = batch.filter((r) => !seen.has(r.id)).map((r) => r.id);
