@@ -100,7 +100,11 @@ export class CalculationContent {
   }
 }
 
-/** A slot for the content of records that are the same but for their scope (CalculationContent). */
+/**
+ * A slot shared by records that are the same but for their scope, created_at, api_key_id and their
+ * result's calculated_at (an import's assets of one device): their ids come from the first one's
+ * CalculationContent, and a batch statement sends their inputs and result once.
+ */
 export interface AlikeRecords {
   content?: CalculationContent;
 }
