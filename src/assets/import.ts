@@ -226,6 +226,14 @@ export async function prepareImport(
   const pending: PreparedRow[] = [];
   const firstSeen = new Map<string, number>();
   const today = new Date();
+  // Rows of one device and country (thousands in an estate) are checked once.
+  const deviceChecked = new Map<string, readonly RowProblem[]>();
+  const deviceChecks = (row: AssetRow) => {
+    const key = JSON.stringify(deviceQuery(row));
+    let problems = deviceChecked.get(key);
+    if (!problems) deviceChecked.set(key, (problems = deviceProblems(row, services)));
+    return problems;
+  };
 
   items.forEach((item, i) => {
     const position = source === 'csv' ? { index: null, row: i + 1 } : { index: i, row: null };
@@ -242,7 +250,7 @@ export async function prepareImport(
       );
     const serial = item.serial_number === undefined || item.serial_number === null ? null : String(item.serial_number).trim() || null;
     const checked = normaliseRow(item, today);
-    const problems = [...checked.problems, ...deviceProblems(checked.row, services)];
+    const problems = [...checked.problems, ...deviceChecks(checked.row)];
     if (serial !== null) {
       const first = firstSeen.get(serial);
       if (first !== undefined) {
@@ -259,14 +267,11 @@ export async function prepareImport(
   // Each good row is calculated (and its calculation recorded) through the lookup chain. Rows are
   // calculated while earlier ones are stored; all must be committed before the assets refer to them.
   const stored: Promise<unknown>[] = [];
+  const footprintRecording = services.footprint.bulkRecording(caller);
   await mapLimited(pending, FOOTPRINT_CONCURRENCY, async (p) => {
     try {
       // Scoped to the asset: assets with the same data keep a calculation each; importing an asset unchanged stores nothing new.
-      const { response, recorded } = await services.footprint.footprintRecording(
-        deviceQuery(p.row),
-        caller,
-        `asset:${p.row.serial_number}`,
-      );
+      const { response, recorded } = await footprintRecording(deviceQuery(p.row), `asset:${p.row.serial_number}`);
       p.response = response;
       // calculation_id stays null when the calculation could not be stored: the row is reported as failed by writeImport.
       stored.push(recorded);

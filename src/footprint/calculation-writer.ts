@@ -53,16 +53,60 @@ export interface StoredCalculation {
  * the key that asked (api_key_id: one organisation, one calculation) and when.
  */
 export function calculationId(record: CalculationRecord): string {
-  const { api_key_id: _key, created_at: _at, asset_id: _asset, inputs, result, ...identity } = record;
-  const { calculated_at: _calculatedAt, calculation_id: _id, ...answer } = result as Record<string, unknown>;
-  const present = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null && v !== undefined));
-  const hash = createHash('sha256')
-    .update(canonicalize({ ...identity, inputs: present, result: answer }) ?? '')
-    .digest();
-  hash[6] = (hash[6]! & 0x0f) | 0x80;
-  hash[8] = (hash[8]! & 0x3f) | 0x80;
-  const hex = hash.toString('hex', 0, 16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  return new CalculationContent(record).id(record.scope);
+}
+
+const byKey = (a: [string, unknown], b: [string, unknown]) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
+/**
+ * A calculation's canonical JSON (calculationId) but for its scope: the members before the scope
+ * already hashed, those after it as text. Records alike but for their scope (an import's assets of
+ * one device) share one, so each further id costs the hash of its scope and the members after it,
+ * not the canonical JSON of the whole answer.
+ */
+export class CalculationContent {
+  private readonly head = createHash('sha256');
+  private readonly headMembers: number;
+  private readonly tail: string;
+  private readonly tailMembers: number;
+
+  constructor(record: CalculationRecord) {
+    const { api_key_id: _key, created_at: _at, asset_id: _asset, scope: _scope, inputs, result, ...identity } = record;
+    const { calculated_at: _calculatedAt, calculation_id: _id, ...answer } = result as Record<string, unknown>;
+    const present = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null && v !== undefined));
+    // RFC 8785 of the top-level object, member by member (canonicalize skips undefined values and sorts by UTF-16 code units).
+    const members = Object.entries({ ...identity, inputs: present, result: answer })
+      .filter(([, v]) => v !== undefined)
+      .sort(byKey)
+      .map(([k, v]) => [k, `${canonicalize(k)}:${canonicalize(v)}`] as const);
+    const before = members.filter(([k]) => k < 'scope').map(([, m]) => m);
+    const after = members.filter(([k]) => k > 'scope').map(([, m]) => m);
+    this.head.update(`{${before.join(',')}`);
+    this.headMembers = before.length;
+    this.tail = `${after.join(',')}}`;
+    this.tailMembers = after.length;
+  }
+
+  /** The id of this content with `scope`. */
+  id(scope: string | undefined): string {
+    const members = scope === undefined ? 0 : 1;
+    const middle = scope === undefined ? '' : `"scope":${canonicalize(scope)}`;
+    const rest = `${this.headMembers && members + this.tailMembers ? ',' : ''}${middle}${members && this.tailMembers ? ',' : ''}${this.tail}`;
+    const hash = this.head.copy().update(rest).digest();
+    hash[6] = (hash[6]! & 0x0f) | 0x80;
+    hash[8] = (hash[8]! & 0x3f) | 0x80;
+    const hex = hash.toString('hex', 0, 16);
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+  }
+}
+
+/**
+ * A slot shared by records that are the same but for their scope, created_at, api_key_id and their
+ * result's calculated_at (an import's assets of one device): their ids come from the first one's
+ * CalculationContent, and a batch statement sends their inputs and result once.
+ */
+export interface AlikeRecords {
+  content?: CalculationContent;
 }
 
 /**
@@ -121,10 +165,17 @@ export const insertCalculationFactors = (select: string): string =>
  * created_at) with their factors, and answers every row of the batch with its created_at: inserted
  * ones from RETURNING, existing ones from the table (the statement's snapshot does not see its own
  * inserts, so each id appears once). A row another transaction committed while this one waited on
- * it appears in neither: the writer reads those again (FIND).
+ * it appears in neither: the writer reads those again (FIND). Rows' inputs and results come once
+ * per content ($3, see insert) with each row's calculated_at put back into its result.
  */
 const INSERT_BATCH = `
-WITH r AS (SELECT * FROM json_to_recordset($1::json) AS r(${calculationRecordset()})),
+WITH contents AS (SELECT * FROM json_to_recordset($3::json) AS c(content int, inputs jsonb, result jsonb)),
+r AS (
+  SELECT r.*, c.inputs,
+    CASE WHEN r.calculated_at IS NULL THEN c.result ELSE c.result || jsonb_build_object('calculated_at', r.calculated_at) END AS result
+  FROM json_to_recordset($1::json) AS r(${calculationRecordset(['inputs', 'result'])}, content int, calculated_at jsonb)
+  JOIN contents c ON c.content = r.content
+),
 inserted AS (
   ${insertCalculations('r', 'r')}
   ON CONFLICT (id) DO NOTHING
@@ -141,7 +192,7 @@ SELECT c.id::text, c.created_at FROM calculations c JOIN r ON r.id = c.id`;
 
 const FIND = `SELECT id::text, created_at FROM calculations WHERE id IN (SELECT value::uuid FROM json_array_elements_text($1::json))`;
 
-type QueuedRecord = CalculationRecord & { id: string };
+type QueuedRecord = CalculationRecord & { id: string; alike?: AlikeRecords };
 
 interface Pending {
   record: QueuedRecord;
@@ -189,12 +240,13 @@ export class CalculationWriter {
 
   /**
    * Resolves with the calculation's id and first created_at once its row is committed (now, or
-   * by an earlier store), or null when storing it failed (logged).
+   * by an earlier store), or null when storing it failed (logged). Records passed the same `alike`
+   * share the content its first record fills in.
    */
-  store(record: CalculationRecord): Promise<StoredCalculation | null> {
+  store(record: CalculationRecord, alike?: AlikeRecords): Promise<StoredCalculation | null> {
     let id: string;
     try {
-      id = calculationId(record);
+      id = alike ? (alike.content ??= new CalculationContent(record)).id(record.scope) : calculationId(record);
     } catch (error) {
       // Text no JSON can carry (a lone surrogate): it has no address, nor could it be stored.
       this.failed++;
@@ -219,7 +271,7 @@ export class CalculationWriter {
         else this.remember(result);
         resolve(result);
       };
-      this.queue.push({ record: { ...record, id }, settle });
+      this.queue.push({ record: { ...record, id, alike }, settle });
       if (this.writing || this.scheduled) return;
       // Idle: write on the next turn of the event loop, so rows queued by the same burst of I/O share the statement.
       this.scheduled = true;
@@ -278,12 +330,30 @@ export class CalculationWriter {
 
   /** Each row's created_at by id, for every row of the batch that is committed now. */
   private async insert(batch: QueuedRecord[]): Promise<Map<string, Date>> {
-    const rows = batch.map(({ factors: _factors, scope: _scope, ...row }) => ({ asset_id: null, ...row }));
+    // Records alike (an import's assets of one device) differ in inputs and result only by the
+    // result's calculated_at: their inputs and result are sent (and parsed) once, not per row.
+    const contents: { content: number; inputs: object; result: object }[] = [];
+    const contentOf = new Map<object, number>();
+    const rows = batch.map(({ factors: _factors, scope: _scope, alike, inputs, result, ...row }) => {
+      const { calculated_at, ...rest } = result as Record<string, unknown>;
+      const apart = calculated_at instanceof Date;
+      let content = alike && apart ? contentOf.get(alike) : undefined;
+      if (content === undefined) {
+        content = contents.push({ content: contents.length, inputs, result: apart ? rest : result }) - 1;
+        if (alike && apart) contentOf.set(alike, content);
+      }
+      return { asset_id: null, ...row, content, calculated_at: apart ? calculated_at : undefined };
+    });
     const factors = batch.flatMap((r) => r.factors.map((f) => ({ ...f, calculation_id: r.id, org_id: r.org_id })));
     // One statement for the whole batch (both tables), so it is atomic without an interactive
     // transaction and bypasses the per-row work of Prisma's query compiler on the hot path.
     type Found = { id: string; created_at: Date | string }[];
-    const found = await this.prisma.$queryRawUnsafe<Found>(INSERT_BATCH, JSON.stringify(rows), JSON.stringify(factors));
+    const found = await this.prisma.$queryRawUnsafe<Found>(
+      INSERT_BATCH,
+      JSON.stringify(rows),
+      JSON.stringify(factors),
+      JSON.stringify(contents),
+    );
     if (found.length < batch.length) {
       const seen = new Set(found.map((f) => f.id));
       const missing = batch.filter((r) => !seen.has(r.id)).map((r) => r.id);

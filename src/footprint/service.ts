@@ -20,7 +20,7 @@ import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
 import type { Caller } from '../auth/caller.ts';
 import { resolveDevice, suppliedSpecs, type DeviceQuery, type FootprintProduct, type ResolvedDevice } from './device.ts';
 import { invalidFields, type FieldProblem } from '../errors/api-error.ts';
-import type { CalculationRecord, CalculationWriter } from './calculation-writer.ts';
+import type { AlikeRecords, CalculationRecord, CalculationWriter } from './calculation-writer.ts';
 import type { CatalogueService, DeviceMatch } from '../catalogue/service.ts';
 
 export const METHODOLOGY_STANDARD =
@@ -82,6 +82,15 @@ interface RecordOptions {
   detail?: object;
   extraFactors?: CalculationRecord['factors'];
   scope?: string;
+  /** Shared by the records of one bulk footprint (bulkRecording), which differ only in scope. */
+  alike?: AlikeRecords;
+}
+
+/** A footprint answer but for its calculation_id and calculated_at, with what its record needs. */
+interface Footprint {
+  evaluation: Awaited<ReturnType<FootprintService['evaluate']>>;
+  answer: Omit<FootprintResponse, 'calculated_at' | 'calculation_id'>;
+  alike?: AlikeRecords;
 }
 
 /**
@@ -114,21 +123,57 @@ export class FootprintService {
     caller: Caller,
     scope?: string,
   ): Promise<{ response: FootprintResponse; recorded: Promise<void> }> {
-    const { device, region, result } = await this.evaluate(query, 'country');
-    const response: FootprintResponse = {
+    return this.recording(await this.footprintOf(query), query, caller, scope);
+  }
+
+  /**
+   * footprintRecording for many rows of one caller (an import): rows asking the same footprint are
+   * evaluated once and share their calculation's canonical content (AlikeRecords), so a row alike
+   * an earlier one costs little more than its scope's hash. One per import: the catalogue and grid
+   * factors it read stay the import's.
+   */
+  bulkRecording(
+    caller: Caller,
+  ): (
+    query: DeviceQuery & { country?: string | null },
+    scope?: string,
+  ) => Promise<{ response: FootprintResponse; recorded: Promise<void> }> {
+    const memo = new Map<string, Promise<Footprint>>();
+    return async (query, scope) => {
+      // deviceQuery-shaped queries of finite numbers and strings: equal JSON, equal query.
+      const key = JSON.stringify(query);
+      let footprint = memo.get(key);
+      if (!footprint) memo.set(key, (footprint = this.footprintOf(query, {})));
+      return this.recording(await footprint, query, caller, scope);
+    };
+  }
+
+  private async footprintOf(query: DeviceQuery & { country?: string | null }, alike?: AlikeRecords): Promise<Footprint> {
+    const evaluation = await this.evaluate(query, 'country');
+    const { device, region, result } = evaluation;
+    const answer = {
       product: device.product,
       country: region.code,
       total_kg_co2e: result.total_kg_co2e,
       breakdown: result.breakdown,
       methodology: methodology(device, region, result, statedInterval(result.total_kg_co2e, result.uncertainty_pct)),
-      calculated_at: new Date(),
-      calculation_id: null,
     };
+    return { evaluation, answer, alike };
+  }
+
+  private recording(
+    { evaluation: { device, region, result }, answer, alike }: Footprint,
+    query: DeviceQuery & { country?: string | null },
+    caller: Caller,
+    scope: string | undefined,
+  ): { response: FootprintResponse; recorded: Promise<void> } {
+    const response: FootprintResponse = { ...answer, calculated_at: new Date(), calculation_id: null };
     return {
       response,
       recorded: this.record(caller, 'footprint', query, device, region, result, response, {
         detail: { production_components: result.production_components },
         scope,
+        alike,
       }),
     };
   }
@@ -250,29 +295,32 @@ export class FootprintService {
     footprint: FootprintResult,
     /** What the caller is answered; stored (with `detail`) as the row's result. */
     response: Recorded,
-    { detail, extraFactors = [], scope }: RecordOptions = {},
+    { detail, extraFactors = [], scope, alike }: RecordOptions = {},
   ): Promise<void> {
     // Stored only for keys acting for an organisation: those are the calculations a certificate can cite.
     // Awaited, so an id is only ever answered once its row is committed; null if storing it failed.
     if (caller.kind !== 'key' || !caller.orgContext) return;
-    const stored = await this.writer.store({
-      org_id: caller.orgId,
-      api_key_id: caller.keyId,
-      kind,
-      engine_version: ENGINE_VERSION,
-      country: region.code,
-      category: device.category.id,
-      product_id: device.product_id,
-      confidence: footprint.confidence,
-      total_kg_co2e: footprint.total_kg_co2e,
-      ...footprint.breakdown,
-      inputs,
-      result: { ...response, ...detail },
-      grid_factor_id: region.factor.id,
-      factors: [{ factor_id: region.factor.id, role: 'use_grid' }, ...extraFactors],
-      created_at: response.calculated_at,
-      scope,
-    });
+    const stored = await this.writer.store(
+      {
+        org_id: caller.orgId,
+        api_key_id: caller.keyId,
+        kind,
+        engine_version: ENGINE_VERSION,
+        country: region.code,
+        category: device.category.id,
+        product_id: device.product_id,
+        confidence: footprint.confidence,
+        total_kg_co2e: footprint.total_kg_co2e,
+        ...footprint.breakdown,
+        inputs,
+        result: { ...response, ...detail },
+        grid_factor_id: region.factor.id,
+        factors: [{ factor_id: region.factor.id, role: 'use_grid' }, ...extraFactors],
+        created_at: response.calculated_at,
+        scope,
+      },
+      alike,
+    );
     if (!stored) return;
     response.calculation_id = stored.id;
     response.calculated_at = stored.calculated_at;

@@ -122,7 +122,16 @@ describe(`content-addressed calculations on ${TEST_DATABASE_KIND}`, () => {
     const [a, b] = first.body.assets as { id: string; calculation_id: string }[];
     expect(a!.calculation_id).not.toBe(b!.calculation_id);
     // Not the footprint a plain request stored for the same device: that row belongs to no asset.
-    expect([a!.calculation_id, b!.calculation_id]).not.toContain((await footprint(alike)).calculation_id);
+    const plain = await footprint(alike);
+    expect([a!.calculation_id, b!.calculation_id]).not.toContain(plain.calculation_id);
+    // Yet each asset's row stores the same answer and inputs, with its own calculated_at (its created_at).
+    const { calculated_at: _at, ...answer } = (await prisma().calculation.findUniqueOrThrow({ where: { id: plain.calculation_id! } }))
+      .result as Record<string, unknown>;
+    for (const asset of [a!, b!]) {
+      const row = await prisma().calculation.findUniqueOrThrow({ where: { id: asset.calculation_id } });
+      expect(row.result).toEqual({ ...answer, calculated_at: row.created_at.toISOString() });
+      expect(row.inputs).toEqual({ ...alike, mpn: null, category: null });
+    }
     const count = await rows();
 
     const again = await post([{ ...alike, serial_number: 'CA-1' }]);
