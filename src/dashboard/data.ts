@@ -17,6 +17,7 @@ export interface DashboardData {
   overview: { asset_count: number; total_kg_co2e: number };
   /** The hotspot analysis of the last year, as POST /v1/report computes it: uncertainty, monthly trend, top lists, confidence mix. */
   report: ReportView;
+  /** Per key not revoked (live and test), as the key page shows it. */
   quota: { prefix: string; name: string | null; used: number; limit: number }[];
   certificates: { id: string; certificate_number: string; issued_at: Date; revoked_at: Date | null; asset_id: string | null }[];
   certificateCount: number;

@@ -74,7 +74,7 @@ function trendChart(buckets: DashboardData['report']['trend']['buckets']): strin
       return `<rect class="bar" x="${(x + step * 0.15).toFixed(1)}" y="${(height - bottom - h).toFixed(1)}" width="${(step * 0.7).toFixed(1)}" height="${h.toFixed(1)}"></rect><text x="${(x + step / 2).toFixed(1)}" y="${height - bottom}" dy="1.2em" text-anchor="middle">${escapeHtml(month ?? '')}${yearLabel}</text>`;
     })
     .join('');
-  return `<svg class="chart" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="trend-h"><text x="${left}" y="0" dy="1em">${max > 0 ? `largest month ${kg(max)} kg CO2e` : 'no purchases in the period'}</text><line class="axis" x1="${left}" x2="${width}" y1="${height - bottom}" y2="${height - bottom}"></line>${bars}</svg>`;
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" preserveAspectRatio="xMinYMin meet" role="img" aria-labelledby="trend-h"><text x="${left}" y="0" dy="1em">${max > 0 ? `largest month ${kg(max)} kg CO2e` : 'no purchases in the period'}</text><line class="axis" x1="${left}" x2="${width}" y1="${height - bottom}" y2="${height - bottom}"></line>${bars}</svg>`;
 }
 
 /** One bar split by confidence level; the table after it gives the shares. */
@@ -151,7 +151,7 @@ ${table(
 
   const quota = `<section aria-labelledby="quota-h"><h2 id="quota-h">Quota use today (UTC)</h2>
 ${table(
-  'Requests today against the daily limit, per live key',
+  'Requests today against the daily limit, per key not revoked',
   ['Key', 'Name', 'Requests'],
   d.quota.map((q) => [
     `<code>${escapeHtml(q.prefix)}…</code>`,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ExportWorker } from '../../src/exports/worker.ts';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 import { apiOverview, kgText, seedOrg, type SeededOrg } from './support.ts';
@@ -91,6 +92,45 @@ describe(`console dashboard on ${TEST_DATABASE_KIND}`, () => {
     const foreign = await prisma.exportJob.findFirstOrThrow({ where: { org_id: b.id } });
     const other = await t.request(`/console/dashboard/exports/${foreign.id}/download`, { headers: { cookie } });
     expect(other.status).toBe(404);
+  });
+
+  it('downloads a completed export through its signed URL', async () => {
+    const org = await t.createOrg('pro', 'Delta');
+    const { key } = await t.createKey(org.id);
+    const submitted = await t.json('/v1/org/export/jobs', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(submitted.status).toBe(202);
+    const s = t.app.services;
+    const worker = new ExportWorker({ db: s.db, scopes: s.scopes, storage: s.exportStorage, log: s.log, softwareVersion: '1.0.0' });
+    for (let ran = await worker.runOnce(); ran !== submitted.body.job_id; ran = await worker.runOnce())
+      if (ran === null) throw new Error('the export was never claimed');
+    const cookie = await signIn(key);
+    const link = `/console/dashboard/exports/${submitted.body.job_id}/download`;
+    expect((await dashboard(cookie)).html).toContain(`<a href="${link}">Download</a>`);
+    const redirect = await t.request(link, { headers: { cookie }, redirect: 'manual' });
+    expect(redirect.status).toBe(302);
+    const signed = new URL(redirect.headers.get('location')!);
+    const archive = await t.request(`${signed.pathname}${signed.search}`);
+    expect(archive.status).toBe(200);
+    expect(
+      Buffer.from(await archive.arrayBuffer())
+        .subarray(0, 2)
+        .toString(),
+    ).toBe('PK');
+    const audit = await s.db.prisma.auditLog.count({ where: { org_id: org.id, event: 'org.export.job.downloaded' } });
+    expect(audit).toBe(1);
+  });
+
+  it('says so when the organisation has nothing yet', async () => {
+    const org = await t.createOrg('pro', 'Echo');
+    const page = await dashboard(await signIn((await t.createKey(org.id)).key));
+    expect(page.status).toBe(200);
+    expect(page.html).toContain('id="total-kg" data-kg="0">0 kg CO2e');
+    expect(page.html).toContain('no purchases in the period');
+    expect(page.html).toContain('None yet.');
   });
 
   it('stops acting as a key once it is revoked', async () => {
