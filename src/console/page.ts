@@ -1,4 +1,5 @@
 import { escapeHtml, pagePolicy } from '../rest/html.ts';
+import { DASHBOARD_STYLE } from '../dashboard/page.ts';
 
 // Server-rendered HTML of the API-key console: no client-side script, every action a form POST.
 
@@ -10,7 +11,7 @@ body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding
 h1{font-size:1.4rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #d5e0da}
 .revoked{color:#8a8a8a;text-decoration:line-through}.secret{font:1rem monospace;background:#eef7f1;padding:.6rem;border:1px solid #7fb894;word-break:break-all}
 .error{color:#a12020}form.inline{display:inline}button{cursor:pointer}meter{width:8rem}
-`;
+${DASHBOARD_STYLE}`;
 
 /** Nothing but the page's own style sheet (by hash) and form posts to the console; never framed. */
 export const CONTENT_SECURITY_POLICY = pagePolicy(STYLE, "'self'");
@@ -30,7 +31,7 @@ export interface ConsoleKey {
   daily_limit: number;
 }
 
-const layout = (title: string, body: string) => `<!doctype html>
+export const layout = (title: string, body: string) => `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>${escapeHtml(title)}</title>
 <style>${STYLE}</style></head><body>${body}</body></html>`;
@@ -63,6 +64,7 @@ export function keysPage(org: { name: string; plan: string }, keys: ConsoleKey[]
   return layout(
     `API keys · ${org.name}`,
     `<h1>API keys of ${escapeHtml(org.name)} <small>(${escapeHtml(org.plan)} plan)</small></h1>
+<nav aria-label="Console"><a href="/console/dashboard">Dashboard</a></nav>
 ${newKey ? `<p>New key, shown once: copy it now.</p><p class="secret" id="new-key">${escapeHtml(newKey.key)}</p>` : ''}
 <table><thead><tr><th>Key</th><th>Name</th><th>Environment</th><th>Created</th><th>Last used</th><th>Requests today (UTC)</th><th></th></tr></thead>
 <tbody>${rows}</tbody></table>

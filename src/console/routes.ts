@@ -1,15 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { ApiError, forbidden } from '../errors/api-error.ts';
-import { authenticate } from '../auth/caller.ts';
+import { authenticate, type KeyCaller } from '../auth/caller.ts';
 import { issueApiKey, revokeApiKey } from '../auth/api-key-store.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import { Router, type RouteHandler } from '../rest/router.ts';
-import { publicOrigin } from '../rest/public-url.ts';
+import { publicBase, publicOrigin } from '../rest/public-url.ts';
 import { validateBody } from '../rest/json-body.ts';
 import { text } from '../validation/schemas.ts';
 import type { Services } from '../services.ts';
-import { CONTENT_SECURITY_POLICY, FORM_LIMITS, keysPage, loginPage } from './page.ts';
+import { Dashboard } from '../dashboard/routes.ts';
+import { CONTENT_SECURITY_POLICY, FORM_LIMITS, keysPage, layout, loginPage } from './page.ts';
 
 export const CONSOLE_BASE = '/console';
 const COOKIE = 'lcf_console';
@@ -31,11 +32,23 @@ const newKeyForm = z.object({
   environment: z.enum(['live', 'test']).default('live'),
 });
 
+/** A refusal of the API (not found, expired, …) said on the dashboard in its words; anything else is a fault. */
+const explained = (error: unknown): string => {
+  if (error instanceof ApiError) return `${error.message}: ${error.details}`;
+  throw error;
+};
+
 const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 const html = (body: string, status = 200, headers: Record<string, string> = {}) =>
   new Response(body, { status, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', ...headers } });
 const seeOther = (location: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 303, headers: { Location: location, ...headers } });
+
+/**
+ * A session token names the key that signed in (`<key id>.<random>`): the dashboard acts as that key. The whole
+ * token is hashed, so the key id cannot be changed without losing the session.
+ */
+const sessionKeyId = (token: string) => (token.includes('.') ? token.slice(0, token.indexOf('.')) : undefined);
 
 function sessionToken(request: Request): string | undefined {
   const cookie = request.headers.get('cookie') ?? '';
@@ -71,7 +84,7 @@ export function createConsoleRouter(services: Services): Router {
     const token = sessionToken(request);
     if (!token) return undefined;
     const row = await prisma.consoleSession.findUnique({ where: { token_hash: tokenHash(token) }, include: { organization: true } });
-    return row && row.expires_at > new Date() ? row : undefined;
+    return row && row.expires_at > new Date() ? { ...row, key_id: sessionKeyId(token) } : undefined;
   }
 
   async function page(orgId: string, newKey?: { key: string; prefix: string }) {
@@ -115,12 +128,25 @@ export function createConsoleRouter(services: Services): Router {
 
   /** A signed-in organisation's route; without a session, the sign-in page (GET) or a redirect to it. */
   const authed =
-    (fn: (request: Request, orgId: string, params: Record<string, string>) => Promise<Response>): RouteHandler =>
+    (fn: (request: Request, orgId: string, params: Record<string, string>, keyId?: string) => Promise<Response>): RouteHandler =>
     async (request, params) => {
       const s = await session(request);
       if (!s) return request.method === 'GET' ? html(loginPage()) : seeOther(CONSOLE_BASE);
-      return fn(request, s.org_id, params);
+      return fn(request, s.org_id, params, s.key_id);
     };
+
+  const dashboard = new Dashboard(services);
+  /** A dashboard route: acts as the session's key; a session whose key is revoked (or unnamed) signs in again. */
+  const asKey = (fn: (request: Request, caller: KeyCaller, params: Record<string, string>) => Promise<Response>): RouteHandler =>
+    authed(async (request, orgId, params, keyId) => {
+      const caller = await dashboard.caller(orgId, keyId, currentRequest()?.ip ?? 'unknown');
+      if (!caller) return html(loginPage('Sign in again with a live key to open the dashboard.'), 401);
+      return fn(request, caller, params);
+    });
+  const dashboardPage = async (caller: KeyCaller, message?: string, status = 200) => {
+    const org = await services.scopes.forCaller(caller).organization.findFirstOrThrow({ select: { name: true } });
+    return html(layout(`Dashboard · ${org.name}`, await dashboard.page(caller, message)), status);
+  };
 
   return new Router(CONSOLE_BASE, SECURITY_HEADERS)
     .on(
@@ -146,11 +172,38 @@ export function createConsoleRouter(services: Services): Router {
           await services.quota.countFailedSignIn('console', ip);
           return html(loginPage('That is not a live API key with organisation context.'), 401);
         }
-        const token = randomBytes(32).toString('base64url');
+        const token = `${caller.keyId}.${randomBytes(32).toString('base64url')}`;
         await prisma.consoleSession.create({
           data: { org_id: caller.orgId, token_hash: tokenHash(token), expires_at: new Date(Date.now() + SESSION_HOURS * 3_600_000) },
         });
         return seeOther(CONSOLE_BASE, { 'Set-Cookie': sessionCookie(request, token, SESSION_HOURS * 3600) });
+      }),
+    )
+    .on(
+      'GET',
+      '/dashboard',
+      asKey((_request, caller) => dashboardPage(caller)),
+    )
+    .on(
+      'POST',
+      '/dashboard/certificates/:id/revoke',
+      sameOriginForm(
+        asKey(async (_request, caller, params) => {
+          const message = await dashboard.revokeCertificate(caller, params.id!).catch(explained);
+          return dashboardPage(caller, message);
+        }),
+      ),
+    )
+    .on(
+      'GET',
+      '/dashboard/exports/:id/download',
+      asKey(async (request, caller, params) => {
+        try {
+          const url = await dashboard.exportUrl(caller, params.id!, publicBase(request, services.config));
+          return new Response(null, { status: 302, headers: { Location: url } });
+        } catch (error) {
+          return dashboardPage(caller, explained(error), (error as ApiError).status);
+        }
       }),
     )
     .on(

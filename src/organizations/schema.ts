@@ -1,4 +1,5 @@
 import { builder } from '../graphql/builder.ts';
+import { organizationOverview } from './overview.ts';
 
 const Plan = builder.enumType('Plan', { values: ['free', 'pro', 'business', 'enterprise'] as const });
 
@@ -15,10 +16,7 @@ builder.prismaObject('Organization', {
     total_kg_co2e: t.float({
       description:
         'Sum of the current lifecycle totals of all assets (kg CO2e). A current lifecycle total of the inventory, not an inventory for a reporting period.',
-      resolve: async (_org, _args, { prisma }) => {
-        const sum = await prisma.asset.aggregate({ _sum: { total_kg_co2e: true } });
-        return Math.round((sum._sum.total_kg_co2e ?? 0) * 100) / 100;
-      },
+      resolve: async (_org, _args, { prisma }) => (await organizationOverview(prisma)).total_kg_co2e,
     }),
   }),
 });

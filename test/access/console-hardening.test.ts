@@ -178,7 +178,9 @@ describe('behind a trusted proxy (real server, TRUSTED_PROXY=127.0.0.1)', () => 
     const proxied = { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'lcf.example.com', 'x-forwarded-for': '198.51.100.20' };
     const res = await login({ ...proxied, origin: 'https://lcf.example.com' });
     expect(res.status).toBe(303);
-    expect(res.headers.get('set-cookie')).toMatch(/^lcf_console=[\w-]+; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=28800; Secure$/);
+    expect(res.headers.get('set-cookie')).toMatch(
+      /^lcf_console=[\w.-]+; Path=\/console; HttpOnly; SameSite=Strict; Max-Age=28800; Secure$/,
+    );
     // The address the proxy saw is no longer this console's origin.
     expect((await login({ ...proxied, origin: base })).status).toBe(403);
   });
