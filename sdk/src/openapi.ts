@@ -716,7 +716,7 @@ export interface components {
             serial_number: string | null;
             /** @description Device category (default: the catalogue category, else laptop). At most 64 characters. */
             category?: string | null;
-            /** @description YYYY-MM-DD. Without a release_year, the catalogue's or a model number's, its year is the estimated release year (methodology.data_sources says so). At most 32 characters. */
+            /** @description YYYY-MM-DD. Without a release_year, the catalogue's or a model number's, its year is the estimated release year (methodology.data_sources says so; the interval stays the one measured without a year). At most 32 characters. */
             purchase_date?: string | null;
             /** @description Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2. At most 64 characters. */
             country: string | null;

@@ -422,7 +422,7 @@ const AssetInput = builder.inputType('AssetInput', {
     }),
     purchase_date: t.string({
       description:
-        "YYYY-MM-DD. Without a release_year, the catalogue's or a model number's, its year is the estimated release year (methodology.data_sources says so)",
+        "YYYY-MM-DD. Without a release_year, the catalogue's or a model number's, its year is the estimated release year (methodology.data_sources says so; the interval stays the one measured without a year)",
       ...maxChars(TEXT_LIMITS.shortCode),
     }),
     country: t.string({

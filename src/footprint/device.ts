@@ -146,7 +146,7 @@ function releaseYearSource(
   }
   if (chosen.basis === 'purchase_date') {
     const date = purchaseDate instanceof Date ? purchaseDate.toISOString().slice(0, 10) : String(purchaseDate);
-    return `release_year ${chosen.year} estimated from the purchase date ${date} (its year less ${PURCHASE_LAG_YEARS}, the median lag between a model's release and its time on the market; within 1 year for 87 % of the models measured: docs/methodology.md section 3.4)`;
+    return `release_year ${chosen.year} estimated from the purchase date ${date} (its year less ${PURCHASE_LAG_YEARS}, the median lag between a model's release and its time on the market, within 1 year for 86 % of the models measured; the interval stays the one measured without a year: docs/methodology.md section 3.4)`;
   }
   return null;
 }

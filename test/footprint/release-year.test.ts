@@ -120,9 +120,10 @@ describe(`release_year and purchase_date on asset imports on ${TEST_DATABASE_KIN
     expect(sources(1)).toContain('release_year 2019 stated by the caller');
     expect(assets[1]!.specs).toEqual({ release_year: 2019 });
     expect(sources(2).join('\n')).not.toMatch(/release_year/);
-    // a year, stated or estimated, gives the interval of a known year
-    expect(uncertainty(0)).toBeLessThan(uncertainty(2));
+    // the estimated year moves the estimate but keeps the interval measured without a year; a stated one narrows it
     expect(assets[0]!.total_kg_co2e).not.toBe(assets[2]!.total_kg_co2e);
+    expect(uncertainty(0)).toBe(uncertainty(2));
+    expect(uncertainty(1)).toBeLessThan(uncertainty(2));
   });
 
   it('reads release_year from a CSV column', async () => {
