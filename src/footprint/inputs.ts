@@ -78,7 +78,7 @@ export const remainingYears = z
   .max(REMAINING_YEARS_MAX, { error: betweenYears });
 
 /** Release years a caller may state: from the engine's earliest (1990) to next year (a model announced for next year). */
-export const latestReleaseYear = (today = new Date()): number => today.getUTCFullYear() + 1;
+export const latestReleaseYear = (): number => new Date().getUTCFullYear() + 1;
 export const releaseYear = z
   .number()
   .int({ error: (issue) => `must be a whole year, got ${String(issue.input)}` })
