@@ -18,7 +18,7 @@ import { percentile } from './model.ts';
 import type { PreparedRow } from './prepared-row.ts';
 
 /** Use regions of the sheets' use locations (transport route). */
-const REGION: Record<string, string> = { EU: 'DE', US: 'US', 'NORTH AMERICA': 'US' };
+export const REGION: Record<string, string> = { EU: 'DE', US: 'US', 'NORTH AMERICA': 'US' };
 
 export interface NameAnswer {
   row: CalibrationRow;
