@@ -5,7 +5,8 @@
  * scenarios), with the specs the sheet publishes (weight, screen, storage, memory) and the category
  * a user would pick from the sheet's label (Desktop -> desktop even for an iMac, Monitor -> monitor
  * even for a 75-inch one), and again with the calibration loader's finer category. The yearly energy
- * goes through the engine validator (it is not a query parameter). Without the set the tests skip.
+ * goes through the engine validator (it is not a query parameter); the sheet's year is stated as
+ * release_year. Without the set the tests skip.
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -14,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { mapCategory, publishedSpecs, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
 import { getCategory } from '../src/footprint/engine/index.ts';
+import { yearOfDate } from '../src/footprint/engine/brand.ts';
 import { problemsOf } from '../src/validation/schemas.ts';
 import { deviceSpecs } from '../src/footprint/inputs.ts';
 
@@ -62,6 +64,8 @@ function askAll(mode: 'plain' | 'loader'): { asked: number; refused: Refusal[]; 
       ram_gb: specs.ram_gb,
       storage_gb: specs.storage_gb,
       storage_type: specs.storage_type,
+      // the year of the sheet, stated as a caller would (issue 40)
+      release_year: yearOfDate(r.report_date),
     });
     const energy = problemsOf(deviceSpecs(getCategory(category)!), { typical_consumption_kwh: specs.typical_consumption_kwh });
     const all = [...problems, ...energy];

@@ -18,11 +18,9 @@ import { describe, expect, it } from 'vitest';
 import { loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { K_FOLDS, defaultParameters, fitParameters, prepare } from '../scripts/calibration/model.ts';
 import { insideInterval, type EngineParameters } from '../src/footprint/engine/index.ts';
-import type { PrismaClient } from '../src/db/database.ts';
-import { CatalogueService } from '../src/catalogue/service.ts';
+import { builtInCatalogue, REGION } from '../scripts/calibration/names.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
 import { footprintModelOf } from '../src/footprint/service.ts';
-import { createLogger } from '../src/observability/logger.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
@@ -70,8 +68,6 @@ const MIN_NAME_COVERAGE_PCT = 74;
 /** Names that resolve to a family (ThinkPad E14, X1 Carbon, X1 Yoga, ThinkBook 14 on 2026-11-25). */
 const MIN_FAMILIES = 3;
 
-const REGION: Record<string, string> = { EU: 'DE', US: 'US', 'NORTH AMERICA': 'US' };
-
 const median = (xs: number[]): number => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
@@ -83,8 +79,7 @@ const f1 = (v: number) => (Number.isFinite(v) ? v.toFixed(1) : '-');
 
 describe.skipIf(!present)('calibration products asked by brand and name only (issue 15.5)', () => {
   it('reports the share resolved to a catalogue device and the median embodied error of each path', async () => {
-    const prisma = { $queryRaw: async () => [{ products: null }] } as unknown as PrismaClient;
-    const catalogue = await CatalogueService.create(prisma, createLogger('silent'));
+    const catalogue = await builtInCatalogue();
     const records = readCalibrationRecords(CALIBRATION_FILE);
     const { rows } = loadCalibration(CALIBRATION_FILE);
     // Parameters fitted without each row's fold (folds by PCF document, as npm run accuracy): the

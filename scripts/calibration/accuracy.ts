@@ -6,9 +6,23 @@
  *   (3) annual energy: the energy model's kWh vs the published yearly TEC (energy-fit.ts), before/after
  * Prints median, 80th and 90th percentile absolute percentage error per category and overall, and the
  * cross-validated coverage of uncertainty_pct: embodied, total (use phase included) and use phase.
+ * First, what the caller knows (issue 40): with specs and the release year, with specs without it,
+ * by name, by name with a purchase date, and servers by name, each with its interval coverage.
  */
 import { relative, resolve } from 'node:path';
-import { CALIBRATION_PATH, MAIN_SUBCATEGORIES, REPO_ROOT, calibrationAvailable, gridFactorFor, loadCalibration } from './load.ts';
+import { confidenceFor, insideInterval, uncertaintyPct } from '../../src/footprint/engine/index.ts';
+import type { EngineParameters } from '../../src/footprint/engine/index.ts';
+import {
+  CALIBRATION_PATH,
+  MAIN_SUBCATEGORIES,
+  REPO_ROOT,
+  calibrationAvailable,
+  gridFactorFor,
+  loadCalibration,
+  readCalibrationRecords,
+} from './load.ts';
+import { askByName, builtInCatalogue, nameStats, releaseToSheetLag } from './names.ts';
+import type { NameStats } from './names.ts';
 import {
   COVERAGE_TARGET_PCT,
   K_FOLDS,
@@ -22,7 +36,7 @@ import {
   stats,
 } from './model.ts';
 import type { Prediction } from './model.ts';
-import { crossValidatedCoverage, crossValidatedTotalCoverage } from './fit.ts';
+import { crossValidatedCoverage, crossValidatedTotalCoverage, residualFields, residualFitOf } from './fit.ts';
 import { crossValidateEnergy, energyReport, energyRows } from './energy-fit.ts';
 
 export interface AccuracyLine {
@@ -58,6 +72,60 @@ export function summarise(preds: Prediction[]): { bySubcategory: AccuracyLine[];
   };
 }
 
+/**
+ * The file's specs with the release year stated or withheld, on the rows that have one: held-out
+ * error, and the coverage of the interval the engine states then (uncertainty parameters from the
+ * other folds' held-out errors, as crossValidatedCoverage).
+ */
+function specsWithAndWithoutYear(
+  preds: Prediction[],
+  fitted: EngineParameters,
+): { withYear: NameStats; withoutYear: NameStats; laptopsWithYear: number; yearCountedCoverage: number } {
+  const dated = preds.filter((p) => p.embodiedApe !== null && p.prepared.row.release_year !== null);
+  const inside = { with: 0, without: 0, counted: 0 };
+  for (let k = 0; k < K_FOLDS; k++) {
+    const params = residualFields(
+      preds.filter((p) => p.embodiedApe !== null && p.prepared.fold !== k),
+      fitted,
+    );
+    for (const p of dated.filter((q) => q.prepared.fold === k)) {
+      const count = p.prepared.row.supplied_spec_count;
+      const u = (yearKnown: boolean, level = confidenceFor(count, false)) =>
+        uncertaintyPct(params, residualFitOf(params, p, p.brandKnown, yearKnown), level, 1, 0, false);
+      if (insideInterval(p.embodied, p.prepared.row.embodied!, u(true))) inside.with++;
+      // the alternative: the stated year counted as one more known fact for the confidence level
+      if (insideInterval(p.embodied, p.prepared.row.embodied!, u(true, confidenceFor(count + 1, false)))) inside.counted++;
+      if (insideInterval(p.embodiedNoYear, p.prepared.row.embodied!, u(false))) inside.without++;
+    }
+  }
+  const of = (apes: number[], covered: number): NameStats => ({
+    n: apes.length,
+    median: median(apes),
+    p80: stats(apes).p80,
+    coverage: (100 * covered) / Math.max(apes.length, 1),
+  });
+  return {
+    withYear: of(
+      dated.map((p) => p.embodiedApe!),
+      inside.with,
+    ),
+    withoutYear: of(
+      dated.map((p) => p.embodiedApeNoYear!),
+      inside.without,
+    ),
+    yearCountedCoverage: (100 * inside.counted) / Math.max(dated.length, 1),
+    laptopsWithYear: median(dated.filter((p) => p.prepared.row.source_subcategory === 'Laptop').map((p) => p.embodiedApe!)),
+  };
+}
+
+function knownTable(lines: [string, NameStats][]): string {
+  const head = `${'what the caller gives'.padEnd(40)} | ${'n'.padStart(3)} ${'med'.padStart(5)} ${'p80'.padStart(5)} | coverage`;
+  const rows = lines.map(
+    ([label, s]) => `${label.padEnd(40)} | ${String(s.n).padStart(3)} ${f(s.median)} ${f(s.p80)} | ${s.coverage.toFixed(1).padStart(5)}%`,
+  );
+  return [head, '-'.repeat(head.length), ...rows].join('\n');
+}
+
 const f = (v: number): string => (Number.isNaN(v) ? '   -' : v.toFixed(1).padStart(5));
 
 export function formatTable(title: string, lines: AccuracyLine[]): string {
@@ -70,7 +138,7 @@ export function formatTable(title: string, lines: AccuracyLine[]): string {
   return [`${''.padEnd(22)} | ${'embodied APE %'.padEnd(21)} | ${'total APE %'.padEnd(21)}`, head, sep, ...rows].join('\n');
 }
 
-function main(): void {
+async function main(): Promise<void> {
   if (!calibrationAvailable()) {
     console.error(`calibration file not found: ${CALIBRATION_PATH} (the accuracy benchmark needs the shared calibration set)`);
     process.exit(1);
@@ -86,11 +154,52 @@ function main(): void {
   if (drift > 0.05) throw new Error(`engine output and fitted model disagree by ${drift} kg`);
 
   const s = summarise(preds);
+  // What the caller knows: specs and year, specs alone, a name, a name and a purchase date.
+  const catalogue = await builtInCatalogue();
+  const records = readCalibrationRecords();
+  const heldOut = Array.from({ length: K_FOLDS }, (_, k) =>
+    fitParameters(
+      prepared.filter((p) => p.fold !== k),
+      base,
+    ),
+  );
+  const byName = await askByName(catalogue, records, prepared, heldOut, {});
+  const byNameBought = await askByName(catalogue, records, prepared, heldOut, { boughtYearsAfterSheet: 0 });
+  const byNameBoughtLater = await askByName(catalogue, records, prepared, heldOut, { boughtYearsAfterSheet: 1 });
+  const specs = specsWithAndWithoutYear(preds, inSample);
+  const lag = await releaseToSheetLag(catalogue, records);
   console.log(`Calibration set: ${relative(REPO_ROOT, CALIBRATION_PATH)} (relative to the repository root)`);
   console.log(
     `${rows.length + excluded.length} rows; ${rows.length} mapped to a category; ${rows.filter((r) => r.embodied !== null).length} with a use ratio (embodied); ${rows.filter((r) => r.lifetime !== null).length} with a lifetime (total); ${excluded.length} excluded (${[...new Set(excluded.map((e) => e.subcategory || '?'))].join(', ')}).`,
   );
   console.log(`${K_FOLDS}-fold cross-validation (folds by PCF document); parametric estimate, specs from the file, no catalogue.\n`);
+  console.log(
+    `What the caller knows (embodied APE %, cross-validated; coverage: published values inside the stated ~80% interval, target ${COVERAGE_TARGET_PCT} +/- 5):`,
+  );
+  console.log(
+    knownTable([
+      ['specs and release year (rows with a year)', specs.withYear],
+      ['specs, release year withheld', specs.withoutYear],
+      ['name only', nameStats(byName)],
+      ['name and purchase date (the sheet date)', nameStats(byNameBought)],
+      ['name and purchase date a year later', nameStats(byNameBoughtLater)],
+      ['servers by name', nameStats(byName.filter((a) => a.row.source_subcategory === 'Server'))],
+    ]),
+  );
+  const estimated = byNameBought.filter((a) => a.yearBasis === 'purchase_date');
+  const estimatedLater = byNameBoughtLater.filter((a) => a.yearBasis === 'purchase_date');
+  console.log(
+    `laptops with specs and release year: median ${specs.laptopsWithYear.toFixed(1)}%; names whose year the purchase date gave (none from the catalogue or the model number): ${estimated.length}, median ${nameStats(estimated).median.toFixed(1)}%, coverage ${nameStats(estimated).coverage.toFixed(1)}% (asked by name only: median ${nameStats(byName.filter((a) => estimated.some((e) => e.row.index === a.row.index))).median.toFixed(1)}%; bought a year after the sheet: median ${nameStats(estimatedLater).median.toFixed(1)}%, coverage ${nameStats(estimatedLater).coverage.toFixed(1)}%)`,
+  );
+  console.log(
+    `specs and release year, the year counted as one more known spec for the confidence level (not done): coverage ${specs.yearCountedCoverage.toFixed(1)}%`,
+  );
+  console.log(
+    `release year -> sheet date over ${lag.n} names resolved to one catalogue device with a year: median ${lag.median} years; at the median ${lag.atMedian.toFixed(0)}%, within 1 year ${lag.within1.toFixed(0)}%, within 2 ${lag.within2.toFixed(0)}% (PURCHASE_LAG_YEARS, src/footprint/release-year.ts)`,
+  );
+  console.log(
+    'Names use the shipped uncertainty parameters for the stated interval (fitted on every row) with held-out estimates, as test/calibration-names.test.ts.\n',
+  );
   console.log(formatTable('by sheet subcategory', [...s.bySubcategory, s.overall]));
   console.log('');
   console.log(formatTable('by engine category', [...s.byCategory, s.overall]));
@@ -160,4 +269,4 @@ function main(): void {
   console.log(`\n${energyReport(energy)}`);
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) main();
+if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();

@@ -119,7 +119,7 @@ export function residualFields(preds: Prediction[], params: EngineParameters): E
 }
 
 /** The group fit whose residual percentiles the engine uses for this row (brand and release year known or not). */
-function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: boolean, yearKnown: boolean): GroupFit {
+export function residualFitOf(params: EngineParameters, p: Prediction, brandKnown: boolean, yearKnown: boolean): GroupFit {
   const g = p.prepared.fitGroup;
   return residualFit(groupFit(params, g), params.adjustments?.groups[g] !== undefined, brandKnown, yearKnown);
 }

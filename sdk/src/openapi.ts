@@ -338,7 +338,7 @@ export interface paths {
         put?: never;
         /**
          * Import assets from CSV
-         * @description Imports assets from CSV text (header row, then up to 1000 rows): columns brand, mpn and/or model, serial_number, country, optional category, purchase_date, status and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. Same semantics as importAssets; errors name the 1-based data row.
+         * @description Imports assets from CSV text (header row, then up to 1000 rows): columns brand, mpn and/or model, serial_number, country, optional category, purchase_date, status, release_year and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. Same semantics as importAssets; errors name the 1-based data row.
          */
         post: operations["importAssetsCsv"];
         delete?: never;
@@ -716,6 +716,11 @@ export interface components {
             /** Format: float */
             storage_gb?: number | null;
             storage_type?: components["schemas"]["StorageType"] | null;
+            /**
+             * Format: int32
+             * @description The unit's release (model) year, 1990 to next year. Wins over the catalogue's year and a year read from the model number (methodology.data_sources says so): it sets the typical memory and storage of unstated fields, the calibrated year trend of the manufacturer's footprints and the energy model's year, and the interval is the one of a known year (docs/methodology.md section 3.4)
+             */
+            release_year?: number | null;
         };
         /** @description One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed. */
         AssetInput: {
@@ -729,7 +734,7 @@ export interface components {
             serial_number: string | null;
             /** @description Device category (default: the catalogue category, else laptop). At most 64 characters. */
             category?: string | null;
-            /** @description YYYY-MM-DD. At most 32 characters. */
+            /** @description YYYY-MM-DD. Without a release_year, the catalogue's or a model number's, its year is the estimated release year (methodology.data_sources says so; the interval stays the one measured without a year). At most 32 characters. */
             purchase_date?: string | null;
             /** @description Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2. At most 64 characters. */
             country: string | null;
@@ -754,6 +759,11 @@ export interface components {
             storage_gb?: number | null;
             /** @description ssd, hdd, emmc or nvme. At most 32 characters. */
             storage_type?: components["schemas"]["StorageType"] | null;
+            /**
+             * Format: int32
+             * @description The unit's release (model) year, 1990 to next year; wins over the catalogue's. Without it, a purchase_date gives an estimated year when nothing else dates the model (docs/methodology.md section 3.4). Kept in specs
+             */
+            release_year?: number | null;
         };
         ExportScopeInput: {
             /** @description Tables to export (default all): organizations, profiles, api_keys, assets, asset_events, asset_imports, calculations, calculation_factors, certificates, reports, export_jobs, audit_log, webhook_endpoints, webhook_deliveries, erasure_connections, erasure_sync_runs, erasure_reports, sbti_targets, monthly_emissions, scenario_runs, usage_counters, console_sessions. At most 64 characters. */
@@ -1292,7 +1302,7 @@ export interface components {
             purchase_date: string | null;
             /** @description Region of use (ISO 3166-1 alpha-2 or ISO 3166-2) */
             country: string;
-            /** @description Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values */
+            /** @description Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values, and the release_year stated for it */
             specs: {
                 weight_kg?: number;
                 tdp?: number;
@@ -1300,6 +1310,7 @@ export interface components {
                 battery_wh?: number;
                 screen_size_inch?: number;
                 storage_gb?: number;
+                release_year?: number;
                 screen_type?: string;
                 storage_type?: string;
             };
@@ -1956,6 +1967,7 @@ export interface operations {
                 screen_type?: components["schemas"]["ScreenType"];
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
+                release_year?: number;
             };
             header?: never;
             path?: never;
@@ -2047,6 +2059,7 @@ export interface operations {
                 screen_type?: components["schemas"]["ScreenType"];
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
+                release_year?: number;
                 remaining_years?: number;
             };
             header?: never;
@@ -2139,6 +2152,7 @@ export interface operations {
                 screen_type?: components["schemas"]["ScreenType"];
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
+                release_year?: number;
                 grade: components["schemas"]["RefurbishmentGrade"];
                 remaining_years?: number;
                 reuse_country?: string;

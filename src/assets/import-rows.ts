@@ -9,7 +9,8 @@ import { ASSET_STATUS_VALUES, DEFAULT_ASSET_STATUS, isAssetStatus, type AssetSta
 
 export const MAX_IMPORT_ROWS = 1000;
 
-export const NUMERIC_SPEC_COLUMNS = ['weight_kg', 'tdp', 'ram_gb', 'battery_wh', 'screen_size_inch', 'storage_gb'] as const;
+// release_year is no spec but the unit's model year: stored with the specs the import states of the unit, checked with them.
+export const NUMERIC_SPEC_COLUMNS = ['weight_kg', 'tdp', 'ram_gb', 'battery_wh', 'screen_size_inch', 'storage_gb', 'release_year'] as const;
 export const TEXT_SPEC_COLUMNS = ['screen_type', 'storage_type'] as const;
 export const SPEC_COLUMNS = [...NUMERIC_SPEC_COLUMNS, ...TEXT_SPEC_COLUMNS] as const;
 /** The columns of a CSV import and the fields of a JSON import item (spec 2.1 names for the specs). */

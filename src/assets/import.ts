@@ -73,6 +73,7 @@ const FIELDS = [
   'storage_gb',
   'storage_type',
   'remaining_years',
+  'release_year',
 ];
 const PROBLEM_SPLIT = new RegExp(`; (?=(?:${FIELDS.join('|')}): )`);
 
@@ -85,7 +86,7 @@ export function problemsOf(error: ApiError): RowProblem[] {
 }
 
 export function deviceQuery(
-  row: Pick<AssetRow, 'brand' | 'mpn' | 'model' | 'category' | 'country' | 'specs'>,
+  row: Pick<AssetRow, 'brand' | 'mpn' | 'model' | 'category' | 'country' | 'specs'> & { purchase_date?: string | Date | null },
 ): DeviceQuery & { country: string | null } {
   const s = row.specs;
   return {
@@ -102,6 +103,8 @@ export function deviceQuery(
     screen_type: s.screen_type as DeviceQuery['screen_type'],
     storage_gb: s.storage_gb,
     storage_type: s.storage_type as DeviceQuery['storage_type'],
+    release_year: s.release_year,
+    purchase_date: row.purchase_date,
   };
 }
 

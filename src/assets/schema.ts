@@ -7,6 +7,7 @@ import { keyCaller } from '../auth/access.ts';
 import { closestRegionCodes, normaliseRegionCode } from '../reference/grid-data.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { CATEGORIES, getCategory } from '../footprint/engine/categories.ts';
+import { RELEASE_YEAR_MIN } from '../footprint/engine/brand.ts';
 import type { GraphQLContext } from '../graphql/context.ts';
 import type { Prisma } from '../db/database.ts';
 import { FactorType } from '../factors/schema.ts';
@@ -144,7 +145,7 @@ const AssetRef = builder.prismaObject('Asset', {
     country: t.exposeString('country', { description: 'Region of use (ISO 3166-1 alpha-2 or ISO 3166-2)' }),
     specs: t.expose('specs', {
       type: 'JSON',
-      description: 'Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values',
+      description: 'Spec fields supplied for this asset (spec 2.1 names), overriding catalogue values, and the release_year stated for it',
       // The columns an import takes (AssetSpecs), each only where supplied.
       ...openApi({
         schema: {
@@ -419,7 +420,11 @@ const AssetInput = builder.inputType('AssetInput', {
       description: 'Device category (default: the catalogue category, else laptop)',
       ...maxChars(TEXT_LIMITS.category),
     }),
-    purchase_date: t.string({ description: 'YYYY-MM-DD', ...maxChars(TEXT_LIMITS.shortCode) }),
+    purchase_date: t.string({
+      description:
+        "YYYY-MM-DD. Without a release_year, the catalogue's or a model number's, its year is the estimated release year (methodology.data_sources says so; the interval stays the one measured without a year)",
+      ...maxChars(TEXT_LIMITS.shortCode),
+    }),
     country: t.string({
       description: 'Region of use (required): ISO 3166-1 alpha-2 or ISO 3166-2',
       ...openApi({ required: true }, maxChars(TEXT_LIMITS.country)),
@@ -442,6 +447,11 @@ const AssetInput = builder.inputType('AssetInput', {
     storage_type: t.string({
       description: 'ssd, hdd, emmc or nvme',
       ...openApi({ values: 'StorageType' }, maxChars(TEXT_LIMITS.shortCode)),
+    }),
+    release_year: t.int({
+      description:
+        "The unit's release (model) year, 1990 to next year; wins over the catalogue's. Without it, a purchase_date gives an estimated year when nothing else dates the model (docs/methodology.md section 3.4). Kept in specs",
+      ...bounds({ minimum: RELEASE_YEAR_MIN }),
     }),
   }),
 });
@@ -510,7 +520,7 @@ builder.mutationFields((t) => ({
     type: ImportResult,
     description:
       `Imports assets from CSV text (header row, then up to ${MAX_IMPORT_ROWS} rows): columns brand, mpn and/or model, serial_number, country, ` +
-      'optional category, purchase_date, status and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. ' +
+      'optional category, purchase_date, status, release_year and the specs weight_kg, tdp, ram_gb, battery_wh, screen_size_inch, screen_type, storage_gb, storage_type. ' +
       'Same semantics as importAssets; errors name the 1-based data row.',
     authScopes: { organisation: true, writes: true },
     extensions: { rest: { method: 'POST', path: '/assets/csv', summary: 'Import assets from CSV', tags: TAGS, idempotent: true } },

@@ -211,6 +211,24 @@ describe('parseReport: errors', () => {
     });
     expect(device({ chassis: 'Unknown' })).toMatchObject({ chassis_type: null, category: null });
   });
+
+  it("reads the year of a stated manufacture date as the unit's release year; an unreadable one is an error", () => {
+    const made = (value: string) => {
+      const report = blanccoReport({ uuid: 'r-14' }) as {
+        blancco_data: { blancco_hardware_report: { entries: { entry: { name: string; type: string; value: string }[] }[] } };
+      };
+      report.blancco_data.blancco_hardware_report.entries[0]!.entry.push({ name: 'manufacture_date', type: 'string', value });
+      return report;
+    };
+    expect(parsed(made('2021-06-14')).device.release_year).toBe(2021);
+    expect(parsed(made('2019-11')).device.release_year).toBe(2019);
+    expect(parsed(blanccoReport()).device).not.toHaveProperty('release_year');
+    expect(errorOf(made('June 2021'))).toEqual({
+      ok: false,
+      uuid: 'r-14',
+      error: 'system.manufacture_date: not a date YYYY-MM-DD ("June 2021")',
+    });
+  });
 });
 
 describe('parseReport: erasure state and date', () => {

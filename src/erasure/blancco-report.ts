@@ -24,6 +24,8 @@ export interface ParsedDevice {
   category: ServiceCategoryId | null;
   chassis_type: string | null;
   processor: string | null;
+  /** year of system.manufacture_date (or manufacturing_date), the unit's stated release year; undefined without one */
+  release_year?: number;
   specs: { ram_gb?: number; storage_gb?: number; storage_type?: StorageType; battery_wh?: number; screen_size_inch?: number };
 }
 
@@ -114,6 +116,7 @@ function parseDevice(hardware: Json): ParsedDevice {
   const serial = systemText(system, ['serial', 'serial_number'], TEXT_LIMITS.serialNumber);
   const imei = systemText(system, ['imei', 'imei1', 'imei_1'], TEXT_LIMITS.serialNumber);
   const chassis = systemText(system, ['chassis_type', 'chassis'], DEFAULT_MAX_LENGTH);
+  const made = systemText(system, ['manufacture_date', 'manufacturing_date', 'date_of_manufacture'], DEFAULT_MAX_LENGTH);
   if (!manufacturer) throw new ReportError('missing system manufacturer');
   if (!model) throw new ReportError('missing system model');
   if (!serial && !imei) throw new ReportError('missing system serial and IMEI');
@@ -125,6 +128,7 @@ function parseDevice(hardware: Json): ParsedDevice {
     category: fromChassis ?? (imei ? 'smartphone' : null),
     chassis_type: chassis,
     processor: processorOf(hardware),
+    ...(made ? { release_year: manufactureYear(made) } : {}),
     specs: dropUndefined({
       ram_gb: ramGb(hardware),
       ...storageOf(hardware),
@@ -132,6 +136,13 @@ function parseDevice(hardware: Json): ParsedDevice {
       screen_size_inch: screenInch(hardware),
     }),
   };
+}
+
+/** The year of a manufacture date (ISO 8601 or YYYY-MM, as firmware and Blancco write it); anything else is an error, not a guess. */
+function manufactureYear(text: string): number {
+  const m = /^(\d{4})-(0[1-9]|1[0-2])(?:-\d{2})?(?:[T ].*)?$/.exec(text);
+  if (!m) throw new ReportError(`system.manufacture_date: not a date YYYY-MM-DD (${JSON.stringify(text.slice(0, 40))})`);
+  return Number(m[1]);
 }
 
 /** SMBIOS chassis types (DMTF DSP0134, 7.4.1) and mobile device types, as lower-case words -> category. */

@@ -205,6 +205,7 @@ function assetRow(
     storage_type: device.specs.storage_type,
     battery_wh: device.specs.battery_wh,
     screen_size_inch: device.specs.screen_size_inch,
+    release_year: device.release_year,
   };
 }
 

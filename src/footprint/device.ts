@@ -12,7 +12,9 @@ import {
 } from './engine/index.ts';
 import type { FieldProblem } from '../errors/api-error.ts';
 import { problemsOf } from '../validation/schemas.ts';
-import { deviceSpecs } from './inputs.ts';
+import * as z from 'zod';
+import { deviceSpecs, releaseYear as releaseYearInput } from './inputs.ts';
+import { chooseReleaseYear, PURCHASE_LAG_YEARS, type ReleaseYear } from './release-year.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';
@@ -41,6 +43,10 @@ export interface DeviceQuery {
   screen_type?: DeviceSpecs['screen_type'] | null;
   storage_gb?: number | null;
   storage_type?: DeviceSpecs['storage_type'] | null;
+  /** The unit's release (model) year as the caller states it: wins over the catalogue's and the model number's. */
+  release_year?: number | null;
+  /** When the unit was bought (assets): evidence of its release year when nothing else dates it. */
+  purchase_date?: string | Date | null;
 }
 
 export interface FootprintProduct {
@@ -60,6 +66,8 @@ export interface ResolvedDevice {
   product: FootprintProduct;
   product_id: string | null;
   release_year?: number;
+  /** Where release_year comes from: stated by the caller, the catalogue, the model number, or estimated from a purchase date. */
+  release_year_basis?: ReleaseYear['basis'];
   data_sources: string[];
   /** How the device was identified (methodology.match). */
   match: DeviceMatch;
@@ -122,6 +130,28 @@ function capacitiesFromName(name: string, category: CategoryDefinition, specs: D
   return { specs: out, sources };
 }
 
+const RELEASE_YEAR_INPUT = z.object({ release_year: releaseYearInput.nullish() });
+
+/** The data_sources line of the release year the estimate uses, when the caller stated it or a purchase date gave it. */
+function releaseYearSource(
+  chosen: ReleaseYear,
+  others: { catalogue?: number; modelNumber?: number },
+  purchaseDate: unknown,
+): string | null {
+  if (chosen.basis === 'stated') {
+    const overridden = [
+      others.catalogue && others.catalogue !== chosen.year ? `the catalogue's ${others.catalogue}` : null,
+      others.modelNumber && others.modelNumber !== chosen.year ? `${others.modelNumber} read from the model number` : null,
+    ].filter((o) => o !== null);
+    return `release_year ${chosen.year} stated by the caller${overridden.length ? `, used instead of ${overridden.join(' and ')}` : ''}`;
+  }
+  if (chosen.basis === 'purchase_date') {
+    const date = purchaseDate instanceof Date ? purchaseDate.toISOString().slice(0, 10) : String(purchaseDate);
+    return `release_year ${chosen.year} estimated from the purchase date ${date} (its year less ${PURCHASE_LAG_YEARS}, the median lag between a model's release and its time on the market, within 1 year for 86 % of the models measured; the interval stays the one measured without a year: docs/methodology.md section 3.4)`;
+  }
+  return null;
+}
+
 // Validation reports the caller's names (tdp) rather than the engine's (processor_tdp_w).
 const QUERY_NAME: Partial<Record<keyof DeviceSpecs, string>> = { processor_tdp_w: 'tdp' };
 
@@ -172,6 +202,7 @@ export function resolveDevice(
       problems.push({ field: QUERY_NAME[p.field as keyof DeviceSpecs] ?? p.field, reason: p.reason });
     }
   }
+  problems.push(...problemsOf(RELEASE_YEAR_INPUT, { release_year: query.release_year }));
   if (problems.length) return { device: undefined, problems };
 
   const supplied = SPEC_FIELDS.filter((f) => specs[f] !== undefined).length;
@@ -203,7 +234,14 @@ export function resolveDevice(
   const ofUnit = (f: (typeof SPEC_FIELDS)[number]) =>
     known[f] !== undefined && (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
   const knownCount = Math.min(SPEC_FIELDS.filter(ofUnit).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
-  const releaseYear = match?.entry.release_year || hints.release_year?.year;
+  // The caller's year first, then the catalogue's, the model number's, and last one estimated from the purchase date.
+  const chosenYear = chooseReleaseYear({
+    stated: query.release_year,
+    catalogue: match?.entry.release_year,
+    modelNumber: hints.release_year?.year,
+    purchaseDate: query.purchase_date,
+  });
+  const releaseYear = chosenYear?.year;
   // The weight the engine takes: stated or catalogue, else its estimate from the default, the screen and the battery (unstatedWeight).
   const weight_kg = round2(resolveSpecs(category!, known, releaseYear).weight_kg);
   const pcf = match?.entry.pcf;
@@ -221,7 +259,7 @@ export function resolveDevice(
                 : `screen_size_inch ${screenFromName.screen_size_inch} read from the model name`,
             ]
           : []),
-        ...(hints.release_year
+        ...(hints.release_year && chosenYear?.basis === 'model_number'
           ? [`release_year ${hints.release_year.year} read from the model number: that of ${hints.release_year.basis}`]
           : []),
         ...(brand ? [unmatchableBrand(brand)].filter((why) => why !== undefined) : []),
@@ -240,6 +278,10 @@ export function resolveDevice(
       data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
   }
   data_sources.push(...capacities.sources);
+  const yearSource = chosenYear
+    ? releaseYearSource(chosenYear, { catalogue: match?.entry.release_year, modelNumber: hints.release_year?.year }, query.purchase_date)
+    : null;
+  if (yearSource) data_sources.push(yearSource);
   if (integratedScreen)
     data_sources.push(
       `category desktop with screen_size_inch ${query.screen_size_inch}: estimated as ${INTEGRATED_SCREEN_CATEGORY} (screen built in)`,
@@ -260,6 +302,7 @@ export function resolveDevice(
       : { brand: brand!, mpn, name: model ?? mpn!, category: category!.id, weight_kg },
     product_id: match?.product_id ?? null,
     release_year: releaseYear,
+    release_year_basis: chosenYear?.basis,
     data_sources:
       pcf && !configured
         ? [...data_sources, `manufacturer-published footprint${pcf.source_url ? `: ${pcf.source_url}` : ''}`]

@@ -4,7 +4,7 @@
  * states per category (engine/limits.ts).
  */
 import * as z from 'zod';
-import { SCREEN_TYPES, STORAGE_TYPES, specLimits, type CategoryDefinition, type DeviceSpecs } from './engine/index.ts';
+import { RELEASE_YEAR_MIN, SCREEN_TYPES, STORAGE_TYPES, specLimits, type CategoryDefinition, type DeviceSpecs } from './engine/index.ts';
 
 const FINITE = { error: 'must be a finite number' };
 const finite = () => z.number(FINITE);
@@ -76,3 +76,13 @@ export const remainingYears = z
   .number()
   .min(REMAINING_YEARS_MIN, { error: betweenYears })
   .max(REMAINING_YEARS_MAX, { error: betweenYears });
+
+/** Release years a caller may state: from the engine's earliest (1990) to next year (a model announced for next year). */
+export const latestReleaseYear = (): number => new Date().getUTCFullYear() + 1;
+export const releaseYear = z
+  .number()
+  .int({ error: (issue) => `must be a whole year, got ${String(issue.input)}` })
+  .min(RELEASE_YEAR_MIN, { error: (issue) => `must be ${RELEASE_YEAR_MIN} or later, got ${String(issue.input)}` })
+  .refine((year) => year <= latestReleaseYear(), {
+    error: (issue) => `must be at most ${latestReleaseYear()} (next year), got ${String(issue.input)}`,
+  });

@@ -6,6 +6,7 @@ import { ApiError } from '../errors/api-error.ts';
 import { describeProblems, refusedItems } from '../rest/item-refusals.ts';
 import {
   PRODUCTION_COMPONENTS,
+  RELEASE_YEAR_MIN,
   SCREEN_TYPES,
   STORAGE_TYPES,
   SWAP_KINDS,
@@ -19,6 +20,7 @@ import type { DeviceMatch, MatchedDevice } from '../catalogue/service.ts';
 import { rememberAnswer } from '../rest/fast-path.ts';
 import { vintageChoiceHoldsUntil } from '../factors/lookup.ts';
 import { openApi } from '../rest/openapi-schemas.ts';
+import { bounds } from '../rest/openapi.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
 import type { StatedInterval } from './engine/index.ts';
 
@@ -185,6 +187,13 @@ export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintRe
 // request in one answer and a batch item alone; OpenAPI states the bounds that hold in every category.
 const POSITIVE = openApiBounds(SPEC_VALUES.weight_kg);
 const NON_NEGATIVE = openApiBounds(SPEC_VALUES.nonNegative);
+/** Checked in resolveDevice with the other device inputs (a batch item's problem stays that item's); OpenAPI states the lower bound. */
+export const RELEASE_YEAR = {
+  description:
+    "The unit's release (model) year, 1990 to next year. Wins over the catalogue's year and a year read from the model number (methodology.data_sources says so): it sets the typical memory and storage of unstated fields, the calibrated year trend of the manufacturer's footprints and the energy model's year, and the interval is the one of a known year (docs/methodology.md section 3.4)",
+  // the upper bound moves with the calendar: stated in words only
+  ...bounds({ minimum: RELEASE_YEAR_MIN }),
+};
 const REMAINING_YEARS = {
   description: `Years of further use, ${REMAINING_YEARS_MIN}..${REMAINING_YEARS_MAX} (default 2)`,
   ...checkedBy(remainingYears),
@@ -224,6 +233,7 @@ const deviceArgs = builder.args((t) => ({
   screen_type: t.field({ type: ScreenType }),
   storage_gb: t.float({ description: 'GB', ...NON_NEGATIVE }),
   storage_type: t.field({ type: StorageType }),
+  release_year: t.int(RELEASE_YEAR),
 }));
 
 const BatchItemInput = builder.inputType('FootprintBatchItem', {
@@ -243,6 +253,7 @@ const BatchItemInput = builder.inputType('FootprintBatchItem', {
     screen_type: t.field({ type: ScreenType }),
     storage_gb: t.float(NON_NEGATIVE),
     storage_type: t.field({ type: StorageType }),
+    release_year: t.int(RELEASE_YEAR),
   }),
 });
 

@@ -348,6 +348,7 @@ export function footprintModelOf(
       use_region: regionCode,
       brand: device.product.brand,
       release_year: device.release_year,
+      release_year_estimated: device.release_year_basis === 'purchase_date',
     },
     params,
   );

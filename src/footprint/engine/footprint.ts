@@ -118,6 +118,8 @@ export function residualFit(groupFitValue: GroupFit, adjusted: boolean, brandKno
 export interface DeviceContext {
   brand?: string;
   release_year?: number;
+  /** the year is an estimate (FootprintInput.release_year_estimated): the unknown-year interval applies */
+  release_year_estimated?: boolean;
 }
 
 /**
@@ -148,7 +150,8 @@ export function embodiedModel(
   );
   const transport = { ...baseTransport, kg: baseTransport.kg * f };
   const eolFactor = endOfLifeFactor(category, cf?.eol_kg_per_kg ?? null);
-  const fit = residualFit(groupFitValue, adj.group !== null, adj.brand_known, usableReleaseYear(context.release_year) !== null);
+  const yearKnown = usableReleaseYear(context.release_year) !== null && !context.release_year_estimated;
+  const fit = residualFit(groupFitValue, adj.group !== null, adj.brand_known, yearKnown);
   return {
     specs,
     fit,
@@ -210,6 +213,7 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
   const context: DeviceContext = {};
   if (input.brand !== undefined) context.brand = input.brand;
   if (input.release_year !== undefined) context.release_year = input.release_year;
+  if (input.release_year_estimated) context.release_year_estimated = true;
   const m = embodiedModel(category, specs, input.use_region, params, context);
   const energy = usePhaseKwh(category, specs, context.release_year);
   const use = usePhaseKg(energy.kwh, lifetime, grid);

@@ -15,7 +15,7 @@ export type {
 } from './parameters.ts';
 export { calculateFootprint, footprintModel, confidenceFor, embodiedModel, uncertaintyPct, PUBLISHED_LOCATION_GRID } from './footprint.ts';
 export type { DeviceContext } from './footprint.ts';
-export { normaliseBrand, usableReleaseYear } from './brand.ts';
+export { normaliseBrand, RELEASE_YEAR_MIN, usableReleaseYear } from './brand.ts';
 export { adjustmentFor, adjustmentFeatures, ADJUSTMENT_FEATURES } from './adjustment.ts';
 export { calculateSavings, savingsModel, equivalents, reuseUsePhase } from './savings.ts';
 export { uncertaintyInterval, statedInterval, insideInterval, intervalErrorPct, INTERVAL_METHOD } from './interval.ts';

@@ -149,6 +149,11 @@ export interface FootprintInput {
   brand?: string;
   /** release year of the product (catalogue); drives the fitted year trend; missing = group reference year */
   release_year?: number;
+  /**
+   * true when release_year is an estimate (from a purchase date): it drives the year terms, but the
+   * interval is the one measured without a year, as the estimate may be off by the buyer's lag
+   */
+  release_year_estimated?: boolean;
 }
 
 export interface FootprintBreakdown {
