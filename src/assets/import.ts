@@ -104,7 +104,8 @@ export function deviceQuery(
     storage_gb: s.storage_gb,
     storage_type: s.storage_type as DeviceQuery['storage_type'],
     release_year: s.release_year,
-    purchase_date: row.purchase_date,
+    // Absent rather than null, as the specs above: a calculation's stored inputs name only what was given.
+    purchase_date: row.purchase_date ?? undefined,
   };
 }
 
