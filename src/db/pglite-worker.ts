@@ -22,7 +22,11 @@ const pglite = await startPGlite(dataDir, seed, wasmModule);
 // the pool replaces (pg drops one whose statement failed or timed out) is not refused while the socket
 // server still counts the old one; they never work at once, so no statement of one runs inside the
 // other's unnamed statement or transaction.
-const server = new PGLiteSocketServer({ db: withExtendedQueryErrors(pglite), path: socketPath, maxConnections: 2 });
+const server = new PGLiteSocketServer({
+  db: withExtendedQueryErrors(releasingParsedResults(pglite)),
+  path: socketPath,
+  maxConnections: 2,
+});
 await server.start();
 // 'close': the server stops taking statements and PGlite shuts down cleanly (a checkpoint of its data directory).
 port.once('message', async () => {
@@ -34,6 +38,7 @@ port.once('message', async () => {
 port.postMessage('ready');
 
 const SYNC = 0x53;
+const SIMPLE_QUERY = 0x51;
 const TERMINATE = 0x58;
 /** Parse, Bind, Describe, Execute, Close, Flush: the extended query messages, answered without ReadyForQuery until Sync. */
 const EXTENDED = new Set([0x50, 0x42, 0x44, 0x45, 0x43, 0x48]);
@@ -49,7 +54,7 @@ const READY_FOR_QUERY = 0x5a;
  */
 function withExtendedQueryErrors(db: PGlite): PGlite {
   let failed = false;
-  const execProtocolRawStream: PGlite['execProtocolRawStream'] = async (message, options) => {
+  return withRawStream(db, async (message, options) => {
     const type = message[0]!;
     if (failed && type !== SYNC && type !== TERMINATE) return;
     if (type === SYNC) failed = false;
@@ -63,7 +68,29 @@ function withExtendedQueryErrors(db: PGlite): PGlite {
         if (kept.length) options.onRawData(kept);
       },
     });
-  };
+  });
+}
+
+const NO_MESSAGE = new Uint8Array(0);
+
+/**
+ * PGlite 0.4 also parses every answer it streams into JavaScript objects and keeps them until a call
+ * other than execProtocolRawStream (electric-sql/pglite#1025, not merged): the socket server only
+ * streams, so every row ever answered stayed in this thread's heap (about 2 MB a second under
+ * `npm run bench:soak`, docs/operations.md, "Memory"). An empty execProtocolStream after each
+ * statement's end (Sync, or a simple query) drops them: it starts with a new list and runs nothing,
+ * and the statement's ReadyForQuery is already sent, so it sends none.
+ */
+function releasingParsedResults(db: PGlite): PGlite {
+  return withRawStream(db, async (message, options) => {
+    await db.execProtocolRawStream(message, options);
+    const type = message[0];
+    if (type === SYNC || type === SIMPLE_QUERY) await db.execProtocolStream(NO_MESSAGE, { syncToFs: false, throwOnError: false });
+  });
+}
+
+/** `db` with its execProtocolRawStream replaced (the socket server's only way in), its other members its own. */
+function withRawStream(db: PGlite, execProtocolRawStream: PGlite['execProtocolRawStream']): PGlite {
   return new Proxy(db, {
     get: (target, property) =>
       property === 'execProtocolRawStream'
