@@ -3,7 +3,8 @@
 // long strings, NUL bytes and lone surrogates, huge bodies, bad JSON, bad percent-encoding, deep
 // or wide GraphQL). Samples the server's RSS every second and its event-loop delay (measured
 // inside the server by bench/event-loop-probe.ts); a warm-up of a tenth of the run (at most 15 s)
-// is not counted. Prints requests, statuses, error codes, latencies, RSS and event-loop delay, and
+// is not counted. Prints requests, the server's CPU time per request (comparable on a busy machine,
+// where req/s is not), statuses, error codes, latencies, RSS and event-loop delay, and
 // the RSS again after SOAK_IDLE_SECONDS (default 60) without traffic (issue 39: under 250 MB).
 // BENCH_SOAK_DB=pglite runs the same on the embedded database (a temporary DATA_DIR, no Redis).
 import { readFileSync } from 'node:fs';
@@ -267,6 +268,12 @@ function rssMb(pid: number): number | undefined {
   }
 }
 
+/** CPU time (user + system, all threads) the process has used, in seconds; Linux reports it in ticks of 1/100 s. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 /** The probe's event-loop delay (since the last 'reset') and process.memoryUsage(). */
 function probeReport(child: ChildProcess, message: 'report' | 'collect' = 'report'): Promise<ProbeReport> {
   return new Promise((resolve) => {
@@ -334,8 +341,10 @@ try {
     if (rss.length % 60 === 0) console.log(`  ${rss.length / 60} min: RSS ${Math.round(rss.at(-1)!)} MB`);
   }, 1000);
   const started = performance.now();
+  const cpuStart = cpuSeconds(pid);
   const outcomes = await run(service.url, key!, SECONDS);
   const elapsed = (performance.now() - started) / 1000;
+  const cpu = cpuSeconds(pid) - cpuStart;
   clearInterval(sampler);
   const report = withProbe ? await probeReport(service.child, 'collect') : undefined;
   await new Promise((resolve) => setTimeout(resolve, 1000));
@@ -353,6 +362,9 @@ try {
   console.log(
     `\nrequests sent: ${outcomes.length} in ${round(elapsed)} s (${Math.round(outcomes.length / elapsed)} req/s), ${hostile.length} hostile`,
   );
+  // CPU per request compares builds and flags (e.g. the garbage collector's share) on a busy machine,
+  // where req/s mostly follows the other work.
+  console.log(`server CPU: ${round(cpu)} s, ${round((cpu * 1000) / outcomes.length)} ms per request`);
   console.log(`status histogram: ${histogramText(statuses)}`);
   console.log(
     `5xx: ${fiveHundreds}; no answer (by kind): ${histogramText(countBy(outcomes, (o) => (typeof o.status === 'string' ? o.status : undefined)))}`,
