@@ -175,7 +175,7 @@ console.log(data.total);`;
   it('answers `lcf --help` from bin/lcf.js', () => {
     const help = spawnSync(process.execPath, ['bin/lcf.js', '--help'], { cwd: ROOT, encoding: 'utf8' });
     expect(help.status, help.stderr).toBe(0);
-    expect(help.stdout).toMatch(/^usage:\n {2}lcf admin org create/);
+    expect(help.stdout).toMatch(/^usage:\n {2}lcf quickstart \[--name NAME\] \[--plan PLAN\] \[--json\]\n {2}lcf admin org create/);
   });
 
   it("runs `npx lcf` from node_modules/.bin, without installing the project into npm's npx cache", async () => {
@@ -186,7 +186,7 @@ console.log(data.total);`;
     try {
       const help = spawnSync('npx', ['--cache', cache, '--ignore-scripts', 'lcf', '--help'], { cwd: ROOT, encoding: 'utf8' });
       expect(help.status, help.stderr).toBe(0);
-      expect(help.stdout).toMatch(/^usage:\n {2}lcf admin org create/);
+      expect(help.stdout).toMatch(/^usage:\n {2}lcf quickstart \[--name NAME\] \[--plan PLAN\] \[--json\]\n {2}lcf admin org create/);
       expect(existsSync(path.join(cache, '_npx'))).toBe(false);
     } finally {
       await rm(cache, { recursive: true, force: true });
