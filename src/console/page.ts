@@ -11,6 +11,7 @@ body{font:15px/1.5 system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding
 h1{font-size:1.4rem}table{border-collapse:collapse;width:100%}th,td{text-align:left;padding:.4rem .5rem;border-bottom:1px solid #d5e0da}
 .revoked{color:#8a8a8a;text-decoration:line-through}.secret{font:1rem monospace;background:#eef7f1;padding:.6rem;border:1px solid #7fb894;word-break:break-all}
 .error{color:#a12020}form.inline{display:inline}button{cursor:pointer}meter{width:8rem}
+label.field{display:block;margin:.5rem 0}label.field input{display:block;width:100%;max-width:32rem;box-sizing:border-box;margin-top:.25rem}
 ${DASHBOARD_STYLE}`;
 
 /** Nothing but the page's own style sheet (by hash) and form posts to the console; never framed. */
@@ -38,12 +39,12 @@ export const layout = (title: string, body: string) => `<!doctype html>
 
 export function loginPage(error?: string): string {
   return layout(
-    'Sign in · API keys',
-    `<h1>API keys</h1>
-<p>Sign in with a live API key of your organisation (a key with organisation context).</p>
+    'Sign in · Organisation console',
+    `<h1>Organisation console</h1>
+<p>Sign in with a live API key of your organisation (a key with organisation context) to see its dashboard and manage its API keys.</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/console/login">
-  <label>API key <input name="key" type="password" autocomplete="off" required size="48" maxlength="${FORM_LIMITS.key}"></label>
+  <label class="field">API key <input name="key" type="password" autocomplete="off" required maxlength="${FORM_LIMITS.key}"></label>
   <button type="submit">Sign in</button>
 </form>`,
   );

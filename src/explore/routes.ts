@@ -38,10 +38,10 @@ interface Link {
 
 const LINKS: Link[] = [
   { rel: 'docs', path: DOCS_PATH, title: 'API reference', description: 'every REST route, with "Try it out"' },
-  { rel: 'openapi', path: OPENAPI_PATH, title: 'OpenAPI document', description: 'OpenAPI 3, for client generators' },
+  { rel: 'openapi', path: OPENAPI_PATH, title: 'OpenAPI document', description: 'OpenAPI 3.1, for client generators' },
   { rel: 'graphql', path: `${GRAPHQL_PATH}`, title: 'GraphQL', description: 'GraphiQL in a browser; POST queries with an API key' },
   { rel: 'health', path: '/healthz', title: 'Health', description: 'liveness; /readyz checks the database' },
-  { rel: 'console', path: CONSOLE_BASE, title: 'API-key console', description: "your organisation's keys and usage" },
+  { rel: 'console', path: CONSOLE_BASE, title: 'Organisation console', description: "your organisation's dashboard, API keys and usage" },
 ];
 
 const LANDING_STYLE =
@@ -56,7 +56,9 @@ const landingPage = (links: Record<string, string>) => `<!doctype html>
 <p>Lifecycle carbon footprints of IT hardware (production, transport, use, end of life; kg CO2e) and what reuse and refurbishment save. REST under ${REST_BASE}, GraphQL at ${GRAPHQL_PATH}.</p>
 <ul>
 ${LINKS.map((l) => `<li><a href="${escapeHtml(links[l.rel])}">${l.title}</a>: ${escapeHtml(l.description)}</li>`).join('\n')}
-</ul></body></html>`;
+</ul>
+<p>No API key yet? On the server, <code>npx lcf quickstart</code> creates an organisation and a key and prints a first call (open routes answer without one, at the anonymous quota).</p>
+</body></html>`;
 
 /**
  * GET / and GET /v1 (and /v1/): JSON `{service, version, links}` for API clients, a page of the same links for
