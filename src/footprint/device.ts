@@ -6,6 +6,7 @@ import {
   outsideRealRange,
   resolveSpecs,
   round2,
+  sheetConfigurationNote,
   type CategoryDefinition,
   type DeviceSpecs,
   type PublishedFootprint,
@@ -16,7 +17,7 @@ import { deviceSpecs } from './inputs.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';
-import { unmatchableBrand } from '../catalogue/brands.ts';
+import { successorBrands, unmatchableBrand } from '../catalogue/brands.ts';
 import { unreadableWords } from '../catalogue/text.ts';
 import { categoryConflict } from './category-conflict.ts';
 import {
@@ -26,6 +27,9 @@ import {
   readCapacities,
   readNameHints,
 } from '../catalogue/name-hints.ts';
+
+/** The fields of a server's configuration that the category's sheet configuration fills (resolveSpecs). */
+const SHEET_FIELDS = ['ram_gb', 'storage_gb', 'storage_type'] as const;
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -147,7 +151,14 @@ export function resolveDevice(
   // A name the catalogue does not know may still say what the device is ("AW9999H Monitor", "15.6-inch").
   const hints = match
     ? {}
-    : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears(), builtInScreenReadings());
+    : readNameHints(
+        model ?? mpn ?? '',
+        // A line its successor sells is read as that brand's ("HP ProLiant DL385 Gen10": HPE's ProLiant servers).
+        brand ? (successorBrands(brand, model ?? mpn ?? '')[0] ?? brand) : brand,
+        builtInLineCategories(),
+        builtInReleaseYears(),
+        builtInScreenReadings(),
+      );
   const named = requested ? undefined : hints.category;
   // A recognised device has its catalogue category; otherwise the caller's, the one its name names, or laptop.
   const chosenId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? named?.id ?? DEFAULT_CATEGORY);
@@ -188,7 +199,16 @@ export function resolveDevice(
   const capacities = capacitiesFromName(model ?? mpn ?? '', category!, specs);
   // Supplied specs override catalogue values; category defaults fill the rest inside the engine.
   const entrySpecs = match?.entry.specs as DeviceSpecs | undefined;
-  const known: DeviceSpecs = { ...entrySpecs, ...screenFromName, ...capacities.specs, ...specs };
+  const catalogueBasis = match ? resolveSpecSources(match.entry.specs, match.entry.spec_sources, match.entry.source) : {};
+  // Servers: the catalogue's chosen memory and storage (a deployment, often 64 GB and SSDs) are not what the manufacturers'
+  // footprint sheets the engine is fitted to assume (16-32 GB, HDDs); the category's sheet configuration stands in for them.
+  const sheetInstead: readonly (typeof SPEC_FIELDS)[number][] = category!.sheet_configuration
+    ? SHEET_FIELDS.filter((f) => entrySpecs?.[f] !== undefined && catalogueBasis[f]?.basis === 'configuration')
+    : [];
+  const fromCatalogue = Object.fromEntries(
+    Object.entries(entrySpecs ?? {}).filter(([f]) => !(sheetInstead as readonly string[]).includes(f)),
+  ) as DeviceSpecs;
+  const known: DeviceSpecs = { ...fromCatalogue, ...screenFromName, ...capacities.specs, ...specs };
   // A published footprint describes the catalogue configuration: used only when neither the caller nor the name changed it.
   const configured = supplied > 0 || Object.entries(capacities.specs).some(([f, v]) => entrySpecs?.[f as keyof DeviceSpecs] !== v);
   // A match without detail (a stored product) is one device.
@@ -199,7 +219,6 @@ export function resolveDevice(
     matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
   // Confidence counts what is known of the caller's unit: supplied, read from its name, or the model's published figure;
   // a catalogue's chosen configuration (memory, storage, processor: "a unit may differ") fills the estimate but counts not.
-  const catalogueBasis = match ? resolveSpecSources(match.entry.specs, match.entry.spec_sources, match.entry.source) : {};
   const ofUnit = (f: (typeof SPEC_FIELDS)[number]) =>
     known[f] !== undefined && (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
   const knownCount = Math.min(SPEC_FIELDS.filter(ofUnit).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
@@ -233,9 +252,19 @@ export function resolveDevice(
       ];
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
   if (match?.entry.mpn) {
-    data_sources.push(...describeSpecSources(match.entry, (f) => specs[f as keyof DeviceSpecs] === undefined));
+    data_sources.push(
+      ...describeSpecSources(
+        match.entry,
+        (f) => specs[f as keyof DeviceSpecs] === undefined && !(sheetInstead as readonly string[]).includes(f),
+      ),
+    );
+    const replaced = sheetInstead.filter((f) => known[f] === undefined);
+    if (replaced.length)
+      data_sources.push(
+        `${replaced.join(', ')}: ${sheetConfigurationNote(category!)}, not the catalogue's typical configuration of this model (${replaced.map((f) => `${f} ${entrySpecs![f]}`).join(', ')}); state them for your unit`,
+      );
     // Only fields the category has (no screen or battery for a mini PC); annual energy is the energy model's.
-    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && categoryHasField(category!, f));
+    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && !replaced.includes(f) && categoryHasField(category!, f));
     if (empty.length)
       data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
   }

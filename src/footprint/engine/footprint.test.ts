@@ -188,10 +188,33 @@ describe('calculateFootprint', () => {
     expect(at(1850).specs_used).toMatchObject({ ram_gb: 8, storage_gb: 256 });
     // a supplied value wins; a category without a table keeps its fixed default
     expect(at(2019, { weight_kg: 1.4, ram_gb: 32 }).specs_used).toMatchObject({ ram_gb: 32, storage_gb: 256 });
+    const nas = getCategory('nas')!;
+    expect(nas.typical_configuration).toBeUndefined();
+    const s = calculateFootprint({ ...base, category: nas, specs: {}, release_year: 2019 });
+    expect(s.assumptions).toContain(`ram_gb not supplied: category default ${nas.defaults.ram_gb}`);
+  });
+
+  it("an unstated server configuration is the one manufacturers' footprint sheets assume, and says so", () => {
+    const base = { supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.35, use_region: 'DE', brand: 'Dell', release_year: 2019 };
+    for (const id of ['server', 'tower_server', 'blade_server']) {
+      const category = getCategory(id)!;
+      expect(category.sheet_configuration, id).toMatchObject({ ram_gb: 16, storage_gb: 2000, storage_type: 'hdd' });
+      const r = calculateFootprint({ ...base, category, specs: { weight_kg: 20 } });
+      // the same footprint as with that configuration stated, not the category's mid-range defaults
+      expect(r.specs_used, id).toMatchObject({ ram_gb: 16, storage_gb: 2000, storage_type: 'hdd' });
+      expect(r.total_kg_co2e, id).toBe(
+        calculateFootprint({ ...base, category, specs: { weight_kg: 20, ram_gb: 16, storage_gb: 2000, storage_type: 'hdd' } })
+          .total_kg_co2e,
+      );
+      expect(r.assumptions, id).toContain(
+        `storage_type not supplied: hdd, the configuration manufacturers' footprint sheets of ${id} products assume (16 GB, 2000 GB hdd: medians of 32 sheets)`,
+      );
+    }
+    // what the caller states wins, field by field
     const server = getCategory('server')!;
-    expect(server.typical_configuration).toBeUndefined();
-    const s = calculateFootprint({ ...base, category: server, specs: {}, release_year: 2019 });
-    expect(s.assumptions).toContain(`ram_gb not supplied: category default ${server.defaults.ram_gb}`);
+    const stated = calculateFootprint({ ...base, category: server, specs: { weight_kg: 20, ram_gb: 256, storage_type: 'ssd' } });
+    expect(stated.specs_used).toMatchObject({ ram_gb: 256, storage_gb: 2000, storage_type: 'ssd' });
+    expect(stated.assumptions.some((a) => a.startsWith('ram_gb not supplied'))).toBe(false);
   });
 
   it('use phase = annual kWh x lifetime x grid factor of the country of use', () => {

@@ -20,6 +20,8 @@ export interface ResolvedSpecs {
   defaulted: (keyof DeviceSpecs)[];
   /** release year of the category's typical configuration that filled ram_gb or storage_gb, else null */
   typical_year: number | null;
+  /** true when the category's sheet configuration (servers) filled ram_gb, storage_gb or storage_type */
+  from_sheet: boolean;
   /** true when an unstated weight_kg was scaled from the category default with the stated screen (unstatedWeight) */
   weight_from_screen: boolean;
   /** kg an unstated weight_kg carries for a stated battery beyond the category's default one (unstatedWeight), else 0 */
@@ -59,6 +61,14 @@ export function typicalConfiguration(category: CategoryDefinition, releaseYear?:
   return { ...(table[String(year)] as TypicalConfiguration), year };
 }
 
+/** Where an unstated memory or storage of a server comes from, for assumptions and search results. */
+export function sheetConfigurationNote(category: CategoryDefinition): string {
+  const c = category.sheet_configuration;
+  return c
+    ? `the configuration manufacturers' footprint sheets of ${category.id} products assume (${c.ram_gb} GB, ${c.storage_gb} GB ${c.storage_type}: medians of ${c.sheets} sheets)`
+    : '';
+}
+
 /** Screen sizes are taken within this factor of the category's default screen when they scale its weight. */
 const SCREEN_RATIO_BOUNDS: [number, number] = [0.25, 4];
 /** An estimated weight stays within this factor of the category's default weight, below its heaviest real product. */
@@ -96,19 +106,26 @@ export function unstatedWeight(
 }
 
 /**
- * Merges specs over the category defaults; unstated memory and storage take the category's typical
+ * Merges specs over the category defaults; unstated memory and storage take the configuration the
+ * category's manufacturer footprint sheets assume where it has one (servers), else its typical
  * configuration of the release year where it has one, and an unstated weight follows a stated screen
  * and battery (unstatedWeight). Non-finite or negative numbers count as missing.
  */
 export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, releaseYear?: number): ResolvedSpecs {
   const d = category.defaults;
   const typical = typicalConfiguration(category, releaseYear);
+  const sheet = category.sheet_configuration;
   let typicalYear: number | null = null;
+  let fromSheet = false;
   const defaulted: (keyof DeviceSpecs)[] = [];
   const num = (k: Exclude<keyof DeviceSpecs, 'screen_type' | 'storage_type' | 'typical_consumption_kwh'>): number => {
     const v = specs[k];
     if (usable(v)) return v;
     defaulted.push(k);
+    if (sheet && (k === 'ram_gb' || k === 'storage_gb')) {
+      fromSheet = true;
+      return sheet[k];
+    }
     if (typical && (k === 'ram_gb' || k === 'storage_gb')) {
       typicalYear = typical.year;
       return typical[k];
@@ -124,7 +141,13 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
   const processor_tdp_w = num('processor_tdp_w');
   const ram_gb = num('ram_gb');
   const storage_gb = num('storage_gb');
-  const storage_type = isStorageType(specs.storage_type) ? specs.storage_type : defaultOf('storage_type');
+  let storage_type: StorageType;
+  if (isStorageType(specs.storage_type)) storage_type = specs.storage_type;
+  else if (sheet) {
+    defaulted.push('storage_type');
+    fromSheet = true;
+    storage_type = sheet.storage_type;
+  } else storage_type = defaultOf('storage_type');
   const battery_wh = num('battery_wh');
   const statedWeight = usable(specs.weight_kg) && specs.weight_kg > 0 ? specs.weight_kg : null;
   const estimated =
@@ -150,6 +173,7 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
     typical_consumption_kwh: typicalKwh,
     defaulted,
     typical_year: typicalYear,
+    from_sheet: fromSheet,
     weight_from_screen: estimated?.from_screen ?? false,
     weight_battery_kg: estimated?.battery_kg ?? 0,
   };
