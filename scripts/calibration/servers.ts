@@ -12,11 +12,17 @@
 import type { PrismaClient } from '../../src/db/database.ts';
 import { CatalogueService } from '../../src/catalogue/service.ts';
 import { resolveDevice } from '../../src/footprint/device.ts';
-import { type EngineParameters, type SheetConfiguration, type StorageType, insideInterval } from '../../src/footprint/engine/index.ts';
+import {
+  type EngineParameters,
+  SHEET_CONFIGURATION_FIELDS,
+  type SheetConfiguration,
+  type StorageType,
+  insideInterval,
+} from '../../src/footprint/engine/index.ts';
 import { footprintModelOf } from '../../src/footprint/service.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { CALIBRATION_PATH, type CalibrationRow, readCalibrationRecords } from './load.ts';
-import { K_FOLDS, defaultParameters, fitParameters, median, percentile } from './model.ts';
+import { K_FOLDS, defaultParameters, fitParameters, median, percentile, useRegionCode } from './model.ts';
 import type { PreparedRow } from './prepared-row.ts';
 
 /** The engine's server categories: one sheet configuration for the three forms (too few tower and blade sheets for their own). */
@@ -81,13 +87,17 @@ export async function serversByName(prepared: readonly PreparedRow[], path = CAL
     const { device } = resolveDevice({ brand, model: name }, match);
     if (!device) continue;
     const fold = folds[p.fold]!;
-    const heldOut = device.category.sheet_configuration
-      ? { ...device, category: { ...device.category, sheet_configuration: fold.sheet } }
-      : device;
-    const fp = footprintModelOf(heldOut, 'WORLD', row.grid_factor, fold.params);
+    // The lookup chain filled an unstated configuration with the set-wide medians: the other folds' stand in.
+    const shipped = device.category.sheet_configuration;
+    const specs = { ...device.specs };
+    if (shipped) for (const f of SHEET_CONFIGURATION_FIELDS) if (specs[f] === shipped[f]) Object.assign(specs, { [f]: fold.sheet[f] });
+    const heldOut = { ...device, specs };
+    // The sheet's use location sets the transport route, as in the fit (useRegionCode).
+    const region = useRegionCode(row.use_location);
+    const fp = footprintModelOf(heldOut, region, row.grid_factor, fold.params);
     const estimate = fp.breakdown.production_kg + fp.breakdown.transport_kg + fp.breakdown.end_of_life_kg;
     // The interval a caller sees: the stated uncertainty of the embodied footprint (no use phase).
-    const stated = footprintModelOf(device, 'WORLD', 0);
+    const stated = footprintModelOf(device, region, 0);
     if (match) resolved++;
     apes.push((Math.abs(estimate - row.embodied) / row.embodied) * 100);
     signed.push((estimate / row.embodied - 1) * 100);

@@ -6,6 +6,8 @@ import {
   outsideRealRange,
   resolveSpecs,
   round2,
+  SHEET_CONFIGURATION_FIELDS,
+  sheetConfigurationFill,
   sheetConfigurationNote,
   type CategoryDefinition,
   type DeviceSpecs,
@@ -27,9 +29,6 @@ import {
   readCapacities,
   readNameHints,
 } from '../catalogue/name-hints.ts';
-
-/** The fields of a server's configuration that the category's sheet configuration fills (resolveSpecs). */
-const SHEET_FIELDS = ['ram_gb', 'storage_gb', 'storage_type'] as const;
 
 /** A device as callers describe it: the query parameters of 2.1 (tdp is processor_tdp_w). */
 export interface DeviceQuery {
@@ -201,14 +200,17 @@ export function resolveDevice(
   const entrySpecs = match?.entry.specs as DeviceSpecs | undefined;
   const catalogueBasis = match ? resolveSpecSources(match.entry.specs, match.entry.spec_sources, match.entry.source) : {};
   // Servers: the catalogue's chosen memory and storage (a deployment, often 64 GB and SSDs) are not what the manufacturers'
-  // footprint sheets the engine is fitted to assume (16-32 GB, HDDs); the category's sheet configuration stands in for them.
+  // footprint sheets the engine is fitted on assume (16-32 GB, HDDs); the category's sheet configuration fills what the
+  // caller and the name leave unstated instead, and counts not as known of the unit.
   const sheetInstead: readonly (typeof SPEC_FIELDS)[number][] = category!.sheet_configuration
-    ? SHEET_FIELDS.filter((f) => entrySpecs?.[f] !== undefined && catalogueBasis[f]?.basis === 'configuration')
+    ? SHEET_CONFIGURATION_FIELDS.filter((f) => entrySpecs?.[f] !== undefined && catalogueBasis[f]?.basis === 'configuration')
     : [];
   const fromCatalogue = Object.fromEntries(
     Object.entries(entrySpecs ?? {}).filter(([f]) => !(sheetInstead as readonly string[]).includes(f)),
   ) as DeviceSpecs;
-  const known: DeviceSpecs = { ...fromCatalogue, ...screenFromName, ...capacities.specs, ...specs };
+  const stated: DeviceSpecs = { ...fromCatalogue, ...screenFromName, ...capacities.specs, ...specs };
+  const sheet = sheetConfigurationFill(category!, stated);
+  const known: DeviceSpecs = { ...stated, ...sheet };
   // A published footprint describes the catalogue configuration: used only when neither the caller nor the name changed it.
   const configured = supplied > 0 || Object.entries(capacities.specs).some(([f, v]) => entrySpecs?.[f as keyof DeviceSpecs] !== v);
   // A match without detail (a stored product) is one device.
@@ -220,7 +222,8 @@ export function resolveDevice(
   // Confidence counts what is known of the caller's unit: supplied, read from its name, or the model's published figure;
   // a catalogue's chosen configuration (memory, storage, processor: "a unit may differ") fills the estimate but counts not.
   const ofUnit = (f: (typeof SPEC_FIELDS)[number]) =>
-    known[f] !== undefined && (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
+    stated[f] !== undefined &&
+    (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
   const knownCount = Math.min(SPEC_FIELDS.filter(ofUnit).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
   const releaseYear = match?.entry.release_year || hints.release_year?.year;
   // The weight the engine takes: stated or catalogue, else its estimate from the default, the screen and the battery (unstatedWeight).
@@ -258,16 +261,17 @@ export function resolveDevice(
         (f) => specs[f as keyof DeviceSpecs] === undefined && !(sheetInstead as readonly string[]).includes(f),
       ),
     );
-    const replaced = sheetInstead.filter((f) => known[f] === undefined);
-    if (replaced.length)
-      data_sources.push(
-        `${replaced.join(', ')}: ${sheetConfigurationNote(category!)}, not the catalogue's typical configuration of this model (${replaced.map((f) => `${f} ${entrySpecs![f]}`).join(', ')}); state them for your unit`,
-      );
     // Only fields the category has (no screen or battery for a mini PC); annual energy is the energy model's.
-    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && !replaced.includes(f) && categoryHasField(category!, f));
+    const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && categoryHasField(category!, f));
     if (empty.length)
       data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
   }
+  const filled = Object.keys(sheet) as (keyof DeviceSpecs)[];
+  const replaced = sheetInstead.filter((f) => f in sheet);
+  if (filled.length)
+    data_sources.push(
+      `${filled.join(', ')}: ${sheetConfigurationNote(category!)}${replaced.length ? `, not the catalogue's typical configuration of this model (${replaced.map((f) => `${f} ${entrySpecs![f]}`).join(', ')})` : ''}; state them for your unit`,
+    );
   data_sources.push(...capacities.sources);
   if (integratedScreen)
     data_sources.push(

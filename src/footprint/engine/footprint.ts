@@ -12,7 +12,7 @@ import { ENGINE_PARAMETERS, categoryFit, groupFit } from './parameters.ts';
 import type { ComponentValues } from './production.ts';
 import { PRODUCTION_COMPONENTS, rawProductionComponents, scaleComponents, sumComponents } from './production.ts';
 import type { ResolvedSpecs } from './specs.ts';
-import { resolveSpecs, sheetConfigurationNote } from './specs.ts';
+import { resolveSpecs } from './specs.ts';
 import { transportKg, useRegionOf } from './transport.ts';
 import type { TransportResult } from './transport.ts';
 import type { CategoryDefinition, Confidence, FootprintInput, FootprintResult, PublishedFootprint } from './types.ts';
@@ -227,8 +227,6 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
           ? `${screen ? ',' : ''} with ${round2(specs.weight_battery_kg)} kg for the ${specs.battery_wh} Wh battery instead of the default ${d.battery_wh} Wh`
           : '';
       assumptions.push(`weight_kg not supplied: ${round2(specs.weight_kg)}, category default ${d.weight_kg} kg${screen}${battery}`);
-    } else if ((f === 'ram_gb' || f === 'storage_gb' || f === 'storage_type') && specs.from_sheet) {
-      assumptions.push(`${f} not supplied: ${specs[f]}, ${sheetConfigurationNote(category)}`);
     } else if ((f === 'ram_gb' || f === 'storage_gb') && specs.typical_year !== null) {
       assumptions.push(
         `${f} not supplied: ${specs[f]}, typical configuration of ${category.id} devices of ${specs.typical_year} (median of the catalogue)`,

@@ -5,7 +5,7 @@
 import { usableReleaseYear } from './brand.ts';
 import { ENERGY_MODEL } from './energy-model.ts';
 import { round2 } from './rounding.ts';
-import { resolveSpecs, sheetConfigurationNote } from './specs.ts';
+import { resolveSpecs } from './specs.ts';
 import { usePhaseKwh } from './use-phase.ts';
 import type { CategoryDefinition, DeviceSpecs, SpecField } from './types.ts';
 
@@ -75,8 +75,6 @@ export function specEstimates(
         basis: 'estimated',
         note: `category default ${d.weight_kg} kg scaled with the ${from.join(' and ')}`,
       };
-    } else if ((field === 'ram_gb' || field === 'storage_gb' || field === 'storage_type') && resolved.from_sheet) {
-      out[field] = { value: resolved[field], basis: 'category_typical', note: sheetConfigurationNote(category) };
     } else if ((field === 'ram_gb' || field === 'storage_gb') && resolved.typical_year !== null) {
       out[field] = {
         value: resolved[field],

@@ -20,8 +20,6 @@ export interface ResolvedSpecs {
   defaulted: (keyof DeviceSpecs)[];
   /** release year of the category's typical configuration that filled ram_gb or storage_gb, else null */
   typical_year: number | null;
-  /** true when the category's sheet configuration (servers) filled ram_gb, storage_gb or storage_type */
-  from_sheet: boolean;
   /** true when an unstated weight_kg was scaled from the category default with the stated screen (unstatedWeight) */
   weight_from_screen: boolean;
   /** kg an unstated weight_kg carries for a stated battery beyond the category's default one (unstatedWeight), else 0 */
@@ -61,7 +59,27 @@ export function typicalConfiguration(category: CategoryDefinition, releaseYear?:
   return { ...(table[String(year)] as TypicalConfiguration), year };
 }
 
-/** Where an unstated memory or storage of a server comes from, for assumptions and search results. */
+/** The fields of a server's configuration that its category's sheet configuration fills. */
+export const SHEET_CONFIGURATION_FIELDS = ['ram_gb', 'storage_gb', 'storage_type'] as const;
+type SheetField = (typeof SHEET_CONFIGURATION_FIELDS)[number];
+
+/**
+ * Servers: for the memory, storage and storage type `specs` does not state, the configuration the
+ * category's manufacturer footprint sheets assume (`sheet_configuration`, the configuration the server
+ * group is fitted on); nothing for a category without one. The lookup chain fills a server's unstated
+ * configuration with it, in place of the catalogue's chosen configuration and the category defaults.
+ */
+export function sheetConfigurationFill(category: CategoryDefinition, specs: DeviceSpecs): Pick<DeviceSpecs, SheetField> {
+  const sheet = category.sheet_configuration;
+  const fill: Pick<DeviceSpecs, SheetField> = {};
+  if (!sheet) return fill;
+  if (!usable(specs.ram_gb)) fill.ram_gb = sheet.ram_gb;
+  if (!usable(specs.storage_gb)) fill.storage_gb = sheet.storage_gb;
+  if (!isStorageType(specs.storage_type)) fill.storage_type = sheet.storage_type;
+  return fill;
+}
+
+/** Where a server's unstated memory and storage come from, for data_sources. */
 export function sheetConfigurationNote(category: CategoryDefinition): string {
   const c = category.sheet_configuration;
   return c
@@ -106,26 +124,19 @@ export function unstatedWeight(
 }
 
 /**
- * Merges specs over the category defaults; unstated memory and storage take the configuration the
- * category's manufacturer footprint sheets assume where it has one (servers), else its typical
+ * Merges specs over the category defaults; unstated memory and storage take the category's typical
  * configuration of the release year where it has one, and an unstated weight follows a stated screen
  * and battery (unstatedWeight). Non-finite or negative numbers count as missing.
  */
 export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, releaseYear?: number): ResolvedSpecs {
   const d = category.defaults;
   const typical = typicalConfiguration(category, releaseYear);
-  const sheet = category.sheet_configuration;
   let typicalYear: number | null = null;
-  let fromSheet = false;
   const defaulted: (keyof DeviceSpecs)[] = [];
   const num = (k: Exclude<keyof DeviceSpecs, 'screen_type' | 'storage_type' | 'typical_consumption_kwh'>): number => {
     const v = specs[k];
     if (usable(v)) return v;
     defaulted.push(k);
-    if (sheet && (k === 'ram_gb' || k === 'storage_gb')) {
-      fromSheet = true;
-      return sheet[k];
-    }
     if (typical && (k === 'ram_gb' || k === 'storage_gb')) {
       typicalYear = typical.year;
       return typical[k];
@@ -141,13 +152,7 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
   const processor_tdp_w = num('processor_tdp_w');
   const ram_gb = num('ram_gb');
   const storage_gb = num('storage_gb');
-  let storage_type: StorageType;
-  if (isStorageType(specs.storage_type)) storage_type = specs.storage_type;
-  else if (sheet) {
-    defaulted.push('storage_type');
-    fromSheet = true;
-    storage_type = sheet.storage_type;
-  } else storage_type = defaultOf('storage_type');
+  const storage_type = isStorageType(specs.storage_type) ? specs.storage_type : defaultOf('storage_type');
   const battery_wh = num('battery_wh');
   const statedWeight = usable(specs.weight_kg) && specs.weight_kg > 0 ? specs.weight_kg : null;
   const estimated =
@@ -173,7 +178,6 @@ export function resolveSpecs(category: CategoryDefinition, specs: DeviceSpecs, r
     typical_consumption_kwh: typicalKwh,
     defaulted,
     typical_year: typicalYear,
-    from_sheet: fromSheet,
     weight_from_screen: estimated?.from_screen ?? false,
     weight_battery_kg: estimated?.battery_kg ?? 0,
   };

@@ -113,8 +113,8 @@ export interface CategoryDefinition {
   typical_configuration?: Record<string, TypicalConfiguration>;
   /**
    * Servers: the configuration manufacturers' footprint sheets of the category assume (memory,
-   * storage, storage type), what an unstated ram_gb, storage_gb or storage_type is taken to be,
-   * before typical_configuration and the defaults (specs.ts resolveSpecs).
+   * storage, storage type); the lookup chain fills a server's unstated ones with it, in place of the
+   * catalogue's chosen configuration and the defaults (specs.ts sheetConfigurationFill).
    */
   sheet_configuration?: SheetConfiguration;
   parameters: CategoryParameters;
