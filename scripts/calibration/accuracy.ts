@@ -4,6 +4,7 @@
  *   (1) embodied: production + transport + end of life vs gwp_total x (1 - gwp_use_ratio)
  *   (2) total with the manufacturer's own lifetime and use location (grid factor from @tgwf/co2)
  *   (3) annual energy: the energy model's kWh vs the published yearly TEC (energy-fit.ts), before/after
+ *   (4) servers asked by brand and name only, through the catalogue (servers.ts)
  * Prints median, 80th and 90th percentile absolute percentage error per category and overall, and the
  * cross-validated coverage of uncertainty_pct: embodied, total (use phase included) and use phase.
  * First, what the caller knows (issue 40): with specs and the release year, with specs without it,
@@ -38,6 +39,7 @@ import {
 import type { Prediction } from './model.ts';
 import { crossValidatedCoverage, crossValidatedTotalCoverage, residualFields, residualFitOf } from './fit.ts';
 import { crossValidateEnergy, energyReport, energyRows } from './energy-fit.ts';
+import { formatServersByName, serversByName } from './servers.ts';
 
 export interface AccuracyLine {
   label: string;
@@ -267,6 +269,7 @@ async function main(): Promise<void> {
     `\nmain categories, median embodied APE: ${target.map((l) => `${l.label} ${l.embodied.p50.toFixed(1)}%`).join(', ')} (target <= 10%)`,
   );
   console.log(`\n${energyReport(energy)}`);
+  console.log(`\n${formatServersByName(await serversByName(prepared))}`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) await main();

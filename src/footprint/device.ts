@@ -6,6 +6,9 @@ import {
   outsideRealRange,
   resolveSpecs,
   round2,
+  SHEET_CONFIGURATION_FIELDS,
+  sheetConfigurationFill,
+  sheetConfigurationNote,
   type CategoryDefinition,
   type DeviceSpecs,
   type PublishedFootprint,
@@ -18,7 +21,7 @@ import { chooseReleaseYear, PURCHASE_LAG_YEARS, type ReleaseYear } from './relea
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';
-import { unmatchableBrand } from '../catalogue/brands.ts';
+import { successorBrands, unmatchableBrand } from '../catalogue/brands.ts';
 import { unreadableWords } from '../catalogue/text.ts';
 import { categoryConflict } from './category-conflict.ts';
 import {
@@ -177,7 +180,14 @@ export function resolveDevice(
   // A name the catalogue does not know may still say what the device is ("AW9999H Monitor", "15.6-inch").
   const hints = match
     ? {}
-    : readNameHints(model ?? mpn ?? '', brand, builtInLineCategories(), builtInReleaseYears(), builtInScreenReadings());
+    : readNameHints(
+        model ?? mpn ?? '',
+        // A line its successor sells is read as that brand's ("HP ProLiant DL385 Gen10": HPE's ProLiant servers).
+        brand ? (successorBrands(brand, model ?? mpn ?? '')[0] ?? brand) : brand,
+        builtInLineCategories(),
+        builtInReleaseYears(),
+        builtInScreenReadings(),
+      );
   const named = requested ? undefined : hints.category;
   // A recognised device has its catalogue category; otherwise the caller's, the one its name names, or laptop.
   const chosenId = requested && !getCategory(requested) ? requested : (match?.entry.category ?? requested ?? named?.id ?? DEFAULT_CATEGORY);
@@ -219,7 +229,19 @@ export function resolveDevice(
   const capacities = capacitiesFromName(model ?? mpn ?? '', category!, specs);
   // Supplied specs override catalogue values; category defaults fill the rest inside the engine.
   const entrySpecs = match?.entry.specs as DeviceSpecs | undefined;
-  const known: DeviceSpecs = { ...entrySpecs, ...screenFromName, ...capacities.specs, ...specs };
+  const catalogueBasis = match ? resolveSpecSources(match.entry.specs, match.entry.spec_sources, match.entry.source) : {};
+  // Servers: the catalogue's chosen memory and storage (a deployment, often 64 GB and SSDs) are not what the manufacturers'
+  // footprint sheets the engine is fitted on assume (16-32 GB, HDDs); the category's sheet configuration fills what the
+  // caller and the name leave unstated instead, and counts not as known of the unit.
+  const sheetInstead: readonly (typeof SPEC_FIELDS)[number][] = category!.sheet_configuration
+    ? SHEET_CONFIGURATION_FIELDS.filter((f) => entrySpecs?.[f] !== undefined && catalogueBasis[f]?.basis === 'configuration')
+    : [];
+  const fromCatalogue = Object.fromEntries(
+    Object.entries(entrySpecs ?? {}).filter(([f]) => !(sheetInstead as readonly string[]).includes(f)),
+  ) as DeviceSpecs;
+  const stated: DeviceSpecs = { ...fromCatalogue, ...screenFromName, ...capacities.specs, ...specs };
+  const sheet = sheetConfigurationFill(category!, stated);
+  const known: DeviceSpecs = { ...stated, ...sheet };
   // A published footprint describes the catalogue configuration: used only when neither the caller nor the name changed it.
   const configured = supplied > 0 || Object.entries(capacities.specs).some(([f, v]) => entrySpecs?.[f as keyof DeviceSpecs] !== v);
   // A match without detail (a stored product) is one device.
@@ -230,9 +252,9 @@ export function resolveDevice(
     matchInfo.differing_specs.some((f) => specs[f as keyof DeviceSpecs] === undefined);
   // Confidence counts what is known of the caller's unit: supplied, read from its name, or the model's published figure;
   // a catalogue's chosen configuration (memory, storage, processor: "a unit may differ") fills the estimate but counts not.
-  const catalogueBasis = match ? resolveSpecSources(match.entry.specs, match.entry.spec_sources, match.entry.source) : {};
   const ofUnit = (f: (typeof SPEC_FIELDS)[number]) =>
-    known[f] !== undefined && (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
+    stated[f] !== undefined &&
+    (specs[f] !== undefined || capacities.specs[f] !== undefined || catalogueBasis[f]?.basis !== 'configuration');
   const knownCount = Math.min(SPEC_FIELDS.filter(ofUnit).length, unresolved ? SHARED_MATCH_MAX_SPEC_COUNT : Infinity);
   // The caller's year first, then the catalogue's, the model number's, and last one estimated from the purchase date.
   const chosenYear = chooseReleaseYear({
@@ -271,12 +293,23 @@ export function resolveDevice(
       ];
   // Per-field provenance of the catalogue values used (one device; family-level specs say theirs in match.source).
   if (match?.entry.mpn) {
-    data_sources.push(...describeSpecSources(match.entry, (f) => specs[f as keyof DeviceSpecs] === undefined));
+    data_sources.push(
+      ...describeSpecSources(
+        match.entry,
+        (f) => specs[f as keyof DeviceSpecs] === undefined && !(sheetInstead as readonly string[]).includes(f),
+      ),
+    );
     // Only fields the category has (no screen or battery for a mini PC); annual energy is the energy model's.
     const empty = SPEC_FIELDS.filter((f) => known[f] === undefined && categoryHasField(category!, f));
     if (empty.length)
       data_sources.push(`not published for this model, estimated by the engine (category ${category!.id}): ${empty.join(', ')}`);
   }
+  const filled = Object.keys(sheet) as (keyof DeviceSpecs)[];
+  const replaced = sheetInstead.filter((f) => f in sheet);
+  if (filled.length)
+    data_sources.push(
+      `${filled.join(', ')}: ${sheetConfigurationNote(category!)}${replaced.length ? `, not the catalogue's typical configuration of this model (${replaced.map((f) => `${f} ${entrySpecs![f]}`).join(', ')})` : ''}; state them for your unit`,
+    );
   data_sources.push(...capacities.sources);
   const yearSource = chosenYear
     ? releaseYearSource(chosenYear, { catalogue: match?.entry.release_year, modelNumber: hints.release_year?.year }, query.purchase_date)

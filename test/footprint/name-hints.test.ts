@@ -39,6 +39,12 @@ describe(`footprint of a name the catalogue does not know on ${TEST_DATABASE_KIN
     expect(desk.methodology.data_sources.join(' | ')).toMatch(
       /category desktop: the built-in catalogue's Lenovo thinkcentre devices are desk computers \([a-z_, ]+\): estimated as a desktop/,
     );
+    // a line the brand's successor sells today: HP's sheets and asset lists still say HP for HPE's ProLiant servers
+    const proliant = await footprint({ brand: 'HP', model: 'ProLiant DL999 Gen10' });
+    expect(proliant.product.category).toBe('server');
+    expect(proliant.methodology.data_sources).toEqual(
+      expect.arrayContaining(["category server: the built-in catalogue's HPE proliant devices are of this kind"]),
+    );
   });
 
   it('takes a screen size written in the name, as if supplied', async () => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CATEGORIES, calculateFootprint, ENGINE_PARAMETERS, ENGINE_VERSION, getCategory } from './index.ts';
+import {
+  CATEGORIES,
+  calculateFootprint,
+  ENGINE_PARAMETERS,
+  ENGINE_VERSION,
+  getCategory,
+  sheetConfigurationFill,
+  sheetConfigurationNote,
+} from './index.ts';
 import type { CategoryDefinition, FootprintInput } from './index.ts';
 import { confidenceFor, uncertaintyPct } from './footprint.ts';
 import { groupFit } from './parameters.ts';
@@ -192,6 +200,36 @@ describe('calculateFootprint', () => {
     expect(server.typical_configuration).toBeUndefined();
     const s = calculateFootprint({ ...base, category: server, specs: {}, release_year: 2019 });
     expect(s.assumptions).toContain(`ram_gb not supplied: category default ${server.defaults.ram_gb}`);
+  });
+
+  it("a server's unstated configuration is the one manufacturers' footprint sheets assume, field by field", () => {
+    for (const id of ['server', 'tower_server', 'blade_server']) {
+      const category = getCategory(id)!;
+      expect(sheetConfigurationFill(category, {}), id).toEqual({ ram_gb: 16, storage_gb: 2000, storage_type: 'hdd' });
+      expect(sheetConfigurationNote(category)).toBe(
+        `the configuration manufacturers' footprint sheets of ${id} products assume (16 GB, 2000 GB hdd: medians of 32 sheets)`,
+      );
+    }
+    const server = getCategory('server')!;
+    // what the unit states wins: only the rest is filled, and a stated configuration fills nothing
+    expect(sheetConfigurationFill(server, { ram_gb: 256, storage_type: 'ssd' })).toEqual({ storage_gb: 2000 });
+    expect(sheetConfigurationFill(server, { ram_gb: 64, storage_gb: 3840, storage_type: 'ssd' })).toEqual({});
+    // lighter than the category's mid-range defaults (128 GB, 3840 GB SSD) the fit never saw on a server sheet
+    const at = (specs: FootprintInput['specs']) =>
+      calculateFootprint({
+        category: server,
+        specs,
+        supplied_spec_count: 1,
+        grid_factor_kg_per_kwh: 0.35,
+        use_region: 'DE',
+        brand: 'Dell',
+      });
+    expect(at({ weight_kg: 20, ...sheetConfigurationFill(server, {}) }).breakdown.production_kg).toBeLessThan(
+      at({ weight_kg: 20 }).breakdown.production_kg,
+    );
+    // other categories have none
+    expect(sheetConfigurationFill(getCategory('laptop')!, {})).toEqual({});
+    expect(sheetConfigurationFill(getCategory('nas')!, {})).toEqual({});
   });
 
   it('use phase = annual kWh x lifetime x grid factor of the country of use', () => {

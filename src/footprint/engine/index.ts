@@ -24,7 +24,16 @@ export { roundTo, round1, round2, roundFootprint, roundSavings, roundRefurbishme
 export { calculateRefurbishment, refurbishmentModel, GRADE_PROFILES, swapProductionKg } from './refurbishment.ts';
 export { parseSwaps, SwapParseError, swapToken, SWAP_KINDS } from './swaps.ts';
 export { outsideRealRange, specLimits, swapLimitProblems } from './limits.ts';
-export { countSuppliedSpecs, isScreenType, isStorageType, resolveSpecs, screenAreaM2 } from './specs.ts';
+export {
+  countSuppliedSpecs,
+  isScreenType,
+  isStorageType,
+  resolveSpecs,
+  screenAreaM2,
+  SHEET_CONFIGURATION_FIELDS,
+  sheetConfigurationFill,
+  sheetConfigurationNote,
+} from './specs.ts';
 export type { ResolvedSpecs } from './specs.ts';
 export { categoryHasField, ESTIMATE_BASES, specEstimates } from './spec-estimates.ts';
 export type { EstimateBasis, SpecEstimate } from './spec-estimates.ts';

@@ -59,6 +59,34 @@ export function typicalConfiguration(category: CategoryDefinition, releaseYear?:
   return { ...(table[String(year)] as TypicalConfiguration), year };
 }
 
+/** The fields of a server's configuration that its category's sheet configuration fills. */
+export const SHEET_CONFIGURATION_FIELDS = ['ram_gb', 'storage_gb', 'storage_type'] as const;
+type SheetField = (typeof SHEET_CONFIGURATION_FIELDS)[number];
+
+/**
+ * Servers: for the memory, storage and storage type `specs` does not state, the configuration the
+ * category's manufacturer footprint sheets assume (`sheet_configuration`, the configuration the server
+ * group is fitted on); nothing for a category without one. The lookup chain fills a server's unstated
+ * configuration with it, in place of the catalogue's chosen configuration and the category defaults.
+ */
+export function sheetConfigurationFill(category: CategoryDefinition, specs: DeviceSpecs): Pick<DeviceSpecs, SheetField> {
+  const sheet = category.sheet_configuration;
+  const fill: Pick<DeviceSpecs, SheetField> = {};
+  if (!sheet) return fill;
+  if (!usable(specs.ram_gb)) fill.ram_gb = sheet.ram_gb;
+  if (!usable(specs.storage_gb)) fill.storage_gb = sheet.storage_gb;
+  if (!isStorageType(specs.storage_type)) fill.storage_type = sheet.storage_type;
+  return fill;
+}
+
+/** Where a server's unstated memory and storage come from, for data_sources. */
+export function sheetConfigurationNote(category: CategoryDefinition): string {
+  const c = category.sheet_configuration;
+  return c
+    ? `the configuration manufacturers' footprint sheets of ${category.id} products assume (${c.ram_gb} GB, ${c.storage_gb} GB ${c.storage_type}: medians of ${c.sheets} sheets)`
+    : '';
+}
+
 /** Screen sizes are taken within this factor of the category's default screen when they scale its weight. */
 const SCREEN_RATIO_BOUNDS: [number, number] = [0.25, 4];
 /** An estimated weight stays within this factor of the category's default weight, below its heaviest real product. */

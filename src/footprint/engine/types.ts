@@ -111,8 +111,22 @@ export interface CategoryDefinition {
    * taken to be instead of the fixed default (specs.ts typicalConfiguration).
    */
   typical_configuration?: Record<string, TypicalConfiguration>;
+  /**
+   * Servers: the configuration manufacturers' footprint sheets of the category assume (memory,
+   * storage, storage type); the lookup chain fills a server's unstated ones with it, in place of the
+   * catalogue's chosen configuration and the defaults (specs.ts sheetConfigurationFill).
+   */
+  sheet_configuration?: SheetConfiguration;
   parameters: CategoryParameters;
   sources: Record<string, string>;
+}
+
+export interface SheetConfiguration {
+  ram_gb: number;
+  storage_gb: number;
+  storage_type: StorageType;
+  /** manufacturer footprint sheets the medians are taken over */
+  sheets: number;
 }
 
 export interface TypicalConfiguration {

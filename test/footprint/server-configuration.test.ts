@@ -1,0 +1,38 @@
+// Issue 40 point 3: a server asked by name without its configuration is estimated with the memory and
+// storage manufacturers' footprint sheets assume (16 GB, 2000 GB HDD), not the catalogue's typical
+// deployment (PowerEdge R740: 64 GB, 3840 GB SSD), and the answer says which one it used.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, qs, type TestApp } from '../support/test-app.ts';
+import { TEST_DATABASE_KIND } from '../support/database.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const footprint = async (params: Record<string, string | number>) => {
+  const res = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'PowerEdge R740', country: 'DE', ...params })}`);
+  expect(res.status).toBe(200);
+  return res.body;
+};
+
+describe(`footprint of a server asked by name on ${TEST_DATABASE_KIND}`, () => {
+  it("uses the sheets' configuration and names the catalogue's it did not use", async () => {
+    const byName = await footprint({});
+    expect(byName.methodology.data_sources).toContain(
+      "ram_gb, storage_gb, storage_type: the configuration manufacturers' footprint sheets of server products assume (16 GB, 2000 GB hdd: medians of 32 sheets), not the catalogue's typical configuration of this model (ram_gb 64, storage_gb 3840, storage_type ssd); state them for your unit",
+    );
+    expect(byName.methodology.data_sources.join('\n')).not.toMatch(/catalogue [^:]*ram_gb[^:]*: configuration/);
+
+    // The catalogue's configuration stated by the caller: a larger footprint, and nothing said of the sheets.
+    const deployed = await footprint({ ram_gb: 64, storage_gb: 3840, storage_type: 'ssd' });
+    expect(deployed.total_kg_co2e).toBeGreaterThan(byName.total_kg_co2e);
+    expect(deployed.methodology.data_sources.join('\n')).not.toContain('footprint sheets of server products assume');
+    // One field stated: the others still the sheets'.
+    const memory = await footprint({ ram_gb: 64 });
+    expect(memory.methodology.data_sources).toContain(
+      "storage_gb, storage_type: the configuration manufacturers' footprint sheets of server products assume (16 GB, 2000 GB hdd: medians of 32 sheets), not the catalogue's typical configuration of this model (storage_gb 3840, storage_type ssd); state them for your unit",
+    );
+  });
+});
