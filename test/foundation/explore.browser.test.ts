@@ -40,6 +40,26 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL and the API reference in Chromium', () 
     return { page, problems };
   }
 
+  for (const width of [1280, 390]) {
+    it(`opens the landing page at ${width} px: every way in, how to get a key, no sideways scroll`, async () => {
+      const { page, problems } = await openPage();
+      await page.setViewportSize({ width, height: 844 });
+      await page.goto(`${base}/`);
+      const links = await page.locator('li a').evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href')]));
+      expect(links).toEqual([
+        ['API reference', `${base}/v1/docs`],
+        ['OpenAPI document', `${base}/v1/openapi.json`],
+        ['GraphQL', `${base}/v1/graphql`],
+        ['Health', `${base}/healthz`],
+        ['Organisation console', `${base}/console`],
+      ]);
+      expect(await page.locator('body').textContent()).toContain('npx lcf quickstart');
+      expect(await page.evaluate(() => document.scrollingElement!.scrollWidth <= innerWidth)).toBe(true);
+      expect(problems).toEqual([]);
+      await page.close();
+    });
+  }
+
   it('opens GraphiQL without sending GraphQL anything, its documentation there, and explains a run without a key', async () => {
     const { page, problems } = await openPage();
     const sent: string[] = [];
