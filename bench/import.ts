@@ -68,14 +68,18 @@ async function measure(setup: Setup) {
     const { key } = await adminJson(service.url, '/keys', { org_id: org.id, bi_enabled: true });
     const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
 
+    const batches: number[] = [];
     // The prober: GET /healthz every 100 ms (a request in flight delays the next one).
     const healthz: number[] = [];
+    // When each probe started, and how many batches had been answered then: where the slowest one falls.
+    const probedAt: { at: number; batches: number }[] = [];
     const prober = (async () => {
       while (importing) {
         const start = performance.now();
         const res = await fetch(`${service.url}/healthz`);
         await res.arrayBuffer();
         healthz.push(performance.now() - start);
+        probedAt.push({ at: start, batches: batches.length });
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -98,7 +102,6 @@ async function measure(setup: Setup) {
       }
     })();
 
-    const batches: number[] = [];
     const cpuStart = await cpuSeconds(service.child.pid!);
     const importStart = performance.now();
     for (let from = 0; from < N; from += MAX_IMPORT_ROWS) {
@@ -122,6 +125,10 @@ async function measure(setup: Setup) {
     const last = batches.at(-1)!;
     const max = Math.max(...batches);
     const healthzMax = Math.max(...healthz);
+    const slowest = probedAt[healthz.indexOf(healthzMax)]!;
+    process.stderr.write(
+      `  ${setup}: slowest /healthz ${healthzMax.toFixed(0)} ms, ${((slowest.at - importStart) / 1000).toFixed(1)} s into the import, during batch ${slowest.batches + 1}\n`,
+    );
     // The trend: the mean batch time of each tenth of the import.
     const tenth = Math.max(1, Math.floor(batches.length / 10));
     const trend: number[] = [];
