@@ -40,6 +40,24 @@ interface CachedKey {
   expiresAt: number;
 }
 
+/** A key's caller (but its address), acting for `orgId`: the key's organisation, or for a test key its sandbox (KeyStore.resolve). */
+export function keyCallerOf(
+  key: { id: string; org_id: string; plan: Plan; environment: string; bi_enabled: boolean; org_context: boolean },
+  orgId: string,
+): Omit<KeyCaller, 'ip'> {
+  return {
+    kind: 'key',
+    keyId: key.id,
+    orgId,
+    keyOrgId: key.org_id,
+    plan: key.plan,
+    environment: key.environment as KeyEnvironment,
+    biEnabled: key.bi_enabled,
+    orgContext: key.org_context,
+    readOnly: key.environment === 'test' && !key.org_context,
+  };
+}
+
 /**
  * How long this process trusts what it looked up about a key (found, revoked or unknown): the bound within
  * which a revocation through another instance takes effect (docs/api.md, "Organisations and API keys").
@@ -77,17 +95,7 @@ export class KeyStore {
     // The one place a key's data scope is chosen: every interface takes the organisation from here.
     const orgId = row && (test ? await this.sandboxOf(row.org_context ? row.org_id : null) : row.org_id);
     const entry: CachedKey = {
-      caller: row && {
-        kind: 'key',
-        keyId: row.id,
-        orgId: orgId!,
-        keyOrgId: row.org_id,
-        plan: row.plan,
-        environment: row.environment as KeyEnvironment,
-        biEnabled: row.bi_enabled,
-        orgContext: row.org_context,
-        readOnly: test && !row.org_context,
-      },
+      caller: row && keyCallerOf(row, orgId!),
       revoked: row?.revoked_at != null,
       expiresAt: Date.now() + this.ttlMs,
     };

@@ -1,4 +1,4 @@
-import type { KeyCaller } from '../auth/caller.ts';
+import { keyCallerOf, type KeyCaller } from '../auth/caller.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Services } from '../services.ts';
 import { revokeCertificate } from '../certificates/service.ts';
@@ -23,19 +23,8 @@ export class Dashboard {
     const key = await this.services.db.prisma.apiKey.findFirst({
       where: { id: keyId, org_id: orgId, revoked_at: null, environment: 'live', org_context: true },
     });
-    if (!key) return undefined;
-    return {
-      kind: 'key',
-      ip,
-      keyId: key.id,
-      orgId: key.org_id,
-      keyOrgId: key.org_id,
-      plan: key.plan,
-      environment: 'live',
-      biEnabled: key.bi_enabled,
-      orgContext: true,
-      readOnly: false,
-    };
+    // A live key with organisation context acts for its own organisation.
+    return key ? { ...keyCallerOf(key, key.org_id), ip } : undefined;
   }
 
   private scoped(caller: KeyCaller): PrismaClient {
