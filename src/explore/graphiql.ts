@@ -49,6 +49,13 @@ export function graphiqlOptions(operations: readonly ApprovedOperation[]): Graph
   };
 }
 
+/**
+ * On a phone GraphiQL keeps its desktop layout: the result pane squeezed off the screen beside the editor,
+ * and the service's name over the tabs. Below 700 px the result goes under the editor and the name away.
+ */
+const PHONE_LAYOUT =
+  '@media (max-width:700px){.graphiql-sessions>div:has(>.graphiql-editors){flex-direction:column}.graphiql-editors,.graphiql-response{flex:1 1 0!important;min-height:14rem}.graphiql-sessions .graphiql-horizontal-drag-bar{display:none}.graphiql-logo{display:none}}';
+
 /** JSON inside a <script> element: `<` escaped so no value can close the element. */
 const scriptJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
 
@@ -58,6 +65,7 @@ export const renderGraphiQLPage = (options: GraphiQLOptions) => `<!doctype html>
 <title>GraphiQL · ${SERVICE_NAME}</title>
 <link rel="icon" type="image/png" href="${assetUrl('favicon-32x32.png')}">
 <link rel="stylesheet" href="${assetUrl('graphiql.css')}">
+<style>${PHONE_LAYOUT}</style>
 </head><body id="body" class="no-focus-outline">
 <noscript>GraphiQL needs JavaScript.</noscript>
 <div id="root"></div>

@@ -84,6 +84,22 @@ describe.skipIf(!HAS_CHROMIUM)('GraphiQL and the API reference in Chromium', () 
     await page.close();
   });
 
+  it('lays GraphiQL out for a 390 px phone: the result under the editor, full width, no sideways scroll', async () => {
+    const { page, problems } = await openPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/v1/graphql`);
+    await page.click('.graphiql-execute-button');
+    await page.waitForFunction(() => document.querySelector('.result-window')?.textContent?.replace(/\s+/g, '').includes('NoAPIkeyyet'));
+    const [editor, response] = await Promise.all(
+      ['.graphiql-editors', '.graphiql-response'].map((s) => page.locator(s).evaluate((e) => e.getBoundingClientRect().toJSON())),
+    );
+    expect(response!.width).toBeGreaterThan(250);
+    expect(response!.top).toBeGreaterThanOrEqual(editor!.bottom - 1);
+    expect(await page.evaluate(() => document.scrollingElement!.scrollWidth <= innerWidth)).toBe(true);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('runs an approved template from GraphiQL with the key typed into the header editor', async () => {
     const { page, problems } = await openPage();
     await page.goto(`${base}/v1/graphql`);
