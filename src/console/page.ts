@@ -41,7 +41,8 @@ export function loginPage(error?: string): string {
   return layout(
     'Sign in · Organisation console',
     `<h1>Organisation console</h1>
-<p>Sign in with a live API key of your organisation (a key with organisation context) to see its dashboard and manage its API keys.</p>
+<p>Sign in with a live API key of your organisation (a key with organisation context) to see its dashboard and manage its API keys.
+No key yet? On the server, <code>npx lcf quickstart</code> creates an organisation and a key.</p>
 ${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}
 <form method="post" action="/console/login">
   <label class="field">API key <input name="key" type="password" autocomplete="off" required maxlength="${FORM_LIMITS.key}"></label>
