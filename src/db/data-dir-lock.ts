@@ -15,6 +15,10 @@ export class DataDirectoryBusyError extends Error {
 /** Also for the error as it crosses from the database's thread, which keeps its name but not its class. */
 export const isDataDirectoryBusy = (error: unknown): error is Error => error instanceof Error && error.name === 'DataDirectoryBusyError';
 
+/** The data directories this process holds, given back when it exits (one listener for all). */
+const held = new Set<string>();
+let releaseAtExit = false;
+
 /** Beside the data directory, not in it: PGlite owns what is inside. */
 const lockFile = (dataDir: string) => `${dataDir.replace(/\/+$/, '')}.lock`;
 
@@ -51,7 +55,9 @@ export function lockDataDirectory(dataDir: string): void {
       const fd = openSync(file, 'wx');
       writeSync(fd, `${process.pid}\n`);
       closeSync(fd);
-      process.once('exit', () => releaseDataDirectory(dataDir));
+      held.add(dataDir);
+      if (!releaseAtExit) process.once('exit', () => held.forEach(releaseDataDirectory));
+      releaseAtExit = true;
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -66,6 +72,7 @@ export function lockDataDirectory(dataDir: string): void {
 
 /** Gives the data directory back, if this process holds it. */
 export function releaseDataDirectory(dataDir: string): void {
+  held.delete(dataDir);
   const file = lockFile(dataDir);
   if (holderOf(file) === process.pid) rmSync(file, { force: true });
 }

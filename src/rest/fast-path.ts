@@ -19,8 +19,8 @@ export const ANSWER_REUSE_MS = 60_000;
 interface Learned {
   /** The arguments the resolver was called with (coerced and validated). */
   args: Record<string, unknown>;
-  /** Until when the answer may be served again (ms since the epoch); undefined: it may not. */
-  reusableUntil?: number;
+  /** Until when the answer may be served again (ms since the epoch). */
+  reusableUntil: number;
 }
 
 declare module '../observability/request-context.ts' {
@@ -94,7 +94,7 @@ export class RestFastPath {
   private readonly known = new Map<string, KnownQuery>();
   private readonly capacity: number;
   private readonly answerBudget: number;
-  private heldBytes = 0;
+  private heldChars = 0;
 
   constructor(
     private readonly services: Services,
@@ -169,15 +169,15 @@ export class RestFastPath {
     const headers: [string, string][] = [];
     state.successHeaders.forEach((value, name) => headers.push([name, value]));
     const answer = { body, headers, until };
-    this.heldBytes += body.length - (known.answers.get(scope)?.body.length ?? 0);
+    this.heldChars += body.length - (known.answers.get(scope)?.body.length ?? 0);
     known.answers.set(scope, answer);
-    while (this.heldBytes > this.answerBudget && this.known.size > 1) this.forgetOldest();
+    while (this.heldChars > this.answerBudget && this.known.size > 1) this.forgetOldest();
     return answer;
   }
 
   private forgetOldest(): void {
     const [target, oldest] = this.known.entries().next().value!;
-    for (const answer of oldest.answers.values()) this.heldBytes -= answer.body.length;
+    for (const answer of oldest.answers.values()) this.heldChars -= answer.body.length;
     this.known.delete(target);
   }
 }
