@@ -40,3 +40,14 @@ export type { EstimateBasis, SpecEstimate } from './spec-estimates.ts';
 export { useRegionOf } from './transport.ts';
 export { PRODUCTION_COMPONENTS } from './production.ts';
 export type { ProductionComponent } from './production.ts';
+export {
+  allocated,
+  allocateFigures,
+  allocateFootprint,
+  allocateRefurbishment,
+  allocateSavings,
+  allocationOf,
+  allocationProblems,
+  DURATION_YEARS_MAX,
+} from './allocation.ts';
+export type { Allocation, AllocationRequest } from './allocation.ts';
