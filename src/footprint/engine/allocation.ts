@@ -88,10 +88,10 @@ export function allocated(wholeLife: number, allocation: Allocation | null): num
  * duration / lifetime, the use phase as annual use x duration, which is the same share), its
  * total, its interval's bounds or its components.
  */
-export function allocateFigures<T extends Record<string, number>>(figures: T, allocation: Allocation | null): T {
+export function allocateFigures<T extends { [K in keyof T]: number }>(figures: T, allocation: Allocation | null): T {
   if (!allocation) return figures;
   const out: Record<string, number> = {};
-  for (const [key, value] of Object.entries(figures)) out[key] = allocated(value, allocation);
+  for (const [key, value] of Object.entries<number>(figures)) out[key] = allocated(value, allocation);
   return out as T;
 }
 
