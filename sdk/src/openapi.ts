@@ -633,6 +633,11 @@ export interface components {
          */
         DeviceMatchStatus: "exact" | "variant" | "shared" | "family" | "none";
         /**
+         * AllocationMethod
+         * @enum {string}
+         */
+        AllocationMethod: "duration" | "per_year";
+        /**
          * SwapKind
          * @enum {string}
          */
@@ -646,7 +651,7 @@ export interface components {
          * FactorType
          * @enum {string}
          */
-        FactorType: "GRID";
+        FactorType: "GRID" | "RESIDUAL_MIX" | "ELECTRICITY_ADPE" | "ELECTRICITY_PE";
         /**
          * AssetStatus
          * @enum {string}
@@ -721,6 +726,13 @@ export interface components {
              * @description The unit's release (model) year, 1990 to next year. Wins over the catalogue's year and a year read from the model number (methodology.data_sources says so): it sets the typical memory and storage of unstated fields, the calibrated year trend of the manufacturer's footprints and the energy model's year, and the interval is the one of a known year (docs/methodology.md section 3.4)
              */
             release_year?: number | null;
+            /**
+             * Format: float
+             * @description Allocate the figures to this many years instead of the whole life: embodied phases x duration / lifetime, the use phase for the duration (docs/methodology.md, 'Allocation over a duration'). Above 0 and at most the device's lifetime (methodology.lifetime_years; savings and refurbishment: also at most remaining_years); methodology.allocation states it
+             */
+            duration_years?: number | null;
+            /** @description true: annualised figures, embodied phases / lifetime + one year of use (methodology.allocation states it); not with duration_years */
+            per_year?: boolean | null;
         };
         /** @description One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed. */
         AssetInput: {
@@ -876,6 +888,25 @@ export interface components {
             /** @description The form of the interval, in words */
             method: string;
         };
+        /** @description How the whole-life figures were allocated to a duration (docs/methodology.md, 'Allocation over a duration'): every figure of the answer is its whole-life value x share; uncertainty_pct and confidence are the whole-life ones. */
+        Allocation: {
+            method: components["schemas"]["AllocationMethod"];
+            /**
+             * Format: float
+             * @description Years the figures cover (1 for per_year)
+             */
+            duration_years: number;
+            /**
+             * Format: float
+             * @description The device's lifetime the embodied phases are spread over
+             */
+            lifetime_years: number;
+            /**
+             * Format: float
+             * @description duration_years / lifetime_years: the share of the embodied phases (and of the whole-life use phase, annual use x lifetime). Savings and refurbishment: the new device’s figures; their reuse figures are for duration_years of remaining_life_years
+             */
+            share: number;
+        };
         Methodology: {
             standard: string;
             /** @description Which catalogue or estimate, and which factor vintages, were used */
@@ -895,6 +926,8 @@ export interface components {
             annual_kwh: number;
             /** Format: float */
             grid_factor_kg_per_kwh: number;
+            /** @description How the figures were allocated when duration_years or per_year was given; null: whole-life figures */
+            allocation: components["schemas"]["Allocation"] | null;
             /** @description How the device was identified: one catalogue device, a variant of several, the specs several variants share, or none */
             match: components["schemas"]["DeviceMatch"];
             /** @description What the caller should know about how the request was read; today a conflict between the category given and the identified device's: a more specific category of the same kind (laptop → convertible) uses the device, another kind (laptop → smartphone) does not use it and estimates the category given (docs/catalogue.md). Empty when nothing conflicts */
@@ -1968,6 +2001,8 @@ export interface operations {
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
                 release_year?: number;
+                duration_years?: number;
+                per_year?: boolean;
             };
             header?: never;
             path?: never;
@@ -2060,6 +2095,8 @@ export interface operations {
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
                 release_year?: number;
+                duration_years?: number;
+                per_year?: boolean;
                 remaining_years?: number;
             };
             header?: never;
@@ -2153,6 +2190,8 @@ export interface operations {
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
                 release_year?: number;
+                duration_years?: number;
+                per_year?: boolean;
                 grade: components["schemas"]["RefurbishmentGrade"];
                 remaining_years?: number;
                 reuse_country?: string;

@@ -4,7 +4,15 @@
  * states per category (engine/limits.ts).
  */
 import * as z from 'zod';
-import { RELEASE_YEAR_MIN, SCREEN_TYPES, STORAGE_TYPES, specLimits, type CategoryDefinition, type DeviceSpecs } from './engine/index.ts';
+import {
+  DURATION_YEARS_MAX,
+  RELEASE_YEAR_MIN,
+  SCREEN_TYPES,
+  STORAGE_TYPES,
+  specLimits,
+  type CategoryDefinition,
+  type DeviceSpecs,
+} from './engine/index.ts';
 
 const FINITE = { error: 'must be a finite number' };
 const finite = () => z.number(FINITE);
@@ -76,6 +84,12 @@ export const remainingYears = z
   .number()
   .min(REMAINING_YEARS_MIN, { error: betweenYears })
   .max(REMAINING_YEARS_MAX, { error: betweenYears });
+
+/** The duration figures are allocated to (footprint, savings, refurbishment); the device's lifetime bounds it too (allocationProblems). */
+export const durationYears = z
+  .number(FINITE)
+  .gt(0, { error: (issue) => `must be greater than 0 (omit it for whole-life figures), got ${String(issue.input)}` })
+  .max(DURATION_YEARS_MAX, { error: (issue) => `must be at most ${DURATION_YEARS_MAX} years, got ${String(issue.input)}` });
 
 /** Release years a caller may state: from the engine's earliest (1990) to next year (a model announced for next year). */
 export const latestReleaseYear = (): number => new Date().getUTCFullYear() + 1;

@@ -14,7 +14,7 @@ import {
   type RefurbishmentSwapResult,
 } from './engine/index.ts';
 import { checkedBy, itemCount, openApiBounds } from '../validation/schemas.ts';
-import { REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, remainingYears, SPEC_VALUES } from './inputs.ts';
+import { durationYears, REMAINING_YEARS_MAX, REMAINING_YEARS_MIN, remainingYears, SPEC_VALUES } from './inputs.ts';
 import type { FootprintProduct } from './device.ts';
 import type { DeviceMatch, MatchedDevice } from '../catalogue/service.ts';
 import { rememberAnswer } from '../rest/fast-path.ts';
@@ -22,7 +22,7 @@ import { vintageChoiceHoldsUntil } from '../factors/lookup.ts';
 import { openApi } from '../rest/openapi-schemas.ts';
 import { bounds } from '../rest/openapi.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
-import type { StatedInterval } from './engine/index.ts';
+import type { Allocation, StatedInterval } from './engine/index.ts';
 
 export const MAX_BATCH = 100;
 
@@ -130,6 +130,27 @@ export const StatedIntervalRef = builder.objectRef<StatedInterval>('UncertaintyI
   }),
 });
 
+const AllocationMethod = builder.enumType('AllocationMethod', {
+  values: {
+    duration: { description: 'The figures cover duration_years: embodied phases x duration / lifetime, the use phase for the duration' },
+    per_year: { description: 'The figures cover one year: embodied phases / lifetime, one year of use' },
+  } as const,
+});
+
+const AllocationRef = builder.objectRef<Allocation>('Allocation').implement({
+  description:
+    "How the whole-life figures were allocated to a duration (docs/methodology.md, 'Allocation over a duration'): every figure of the answer is its whole-life value x share; uncertainty_pct and confidence are the whole-life ones.",
+  fields: (t) => ({
+    method: t.expose('method', { type: AllocationMethod }),
+    duration_years: t.exposeFloat('duration_years', { description: 'Years the figures cover (1 for per_year)' }),
+    lifetime_years: t.exposeFloat('lifetime_years', { description: "The device's lifetime the embodied phases are spread over" }),
+    share: t.exposeFloat('share', {
+      description:
+        'duration_years / lifetime_years: the share of the embodied phases (and of the whole-life use phase, annual use x lifetime). Savings and refurbishment: the new device’s figures; their reuse figures are for duration_years of remaining_life_years',
+    }),
+  }),
+});
+
 const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
   fields: (t) => ({
     standard: t.exposeString('standard'),
@@ -149,6 +170,11 @@ const MethodologyRef = builder.objectRef<Methodology>('Methodology').implement({
     lifetime_years: t.exposeFloat('lifetime_years'),
     annual_kwh: t.exposeFloat('annual_kwh'),
     grid_factor_kg_per_kwh: t.exposeFloat('grid_factor_kg_per_kwh'),
+    allocation: t.expose('allocation', {
+      type: AllocationRef,
+      nullable: true,
+      description: 'How the figures were allocated when duration_years or per_year was given; null: whole-life figures',
+    }),
     match: t.expose('match', {
       type: DeviceMatchRef,
       description: 'How the device was identified: one catalogue device, a variant of several, the specs several variants share, or none',
@@ -194,6 +220,17 @@ export const RELEASE_YEAR = {
   // the upper bound moves with the calendar: stated in words only
   ...bounds({ minimum: RELEASE_YEAR_MIN }),
 };
+/** Optional on every calculation (footprint, batch items, savings, refurbishment): the duration the figures are allocated to. */
+const DURATION_YEARS = {
+  description:
+    "Allocate the figures to this many years instead of the whole life: embodied phases x duration / lifetime, the use phase for the duration (docs/methodology.md, 'Allocation over a duration'). Above 0 and at most the device's lifetime (methodology.lifetime_years; savings and refurbishment: also at most remaining_years); methodology.allocation states it",
+  ...checkedBy(durationYears),
+};
+const PER_YEAR = {
+  description:
+    'true: annualised figures, embodied phases / lifetime + one year of use (methodology.allocation states it); not with duration_years',
+};
+
 const REMAINING_YEARS = {
   description: `Years of further use, ${REMAINING_YEARS_MIN}..${REMAINING_YEARS_MAX} (default 2)`,
   ...checkedBy(remainingYears),
@@ -234,6 +271,8 @@ const deviceArgs = builder.args((t) => ({
   storage_gb: t.float({ description: 'GB', ...NON_NEGATIVE }),
   storage_type: t.field({ type: StorageType }),
   release_year: t.int(RELEASE_YEAR),
+  duration_years: t.float(DURATION_YEARS),
+  per_year: t.boolean(PER_YEAR),
 }));
 
 const BatchItemInput = builder.inputType('FootprintBatchItem', {
@@ -254,6 +293,8 @@ const BatchItemInput = builder.inputType('FootprintBatchItem', {
     storage_gb: t.float(NON_NEGATIVE),
     storage_type: t.field({ type: StorageType }),
     release_year: t.int(RELEASE_YEAR),
+    duration_years: t.float(DURATION_YEARS),
+    per_year: t.boolean(PER_YEAR),
   }),
 });
 

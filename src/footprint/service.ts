@@ -1,13 +1,22 @@
 import {
   ENGINE_VERSION,
-  calculateRefurbishment,
-  calculateSavings,
+  allocateFootprint,
+  allocateRefurbishment,
+  allocateSavings,
+  allocationOf,
+  allocationProblems,
   footprintModel,
+  refurbishmentModel,
+  roundRefurbishment,
+  roundSavings,
+  savingsModel,
   roundFootprint,
   statedInterval,
   parseSwaps,
   SwapParseError,
   swapLimitProblems,
+  type Allocation,
+  type AllocationRequest,
   type EngineParameters,
   type FootprintResult,
   type Grade,
@@ -37,6 +46,8 @@ export interface Methodology {
   lifetime_years: number;
   annual_kwh: number;
   grid_factor_kg_per_kwh: number;
+  /** how the whole-life figures were allocated (duration_years, per_year); null: whole life */
+  allocation: Allocation | null;
   match: DeviceMatch;
   warnings: string[];
 }
@@ -67,6 +78,9 @@ export interface RefurbishmentResponse extends RefurbishmentResult {
   calculation_id: string | null;
   methodology: Methodology;
 }
+
+/** A footprint request: the device, its country of use, and optionally the duration its figures are allocated to. */
+export type FootprintQuery = DeviceQuery & AllocationRequest & { country?: string | null };
 
 interface RegionFactor {
   code: string;
@@ -106,7 +120,7 @@ export class FootprintService {
     private readonly writer: CalculationWriter,
   ) {}
 
-  async footprint(query: DeviceQuery & { country?: string | null }, caller: Caller): Promise<FootprintResponse> {
+  async footprint(query: FootprintQuery, caller: Caller): Promise<FootprintResponse> {
     const { response, recorded } = await this.footprintRecording(query, caller);
     await recorded;
     return response;
@@ -119,7 +133,7 @@ export class FootprintService {
    * asset's `scope` (see CalculationRecord.scope).
    */
   async footprintRecording(
-    query: DeviceQuery & { country?: string | null },
+    query: FootprintQuery,
     caller: Caller,
     scope?: string,
   ): Promise<{ response: FootprintResponse; recorded: Promise<void> }> {
@@ -148,15 +162,19 @@ export class FootprintService {
     };
   }
 
-  private async footprintOf(query: DeviceQuery & { country?: string | null }, alike?: AlikeRecords): Promise<Footprint> {
-    const evaluation = await this.evaluate(query, 'country');
-    const { device, region, result } = evaluation;
+  private async footprintOf(query: FootprintQuery, alike?: AlikeRecords): Promise<Footprint> {
+    const whole = await this.evaluate(query, 'country', [], (d) => allocationProblems(query, d.category.lifetime_years));
+    const allocation = allocationOf(query, whole.unrounded.lifetime_years);
+    // The answer and its record are the allocated figures, rounded once from the unrounded whole-life ones.
+    const result = allocation ? roundFootprint(allocateFootprint(whole.unrounded, allocation)) : whole.result;
+    const evaluation = { ...whole, result };
+    const { device, region } = evaluation;
     const answer = {
       product: device.product,
       country: region.code,
       total_kg_co2e: result.total_kg_co2e,
       breakdown: result.breakdown,
-      methodology: methodology(device, region, result, statedInterval(result.total_kg_co2e, result.uncertainty_pct)),
+      methodology: methodology(device, region, result, statedInterval(result.total_kg_co2e, result.uncertainty_pct), allocation),
     };
     return { evaluation, answer, alike };
   }
@@ -178,18 +196,20 @@ export class FootprintService {
     };
   }
 
-  async savings(
-    query: DeviceQuery & { country?: string | null; remaining_years?: number | null },
-    caller: Caller,
-  ): Promise<SavingsResponse> {
+  async savings(query: FootprintQuery & { remaining_years?: number | null }, caller: Caller): Promise<SavingsResponse> {
     const remaining_years = query.remaining_years ?? 2;
-    const { device, region, result, unrounded } = await this.evaluate(query, 'country');
-    const savings = calculateSavings({ footprint: unrounded, remaining_years, grid_factor_kg_per_kwh: region.factor.value });
+    const { device, region, result, unrounded } = await this.evaluate(query, 'country', [], (d) =>
+      allocationProblems(query, d.category.lifetime_years, { remaining_years }),
+    );
+    const allocation = allocationOf(query, unrounded.lifetime_years);
+    const savings = roundSavings(
+      allocateSavings(savingsModel({ footprint: unrounded, remaining_years, grid_factor_kg_per_kwh: region.factor.value }), allocation),
+    );
     const response: SavingsResponse = {
       ...savings,
       product: device.product,
       country: region.code,
-      methodology: methodology(device, region, result, null),
+      methodology: methodology(device, region, result, null, allocation),
       calculated_at: new Date(),
       calculation_id: null,
     };
@@ -198,8 +218,7 @@ export class FootprintService {
   }
 
   async refurbishment(
-    query: DeviceQuery & {
-      country?: string | null;
+    query: FootprintQuery & {
       grade: Grade;
       remaining_years?: number | null;
       reuse_country?: string | null;
@@ -217,26 +236,40 @@ export class FootprintService {
       problems.push({ field: 'swaps', reason: `invalid token '${error.token}': ${error.reason}` });
     }
     const reuse = query.reuse_country?.trim() ? this.region(query.reuse_country, 'reuse_country', problems) : undefined;
-    const { device, region, result, unrounded } = await this.evaluate(query, 'country', problems, (d) =>
-      swapLimitProblems(swaps, d.category),
-    );
+    const { device, region, result, unrounded } = await this.evaluate(query, 'country', problems, (d) => [
+      ...swapLimitProblems(swaps, d.category),
+      ...allocationProblems(query, d.category.lifetime_years, { remaining_years }),
+    ]);
     const reuseRegion = reuse ?? region;
-    const refurbishment = calculateRefurbishment({
-      footprint: unrounded,
-      category: device.category,
-      specs: device.specs,
-      grade: query.grade,
-      swaps,
-      remaining_years,
-      reuse_grid_factor_kg_per_kwh: reuseRegion.factor.value,
-    });
+    const allocation = allocationOf(query, unrounded.lifetime_years);
+    const refurbishment = roundRefurbishment(
+      allocateRefurbishment(
+        refurbishmentModel({
+          footprint: unrounded,
+          category: device.category,
+          specs: device.specs,
+          grade: query.grade,
+          swaps,
+          remaining_years,
+          reuse_grid_factor_kg_per_kwh: reuseRegion.factor.value,
+        }),
+        allocation,
+      ),
+    );
     const reuseFactor = reuseRegion.code === region.code ? [] : [{ factor_id: reuseRegion.factor.id, role: 'reuse_grid' }];
     const response: RefurbishmentResponse = {
       ...refurbishment,
       product: device.product,
       country: region.code,
       reuse_country: reuseRegion.code,
-      methodology: methodology(device, region, result, null, reuse && reuseRegion.code !== region.code ? reuseRegion : undefined),
+      methodology: methodology(
+        device,
+        region,
+        result,
+        null,
+        allocation,
+        reuse && reuseRegion.code !== region.code ? reuseRegion : undefined,
+      ),
       calculated_at: new Date(),
       calculation_id: null,
     };
@@ -359,6 +392,7 @@ function methodology(
   region: RegionFactor,
   result: FootprintResult,
   interval: StatedInterval | null,
+  allocation: Allocation | null,
   reuse?: RegionFactor,
 ): Methodology {
   const vintage = (r: RegionFactor) => `grid factor ${r.code}: ${factorCitation(r.factor)} (${r.factor.value} kg CO2e/kWh)`;
@@ -372,6 +406,7 @@ function methodology(
     lifetime_years: result.lifetime_years,
     annual_kwh: result.annual_kwh,
     grid_factor_kg_per_kwh: region.factor.value,
+    allocation,
     match: device.match,
     warnings: device.warnings,
   };
