@@ -33,6 +33,7 @@ const certifiable = {
       uncertainty_pct: z.number(),
       data_sources: z.array(z.string()),
       lifetime_years: z.number().optional(),
+      allocation: z.unknown().optional(),
     }),
   }),
   savings: z.object({
@@ -177,6 +178,15 @@ export function certificatePayload(
   issue: { certificate_number: string; issued_at: Date; sandbox: boolean },
 ): CertificatePayload {
   const { product, methodology } = parseResult(certifiable.common, calc.result, 'product or methodology');
+  // A certificate states whole-life figures (docs/methodology.md, "Allocation over a duration").
+  if (methodology.allocation !== undefined && methodology.allocation !== null) {
+    throw new ApiError(
+      422,
+      'CALCULATION_NOT_CERTIFIABLE',
+      'Calculation cannot be certified',
+      'calculation_id: the stored calculation is allocated to a duration (methodology.allocation); certificates state whole-life figures: certify the calculation asked without duration_years and per_year',
+    );
+  }
   const statement = statementOf(calc, methodology.lifetime_years, methodology.uncertainty_pct);
   return {
     format: PAYLOAD_FORMAT,

@@ -145,6 +145,18 @@ describe(`footprint allocated over a duration on ${TEST_DATABASE_KIND}`, () => {
     expect(bad).toEqual({ error: expect.stringMatching(/^duration_years: must be greater than 0/), index: 3 });
     // the allocated calculation is stored as answered, with its own id
     expect(half.calculation_id).not.toBe(all.calculation_id);
+    // a certificate states whole-life figures: the whole-life calculation is certified, the allocated one refused
+    const certify = (calculation_id: string) =>
+      t.json('/v1/certificate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${orgKey}` },
+        body: JSON.stringify({ calculation_id }),
+      });
+    expect((await certify(all.calculation_id)).status).toBe(200);
+    const refused = await certify(half.calculation_id);
+    expect(refused.status).toBe(422);
+    expect(refused.body.code).toBe('CALCULATION_NOT_CERTIFIABLE');
+    expect(refused.body.details).toMatch(/allocated to a duration/);
   });
 
   it('the REST fast path keeps the duration in its remembered key: each query answered as the pipeline answers it', async () => {
