@@ -7,7 +7,7 @@ import { EXPORT_TABLES, REDACTED_COLUMNS, type ExportTable } from './tables.ts';
 
 /** One line per table, as in docs/data-model.md. */
 const TABLE_DESCRIPTIONS: Record<ExportTable, string> = {
-  organizations: 'the organisation: name, plan',
+  organizations: 'the organisation: name, plan, hardware_accounting (Scope 3 category 2 or 1 of acquired hardware)',
   profiles: 'people of the organisation (console users)',
   api_keys: 'API keys: prefix, name, plan, environment (live/test), bi_enabled, org_context, revoked_at (the key hash is redacted)',
   assets: 'the asset inventory, one row per device (see "The asset inventory" below)',

@@ -446,7 +446,7 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
   it('writes empty files for tables without rows', async () => {
     const org = await t.createOrg('free', 'Empty');
     const { result, files } = await exportTo(path.join(dir, 'empty.zip'), org.id);
-    expect(files.size).toBe(24);
+    expect(files.size).toBe(25);
     expect(result.totalRows).toBe(1);
     expect(files.get('assets.jsonl')!.length).toBe(0);
     expect(result.manifest.file_hashes['assets.jsonl']).toBe(sha256(Buffer.alloc(0)));
@@ -569,7 +569,7 @@ describe('export scope and tables', () => {
   it('resolves include (whitelist) then exclude (blacklist), in the order of the 23 tables', () => {
     expect(resolveExportScope(undefined)).toEqual([...EXPORT_TABLES]);
     expect(resolveExportScope({ include: null, exclude: null })).toEqual([...EXPORT_TABLES]);
-    expect(resolveExportScope({ exclude: ['audit_log', 'usage_counters'] })).toHaveLength(20);
+    expect(resolveExportScope({ exclude: ['audit_log', 'usage_counters'] })).toHaveLength(21);
     expect(resolveExportScope({ include: ['audit_log', 'organizations', 'assets'] })).toEqual(['organizations', 'assets', 'audit_log']);
   });
 
