@@ -21,7 +21,7 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 describe('scopeToOrganization', () => {
-  it('knows the organisation-owned tables: those of the export (the spec\'s 22 and contractual_instruments)', () => {
+  it("knows the organisation-owned tables: those of the export (the spec's 22 and contractual_instruments)", () => {
     expect(ORG_OWNED_MODELS.size).toBe(EXPORT_TABLES.length);
     expect(ORG_OWNED_MODELS.size).toBe(23);
     expect(ORG_OWNED_MODELS.has('ContractualInstrument')).toBe(true);

@@ -34,7 +34,8 @@ const InstrumentKind = builder.enumType('ContractualInstrumentKind', {
   description: 'What a contractual instrument conveys (GHG Protocol Scope 2 Guidance, chapter 7).',
   values: {
     supplier_specific: {
-      description: 'A supplier-specific emission factor (kg CO2e per kWh) for the electricity bought in the country: emission_factor_kg_per_kwh',
+      description:
+        'A supplier-specific emission factor (kg CO2e per kWh) for the electricity bought in the country: emission_factor_kg_per_kwh',
     },
     energy_attribute_certificate: {
       description:
@@ -49,7 +50,9 @@ const ContractualInstrumentRef = builder.objectRef<InstrumentRow>('ContractualIn
   fields: (t) => ({
     id: t.exposeID('id'),
     kind: t.field({ type: InstrumentKind, resolve: (row) => row.kind }),
-    country: t.exposeString('country', { description: 'Region code of the consumption it applies to (ISO 3166-1 alpha-2, or a subdivision such as US-CA)' }),
+    country: t.exposeString('country', {
+      description: 'Region code of the consumption it applies to (ISO 3166-1 alpha-2, or a subdivision such as US-CA)',
+    }),
     valid_from: t.field({ type: 'Date', description: 'First day it applies to', resolve: (row) => row.valid_from }),
     valid_to: t.field({ type: 'Date', description: 'Last day it applies to (included)', resolve: (row) => row.valid_to }),
     emission_factor_kg_per_kwh: t.exposeFloat('emission_factor_kg_per_kwh', {
@@ -81,8 +84,7 @@ const SHARE = 'more than 0 and at most 1';
 const DAYS = `from ${INSTRUMENT_RULES.firstDay} to ${INSTRUMENT_RULES.lastDay}`;
 const SPAN = `${DAYS}, on or after valid_from and at most ${INSTRUMENT_RULES.maxSpanDays} days from it`;
 const OVERLAP_409 = {
-  409:
-    'The instrument would overlap another of the same kind and country: a second supplier-specific factor on one day, or certificates covering more than 100 % of a day (CONTRACTUAL_INSTRUMENT_OVERLAP); or the organisation has the most instruments it may have (CONTRACTUAL_INSTRUMENT_LIMIT)',
+  409: 'The instrument would overlap another of the same kind and country: a second supplier-specific factor on one day, or certificates covering more than 100 % of a day (CONTRACTUAL_INSTRUMENT_OVERLAP); or the organisation has the most instruments it may have (CONTRACTUAL_INSTRUMENT_LIMIT)',
 } as const;
 
 builder.queryFields((t) => ({
@@ -168,7 +170,13 @@ builder.mutationFields((t) => ({
       'The kind cannot change: delete the instrument and record another. Audit event contractual_instrument.updated.',
     authScopes: WRITE,
     extensions: {
-      rest: { method: 'PATCH', path: '/inventory/instruments/:id', summary: 'Change a contractual instrument', tags: TAGS, errors: OVERLAP_409 },
+      rest: {
+        method: 'PATCH',
+        path: '/inventory/instruments/:id',
+        summary: 'Change a contractual instrument',
+        tags: TAGS,
+        errors: OVERLAP_409,
+      },
     },
     args: {
       id: t.arg.id(idArg),

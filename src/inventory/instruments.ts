@@ -91,9 +91,15 @@ export function instrumentProblems(fields: InstrumentFields): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const { kind, valid_from, valid_to } = fields;
   if (valid_from < FIRST || valid_from > LAST)
-    problems.push({ field: 'valid_from', reason: `must be from ${INSTRUMENT_RULES.firstDay} to ${INSTRUMENT_RULES.lastDay}, got ${day(valid_from)}` });
+    problems.push({
+      field: 'valid_from',
+      reason: `must be from ${INSTRUMENT_RULES.firstDay} to ${INSTRUMENT_RULES.lastDay}, got ${day(valid_from)}`,
+    });
   if (valid_to < FIRST || valid_to > LAST)
-    problems.push({ field: 'valid_to', reason: `must be from ${INSTRUMENT_RULES.firstDay} to ${INSTRUMENT_RULES.lastDay}, got ${day(valid_to)}` });
+    problems.push({
+      field: 'valid_to',
+      reason: `must be from ${INSTRUMENT_RULES.firstDay} to ${INSTRUMENT_RULES.lastDay}, got ${day(valid_to)}`,
+    });
   if (valid_to < valid_from) {
     problems.push({ field: 'valid_to', reason: `must be on or after valid_from (${day(valid_from)}), got ${day(valid_to)}` });
   } else if (dayNumber(valid_to) - dayNumber(valid_from) + 1 > INSTRUMENT_RULES.maxSpanDays) {
@@ -106,10 +112,16 @@ export function instrumentProblems(fields: InstrumentFields): FieldProblem[] {
     if (fields.emission_factor_kg_per_kwh === null)
       problems.push({ field: 'emission_factor_kg_per_kwh', reason: 'is required for a supplier_specific instrument (kg CO2e per kWh)' });
     if (fields.coverage_share !== null)
-      problems.push({ field: 'coverage_share', reason: 'is for energy_attribute_certificate instruments only; leave it out for supplier_specific' });
+      problems.push({
+        field: 'coverage_share',
+        reason: 'is for energy_attribute_certificate instruments only; leave it out for supplier_specific',
+      });
   } else {
     if (fields.coverage_share === null)
-      problems.push({ field: 'coverage_share', reason: 'is required for an energy_attribute_certificate instrument (the share of the consumption covered)' });
+      problems.push({
+        field: 'coverage_share',
+        reason: 'is required for an energy_attribute_certificate instrument (the share of the consumption covered)',
+      });
     if (fields.emission_factor_kg_per_kwh !== null)
       problems.push({
         field: 'emission_factor_kg_per_kwh',
@@ -182,7 +194,9 @@ async function checkOverlap(tx: Prisma.TransactionClient, fields: InstrumentFiel
 
 /** The instrument's fields as the audit log keeps them (dates as days). */
 const auditFields = (fields: Partial<InstrumentFields>) =>
-  Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, value instanceof Date ? day(value) : value])) as Prisma.InputJsonObject;
+  Object.fromEntries(
+    Object.entries(fields).map(([name, value]) => [name, value instanceof Date ? day(value) : value]),
+  ) as Prisma.InputJsonObject;
 
 export async function createInstrument(ctx: InstrumentContext, input: InstrumentInput): Promise<InstrumentRow> {
   const { prisma, caller } = ctx;
@@ -218,7 +232,9 @@ export async function updateInstrument(ctx: InstrumentContext, id: string, patch
   const { prisma, caller } = ctx;
   const instrumentIdValue = instrumentId(id);
   // Checked before the lookup: what the patch says on its own.
-  const given: Partial<InstrumentFields> = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined && value !== null));
+  const given: Partial<InstrumentFields> = Object.fromEntries(
+    Object.entries(patch).filter(([, value]) => value !== undefined && value !== null),
+  );
   if (given.country !== undefined) given.country = checkRegionCode(ctx.reference, given.country, 'country');
   if (given.label !== undefined) given.label = labelOf(given.label);
   return prisma.$transaction(async (tx) => {

@@ -29,10 +29,15 @@ const OrganizationSettingsRef = builder.objectRef<Settings>('OrganizationSetting
   fields: (t) => ({
     hardware_accounting: t.field({
       type: HardwareAccounting,
-      description: 'Scope 3 category of acquired hardware in the period inventory: capital_goods (category 2) or purchased_goods (category 1)',
+      description:
+        'Scope 3 category of acquired hardware in the period inventory: capital_goods (category 2) or purchased_goods (category 1)',
       resolve: (settings) => settings.hardware_accounting,
     }),
-    updated_at: t.field({ type: 'DateTime', description: 'Last change of the organisation record', resolve: (settings) => settings.updated_at }),
+    updated_at: t.field({
+      type: 'DateTime',
+      description: 'Last change of the organisation record',
+      resolve: (settings) => settings.updated_at,
+    }),
   }),
 });
 

@@ -234,7 +234,7 @@ afterAll(async () => {
 });
 
 describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
-  it('holds every row of the organisation in 23 JSON Lines files (the spec\'s 22 and contractual_instruments) with README, hashes and counts, paging 2 rows at a time', async () => {
+  it("holds every row of the organisation in 23 JSON Lines files (the spec's 22 and contractual_instruments) with README, hashes and counts, paging 2 rows at a time", async () => {
     const progress: ArchiveProgress[] = [];
     const { result, zip, files } = await exportTo(path.join(dir, 'full.zip'), a.id, EXPORT_TABLES, {
       pageSize: 2,

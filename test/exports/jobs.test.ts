@@ -67,7 +67,7 @@ describe(`organisation export jobs on ${TEST_DATABASE_KIND}`, () => {
   });
   afterAll(() => t.close());
 
-  it('submit answers 202 with the submit response; the job starts pending with the default scope of all 23 tables (the spec\'s 22 and contractual_instruments)', async () => {
+  it("submit answers 202 with the submit response; the job starts pending with the default scope of all 23 tables (the spec's 22 and contractual_instruments)", async () => {
     const { org, key } = await newOrg();
     const { status, body } = await submit(key);
     expect(status).toBe(202);

@@ -15,7 +15,8 @@ let demoKey: string;
 const prisma = () => t.app.services.db.prisma;
 const auth = (key: string) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
 const BASE = '/v1/inventory/instruments';
-const create = (key: string, body: Record<string, unknown>) => t.json(BASE, { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
+const create = (key: string, body: Record<string, unknown>) =>
+  t.json(BASE, { method: 'POST', headers: auth(key), body: JSON.stringify(body) });
 const patch = (key: string, id: string, body: Record<string, unknown>) =>
   t.json(`${BASE}/${id}`, { method: 'PATCH', headers: auth(key), body: JSON.stringify(body) });
 const get = (key: string, id: string) => t.json(`${BASE}/${id}`, { headers: auth(key) });
@@ -86,7 +87,13 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
 
     const changed = await patch(keyA, id, { valid_to: '2025-06-30', emission_factor_kg_per_kwh: 0.25, label: '' });
     expect(changed.status).toBe(200);
-    expect(changed.body).toMatchObject({ ...created.body, valid_to: '2025-06-30', emission_factor_kg_per_kwh: 0.25, label: null, updated_at: expect.any(String) });
+    expect(changed.body).toMatchObject({
+      ...created.body,
+      valid_to: '2025-06-30',
+      emission_factor_kg_per_kwh: 0.25,
+      label: null,
+      updated_at: expect.any(String),
+    });
 
     const deleted = await remove(keyA, id);
     expect(deleted.status).toBe(200);
@@ -117,25 +124,61 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
     const before = await prisma().contractualInstrument.count();
     const cases: [Record<string, unknown>, number, string][] = [
       // kind-specific fields
-      [{ kind: 'supplier_specific', country: 'DE', valid_from: '2025-01-01', valid_to: '2025-12-31' }, 400, 'emission_factor_kg_per_kwh: is required for a supplier_specific instrument (kg CO2e per kWh)'],
-      [{ ...supplier('DE', '2025-01-01', '2025-12-31'), coverage_share: 0.5 }, 400, 'coverage_share: is for energy_attribute_certificate instruments only; leave it out for supplier_specific'],
-      [{ kind: 'energy_attribute_certificate', country: 'FR', valid_from: '2025-01-01', valid_to: '2025-12-31' }, 400, 'coverage_share: is required for an energy_attribute_certificate instrument (the share of the consumption covered)'],
-      [{ ...certificate('FR', '2025-01-01', '2025-12-31', 0.5), emission_factor_kg_per_kwh: 0 }, 400, 'emission_factor_kg_per_kwh: is for supplier_specific instruments only; certificates count at zero emissions for the share they cover'],
+      [
+        { kind: 'supplier_specific', country: 'DE', valid_from: '2025-01-01', valid_to: '2025-12-31' },
+        400,
+        'emission_factor_kg_per_kwh: is required for a supplier_specific instrument (kg CO2e per kWh)',
+      ],
+      [
+        { ...supplier('DE', '2025-01-01', '2025-12-31'), coverage_share: 0.5 },
+        400,
+        'coverage_share: is for energy_attribute_certificate instruments only; leave it out for supplier_specific',
+      ],
+      [
+        { kind: 'energy_attribute_certificate', country: 'FR', valid_from: '2025-01-01', valid_to: '2025-12-31' },
+        400,
+        'coverage_share: is required for an energy_attribute_certificate instrument (the share of the consumption covered)',
+      ],
+      [
+        { ...certificate('FR', '2025-01-01', '2025-12-31', 0.5), emission_factor_kg_per_kwh: 0 },
+        400,
+        'emission_factor_kg_per_kwh: is for supplier_specific instruments only; certificates count at zero emissions for the share they cover',
+      ],
       // bounds
       [supplier('DE', '2025-01-01', '2025-12-31', 5.01), 400, 'emission_factor_kg_per_kwh: must be from 0 to 5 kg CO2e per kWh, got 5.01'],
       [supplier('DE', '2025-01-01', '2025-12-31', -0.1), 400, 'emission_factor_kg_per_kwh: must be from 0 to 5 kg CO2e per kWh, got -0.1'],
-      [certificate('FR', '2025-01-01', '2025-12-31', 0), 400, 'coverage_share: must be more than 0 and at most 1 (a share of the consumption), got 0'],
-      [certificate('FR', '2025-01-01', '2025-12-31', 1.5), 400, 'coverage_share: must be more than 0 and at most 1 (a share of the consumption), got 1.5'],
+      [
+        certificate('FR', '2025-01-01', '2025-12-31', 0),
+        400,
+        'coverage_share: must be more than 0 and at most 1 (a share of the consumption), got 0',
+      ],
+      [
+        certificate('FR', '2025-01-01', '2025-12-31', 1.5),
+        400,
+        'coverage_share: must be more than 0 and at most 1 (a share of the consumption), got 1.5',
+      ],
       // dates and span
       [supplier('DE', '2025-07-01', '2025-06-30'), 400, 'valid_to: must be on or after valid_from (2025-07-01), got 2025-06-30'],
-      [supplier('DE', '2020-01-01', '2030-01-01'), 400, 'valid_to: an instrument covers at most 3653 days (ten years), got 3654; record a longer agreement year by year'],
+      [
+        supplier('DE', '2020-01-01', '2030-01-01'),
+        400,
+        'valid_to: an instrument covers at most 3653 days (ten years), got 3654; record a longer agreement year by year',
+      ],
       [supplier('DE', '1999-12-31', '2000-01-31'), 400, 'valid_from: must be from 2000-01-01 to 2100-12-31, got 1999-12-31'],
       [supplier('DE', '2025-02-30', '2025-03-31'), 400, 'valid_from: Date is not a valid date: 2025-02-30'],
       // country, label, types, unknown fields
       [supplier('DX', '2025-01-01', '2025-12-31'), 400, "country: unknown region code 'DX'; closest valid codes:"],
       [{ ...supplier('DE', '2025-01-01', '2025-12-31'), label: 'x'.repeat(201) }, 400, 'label: must be at most 200 characters, got 201'],
-      [{ ...supplier('DE', '2025-01-01', '2025-12-31'), emission_factor_kg_per_kwh: '0.2' }, 400, "emission_factor_kg_per_kwh: must be a number, got '0.2'"],
-      [{ ...supplier('DE', '2025-01-01', '2025-12-31'), kind: 'ppa' }, 400, "kind: must be one of energy_attribute_certificate, supplier_specific, got 'ppa'"],
+      [
+        { ...supplier('DE', '2025-01-01', '2025-12-31'), emission_factor_kg_per_kwh: '0.2' },
+        400,
+        "emission_factor_kg_per_kwh: must be a number, got '0.2'",
+      ],
+      [
+        { ...supplier('DE', '2025-01-01', '2025-12-31'), kind: 'ppa' },
+        400,
+        "kind: must be one of energy_attribute_certificate, supplier_specific, got 'ppa'",
+      ],
       [{ ...supplier('DE', '2025-01-01', '2025-12-31'), share: 1 }, 400, 'share: unknown parameter'],
     ];
     for (const [body, status, details] of cases) {
@@ -145,7 +188,13 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
       expect(res.body.code).toBe(details.includes('unknown parameter') ? 'UNKNOWN_PARAMETER' : 'INVALID_PARAMETER');
     }
     // Several problems of one instrument: one 400 naming each.
-    const both = await create(keyA, { kind: 'energy_attribute_certificate', country: 'FR', valid_from: '2025-07-01', valid_to: '2025-06-30', emission_factor_kg_per_kwh: 0.1 });
+    const both = await create(keyA, {
+      kind: 'energy_attribute_certificate',
+      country: 'FR',
+      valid_from: '2025-07-01',
+      valid_to: '2025-06-30',
+      emission_factor_kg_per_kwh: 0.1,
+    });
     expect(both.body.details).toBe(
       'valid_to: must be on or after valid_from (2025-07-01), got 2025-06-30; coverage_share: is required for an energy_attribute_certificate instrument (the share of the consumption covered); ' +
         'emission_factor_kg_per_kwh: is for supplier_specific instruments only; certificates count at zero emissions for the share they cover',
@@ -154,9 +203,14 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
     const instrument = (await create(keyA, supplier('NL', '2025-01-01', '2025-12-31'))).body;
     const wrongKind = await patch(keyA, instrument.id, { coverage_share: 0.5 });
     expect(wrongKind.status).toBe(400);
-    expect(wrongKind.body.details).toBe('coverage_share: is for energy_attribute_certificate instruments only; leave it out for supplier_specific');
+    expect(wrongKind.body.details).toBe(
+      'coverage_share: is for energy_attribute_certificate instruments only; leave it out for supplier_specific',
+    );
     expect((await patch(keyA, instrument.id, { kind: 'energy_attribute_certificate' })).body).toMatchObject({ code: 'UNKNOWN_PARAMETER' });
-    expect((await get(keyA, 'not-a-uuid')).body).toMatchObject({ code: 'INVALID_PARAMETER', details: "id: must be a UUID, got 'not-a-uuid'" });
+    expect((await get(keyA, 'not-a-uuid')).body).toMatchObject({
+      code: 'INVALID_PARAMETER',
+      details: "id: must be a UUID, got 'not-a-uuid'",
+    });
     expect((await list(keyA, '?limit=201')).body.details).toBe('limit: must be an integer from 1 to 200, got 201');
     expect((await list(keyA, '?page=2')).body.code).toBe('UNKNOWN_PARAMETER');
     expect(await prisma().contractualInstrument.count()).toBe(before + 1);
@@ -188,7 +242,9 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
     const over = await create(key, certificate('FR', '2025-09-10', '2025-09-20', 0.01));
     expect(over.status).toBe(409);
     const ids = [half.id, quarter.id, third.id].sort().join(', ');
-    expect(over.body.details.replace(/instruments (.*?);/, (_m: string, list: string) => `instruments ${list.split(', ').sort().join(', ')};`)).toBe(
+    expect(
+      over.body.details.replace(/instruments (.*?);/, (_m: string, list: string) => `instruments ${list.split(', ').sort().join(', ')};`),
+    ).toBe(
       `coverage_share: certificates for FR would cover 101 % of the consumption on 2025-09-10: 100 % is already covered by instruments ${ids}; ` +
         'certificates of one country may cover at most 100 % of any day',
     );
@@ -261,7 +317,12 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
     );
     expect(created.body.errors).toBeUndefined();
     const instrument = created.body.data.createContractualInstrument;
-    expect(instrument).toMatchObject({ kind: 'energy_attribute_certificate', country: 'SE', valid_from: '2026-01-01', coverage_share: 0.8 });
+    expect(instrument).toMatchObject({
+      kind: 'energy_attribute_certificate',
+      country: 'SE',
+      valid_from: '2026-01-01',
+      coverage_share: 0.8,
+    });
     const read = await t.graphql(
       'query ($id: ID!) { contractualInstrument(id: $id) { id label } contractualInstruments(kind: energy_attribute_certificate) { total instruments { id } } }',
       { id: instrument.id },
@@ -292,28 +353,48 @@ describe(`organisation settings on ${TEST_DATABASE_KIND}`, () => {
     expect(Object.keys(read.body)).toEqual(['hardware_accounting', 'updated_at']);
     expect(read.body.hardware_accounting).toBe('capital_goods');
 
-    const set = await t.json('/v1/org/settings', { method: 'PATCH', headers: auth(key), body: JSON.stringify({ hardware_accounting: 'purchased_goods' }) });
+    const set = await t.json('/v1/org/settings', {
+      method: 'PATCH',
+      headers: auth(key),
+      body: JSON.stringify({ hardware_accounting: 'purchased_goods' }),
+    });
     expect(set.status).toBe(200);
     expect(set.body.hardware_accounting).toBe('purchased_goods');
     // The same value again changes nothing and logs nothing.
-    await t.json('/v1/org/settings', { method: 'PATCH', headers: auth(key), body: JSON.stringify({ hardware_accounting: 'purchased_goods' }) });
+    await t.json('/v1/org/settings', {
+      method: 'PATCH',
+      headers: auth(key),
+      body: JSON.stringify({ hardware_accounting: 'purchased_goods' }),
+    });
     const audit = await prisma().auditLog.findMany({ where: { org_id: org.id, event: 'organization.settings.updated' } });
     expect(audit.map((a) => a.data)).toEqual([{ hardware_accounting: { from: 'capital_goods', to: 'purchased_goods' } }]);
 
     const graphql = await t.graphql('{ organization { hardware_accounting } }', {}, key);
     expect(graphql.body.data).toEqual({ organization: { hardware_accounting: 'purchased_goods' } });
-    const back = await t.graphql('mutation { updateOrganizationSettings(hardware_accounting: capital_goods) { hardware_accounting } }', {}, key);
+    const back = await t.graphql(
+      'mutation { updateOrganizationSettings(hardware_accounting: capital_goods) { hardware_accounting } }',
+      {},
+      key,
+    );
     expect(back.body.data).toEqual({ updateOrganizationSettings: { hardware_accounting: 'capital_goods' } });
 
-    const bad = await t.json('/v1/org/settings', { method: 'PATCH', headers: auth(key), body: JSON.stringify({ hardware_accounting: 'opex' }) });
+    const bad = await t.json('/v1/org/settings', {
+      method: 'PATCH',
+      headers: auth(key),
+      body: JSON.stringify({ hardware_accounting: 'opex' }),
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toBe("hardware_accounting: must be one of capital_goods, purchased_goods, got 'opex'");
-    expect((await t.json('/v1/org/settings', { method: 'PATCH', headers: auth(key), body: JSON.stringify({ accounting: 'x' }) })).body.code).toBe(
-      'UNKNOWN_PARAMETER',
-    );
+    expect(
+      (await t.json('/v1/org/settings', { method: 'PATCH', headers: auth(key), body: JSON.stringify({ accounting: 'x' }) })).body.code,
+    ).toBe('UNKNOWN_PARAMETER');
     // Another organisation is untouched; the demo sandbox cannot change settings.
     expect((await prisma().organization.findUniqueOrThrow({ where: { id: orgA.id } })).hardware_accounting).toBe('capital_goods');
-    const demo = await t.json('/v1/org/settings', { method: 'PATCH', headers: auth(demoKey), body: JSON.stringify({ hardware_accounting: 'purchased_goods' }) });
+    const demo = await t.json('/v1/org/settings', {
+      method: 'PATCH',
+      headers: auth(demoKey),
+      body: JSON.stringify({ hardware_accounting: 'purchased_goods' }),
+    });
     expect(demo.body.code).toBe('SANDBOX_READ_ONLY');
   });
 });
