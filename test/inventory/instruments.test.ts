@@ -269,6 +269,29 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
     expect(stored.reduce((sum, s) => sum + s.coverage_share!, 0)).toBeCloseTo(1, 9);
   });
 
+  it('refuses the 1001st instrument of an organisation with 409 CONTRACTUAL_INSTRUMENT_LIMIT', async () => {
+    const org = await t.createOrg('pro', 'Limit Org');
+    const key = (await t.createKey(org.id)).key;
+    await prisma().contractualInstrument.createMany({
+      data: Array.from({ length: 1_000 }, () => ({
+        org_id: org.id,
+        kind: 'energy_attribute_certificate' as const,
+        country: 'PL',
+        valid_from: new Date('2025-01-01'),
+        valid_to: new Date('2025-12-31'),
+        coverage_share: 0.0005,
+      })),
+    });
+    const refused = await create(key, certificate('CZ', '2025-01-01', '2025-12-31', 0.5));
+    expect(refused.status).toBe(409);
+    expect(refused.body).toEqual({
+      error: 'Too many contractual instruments',
+      code: 'CONTRACTUAL_INSTRUMENT_LIMIT',
+      details: 'An organisation has at most 1000 contractual instruments; delete one first',
+    });
+    expect((await list(key, '?limit=1&offset=999')).body).toMatchObject({ total: 1_000, instruments: [{ country: 'PL' }] });
+  });
+
   it("answers another organisation's instrument exactly like a missing one", async () => {
     const mine = (await create(keyA, supplier('ES', '2025-01-01', '2025-12-31'))).body;
     const missing = randomUUID();
