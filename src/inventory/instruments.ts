@@ -67,7 +67,7 @@ export type InstrumentInput = Omit<InstrumentFields, 'emission_factor_kg_per_kwh
   label?: string | null;
 };
 
-/** What an update may change; absent or null keeps the value, an empty label removes it. The kind is fixed: delete and create to change it. */
+/** What an update may change; absent or null keeps the value, an empty label removes it, nothing given changes nothing. The kind is fixed: delete and create to change it. */
 export type InstrumentPatch = { [Field in Exclude<keyof InstrumentFields, 'kind'>]?: InstrumentFields[Field] | null };
 
 export interface InstrumentContext {
@@ -241,6 +241,8 @@ export async function updateInstrument(ctx: InstrumentContext, id: string, patch
     await lockInstruments(tx, caller.orgId);
     const current = await tx.contractualInstrument.findFirst({ where: { id: instrumentIdValue } });
     if (!current) throw instrumentNotFound(instrumentIdValue);
+    // Nothing to change: answered as it is, neither written nor logged.
+    if (Object.keys(given).length === 0) return current;
     const { kind, country, valid_from, valid_to, emission_factor_kg_per_kwh, coverage_share, label } = current;
     const fields = checkInstrument({ kind, country, valid_from, valid_to, emission_factor_kg_per_kwh, coverage_share, label, ...given });
     await checkOverlap(tx, fields, instrumentIdValue);

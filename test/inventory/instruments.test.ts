@@ -95,6 +95,9 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
       updated_at: expect.any(String),
     });
 
+    // An empty change answers the instrument as it is and logs nothing.
+    expect(await patch(keyA, id, {})).toMatchObject({ status: 200, body: changed.body });
+
     const deleted = await remove(keyA, id);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toMatchObject({ id, valid_to: '2025-06-30' });
@@ -267,6 +270,23 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
     expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 201, 201, 409, 409, 409]);
     const stored = await prisma().contractualInstrument.findMany({ where: { org_id: org.id } });
     expect(stored.reduce((sum, s) => sum + s.coverage_share!, 0)).toBeCloseTo(1, 9);
+  });
+
+  it('an Idempotency-Key makes a retried creation record one instrument and answer it again', async () => {
+    const org = await t.createOrg('pro', 'Retry Org');
+    const key = (await t.createKey(org.id)).key;
+    const send = () =>
+      t.json(BASE, {
+        method: 'POST',
+        headers: { ...auth(key), 'idempotency-key': 'instrument-2025-de' },
+        body: JSON.stringify(supplier('DE', '2025-01-01', '2025-12-31', 0.3)),
+      });
+    const first = await send();
+    const again = await send();
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(await prisma().contractualInstrument.count({ where: { org_id: org.id } })).toBe(1);
   });
 
   it('refuses the 1001st instrument of an organisation with 409 CONTRACTUAL_INSTRUMENT_LIMIT', async () => {
