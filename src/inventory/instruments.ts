@@ -87,19 +87,14 @@ const LAST = new Date(`${INSTRUMENT_RULES.lastDay}T00:00:00Z`);
 const labelOf = (label: string | null | undefined): string | null => label?.trim() || null;
 
 /** Every problem of a whole instrument (after a patch is applied), each naming its field; one 400 for all. */
-export function instrumentProblems(fields: InstrumentFields): FieldProblem[] {
+function instrumentProblems(fields: InstrumentFields): FieldProblem[] {
   const problems: FieldProblem[] = [];
   const { kind, valid_from, valid_to } = fields;
-  if (valid_from < FIRST || valid_from > LAST)
-    problems.push({
-      field: 'valid_from',
-      reason: `must be from ${INSTRUMENT_RULES.firstDay} to ${INSTRUMENT_RULES.lastDay}, got ${day(valid_from)}`,
-    });
-  if (valid_to < FIRST || valid_to > LAST)
-    problems.push({
-      field: 'valid_to',
-      reason: `must be from ${INSTRUMENT_RULES.firstDay} to ${INSTRUMENT_RULES.lastDay}, got ${day(valid_to)}`,
-    });
+  for (const field of ['valid_from', 'valid_to'] as const) {
+    const date = fields[field];
+    if (date < FIRST || date > LAST)
+      problems.push({ field, reason: `must be from ${INSTRUMENT_RULES.firstDay} to ${INSTRUMENT_RULES.lastDay}, got ${day(date)}` });
+  }
   if (valid_to < valid_from) {
     problems.push({ field: 'valid_to', reason: `must be on or after valid_from (${day(valid_from)}), got ${day(valid_to)}` });
   } else if (dayNumber(valid_to) - dayNumber(valid_from) + 1 > INSTRUMENT_RULES.maxSpanDays) {
