@@ -3,6 +3,7 @@ import { openTestDatabase } from '../../test/support/database.ts';
 import type { Database } from '../db/database.ts';
 import { ApiError } from '../errors/api-error.ts';
 import { ORG_OWNED_MODELS, scopeToOrganization } from './org-scope.ts';
+import { EXPORT_TABLES } from '../exports/tables.ts';
 
 let db: Database;
 let orgA: string;
@@ -20,8 +21,10 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 describe('scopeToOrganization', () => {
-  it('knows the 22 organisation-owned tables', () => {
-    expect(ORG_OWNED_MODELS.size).toBe(22);
+  it("knows the organisation-owned tables: those of the export (the spec's 22 and contractual_instruments)", () => {
+    expect(ORG_OWNED_MODELS.size).toBe(EXPORT_TABLES.length);
+    expect(ORG_OWNED_MODELS.size).toBe(23);
+    expect(ORG_OWNED_MODELS.has('ContractualInstrument')).toBe(true);
     expect(ORG_OWNED_MODELS.has('Asset')).toBe(true);
     expect(ORG_OWNED_MODELS.has('Product')).toBe(false);
     expect(ORG_OWNED_MODELS.has('EmissionFactor')).toBe(false);

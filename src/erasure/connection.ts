@@ -4,7 +4,7 @@ import type { Services } from '../services.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import { checkOutboundUrl } from '../net/url-guard.ts';
-import { normaliseRegionCode, closestRegionCodes } from '../reference/grid-data.ts';
+import { checkRegionCode } from '../reference/region-check.ts';
 import { SecretBoxError } from '../secrets/secret-box.ts';
 
 export const PROVIDER = 'blancco';
@@ -29,13 +29,7 @@ const notConfigured = () =>
   );
 
 /** A region code the engine has a grid factor for, normalised (nl -> NL), or a 400 naming `field`. */
-export function checkCountry(services: Services, input: string, field: string): string {
-  const code = normaliseRegionCode(input);
-  if (!code || !services.reference.gridFactor(code)) {
-    throw invalidParameter(field, `unknown region code '${input.trim()}'; closest valid codes: ${closestRegionCodes(input, 3).join(', ')}`);
-  }
-  return code;
-}
+export const checkCountry = (services: Services, input: string, field: string): string => checkRegionCode(services.reference, input, field);
 
 const connectionNotFound = () =>
   new ApiError(404, 'ERASURE_CONNECTION_NOT_FOUND', 'Erasure connection not found', 'this organisation has no Blancco connection');

@@ -7,7 +7,7 @@ import { EXPORT_TABLES, REDACTED_COLUMNS, type ExportTable } from './tables.ts';
 
 /** One line per table, as in docs/data-model.md. */
 const TABLE_DESCRIPTIONS: Record<ExportTable, string> = {
-  organizations: 'the organisation: name, plan',
+  organizations: 'the organisation: name, plan, hardware_accounting (Scope 3 category 2 or 1 of acquired hardware)',
   profiles: 'people of the organisation (console users)',
   api_keys: 'API keys: prefix, name, plan, environment (live/test), bi_enabled, org_context, revoked_at (the key hash is redacted)',
   assets: 'the asset inventory, one row per device (see "The asset inventory" below)',
@@ -30,6 +30,8 @@ const TABLE_DESCRIPTIONS: Record<ExportTable, string> = {
   scenario_runs: 'what-if scenario executions (simulateRefurbish) and their results',
   usage_counters: "request counters per quota window of the organisation's API keys",
   console_sessions: 'sign-in sessions of the API-key console (the token hash is redacted)',
+  contractual_instruments:
+    'contractual instruments for market-based Scope 2: supplier-specific factors and energy attribute certificates, per country and period',
 };
 
 export interface ReadmeInfo {
@@ -72,7 +74,7 @@ export function renderArchiveReadme(info: ReadmeInfo): string {
     '',
     excluded.length
       ? `Not included (excluded by the export's scope): ${excluded.map((t) => `\`${t}\``).join(', ')}.`
-      : 'All 22 organisation-owned tables are included. Global reference data (the product catalogue, emission factors, regions, categories) is not: rows refer to it by id (product_id, grid_factor_id, factor_id).',
+      : `All ${EXPORT_TABLES.length} organisation-owned tables are included. Global reference data (the product catalogue, emission factors, regions, categories) is not: rows refer to it by id (product_id, grid_factor_id, factor_id).`,
     '',
     '## Format',
     '',

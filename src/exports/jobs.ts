@@ -35,7 +35,7 @@ const ACTIVE: ExportJobStatus[] = ['pending', 'processing'];
 /** Jobs that used the plan's export interval: a failed or cancelled export may be submitted again at once. */
 const COUNTED: ExportJobStatus[] = ['pending', 'processing', 'completed', 'expired'];
 
-/** The scope as stored and shown: include defaults to all 22 tables, exclude to none. */
+/** The scope as stored and shown: include defaults to every table, exclude to none. */
 export interface StoredScope {
   include: string[];
   exclude: string[];

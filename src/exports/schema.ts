@@ -38,7 +38,8 @@ const ExportFormatEnum = builder.enumType('ExportFormat', { values: ['zip'] as c
 const TABLE = { values: { name: 'ExportTable', values: EXPORT_TABLES, description: 'A table of the export archive' } };
 
 const ExportScopeRef = builder.objectRef<StoredScope>('ExportScope').implement({
-  description: 'Tables in the archive: include (whitelist, default all 22), then exclude (blacklist applied after include).',
+  description:
+    'Tables in the archive: include (whitelist, default all organisation-owned tables), then exclude (blacklist applied after include).',
   fields: (t) => ({
     include: t.stringList({ resolve: (s) => s.include, ...openApi(TABLE) }),
     exclude: t.stringList({ resolve: (s) => s.exclude, ...openApi(TABLE) }),

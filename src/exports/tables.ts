@@ -1,6 +1,9 @@
 import { invalidParameter } from '../errors/api-error.ts';
 
-/** The 22 organisation-owned tables of the export, in the order of docs/data-model.md (and of the archive). */
+/**
+ * The organisation-owned tables of the export, in the order of docs/data-model.md (and of the archive): the
+ * spec's 22, then contractual_instruments (issue 41), because the export holds every row an organisation owns.
+ */
 export const EXPORT_TABLES = [
   'organizations',
   'profiles',
@@ -24,6 +27,7 @@ export const EXPORT_TABLES = [
   'scenario_runs',
   'usage_counters',
   'console_sessions',
+  'contractual_instruments',
 ] as const;
 
 export type ExportTable = (typeof EXPORT_TABLES)[number];
@@ -53,7 +57,7 @@ export interface ExportScope {
 }
 
 /**
- * The tables an export writes: `include` is a whitelist (absent or null: all 22), `exclude` is
+ * The tables an export writes: `include` is a whitelist (absent or null: all of them), `exclude` is
  * removed from it afterwards. Names are exact (the table names above); repeating one is harmless.
  * The result keeps the order of EXPORT_TABLES, whatever order the lists use.
  */

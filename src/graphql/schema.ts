@@ -4,6 +4,7 @@ import './scalars.ts';
 // One file per domain; each adds its types and root fields to the builder.
 import '../reference/schema.ts';
 import '../organizations/schema.ts';
+import '../organizations/settings.ts';
 import '../footprint/schema.ts';
 import '../catalogue/schema.ts';
 import '../factors/schema.ts';
@@ -14,6 +15,7 @@ import '../sbti/schema.ts';
 import '../webhooks/schema.ts';
 import '../exports/schema.ts';
 import '../erasure/schema.ts';
+import '../inventory/instruments-schema.ts';
 
 // sortSchema false: fields keep their declared order, so every REST answer lists them as the schema declares them
 // (the REST fast path writes that order too, compileJsonWriter); the printed SDL stays sorted.

@@ -43,6 +43,9 @@ export const API_TAGS: Record<string, string> = {
   Webhooks: 'Signed deliveries of events to your endpoints (Standard Webhooks)',
   'Organisation export': "All your organisation's data as a ZIP, built in the background",
   'Erasure-report integration': 'Blancco erasure reports turned into assets',
+  'Contractual instruments':
+    'Supplier-specific factors and energy attribute certificates for market-based Scope 2 (docs/inventory-market-based.md)',
+  'Organisation settings': "Your organisation's settings, such as how the period inventory books acquired hardware",
 };
 
 /** The headers responses carry (components.headers), described once. */

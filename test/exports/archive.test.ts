@@ -152,6 +152,27 @@ async function seedOrg(name: string, serials: string[]): Promise<Org> {
       },
     ],
   });
+  await p.contractualInstrument.createMany({
+    data: [
+      {
+        org_id: id,
+        kind: 'supplier_specific',
+        country: 'DE',
+        valid_from: new Date('2025-01-01'),
+        valid_to: new Date('2025-12-31'),
+        emission_factor_kg_per_kwh: 0.321,
+      },
+      {
+        org_id: id,
+        kind: 'energy_attribute_certificate',
+        country: 'FR',
+        valid_from: new Date('2025-07-01'),
+        valid_to: new Date('2025-12-31'),
+        coverage_share: 0.5,
+        label: `${name} guarantees of origin`,
+      },
+    ],
+  });
   return { id, key, secret, sessionHash };
 }
 
@@ -213,7 +234,7 @@ afterAll(async () => {
 });
 
 describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
-  it('holds every row of the organisation in 22 JSON Lines files with README, hashes and counts, paging 2 rows at a time', async () => {
+  it("holds every row of the organisation in 23 JSON Lines files (the spec's 22 and contractual_instruments) with README, hashes and counts, paging 2 rows at a time", async () => {
     const progress: ArchiveProgress[] = [];
     const { result, zip, files } = await exportTo(path.join(dir, 'full.zip'), a.id, EXPORT_TABLES, {
       pageSize: 2,
@@ -259,6 +280,16 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
       calculations: 5,
       calculation_factors: 5,
       webhook_deliveries: 3,
+      contractual_instruments: 2,
+    });
+    const certificates = linesOf(files.get('contractual_instruments.jsonl')!).map((l) => JSON.parse(l));
+    expect(certificates.find((r) => r.kind === 'energy_attribute_certificate')).toMatchObject({
+      country: 'FR',
+      valid_from: '2025-07-01',
+      valid_to: '2025-12-31',
+      emission_factor_kg_per_kwh: null,
+      coverage_share: 0.5,
+      label: 'alpha guarantees of origin',
     });
     expect(manifest.record_counts.usage_counters).toBeGreaterThanOrEqual(2);
 
@@ -272,12 +303,12 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     expect(new Set(factorKeys).size).toBe(5);
 
     // Progress: after every table, and within a table once 3 rows are unreported (pages of 2: every second page).
-    expect(progress.filter((p) => p.current_table === null)).toHaveLength(22);
+    expect(progress.filter((p) => p.current_table === null)).toHaveLength(23);
     const inAssets = progress.filter((p) => p.current_table === 'assets').map((p) => p.rows_written);
     const beforeAssets = progress.find((p) => p.tables_done === 3 && p.current_table === null)!.rows_written;
     expect(inAssets.map((n) => n - beforeAssets)).toEqual([4]);
-    expect(progress.at(-1)).toEqual({ tables_done: 22, total_tables: 22, rows_written: total, current_table: null });
-    expect(progress.find((p) => p.current_table === 'assets')).toMatchObject({ tables_done: 3, total_tables: 22 });
+    expect(progress.at(-1)).toEqual({ tables_done: 23, total_tables: 23, rows_written: total, current_table: null });
+    expect(progress.find((p) => p.current_table === 'assets')).toMatchObject({ tables_done: 3, total_tables: 23 });
     for (let i = 1; i < progress.length; i++) expect(progress[i]!.rows_written).toBeGreaterThanOrEqual(progress[i - 1]!.rows_written);
   });
 
@@ -409,13 +440,13 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     expect([...files.keys()]).toEqual(['README.md', 'assets.jsonl', 'calculations.jsonl', 'manifest.json']);
     expect(result.manifest.record_counts).toEqual({ assets: 5, calculations: 5 });
     expect(Object.keys(result.manifest.file_hashes)).toEqual(['README.md', 'assets.jsonl', 'calculations.jsonl']);
-    expect(result.manifest.notes.join('\n')).toContain('Tables: 2 of 22; excluded by scope: organizations, profiles, api_keys');
+    expect(result.manifest.notes.join('\n')).toContain('Tables: 2 of 23; excluded by scope: organizations, profiles, api_keys');
   });
 
   it('writes empty files for tables without rows', async () => {
     const org = await t.createOrg('free', 'Empty');
     const { result, files } = await exportTo(path.join(dir, 'empty.zip'), org.id);
-    expect(files.size).toBe(24);
+    expect(files.size).toBe(25);
     expect(result.totalRows).toBe(1);
     expect(files.get('assets.jsonl')!.length).toBe(0);
     expect(result.manifest.file_hashes['assets.jsonl']).toBe(sha256(Buffer.alloc(0)));
@@ -535,10 +566,10 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
 });
 
 describe('export scope and tables', () => {
-  it('resolves include (whitelist) then exclude (blacklist), in the order of the 22 tables', () => {
+  it('resolves include (whitelist) then exclude (blacklist), in the order of the 23 tables', () => {
     expect(resolveExportScope(undefined)).toEqual([...EXPORT_TABLES]);
     expect(resolveExportScope({ include: null, exclude: null })).toEqual([...EXPORT_TABLES]);
-    expect(resolveExportScope({ exclude: ['audit_log', 'usage_counters'] })).toHaveLength(20);
+    expect(resolveExportScope({ exclude: ['audit_log', 'usage_counters'] })).toHaveLength(21);
     expect(resolveExportScope({ include: ['audit_log', 'organizations', 'assets'] })).toEqual(['organizations', 'assets', 'audit_log']);
   });
 

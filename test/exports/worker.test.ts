@@ -91,7 +91,7 @@ describe(`export worker on ${TEST_DATABASE_KIND}`, () => {
     const endpoint = await endpointFor(key);
     expect(await makeWorker().runOnce()).toBe(id);
     const done = await job(id);
-    expect(done).toMatchObject({ status: 'completed', attempts: 1, total_tables: 22, error_code: null, lease_expires_at: null });
+    expect(done).toMatchObject({ status: 'completed', attempts: 1, total_tables: 23, error_code: null, lease_expires_at: null });
     expect(done.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(Number(done.bytes)).toBeGreaterThan(1_000);
     expect(done.started_at!.getTime()).toBeLessThanOrEqual(done.completed_at!.getTime());
@@ -101,7 +101,7 @@ describe(`export worker on ${TEST_DATABASE_KIND}`, () => {
     expect(Number(done.total_rows)).toBe(Object.values(manifest.record_counts).reduce((a, b) => a + b, 0));
     expect(manifest.record_counts.organizations).toBe(1);
     expect(manifest.record_counts.webhook_endpoints).toBe(1);
-    expect(done.progress).toEqual({ tables_done: 22, total_tables: 22, rows_written: Number(done.total_rows), current_table: null });
+    expect(done.progress).toEqual({ tables_done: 23, total_tables: 23, rows_written: Number(done.total_rows), current_table: null });
 
     const deliveries = await db().webhookDelivery.findMany({ where: { org_id: org.id } });
     expect(deliveries).toHaveLength(1);
@@ -120,11 +120,11 @@ describe(`export worker on ${TEST_DATABASE_KIND}`, () => {
     const running = makeWorker({ storage: slowStorage(t.app.services.exportStorage, 40) }).runOnce();
     const seen = await until(async () => {
       const { body } = await t.json(`${JOBS}/${id}`, { headers: auth(key) });
-      return body.status === 'processing' && body.progress && body.progress.tables_done > 0 && body.progress.tables_done < 22
+      return body.status === 'processing' && body.progress && body.progress.tables_done > 0 && body.progress.tables_done < 23
         ? body
         : undefined;
     });
-    expect(seen.progress.total_tables).toBe(22);
+    expect(seen.progress.total_tables).toBe(23);
     expect(seen.progress.rows_written).toBeGreaterThan(0);
     expect(seen.started_at).not.toBeNull();
     expect(await running).toBe(id);
