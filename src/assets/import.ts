@@ -117,7 +117,9 @@ function countryProblems(country: string | null, services: Services): readonly R
   if (!country) return [{ field: 'country', reason: 'is required (ISO 3166-1 alpha-2 such as DE, or ISO 3166-2 such as US-CA)' }];
   const code = normaliseRegionCode(country);
   if (code && services.reference.gridFactor(code)) return [];
-  return [{ field: 'country', reason: `unknown region code '${country}'; closest valid codes: ${closestRegionCodes(country, 3).join(', ')}` }];
+  return [
+    { field: 'country', reason: `unknown region code '${country}'; closest valid codes: ${closestRegionCodes(country, 3).join(', ')}` },
+  ];
 }
 
 /** A turn of the event loop: timers, I/O and other requests run before the caller goes on. */

@@ -75,7 +75,8 @@ export class CalculationContent {
     const { api_key_id: _key, created_at: _at, asset_id: _asset, scope: _scope, inputs, result, ...identity } = record;
     const { calculated_at: _calculatedAt, calculation_id: _id, ...answer } = result as Record<string, unknown>;
     const present = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null && v !== undefined));
-    const canonical = (k: string, v: unknown) => (k === 'result' && sameResult ? (sameResult.canonical ??= canonicalize(v)) : canonicalize(v));
+    const canonical = (k: string, v: unknown) =>
+      k === 'result' && sameResult ? (sameResult.canonical ??= canonicalize(v)) : canonicalize(v);
     // RFC 8785 of the top-level object, member by member (canonicalize skips undefined values and sorts by UTF-16 code units).
     const members = Object.entries({ ...identity, inputs: present, result: answer })
       .filter(([, v]) => v !== undefined)

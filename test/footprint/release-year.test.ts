@@ -148,8 +148,12 @@ describe(`release_year and purchase_date on asset imports on ${TEST_DATABASE_KIN
     for (const i of [0, 1, 2, 3]) expect((of(i).inputs as any).purchase_date).toBe(rows[i]!.purchase_date);
     expect(answer(1)).toEqual(answer(0));
     expect(answer(0).methodology.data_sources.join('\n')).not.toMatch(/purchase date/);
-    expect(answer(2).methodology.data_sources).toContainEqual(expect.stringMatching(/^release_year 2019 estimated from the purchase date 2019-05-05 /));
-    expect(answer(3).methodology.data_sources).toContainEqual(expect.stringMatching(/^release_year 2023 estimated from the purchase date 2023-07-01 /));
+    expect(answer(2).methodology.data_sources).toContainEqual(
+      expect.stringMatching(/^release_year 2019 estimated from the purchase date 2019-05-05 /),
+    );
+    expect(answer(3).methodology.data_sources).toContainEqual(
+      expect.stringMatching(/^release_year 2023 estimated from the purchase date 2023-07-01 /),
+    );
     expect(of(3).total_kg_co2e).not.toBe(of(2).total_kg_co2e);
     // Each row imported again alone, where nothing is shared: the same content, so the same calculation.
     for (const [i, row] of rows.entries()) {
