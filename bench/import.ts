@@ -10,10 +10,10 @@
 // default both, one after the other. BENCH_READER=0 leaves the reader out. Also prints the CPU time the
 // service's process spent during the import (its threads, PGlite's included; PostgreSQL's own not):
 // the import's cost, unlike its wall time, hardly depends on what else the machine runs.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminJson, BENCH_DEVICES, BENCH_STATUSES, freshPostgres, percentile, startService } from './support.ts';
+import { adminJson, cpuSeconds, freshPostgres, importBatch, percentile, startService } from './support.ts';
 import { MAX_IMPORT_ROWS } from '../src/assets/import-rows.ts';
 
 const N = Number(process.env.BENCH_ASSETS ?? 100_000);
@@ -23,33 +23,6 @@ const TARGET_SECONDS = 60;
 const TARGET_RATIO = 2;
 const TARGET_HEALTHZ_MS = 200;
 const READER = process.env.BENCH_READER !== '0';
-
-/** CPU seconds (user + system, all threads) a process has used: fields 14 and 15 of /proc/<pid>/stat, in clock ticks. */
-async function cpuSeconds(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-// Realistic rows: catalogue devices (bench/support.ts, shared with bench:assets), spread over countries, statuses and years.
-const COUNTRIES = ['DE', 'FR', 'NL', 'GB', 'US-CA', 'PL', 'SE', 'ES', 'JP', 'US'];
-
-function batch(from: number, size: number) {
-  return Array.from({ length: size }, (_, k) => {
-    const r = from + k;
-    const [brand, model, category] = BENCH_DEVICES[r % BENCH_DEVICES.length]!;
-    return {
-      brand,
-      model,
-      category,
-      serial_number: `IMP-${String(r).padStart(7, '0')}`,
-      purchase_date: `202${r % 6}-0${(r % 9) + 1}-${String((r % 28) + 1).padStart(2, '0')}`,
-      country: COUNTRIES[Math.floor(r / BENCH_DEVICES.length) % COUNTRIES.length],
-      status: BENCH_STATUSES[r % BENCH_STATUSES.length],
-      ...(category === 'laptop' ? { ram_gb: 8 + (r % 3) * 8 } : {}),
-    };
-  });
-}
 
 type Setup = 'embedded' | 'postgres';
 
@@ -102,10 +75,10 @@ async function measure(setup: Setup) {
       }
     })();
 
-    const cpuStart = await cpuSeconds(service.child.pid!);
+    const cpuStart = cpuSeconds(service.child.pid!);
     const importStart = performance.now();
     for (let from = 0; from < N; from += MAX_IMPORT_ROWS) {
-      const items = batch(from, Math.min(MAX_IMPORT_ROWS, N - from));
+      const items = importBatch(from, Math.min(MAX_IMPORT_ROWS, N - from));
       const start = performance.now();
       const res = await fetch(`${service.url}/v1/assets`, { method: 'POST', headers, body: JSON.stringify({ assets: items }) });
       const outcome = (await res.json()) as { created?: number; failed?: number; errors?: unknown[] };
@@ -117,7 +90,7 @@ async function measure(setup: Setup) {
         );
     }
     const seconds = (performance.now() - importStart) / 1000;
-    const cpu = (await cpuSeconds(service.child.pid!)) - cpuStart;
+    const cpu = cpuSeconds(service.child.pid!) - cpuStart;
     importing = false;
     await Promise.all([prober, reader]);
 

@@ -14,7 +14,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import type { ChildProcess } from 'node:child_process';
 import type { ProbeReport } from './event-loop-probe.ts';
-import { adminJson, freshPostgres, startService } from './support.ts';
+import { adminJson, cpuSeconds, freshPostgres, rssMb, startService } from './support.ts';
 
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 600);
 const CONCURRENCY = Number(process.env.SOAK_CONCURRENCY ?? 24);
@@ -257,21 +257,6 @@ async function run(baseUrl: string, key: string, seconds: number): Promise<Outco
     }),
   );
   return outcomes;
-}
-
-/** VmRSS in MB; undefined once the process is gone. */
-function rssMb(pid: number): number | undefined {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU time (user + system, all threads) the process has used, in seconds; Linux reports it in ticks of 1/100 s. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The probe's event-loop delay (since the last 'reset') and process.memoryUsage(). */

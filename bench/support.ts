@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import autocannon from 'autocannon';
 import { freePort, ROOT, START_ARGS } from '../test/support/process.ts';
@@ -148,3 +149,39 @@ export const BENCH_DEVICES = [
 ] as const;
 /** Asset statuses in the proportions of a working estate: mostly in use. */
 export const BENCH_STATUSES = ['in_use', 'in_use', 'in_use', 'in_stock', 'in_repair', 'refurbished'] as const;
+
+/** A process's resident memory in MB (/proc VmRSS), undefined once it has ended. */
+export function rssMb(pid: number): number | undefined {
+  try {
+    return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds (user + system, all threads) a process has used: fields 14 and 15 of /proc/<pid>/stat, in clock ticks. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+const IMPORT_COUNTRIES = ['DE', 'FR', 'NL', 'GB', 'US-CA', 'PL', 'SE', 'ES', 'JP', 'US'];
+
+/** Rows `from`..`from + size` of the import benches: catalogue devices spread over countries, statuses and purchase dates. */
+export function importBatch(from: number, size: number) {
+  return Array.from({ length: size }, (_, k) => {
+    const r = from + k;
+    const [brand, model, category] = BENCH_DEVICES[r % BENCH_DEVICES.length]!;
+    return {
+      brand,
+      model,
+      category,
+      serial_number: `IMP-${String(r).padStart(7, '0')}`,
+      purchase_date: `202${r % 6}-0${(r % 9) + 1}-${String((r % 28) + 1).padStart(2, '0')}`,
+      country: IMPORT_COUNTRIES[Math.floor(r / BENCH_DEVICES.length) % IMPORT_COUNTRIES.length],
+      status: BENCH_STATUSES[r % BENCH_STATUSES.length],
+      ...(category === 'laptop' ? { ram_gb: 8 + (r % 3) * 8 } : {}),
+    };
+  });
+}

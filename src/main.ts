@@ -79,9 +79,9 @@ server.listen(config.port, config.host, () => {
       exportWorker: config.exports.worker === 'inline',
       webhookDispatcher: config.webhooks.dispatch === 'inline',
     });
-    // The catalogue's search index (150-250 ms in one turn) is built then too, rather than inside the first
+    // The catalogue's search index and readings of names are built then too, rather than inside the first
     // search, footprint by name or import batch, which held every other request up meanwhile.
-    void services.catalogue.index;
+    services.catalogue.warm().catch((error) => log.error({ err: error }, 'could not prepare the catalogue'));
   }, BACKGROUND_START_DELAY_MS);
 });
 

@@ -109,22 +109,28 @@ export function deviceQuery(
   };
 }
 
-/** Checks the device columns without recording anything: the same rules the footprint service applies. */
-function deviceProblems(row: AssetRow, services: Services): RowProblem[] {
-  const problems: RowProblem[] = [...resolveDevice(deviceQuery(row)).problems];
-  if (!row.country) {
-    problems.push({ field: 'country', reason: 'is required (ISO 3166-1 alpha-2 such as DE, or ISO 3166-2 such as US-CA)' });
-  } else {
-    const code = normaliseRegionCode(row.country);
-    if (!code || !services.reference.gridFactor(code)) {
-      problems.push({
-        field: 'country',
-        reason: `unknown region code '${row.country}'; closest valid codes: ${closestRegionCodes(row.country, 3).join(', ')}`,
-      });
-    }
-  }
-  return problems;
+/** Checks the device columns (but the country) without recording anything: the same rules the footprint service applies. */
+const deviceProblems = (query: DeviceQuery): readonly RowProblem[] => resolveDevice(query).problems;
+
+/** Checks the country column as the footprint service does. */
+function countryProblems(country: string | null, services: Services): readonly RowProblem[] {
+  if (!country) return [{ field: 'country', reason: 'is required (ISO 3166-1 alpha-2 such as DE, or ISO 3166-2 such as US-CA)' }];
+  const code = normaliseRegionCode(country);
+  if (code && services.reference.gridFactor(code)) return [];
+  return [
+    { field: 'country', reason: `unknown region code '${country}'; closest valid codes: ${closestRegionCodes(country, 3).join(', ')}` },
+  ];
 }
+
+/** A turn of the event loop: timers, I/O and other requests run before the caller goes on. */
+const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * How long the row checks run before they give the event loop a turn. A batch's first rows are
+ * checked by code not yet optimised (the first import of a process): 1 000 of them in one go held
+ * the loop 0.3-1.4 s (docs/benchmarks.md, "The first import of a process").
+ */
+const CHECK_SLICE_MS = 10;
 
 /**
  * `fn` over `items`, at most `limit` at a time. Each worker yields to the event loop after an item: a
@@ -138,7 +144,7 @@ export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (
     while (next < items.length) {
       const i = next++;
       results[i] = await fn(items[i]!);
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await turn();
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
@@ -230,16 +236,27 @@ export async function prepareImport(
   const pending: PreparedRow[] = [];
   const firstSeen = new Map<string, number>();
   const today = new Date();
-  // Rows of one device and country (thousands in an estate) are checked once.
+  // Rows of one device (thousands in an estate) are checked once, and so are rows of one country. The
+  // purchase date, which nearly every row has its own, is not read by these checks (normaliseRow checks it).
   const deviceChecked = new Map<string, readonly RowProblem[]>();
+  const countryChecked = new Map<string | null, readonly RowProblem[]>();
   const deviceChecks = (row: AssetRow) => {
-    const key = JSON.stringify(deviceQuery(row));
-    let problems = deviceChecked.get(key);
-    if (!problems) deviceChecked.set(key, (problems = deviceProblems(row, services)));
-    return problems;
+    const { purchase_date: _date, country, ...device } = deviceQuery(row);
+    const key = JSON.stringify(device);
+    let ofDevice = deviceChecked.get(key);
+    if (!ofDevice) deviceChecked.set(key, (ofDevice = deviceProblems(device)));
+    let ofCountry = countryChecked.get(country);
+    if (!ofCountry) countryChecked.set(country, (ofCountry = countryProblems(country, services)));
+    return [...ofDevice, ...ofCountry];
   };
 
-  items.forEach((item, i) => {
+  let sliceStart = performance.now();
+  for (let i = 0; i < items.length; i++) {
+    if (performance.now() - sliceStart > CHECK_SLICE_MS) {
+      await turn();
+      sliceStart = performance.now();
+    }
+    const item = items[i]!;
     const position = source === 'csv' ? { index: null, row: i + 1 } : { index: i, row: null };
     const fail = (serial: string | null, problems: RowProblem[]) => {
       failedRows.add(i);
@@ -247,11 +264,13 @@ export async function prepareImport(
     };
     const refusal = refused.get(i);
     // Refused before it reached us (a wrongly typed, unknown or over-long field: src/rest/item-refusals.ts); the item is a stand-in.
-    if (refusal !== undefined)
-      return fail(
+    if (refusal !== undefined) {
+      fail(
         null,
         refusal.map((p) => ({ field: p.field || 'row', reason: p.reason })),
       );
+      continue;
+    }
     const serial = item.serial_number === undefined || item.serial_number === null ? null : String(item.serial_number).trim() || null;
     const checked = normaliseRow(item, today);
     const problems = [...checked.problems, ...deviceChecks(checked.row)];
@@ -266,7 +285,7 @@ export async function prepareImport(
     }
     if (problems.length) fail(serial, problems);
     else pending.push({ position, row: checked.row });
-  });
+  }
 
   // Each good row is calculated (and its calculation recorded) through the lookup chain. Rows are
   // calculated while earlier ones are stored; all must be committed before the assets refer to them.

@@ -11,6 +11,7 @@ import {
   type ModelResolution,
 } from './search.ts';
 import { IcecatClient, IcecatUnavailableError, looksLikeGtin, type IcecatConfig, type IcecatProduct } from './icecat/index.ts';
+import { builtInLineCategories, builtInReleaseYears, builtInScreenReadings } from './name-hints.ts';
 
 /** A catalogue device as methodology.match names it. */
 export interface MatchedDevice {
@@ -89,6 +90,28 @@ export class CatalogueService {
   get index(): CatalogueIndex {
     this.builtIndex ??= new CatalogueIndex(loadCatalogue());
     return this.builtIndex;
+  }
+
+  /**
+   * Builds, a turn of the event loop each, what the first search, footprint by name or import would
+   * otherwise build inside its request, holding every other request meanwhile: the search index
+   * (150-250 ms), the words of every device's model numbers (about 550 ms on a busy 2-core machine)
+   * and the readings of names: product lines' categories, release years, screen sizes (about 300 ms).
+   * The server calls it a second after it listens (docs/benchmarks.md, "The first import of a process").
+   */
+  async warm(): Promise<void> {
+    const steps = [
+      () => this.index,
+      // Any model number: the first asks for the set of all of them.
+      () => this.index.someDeviceHasNumber('5440'),
+      builtInLineCategories,
+      builtInReleaseYears,
+      builtInScreenReadings,
+    ];
+    for (const step of steps) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      step();
+    }
   }
 
   static async create(prisma: PrismaClient, log: Logger, icecat?: IcecatConfig): Promise<CatalogueService> {

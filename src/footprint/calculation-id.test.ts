@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { calculationId, CalculationContent, type CalculationRecord } from './calculation-writer.ts';
+import { calculationId, CalculationContent, type CalculationRecord, type SameResult } from './calculation-writer.ts';
 
 // Calculation ids are a contract: certificates and clients cite them, and a repeat is recognised by
 // its id. The ids below were computed before CalculationContent existed; they must never change.
@@ -45,5 +45,16 @@ describe('calculation ids', () => {
     for (const scope of ['asset:SN-1', 'asset:SN-2', 'asset:"quoted"', undefined])
       expect(content.id(scope)).toBe(calculationId(record(scope)));
     expect(content.id('asset:SN-1')).not.toBe(content.id('asset:SN-2'));
+  });
+
+  it('are the same from a result shared by records whose inputs differ', () => {
+    const sameResult: SameResult = {};
+    const bought = (date: string): CalculationRecord => ({ ...record('asset:SN-1'), inputs: { ...record().inputs, purchase_date: date } });
+    const first = new CalculationContent(bought('2021-03-01'), sameResult).id('asset:SN-1');
+    expect(sameResult.canonical).toBeDefined();
+    const second = new CalculationContent(bought('2022-06-15'), sameResult).id('asset:SN-1');
+    expect(first).toBe(calculationId(bought('2021-03-01')));
+    expect(second).toBe(calculationId(bought('2022-06-15')));
+    expect(first).not.toBe(second);
   });
 });

@@ -70,15 +70,18 @@ export class CalculationContent {
   private readonly tail: string;
   private readonly tailMembers: number;
 
-  constructor(record: CalculationRecord) {
+  /** `sameResult`: shared by records whose result is this one's (but calculated_at), whatever their inputs. */
+  constructor(record: CalculationRecord, sameResult?: SameResult) {
     const { api_key_id: _key, created_at: _at, asset_id: _asset, scope: _scope, inputs, result, ...identity } = record;
     const { calculated_at: _calculatedAt, calculation_id: _id, ...answer } = result as Record<string, unknown>;
     const present = Object.fromEntries(Object.entries(inputs).filter(([, v]) => v !== null && v !== undefined));
+    const canonical = (k: string, v: unknown) =>
+      k === 'result' && sameResult ? (sameResult.canonical ??= canonicalize(v)) : canonicalize(v);
     // RFC 8785 of the top-level object, member by member (canonicalize skips undefined values and sorts by UTF-16 code units).
     const members = Object.entries({ ...identity, inputs: present, result: answer })
       .filter(([, v]) => v !== undefined)
       .sort(byKey)
-      .map(([k, v]) => [k, `${canonicalize(k)}:${canonicalize(v)}`] as const);
+      .map(([k, v]) => [k, `${canonicalize(k)}:${canonical(k, v)}`] as const);
     const before = members.filter(([k]) => k < 'scope').map(([, m]) => m);
     const after = members.filter(([k]) => k > 'scope').map(([, m]) => m);
     this.head.update(`{${before.join(',')}`);
@@ -107,6 +110,13 @@ export class CalculationContent {
  */
 export interface AlikeRecords {
   content?: CalculationContent;
+  /** Shared further, by records whose inputs differ but not their result (an import's assets of one device bought on different days). */
+  sameResult?: SameResult;
+}
+
+/** The canonical JSON of a result that several records' contents share, filled in by the first. */
+export interface SameResult {
+  canonical?: string;
 }
 
 /**
@@ -246,7 +256,7 @@ export class CalculationWriter {
   store(record: CalculationRecord, alike?: AlikeRecords): Promise<StoredCalculation | null> {
     let id: string;
     try {
-      id = alike ? (alike.content ??= new CalculationContent(record)).id(record.scope) : calculationId(record);
+      id = alike ? (alike.content ??= new CalculationContent(record, alike.sameResult)).id(record.scope) : calculationId(record);
     } catch (error) {
       // Text no JSON can carry (a lone surrogate): it has no address, nor could it be stored.
       this.failed++;

@@ -29,7 +29,7 @@ import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
 import type { Caller } from '../auth/caller.ts';
 import { resolveDevice, suppliedSpecs, type DeviceQuery, type FootprintProduct, type ResolvedDevice } from './device.ts';
 import { invalidFields, type FieldProblem } from '../errors/api-error.ts';
-import type { AlikeRecords, CalculationRecord, CalculationWriter } from './calculation-writer.ts';
+import type { AlikeRecords, CalculationRecord, CalculationWriter, SameResult } from './calculation-writer.ts';
 import type { CatalogueService, DeviceMatch } from '../catalogue/service.ts';
 
 export const METHODOLOGY_STANDARD =
@@ -143,8 +143,9 @@ export class FootprintService {
   /**
    * footprintRecording for many rows of one caller (an import): rows asking the same footprint are
    * evaluated once and share their calculation's canonical content (AlikeRecords), so a row alike
-   * an earlier one costs little more than its scope's hash. One per import: the catalogue and grid
-   * factors it read stay the import's.
+   * an earlier one costs little more than its scope's hash; rows differing only in a purchase date
+   * that does not date the device share the evaluation and their result's canonical JSON. One per
+   * import: the catalogue and grid factors it read stay the import's.
    */
   bulkRecording(
     caller: Caller,
@@ -152,17 +153,31 @@ export class FootprintService {
     query: DeviceQuery & { country?: string | null },
     scope?: string,
   ) => Promise<{ response: FootprintResponse; recorded: Promise<void> }> {
-    const memo = new Map<string, Promise<Footprint>>();
-    return async (query, scope) => {
-      // deviceQuery-shaped queries of finite numbers and strings: equal JSON, equal query.
+    // Each evaluated footprint with the canonical JSON of its result, which its records share.
+    const evaluated = new Map<string, Promise<Footprint & { sameResult: SameResult }>>();
+    const alikeSlots = new Map<string, AlikeRecords>();
+    // deviceQuery-shaped queries of finite numbers and strings: equal JSON, equal query.
+    const footprintOf = (query: DeviceQuery & { country?: string | null }) => {
       const key = JSON.stringify(query);
-      let footprint = memo.get(key);
-      if (!footprint) memo.set(key, (footprint = this.footprintOf(query, {})));
-      return this.recording(await footprint, query, caller, scope);
+      let footprint = evaluated.get(key);
+      if (!footprint) evaluated.set(key, (footprint = this.footprintOf(query).then((f) => ({ ...f, sameResult: {} }))));
+      return footprint;
+    };
+    return async (query, scope) => {
+      // A purchase date dates the device only when nothing else does (chooseReleaseYear), and nearly every
+      // row has its own: the footprint without it serves every date when a year came from elsewhere.
+      const { purchase_date, ...undated } = query;
+      let footprint = await footprintOf(undated);
+      if (purchase_date != null && footprint.evaluation.device.release_year_basis === undefined) footprint = await footprintOf(query);
+      // Records alike share their content only with the same inputs, purchase date included.
+      const key = JSON.stringify(query);
+      let alike = alikeSlots.get(key);
+      if (!alike) alikeSlots.set(key, (alike = { sameResult: footprint.sameResult }));
+      return this.recording({ ...footprint, alike }, query, caller, scope);
     };
   }
 
-  private async footprintOf(query: FootprintQuery, alike?: AlikeRecords): Promise<Footprint> {
+  private async footprintOf(query: FootprintQuery): Promise<Footprint> {
     const whole = await this.evaluate(query, 'country', [], (d) => allocationProblems(query, d.category.lifetime_years));
     const allocation = allocationOf(query, whole.unrounded.lifetime_years);
     // The answer and its record are the allocated figures, rounded once from the unrounded whole-life ones.
@@ -176,7 +191,7 @@ export class FootprintService {
       breakdown: result.breakdown,
       methodology: methodology(device, region, result, statedInterval(result.total_kg_co2e, result.uncertainty_pct), allocation),
     };
-    return { evaluation, answer, alike };
+    return { evaluation, answer };
   }
 
   private recording(

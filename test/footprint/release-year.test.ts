@@ -126,6 +126,42 @@ describe(`release_year and purchase_date on asset imports on ${TEST_DATABASE_KIN
     expect(uncertainty(1)).toBeLessThan(uncertainty(2));
   });
 
+  it('gives rows differing only in their purchase date the footprint their date makes, and each its own calculation', async () => {
+    // P2419H is dated by the catalogue (its purchase date changes nothing); Custom Build 14 by the purchase date alone.
+    const rows = [
+      { brand: 'Dell', model: 'P2419H', serial_number: 'PD-1', country: 'DE', purchase_date: '2020-01-10' },
+      { brand: 'Dell', model: 'P2419H', serial_number: 'PD-2', country: 'DE', purchase_date: '2023-07-01' },
+      { brand: 'Dell', model: 'Custom Build 14', serial_number: 'PD-3', country: 'DE', purchase_date: '2019-05-05' },
+      { brand: 'Dell', model: 'Custom Build 14', serial_number: 'PD-4', country: 'DE', purchase_date: '2023-07-01' },
+    ];
+    const batch = await post('/v1/assets', { assets: rows });
+    expect(batch.status).toBe(200);
+    expect(batch.body).toMatchObject({ created: 4, failed: 0 });
+    const ids = batch.body.assets.map((a: any) => a.calculation_id);
+    expect(new Set(ids).size).toBe(4);
+    const calculations = await t.app.services.db.prisma.calculation.findMany({ where: { id: { in: ids } } });
+    const of = (i: number) => calculations.find((c) => c.id === ids[i])!;
+    const answer = (i: number) => {
+      const { calculated_at: _at, calculation_id: _id, ...rest } = of(i).result as any;
+      return rest;
+    };
+    for (const i of [0, 1, 2, 3]) expect((of(i).inputs as any).purchase_date).toBe(rows[i]!.purchase_date);
+    expect(answer(1)).toEqual(answer(0));
+    expect(answer(0).methodology.data_sources.join('\n')).not.toMatch(/purchase date/);
+    expect(answer(2).methodology.data_sources).toContainEqual(
+      expect.stringMatching(/^release_year 2019 estimated from the purchase date 2019-05-05 /),
+    );
+    expect(answer(3).methodology.data_sources).toContainEqual(
+      expect.stringMatching(/^release_year 2023 estimated from the purchase date 2023-07-01 /),
+    );
+    expect(of(3).total_kg_co2e).not.toBe(of(2).total_kg_co2e);
+    // Each row imported again alone, where nothing is shared: the same content, so the same calculation.
+    for (const [i, row] of rows.entries()) {
+      const alone = await post('/v1/assets', { assets: [row] });
+      expect(alone.body.assets[0]).toMatchObject({ action: 'updated', calculation_id: ids[i] });
+    }
+  });
+
   it('reads release_year from a CSV column', async () => {
     const csv = ['brand,model,serial_number,country,purchase_date,release_year', 'Dell,Custom Build 14,YC-1,DE,2024-01-10,2022'].join('\n');
     const res = await post('/v1/assets/csv', { csv });
