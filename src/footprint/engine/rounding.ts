@@ -11,16 +11,11 @@
  * kilometres to whole numbers. Inputs echoed back (grid factors, lifetime, remaining years,
  * specs) are not rounded.
  */
+import { roundImpacts } from './impacts.ts';
+import { round1, round2, roundTo } from './round.ts';
 import type { FootprintResult, HeatmapEntry, RefurbishmentResult, RefurbishmentSwapResult, SavingsResult } from './types.ts';
 
-/** The one rounding helper: `v` to `decimals` places (halves up; EPSILON absorbs binary representation error). */
-export function roundTo(v: number, decimals: number): number {
-  const f = 10 ** decimals;
-  return Math.round((v + Number.EPSILON) * f) / f;
-}
-
-export const round2 = (v: number): number => roundTo(v, 2);
-export const round1 = (v: number): number => roundTo(v, 1);
+export { roundTo, round1, round2, roundSignificant } from './round.ts';
 
 type Equivalents = SavingsResult['equivalents'];
 
@@ -45,6 +40,7 @@ export function roundFootprint(f: FootprintResult): FootprintResult {
     production_components: components,
   };
   if (f.embodied_kg !== undefined) out.embodied_kg = round2(f.embodied_kg);
+  if (f.impacts) out.impacts = roundImpacts(f.impacts);
   if (f.transport)
     out.transport = { ...f.transport, air_share: round2(f.transport.air_share), shipped_mass_kg: round2(f.transport.shipped_mass_kg) };
   return out;

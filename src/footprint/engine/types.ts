@@ -170,6 +170,56 @@ export interface FootprintInput {
   release_year_estimated?: boolean;
 }
 
+/** The impact criteria every result carries: climate change, abiotic depletion of elements, primary energy. */
+export type Criterion = 'gwp' | 'adpe' | 'pe';
+/** The criteria whose factors src/footprint/engine/impacts.ts carries (GWP is the engine's own model). */
+export type ResourceCriterion = Exclude<Criterion, 'gwp'>;
+
+export interface CriterionPhases {
+  production: number;
+  transport: number;
+  use: number;
+  end_of_life: number;
+}
+
+/** The ~80 % interval of a criterion's figure, in its unit. */
+export interface CriterionInterval {
+  low: number;
+  high: number;
+  method: string;
+}
+
+/** One criterion of a result: per phase, total, its ~80 % interval and where the factors come from. */
+export interface CriterionResult {
+  unit: string;
+  phases: CriterionPhases;
+  total: number;
+  uncertainty_pct: number;
+  interval: CriterionInterval;
+  confidence: Confidence;
+  /** production by component (footprints only; the refurbishment's heatmap and hotspot ranking read it) */
+  production_components?: Record<string, number>;
+  sources: string[];
+  /** proxies and gaps of this criterion for this result, said plainly */
+  notes: string[];
+}
+
+/** The per-kWh factors of the country of use (or reuse) the use phase was computed with. */
+export interface ElectricityImpactFactors {
+  /** the factor table's region: an ISO 3166-1 alpha-2 code, or WORLD when the country is not in it */
+  region_code: string;
+  adpe_kg_sb_eq_per_kwh: number;
+  pe_mj_per_kwh: number;
+  source: string;
+}
+
+export interface ImpactsResult {
+  gwp: CriterionResult;
+  adpe: CriterionResult;
+  pe: CriterionResult;
+  electricity: ElectricityImpactFactors;
+}
+
 export interface FootprintBreakdown {
   production_kg: number;
   transport_kg: number;
@@ -197,6 +247,8 @@ export interface FootprintResult {
   grid_factor_kg_per_kwh?: number;
   transport?: { assembly_region: AssemblyRegion; use_region: UseRegion; air_share: number; shipped_mass_kg: number };
   specs_used?: Required<Omit<DeviceSpecs, 'typical_consumption_kwh'>> & { typical_consumption_kwh: number | null };
+  /** GWP, ADPe and PE per phase (absent in results stored before the impacts beyond carbon) */
+  impacts?: ImpactsResult;
 }
 
 export interface SavingsInput {
