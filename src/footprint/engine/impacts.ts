@@ -32,6 +32,7 @@ import type {
   AssemblyRegion,
   CategoryDefinition,
   Confidence,
+  CriteriaResult,
   Criterion,
   CriterionPhases,
   CriterionResult,
@@ -295,6 +296,26 @@ function roundCriterion(c: Criterion, r: CriterionResult): CriterionResult {
   return out;
 }
 
+export function roundCriteria(i: CriteriaResult): CriteriaResult {
+  return { gwp: roundCriterion('gwp', i.gwp), adpe: roundCriterion('adpe', i.adpe), pe: roundCriterion('pe', i.pe) };
+}
+
 export function roundImpacts(i: ImpactsResult): ImpactsResult {
-  return { gwp: roundCriterion('gwp', i.gwp), adpe: roundCriterion('adpe', i.adpe), pe: roundCriterion('pe', i.pe), electricity: i.electricity };
+  return { ...roundCriteria(i), electricity: i.electricity };
+}
+
+/**
+ * The criteria of a result derived from a footprint's (savings, refurbishment): new phases, the
+ * footprint's uncertainty, confidence and sources, its notes plus `notesOf`.
+ */
+export function derivedCriteria(
+  footprint: CriteriaResult,
+  phasesOf: (c: Criterion) => CriterionPhases,
+  notesOf: (c: Criterion) => string[] = () => [],
+): CriteriaResult {
+  const one = (c: Criterion) => {
+    const f = footprint[c];
+    return criterionResult(c, phasesOf(c), f.uncertainty_pct, f.confidence, f.sources, [...f.notes, ...notesOf(c)]);
+  };
+  return { gwp: one('gwp'), adpe: one('adpe'), pe: one('pe') };
 }

@@ -11,7 +11,7 @@
  * kilometres to whole numbers. Inputs echoed back (grid factors, lifetime, remaining years,
  * specs) are not rounded.
  */
-import { roundImpacts } from './impacts.ts';
+import { roundCriteria, roundImpacts } from './impacts.ts';
 import { round1, round2, roundTo } from './round.ts';
 import type { FootprintResult, HeatmapEntry, RefurbishmentResult, RefurbishmentSwapResult, SavingsResult } from './types.ts';
 
@@ -48,7 +48,7 @@ export function roundFootprint(f: FootprintResult): FootprintResult {
 
 /** Savings as the API answers them (from savingsModel's unrounded result). */
 export function roundSavings(s: SavingsResult): SavingsResult {
-  return {
+  const out: SavingsResult = {
     ...s,
     avoided_co2_kg: round2(s.avoided_co2_kg),
     avoided_production_kg: round2(s.avoided_production_kg),
@@ -57,13 +57,15 @@ export function roundSavings(s: SavingsResult): SavingsResult {
     equivalents: roundEquivalents(s.equivalents),
     old_device_use_phase_kg: round2(s.old_device_use_phase_kg),
   };
+  if (s.impacts) out.impacts = roundCriteria(s.impacts);
+  return out;
 }
 
 /** A refurbishment result as the API answers it (from refurbishmentModel's unrounded result). */
 export function roundRefurbishment(r: RefurbishmentResult): RefurbishmentResult {
   const o = r.overhead;
   const u = r.adjusted_use_phase;
-  return {
+  const out: RefurbishmentResult = {
     ...r,
     overhead: {
       total_kg: round2(o.total_kg),
@@ -96,4 +98,6 @@ export function roundRefurbishment(r: RefurbishmentResult): RefurbishmentResult 
     production_heatmap: r.production_heatmap.map((h): HeatmapEntry => ({ ...h, kg: round2(h.kg), share_pct: round1(h.share_pct) })),
     equivalents: roundEquivalents(r.equivalents),
   };
+  if (r.impacts) out.impacts = roundCriteria(r.impacts);
+  return out;
 }

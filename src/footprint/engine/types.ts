@@ -213,10 +213,14 @@ export interface ElectricityImpactFactors {
   source: string;
 }
 
-export interface ImpactsResult {
+/** GWP, ADPe and PE of one result. */
+export interface CriteriaResult {
   gwp: CriterionResult;
   adpe: CriterionResult;
   pe: CriterionResult;
+}
+
+export interface ImpactsResult extends CriteriaResult {
   electricity: ElectricityImpactFactors;
 }
 
@@ -268,6 +272,12 @@ export interface SavingsResult {
   old_device_use_phase_kg: number;
   old_device_energy_penalty: number;
   engine_version: string;
+  /**
+   * Avoided GWP, ADPe and PE by phase: production and transport of the new device avoided (positive),
+   * use = the older device's extra electricity (negative), end of life 0 (deferred, not avoided).
+   * Absent when the footprint has no impacts (results stored before them).
+   */
+  impacts?: CriteriaResult;
 }
 
 export type Swap =
@@ -287,6 +297,8 @@ export interface RefurbishmentInput {
   swaps: Swap[];
   remaining_years: number;
   reuse_grid_factor_kg_per_kwh: number;
+  /** country (or sub-national code) of reuse, for the ADPe and PE of its electricity; default: the footprint's */
+  reuse_region?: string;
 }
 
 export interface RefurbishmentOverhead {
@@ -339,6 +351,13 @@ export interface RefurbishmentResult {
   production_heatmap: HeatmapEntry[];
   equivalents: { km_driving_avoided: number; trees_year_equivalent: number };
   assumptions: string[];
+  /**
+   * Net savings in GWP, ADPe and PE by phase: production = new device's production avoided minus the
+   * refurbishment's parts, swaps and testing; transport = new device's transport avoided minus the
+   * refurbishment logistics; use = the refurbished device's extra electricity (negative); end of life 0.
+   * Absent when the footprint has no impacts.
+   */
+  impacts?: CriteriaResult;
 }
 
 export interface FieldProblem {
