@@ -608,6 +608,11 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * Confidence
+         * @enum {string}
+         */
+        Confidence: "manufacturer_verified" | "estimated_high" | "estimated_medium" | "estimated_low";
+        /**
          * ScreenType
          * @enum {string}
          */
@@ -617,11 +622,6 @@ export interface components {
          * @enum {string}
          */
         StorageType: "ssd" | "hdd" | "emmc" | "nvme";
-        /**
-         * Confidence
-         * @enum {string}
-         */
-        Confidence: "manufacturer_verified" | "estimated_high" | "estimated_medium" | "estimated_low";
         /**
          * RefurbishmentGrade
          * @enum {string}
@@ -646,7 +646,7 @@ export interface components {
          * FactorType
          * @enum {string}
          */
-        FactorType: "GRID";
+        FactorType: "GRID" | "RESIDUAL_MIX" | "ELECTRICITY_ADPE" | "ELECTRICITY_PE";
         /**
          * AssetStatus
          * @enum {string}
@@ -820,6 +820,104 @@ export interface components {
             total: number;
             categories: components["schemas"]["Category"][];
         };
+        /** @description A criterion's figure by life-cycle phase, in the criterion's unit. In savings and refurbishment answers: avoided amounts (production and transport of the new device not bought, less the refurbishment's own), use = the extra electricity of the older device (negative), end_of_life 0 (deferred, not avoided). */
+        CriterionPhases: {
+            /** Format: float */
+            production: number;
+            /** Format: float */
+            transport: number;
+            /** Format: float */
+            use: number;
+            /** Format: float */
+            end_of_life: number;
+        };
+        /** @description The ~80% interval of a criterion total, in its unit: total / (1 + u) to total x (1 + u), u = uncertainty_pct / 100 (for a negative net saving, the same relative width, low below high). */
+        CriterionInterval: {
+            /** Format: float */
+            low: number;
+            /** Format: float */
+            high: number;
+            /** @description The form of the interval, in words */
+            method: string;
+        };
+        /** @description Production of the device by component, in the criterion's unit; sums to phases.production (up to rounding). */
+        CriterionProductionComponents: {
+            /** Format: float */
+            chassis: number;
+            /** Format: float */
+            mainboard: number;
+            /** Format: float */
+            processor: number;
+            /** Format: float */
+            memory: number;
+            /** Format: float */
+            storage: number;
+            /** Format: float */
+            display: number;
+            /** Format: float */
+            battery: number;
+            /** Format: float */
+            power_supply: number;
+            /** Format: float */
+            assembly: number;
+        };
+        /** @description One impact criterion of a result: per phase, total, uncertainty and interval, confidence, the sources of its factors and notes on their proxies and gaps. */
+        CriterionResult: {
+            /** @description kg CO2e (gwp), kg Sb eq (adpe), MJ (pe) */
+            unit: string;
+            phases: components["schemas"]["CriterionPhases"];
+            /**
+             * Format: float
+             * @description Sum of the phases. GWP: kg CO2e to 2 decimals; ADPe and PE: 4 significant digits
+             */
+            total: number;
+            /**
+             * Format: float
+             * @description u of the ~80% interval, percent. GWP: the footprint uncertainty_pct. ADPe and PE: the same spec and energy uncertainty at their own phase shares, combined in quadrature with the uncertainty of their factors (docs/methodology.md). Savings and refurbishment: that of the footprint
+             */
+            uncertainty_pct: number;
+            interval: components["schemas"]["CriterionInterval"];
+            /** @description As the footprint confidence; a published product footprint verifies the GWP only, so ADPe and PE are never manufacturer_verified */
+            confidence: components["schemas"]["Confidence"];
+            /** @description Footprints only */
+            production_components: components["schemas"]["CriterionProductionComponents"] | null;
+            /** @description Where the factors come from: repository, file, commit, publisher, vintage */
+            sources: string[];
+            /** @description Proxies and documented gaps of this criterion, in words */
+            notes: string[];
+        };
+        /** @description ADPe and PE per kWh of the electricity of the country of use, as the use phase applied them. */
+        ElectricityImpactFactors: {
+            /** @description Country of the factor (ISO 3166-1 alpha-2; a subdivision takes its country), or WORLD when the country has none */
+            region_code: string;
+            /** Format: float */
+            adpe_kg_sb_eq_per_kwh: number;
+            /**
+             * Format: float
+             * @description BoaviztAPI basis: fossil resource use / (1 - renewable share) of the mix
+             */
+            pe_mj_per_kwh: number;
+            source: string;
+        };
+        /** @description GWP, ADPe and PE of a savings or refurbishment result, by phase (avoided amounts). */
+        ImpactCriteria: {
+            /** @description Climate change, kg CO2e: the same figures as total_kg_co2e and breakdown */
+            gwp: components["schemas"]["CriterionResult"];
+            /** @description Abiotic depletion of elements (minerals and metals), kg Sb eq */
+            adpe: components["schemas"]["CriterionResult"];
+            /** @description Primary energy, MJ */
+            pe: components["schemas"]["CriterionResult"];
+        };
+        /** @description GWP, ADPe and PE of a footprint by phase, with the electricity factors of the use phase. */
+        Impacts: {
+            /** @description Climate change, kg CO2e: the same figures as total_kg_co2e and breakdown */
+            gwp: components["schemas"]["CriterionResult"];
+            /** @description Abiotic depletion of elements (minerals and metals), kg Sb eq */
+            adpe: components["schemas"]["CriterionResult"];
+            /** @description Primary energy, MJ */
+            pe: components["schemas"]["CriterionResult"];
+            electricity: components["schemas"]["ElectricityImpactFactors"];
+        };
         /** @description The device the calculation is for, as matched by the lookup chain. */
         FootprintProduct: {
             brand: string;
@@ -907,6 +1005,8 @@ export interface components {
             /** Format: float */
             total_kg_co2e: number;
             breakdown: components["schemas"]["FootprintBreakdown"];
+            /** @description GWP (the same figures as total_kg_co2e and breakdown), abiotic depletion of elements (ADPe, kg Sb eq) and primary energy (PE, MJ), each by phase with total, uncertainty, interval, confidence and sources (docs/methodology.md, "Impacts beyond carbon") */
+            impacts: components["schemas"]["Impacts"];
             methodology: components["schemas"]["Methodology"];
             /**
              * Format: date-time
@@ -964,6 +1064,8 @@ export interface components {
              */
             additional_use_phase_kg: number;
             equivalents: components["schemas"]["Equivalents"];
+            /** @description Avoided GWP (the same figures as avoided_production_kg, avoided_transport_kg, -additional_use_phase_kg and avoided_co2_kg), ADPe (kg Sb eq) and PE (MJ), by phase */
+            impacts: components["schemas"]["ImpactCriteria"];
             methodology: components["schemas"]["Methodology"];
             /**
              * Format: date-time
@@ -1071,6 +1173,8 @@ export interface components {
             break_even_years: number | null;
             production_heatmap: components["schemas"]["ProductionHeatmapEntry"][];
             equivalents: components["schemas"]["Equivalents"];
+            /** @description Net savings in GWP (total = net_savings_kg), ADPe (kg Sb eq) and PE (MJ) by phase: production = the new device's production avoided minus cleaning, testing, parts, packaging and swaps; transport = its transport avoided minus the refurbishment logistics; use = the extra electricity in the country of reuse (negative); end of life 0 */
+            impacts: components["schemas"]["ImpactCriteria"];
             assumptions: string[];
             methodology: components["schemas"]["Methodology"];
             /**

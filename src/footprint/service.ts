@@ -11,6 +11,8 @@ import {
   type EngineParameters,
   type FootprintResult,
   type Grade,
+  type CriteriaResult,
+  type ImpactsResult,
   type RefurbishmentResult,
   type SavingsResult,
   type StatedInterval,
@@ -46,12 +48,14 @@ export interface FootprintResponse {
   country: string;
   total_kg_co2e: number;
   breakdown: FootprintResult['breakdown'];
+  impacts: ImpactsResult;
   methodology: Methodology;
   calculated_at: Date;
   calculation_id: string | null;
 }
 
 export interface SavingsResponse extends SavingsResult {
+  impacts: CriteriaResult;
   product: FootprintProduct;
   country: string;
   calculated_at: Date;
@@ -60,6 +64,7 @@ export interface SavingsResponse extends SavingsResult {
 }
 
 export interface RefurbishmentResponse extends RefurbishmentResult {
+  impacts: CriteriaResult;
   product: FootprintProduct;
   country: string;
   reuse_country: string;
@@ -156,6 +161,7 @@ export class FootprintService {
       country: region.code,
       total_kg_co2e: result.total_kg_co2e,
       breakdown: result.breakdown,
+      impacts: impactsOf(result),
       methodology: methodology(device, region, result, statedInterval(result.total_kg_co2e, result.uncertainty_pct)),
     };
     return { evaluation, answer, alike };
@@ -187,6 +193,7 @@ export class FootprintService {
     const savings = calculateSavings({ footprint: unrounded, remaining_years, grid_factor_kg_per_kwh: region.factor.value });
     const response: SavingsResponse = {
       ...savings,
+      impacts: impactsOf(savings),
       product: device.product,
       country: region.code,
       methodology: methodology(device, region, result, null),
@@ -229,10 +236,12 @@ export class FootprintService {
       swaps,
       remaining_years,
       reuse_grid_factor_kg_per_kwh: reuseRegion.factor.value,
+      reuse_region: reuseRegion.code,
     });
     const reuseFactor = reuseRegion.code === region.code ? [] : [{ factor_id: reuseRegion.factor.id, role: 'reuse_grid' }];
     const response: RefurbishmentResponse = {
       ...refurbishment,
+      impacts: impactsOf(refurbishment),
       product: device.product,
       country: region.code,
       reuse_country: reuseRegion.code,
@@ -352,6 +361,12 @@ export function footprintModelOf(
     },
     params,
   );
+}
+
+/** The impacts of an engine result (the engine always sets them; only results stored before them lack them). */
+function impactsOf<T extends CriteriaResult>(result: { impacts?: T }): T {
+  if (!result.impacts) throw new TypeError('engine result without impacts');
+  return result.impacts;
 }
 
 function methodology(

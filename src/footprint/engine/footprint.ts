@@ -376,7 +376,14 @@ function resourceCriterion(
   const components = productionComponentImpacts(c, category, specs, m.fit.shape);
   let production = 0;
   for (const k of PRODUCTION_COMPONENTS) production += components[k];
-  const transport = freightImpact(c, specs.weight_kg, t.shipping_mass_factor, m.transport.air_share, t.assembly_region, m.transport.use_region);
+  const transport = freightImpact(
+    c,
+    specs.weight_kg,
+    t.shipping_mass_factor,
+    m.transport.air_share,
+    t.assembly_region,
+    m.transport.use_region,
+  );
   const endOfLife = endOfLifeImpact(c, specs.weight_kg);
   const use = usePhaseKg(r.annualKwh, r.lifetime, perKwh);
   const embodied = production + transport + endOfLife;

@@ -20,7 +20,11 @@ const serverInput: FootprintInput = {
 describe('electricity ADPe and PE per country (BoaviztAPI, ADEME Base IMPACTS 2011)', () => {
   it('a country, a subdivision (its country) and an unknown code (world average)', () => {
     expect(electricityImpactFactors('DE')).toMatchObject({ region_code: 'DE', adpe_kg_sb_eq_per_kwh: 8.78733e-8, pe_mj_per_kwh: 16.26 });
-    expect(electricityImpactFactors('us-ca')).toMatchObject({ region_code: 'US', adpe_kg_sb_eq_per_kwh: 9.85548e-8, pe_mj_per_kwh: 11.358 });
+    expect(electricityImpactFactors('us-ca')).toMatchObject({
+      region_code: 'US',
+      adpe_kg_sb_eq_per_kwh: 9.85548e-8,
+      pe_mj_per_kwh: 11.358,
+    });
     expect(electricityImpactFactors('XK')).toMatchObject({ region_code: 'WORLD', adpe_kg_sb_eq_per_kwh: 7.37708e-8, pe_mj_per_kwh: 9.988 });
   });
 });
@@ -98,8 +102,14 @@ describe('footprint impacts: GWP unchanged, ADPe and PE per phase', () => {
   });
 
   it('a battery has PE (280 kWh primary energy per kWh of capacity) and an ADPe gap that is said', () => {
-    const l = footprintModel({ category: laptop, specs: { battery_wh: 50 }, supplied_spec_count: 1, grid_factor_kg_per_kwh: 0.1, use_region: 'FR' });
-    expect(l.impacts!.pe.production_components!.battery).toBeCloseTo(50 * 280 * 3.6 / 1000, 9);
+    const l = footprintModel({
+      category: laptop,
+      specs: { battery_wh: 50 },
+      supplied_spec_count: 1,
+      grid_factor_kg_per_kwh: 0.1,
+      use_region: 'FR',
+    });
+    expect(l.impacts!.pe.production_components!.battery).toBeCloseTo((50 * 280 * 3.6) / 1000, 9);
     expect(l.impacts!.adpe.production_components!.battery).toBe(0);
     expect(l.impacts!.adpe.notes).toContain('battery: no sourced ADPe factor; battery production not counted (gap)');
   });
@@ -128,12 +138,21 @@ describe('savings and refurbishment impacts', () => {
   });
 
   it('refurbishment: net ADPe/PE in the country of reuse, swaps and testing taken off production', () => {
-    const base = { footprint: f, category: server, specs: serverInput.specs, grade: 'C' as const, remaining_years: 3, reuse_grid_factor_kg_per_kwh: 0.05 };
+    const base = {
+      footprint: f,
+      category: server,
+      specs: serverInput.specs,
+      grade: 'C' as const,
+      remaining_years: 3,
+      reuse_grid_factor_kg_per_kwh: 0.05,
+    };
     const fr = calculateRefurbishment({ ...base, swaps: [], reuse_region: 'FR' });
     const withSwap = calculateRefurbishment({ ...base, swaps: [{ kind: 'storage', gb: 1920, storage_type: 'ssd' }], reuse_region: 'FR' });
     expect(fr.impacts!.gwp.total).toBe(fr.net_savings_kg);
     expect(fr.impacts!.pe.phases.use).toBeCloseTo(-1000 * OLD_DEVICE_ENERGY_PENALTY * 3 * 11.289, 0);
     expect(fr.impacts!.pe.phases.production - withSwap.impacts!.pe.phases.production).toBeCloseTo(73.98 + 27.3 * (1920 / 48.5), 0);
-    expect(fr.impacts!.adpe.notes).toContain('refurbishment cleaning and packaging: no sourced factor for this criterion, not counted (gap)');
+    expect(fr.impacts!.adpe.notes).toContain(
+      'refurbishment cleaning and packaging: no sourced factor for this criterion, not counted (gap)',
+    );
   });
 });
