@@ -23,6 +23,7 @@ import { openApi } from '../rest/openapi-schemas.ts';
 import { bounds } from '../rest/openapi.ts';
 import type { FootprintResponse, Methodology, RefurbishmentResponse, SavingsResponse } from './service.ts';
 import type { Allocation, StatedInterval } from './engine/index.ts';
+import { ConfidenceRef as Confidence, CriteriaRef, ImpactsRef } from './impacts-schema.ts';
 
 export const MAX_BATCH = 100;
 
@@ -34,11 +35,6 @@ function cacheCalculation(): void {
 
 export const ScreenType = builder.enumType('ScreenType', { values: SCREEN_TYPES });
 export const StorageType = builder.enumType('StorageType', { values: STORAGE_TYPES });
-const Confidence = builder.enumType('Confidence', {
-  values: ['manufacturer_verified', 'estimated_high', 'estimated_medium', 'estimated_low'] as const,
-  description:
-    "manufacturer_verified: a published product footprint was used; estimated_*: parametric, by how many specs of the unit were known (supplied, stated in the model name, or the model's published figures; not a catalogue's typical configuration): high 5 or more, medium 2-4, low 0-1",
-});
 const Grade = builder.enumType('RefurbishmentGrade', {
   values: { A: { description: 'Like New' }, B: { description: 'Good' }, C: { description: 'Fair' } } as const,
 });
@@ -203,6 +199,11 @@ export const FootprintResult = builder.objectRef<FootprintResponse>('FootprintRe
     country: t.exposeString('country', { description: 'Region code used (ISO 3166-1 alpha-2 or ISO 3166-2)' }),
     total_kg_co2e: t.exposeFloat('total_kg_co2e'),
     breakdown: t.expose('breakdown', { type: Breakdown }),
+    impacts: t.expose('impacts', {
+      type: ImpactsRef,
+      description:
+        'GWP (the same figures as total_kg_co2e and breakdown), abiotic depletion of elements (ADPe, kg Sb eq) and primary energy (PE, MJ), each by phase with total, uncertainty, interval, confidence and sources (docs/methodology.md, "Impacts beyond carbon")',
+    }),
     methodology: t.expose('methodology', { type: MethodologyRef }),
     calculated_at: t.expose('calculated_at', CALCULATED_AT),
     calculation_id: t.exposeID('calculation_id', CALCULATION_ID),
@@ -342,6 +343,11 @@ const SavingsResult = builder.objectRef<SavingsResponse>('SavingsResult').implem
       description: 'Extra use-phase emissions of the older device over the remaining life',
     }),
     equivalents: t.expose('equivalents', { type: Equivalents }),
+    impacts: t.expose('impacts', {
+      type: CriteriaRef,
+      description:
+        'Avoided GWP (the same figures as avoided_production_kg, avoided_transport_kg, -additional_use_phase_kg and avoided_co2_kg), ADPe (kg Sb eq) and PE (MJ), by phase',
+    }),
     methodology: t.expose('methodology', { type: MethodologyRef }),
     calculated_at: t.expose('calculated_at', CALCULATED_AT),
     calculation_id: t.exposeID('calculation_id', CALCULATION_ID),
@@ -427,6 +433,11 @@ const RefurbishmentResult = builder.objectRef<RefurbishmentResponse>('Refurbishm
     }),
     production_heatmap: t.expose('production_heatmap', { type: [Heatmap] }),
     equivalents: t.expose('equivalents', { type: Equivalents }),
+    impacts: t.expose('impacts', {
+      type: CriteriaRef,
+      description:
+        "Net savings in GWP (total = net_savings_kg), ADPe (kg Sb eq) and PE (MJ) by phase: production = the new device's production avoided minus cleaning, testing, parts, packaging and swaps; transport = its transport avoided minus the refurbishment logistics; use = the extra electricity in the country of reuse (negative); end of life 0",
+    }),
     assumptions: t.exposeStringList('assumptions'),
     methodology: t.expose('methodology', { type: MethodologyRef }),
     calculated_at: t.expose('calculated_at', CALCULATED_AT),

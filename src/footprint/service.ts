@@ -20,6 +20,8 @@ import {
   type EngineParameters,
   type FootprintResult,
   type Grade,
+  type CriteriaResult,
+  type ImpactsResult,
   type RefurbishmentResult,
   type SavingsResult,
   type StatedInterval,
@@ -57,12 +59,14 @@ export interface FootprintResponse {
   country: string;
   total_kg_co2e: number;
   breakdown: FootprintResult['breakdown'];
+  impacts: ImpactsResult;
   methodology: Methodology;
   calculated_at: Date;
   calculation_id: string | null;
 }
 
 export interface SavingsResponse extends SavingsResult {
+  impacts: CriteriaResult;
   product: FootprintProduct;
   country: string;
   calculated_at: Date;
@@ -71,6 +75,7 @@ export interface SavingsResponse extends SavingsResult {
 }
 
 export interface RefurbishmentResponse extends RefurbishmentResult {
+  impacts: CriteriaResult;
   product: FootprintProduct;
   country: string;
   reuse_country: string;
@@ -189,6 +194,7 @@ export class FootprintService {
       country: region.code,
       total_kg_co2e: result.total_kg_co2e,
       breakdown: result.breakdown,
+      impacts: impactsOf(result),
       methodology: methodology(device, region, result, statedInterval(result.total_kg_co2e, result.uncertainty_pct), allocation),
     };
     return { evaluation, answer };
@@ -218,10 +224,15 @@ export class FootprintService {
     );
     const allocation = allocationOf(query, unrounded.lifetime_years);
     const savings = roundSavings(
-      allocateSavings(savingsModel({ footprint: unrounded, remaining_years, grid_factor_kg_per_kwh: region.factor.value }), allocation),
+      allocateSavings(
+        savingsModel({ footprint: unrounded, remaining_years, grid_factor_kg_per_kwh: region.factor.value }),
+        allocation,
+        unrounded.impacts,
+      ),
     );
     const response: SavingsResponse = {
       ...savings,
+      impacts: impactsOf(savings),
       product: device.product,
       country: region.code,
       methodology: methodology(device, region, result, null, allocation),
@@ -267,13 +278,16 @@ export class FootprintService {
           swaps,
           remaining_years,
           reuse_grid_factor_kg_per_kwh: reuseRegion.factor.value,
+          reuse_region: reuseRegion.code,
         }),
         allocation,
+        unrounded.impacts,
       ),
     );
     const reuseFactor = reuseRegion.code === region.code ? [] : [{ factor_id: reuseRegion.factor.id, role: 'reuse_grid' }];
     const response: RefurbishmentResponse = {
       ...refurbishment,
+      impacts: impactsOf(refurbishment),
       product: device.product,
       country: region.code,
       reuse_country: reuseRegion.code,
@@ -400,6 +414,12 @@ export function footprintModelOf(
     },
     params,
   );
+}
+
+/** The impacts of an engine result (the engine always sets them; only results stored before them lack them). */
+function impactsOf<T extends CriteriaResult>(result: { impacts?: T }): T {
+  if (!result.impacts) throw new TypeError('engine result without impacts');
+  return result.impacts;
 }
 
 function methodology(

@@ -264,7 +264,7 @@ describe('provenance and values', () => {
 
 describe('registries', () => {
   it('has one record per registry with the expected fields', () => {
-    expect(registries.map((r) => r.key).sort()).toEqual(['cn-mee', 'electricity-maps', 'ember', 'epa-egrid']);
+    expect(registries.map((r) => r.key).sort()).toEqual(['boavizta', 'cn-mee', 'electricity-maps', 'ember', 'epa-egrid']);
     for (const r of registries) {
       expect(Object.keys(r).sort()).toEqual(['current_version', 'display_name', 'key', 'license', 'next_check_after', 'url']);
       expect(r.url).toMatch(/^https:\/\//);

@@ -11,6 +11,7 @@ import {
   type BuiltGridState,
 } from './grid-data.ts';
 import { loadCatalogue } from '../catalogue/catalogue-data.ts';
+import { loadElectricityImpactFactors } from './impact-factors.ts';
 import { resolveSpecSources } from '../catalogue/spec-provenance.ts';
 
 interface Dataset {
@@ -90,16 +91,23 @@ const DATASETS = (): Dataset[] => [
   {
     name: 'emission_factors',
     rows: loadGridFactors(),
-    sql: `INSERT INTO emission_factors (id, type, region_code, value, unit, registry_id, source, source_version, source_url, source_license, valid_from, valid_to)
+    sql: EMISSION_FACTORS_UPSERT,
+  },
+  {
+    name: 'electricity_impact_factors',
+    rows: loadElectricityImpactFactors(),
+    sql: EMISSION_FACTORS_UPSERT,
+  },
+];
+
+const EMISSION_FACTORS_UPSERT = `INSERT INTO emission_factors (id, type, region_code, value, unit, registry_id, source, source_version, source_url, source_license, valid_from, valid_to)
       SELECT gen_random_uuid(), r.type::"FactorType", r.region_code, r.value, r.unit, g.id, r.source, r.source_version, r.source_url, r.source_license, r.valid_from, r.valid_to
       FROM json_to_recordset($1::json) AS r(type text, region_code text, value float8, unit text, registry_key text, source text,
         source_version text, source_url text, source_license text, valid_from date, valid_to date)
       JOIN factor_registries g ON g.key = r.registry_key
       ON CONFLICT (type, region_code, valid_from) DO UPDATE SET value = EXCLUDED.value, unit = EXCLUDED.unit, registry_id = EXCLUDED.registry_id,
         source = EXCLUDED.source, source_version = EXCLUDED.source_version, source_url = EXCLUDED.source_url,
-        source_license = EXCLUDED.source_license, valid_to = EXCLUDED.valid_to`,
-  },
-];
+        source_license = EXCLUDED.source_license, valid_to = EXCLUDED.valid_to`;
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
 

@@ -283,7 +283,10 @@ describe(`factorByRegion on ${TEST_DATABASE_KIND}`, () => {
     const now = (await t.graphql(Q, { r: 'DE' }, key)).body.data.factorByRegion;
     expect(now.valid_to).toBeNull();
     const early = (await t.graphql(Q, { r: 'DE', d: '1999-01-01T00:00:00Z' }, key)).body.data.factorByRegion;
-    const oldest = await prisma().emissionFactor.findFirstOrThrow({ where: { region_code: 'DE' }, orderBy: { valid_from: 'asc' } });
+    const oldest = await prisma().emissionFactor.findFirstOrThrow({
+      where: { type: 'GRID', region_code: 'DE' },
+      orderBy: { valid_from: 'asc' },
+    });
     expect(early.valid_from).toBe(oldest.valid_from.toISOString().slice(0, 10));
   });
 

@@ -83,6 +83,7 @@ describe('one JSON key order per type', () => {
       'country',
       'total_kg_co2e',
       'breakdown',
+      'impacts',
       'methodology',
       'calculated_at',
       'calculation_id',

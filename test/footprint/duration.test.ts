@@ -64,6 +64,17 @@ describe(`footprint allocated over a duration on ${TEST_DATABASE_KIND}`, () => {
     // the answer's fields are the whole-life answer's
     expect(Object.keys(half).sort()).toEqual(Object.keys(whole).sort());
     expect(Object.keys(half.breakdown)).toEqual(Object.keys(whole.breakdown));
+    // every criterion alike: half of each embodied phase, two of four years of use; GWP the carbon figures
+    near(half.impacts.gwp.total, half.total_kg_co2e, 'GWP criterion = total_kg_co2e');
+    for (const c of ['adpe', 'pe'] as const) {
+      const [h, wc] = [half.impacts[c], whole.impacts[c]];
+      // ADPe and PE are rounded to 4 significant digits
+      const half4 = (actual: number, whole: number, what: string) =>
+        expect(Math.abs(actual - whole / 2), what).toBeLessThanOrEqual(Math.abs(whole) * 1e-3);
+      for (const phase of ['production', 'transport', 'use', 'end_of_life']) half4(h.phases[phase], wc.phases[phase], `${c} ${phase}`);
+      half4(h.total, wc.total, `${c} total`);
+      expect(h.uncertainty_pct).toBe(wc.uncertainty_pct);
+    }
   });
 
   it('per_year: embodied / lifetime + one year of use', async () => {
@@ -195,6 +206,11 @@ describe(`savings and refurbishment allocated over a duration on ${TEST_DATABASE
     near(s.avoided_co2_kg, s.avoided_production_kg + s.avoided_transport_kg - s.additional_use_phase_kg, 'net');
     expect(s.remaining_life_years).toBe(2);
     expect(whole.methodology.allocation).toBeNull();
+    near(s.impacts.gwp.total, s.avoided_co2_kg, 'GWP criterion = avoided_co2_kg');
+    const [a, w] = [s.impacts.pe.phases, whole.impacts.pe.phases];
+    expect(Math.abs(a.production - w.production / 4)).toBeLessThanOrEqual(Math.abs(w.production) * 1e-3);
+    expect(Math.abs(a.use - w.use / 2)).toBeLessThanOrEqual(Math.abs(w.use) * 1e-3);
+    expect(a.end_of_life).toBe(0);
   });
 
   it('refurbishment per year: the new device / lifetime, overhead and swaps / remaining years, one year of use', async () => {
@@ -211,6 +227,10 @@ describe(`savings and refurbishment allocated over a duration on ${TEST_DATABASE
     near(r.adjusted_use_phase.additional_use_phase_kg, whole.adjusted_use_phase.additional_use_phase_kg / 2, 'one year of extra use');
     near(r.net_savings_kg, r.gross_avoided_kg - r.refurbishment_total_kg - r.adjusted_use_phase.additional_use_phase_kg, 'net');
     expect(r.break_even_years).toBe(whole.break_even_years);
+    near(r.impacts.gwp.total, r.net_savings_kg, 'GWP criterion = net_savings_kg');
+    near(r.impacts.gwp.phases.use, -r.adjusted_use_phase.additional_use_phase_kg, 'GWP criterion use');
+    const [pe, wpe] = [r.impacts.pe.phases.use, whole.impacts.pe.phases.use];
+    expect(Math.abs(pe - wpe / 2)).toBeLessThanOrEqual(Math.abs(wpe) * 1e-3);
   });
 
   it.each([

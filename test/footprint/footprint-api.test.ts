@@ -55,6 +55,7 @@ describe(`GET /v1/footprint on ${TEST_DATABASE_KIND}`, () => {
       'calculated_at',
       'calculation_id',
       'country',
+      'impacts',
       'methodology',
       'product',
       'total_kg_co2e',

@@ -8,8 +8,9 @@
  * PE), is allocated by these functions from its whole-life value; the uncertainty_pct and the
  * confidence do not change, so an interval's bounds scale with the figure they bound.
  */
-import type { FootprintResult, RefurbishmentResult, SavingsResult } from './types.ts';
+import type { Criterion, CriteriaResult, CriterionResult, FootprintResult, RefurbishmentResult, SavingsResult } from './types.ts';
 import { equivalents } from './savings.ts';
+import { CRITERIA, criterionResult } from './impacts.ts';
 
 /** The longest duration a caller may ask for, years (beyond every category's lifetime). */
 export const DURATION_YEARS_MAX = 50;
@@ -105,6 +106,50 @@ export function allocateFootprint(f: FootprintResult, allocation: Allocation | n
     production_components: allocateFigures(f.production_components, allocation),
   };
   if (f.embodied_kg !== undefined) out.embodied_kg = allocated(f.embodied_kg, allocation);
+  if (f.impacts) {
+    const impacts = { ...f.impacts };
+    for (const c of CRITERIA) impacts[c] = allocatedCriterion(c, f.impacts[c], (phase) => allocated(phase, allocation));
+    out.impacts = impacts;
+  }
+  return out;
+}
+
+/** One criterion's result with its phases mapped, total and interval recomputed, production components scaled with production. */
+function allocatedCriterion(
+  c: Criterion,
+  r: CriterionResult,
+  phaseOf: (value: number, phase: keyof CriterionResult['phases']) => number,
+): CriterionResult {
+  const phases = {
+    production: phaseOf(r.phases.production, 'production'),
+    transport: phaseOf(r.phases.transport, 'transport'),
+    use: phaseOf(r.phases.use, 'use'),
+    end_of_life: phaseOf(r.phases.end_of_life, 'end_of_life'),
+  };
+  const out = criterionResult(c, phases, r.uncertainty_pct, r.confidence, r.sources, r.notes);
+  if (r.production_components) {
+    const scale = r.phases.production === 0 ? 0 : phases.production / r.phases.production;
+    out.production_components = Object.fromEntries(Object.entries(r.production_components).map(([k, v]) => [k, v * scale]));
+  }
+  return out;
+}
+
+/**
+ * The avoided impacts of a reuse allocated, every criterion alike: of production and transport, the new
+ * device's figure by duration / its lifetime less what the reuse costs (the whole-life difference)
+ * over the reuse years it serves; the use phase (the older device's extra electricity) for the duration.
+ */
+function allocatedAvoided(avoided: CriteriaResult, newDevice: CriteriaResult, share: number, reuse: number): CriteriaResult {
+  const out = { ...avoided };
+  for (const c of CRITERIA) {
+    const whole = newDevice[c].phases;
+    out[c] = allocatedCriterion(c, avoided[c], (value, phase) => {
+      if (phase === 'use') return value * reuse;
+      // a reuse avoids no end of life (docs/methodology.md section 9): nothing of it to allocate
+      if (phase === 'end_of_life') return value * share;
+      return whole[phase] * share - (whole[phase] - value) * reuse;
+    });
+  }
   return out;
 }
 
@@ -113,7 +158,7 @@ export function allocateFootprint(f: FootprintResult, allocation: Allocation | n
  * lifetime, the extra electricity of the kept device for the duration (of the remaining_years it
  * was computed for; remaining_years > 0, checked by allocationProblems).
  */
-export function allocateSavings(s: SavingsResult, allocation: Allocation | null): SavingsResult {
+export function allocateSavings(s: SavingsResult, allocation: Allocation | null, newDevice?: CriteriaResult): SavingsResult {
   if (!allocation) return s;
   const reuse = allocation.duration_years / s.remaining_life_years;
   const production = allocated(s.avoided_production_kg, allocation);
@@ -128,6 +173,7 @@ export function allocateSavings(s: SavingsResult, allocation: Allocation | null)
     additional_use_phase_kg: additional,
     equivalents: equivalents(avoided),
     old_device_use_phase_kg: s.old_device_use_phase_kg * reuse,
+    ...(s.impacts && newDevice ? { impacts: allocatedAvoided(s.impacts, newDevice, allocation.share, reuse) } : {}),
   };
 }
 
@@ -137,7 +183,11 @@ export function allocateSavings(s: SavingsResult, allocation: Allocation | null)
  * reuse they serve (duration / remaining_years), the use phase for the duration.
  * break_even_years is a time, not an amount: it stays the whole-life one.
  */
-export function allocateRefurbishment(r: RefurbishmentResult, allocation: Allocation | null): RefurbishmentResult {
+export function allocateRefurbishment(
+  r: RefurbishmentResult,
+  allocation: Allocation | null,
+  newDevice?: CriteriaResult,
+): RefurbishmentResult {
   if (!allocation) return r;
   const reuse = allocation.duration_years / r.remaining_life_years;
   const overhead = { ...r.overhead };
@@ -165,5 +215,6 @@ export function allocateRefurbishment(r: RefurbishmentResult, allocation: Alloca
     net_savings_pct: gross > 0 ? (net / gross) * 100 : 0,
     production_heatmap: r.production_heatmap.map((h) => ({ ...h, kg: allocated(h.kg, allocation) })),
     equivalents: equivalents(net),
+    ...(r.impacts && newDevice ? { impacts: allocatedAvoided(r.impacts, newDevice, allocation.share, reuse) } : {}),
   };
 }

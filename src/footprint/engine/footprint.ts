@@ -19,6 +19,18 @@ import type { CategoryDefinition, Confidence, FootprintInput, FootprintResult, P
 import { ENERGY_MODEL, energyUncertaintyPct } from './energy-model.ts';
 import { annualKwh, usePhaseAssumption, usePhaseKg, usePhaseKwh } from './use-phase.ts';
 import { round2, roundFootprint } from './rounding.ts';
+import {
+  criterionNotes,
+  criterionResult,
+  criterionSources,
+  criterionUncertaintyPct,
+  electricityFactor,
+  electricityImpactFactors,
+  endOfLifeImpact,
+  freightImpact,
+  productionComponentImpacts,
+} from './impacts.ts';
+import type { CriterionResult, ImpactsResult, ResourceCriterion } from './types.ts';
 
 /** Re-exported for the report views; the rounding of engine results lives in rounding.ts. */
 export { round1, round2 } from './rounding.ts';
@@ -273,6 +285,26 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
   const embodied = production + transport + endOfLife;
   const productionComponents: Record<string, number> = {};
   for (const c of PRODUCTION_COMPONENTS) productionComponents[c] = components[c];
+  const gwpUncertainty = uncertaintyPct(
+    params,
+    m.fit,
+    confidence,
+    embodied,
+    use,
+    energy.measured,
+    energyUncertaintyPct(ENERGY_MODEL, category, confidence),
+  );
+  const phases = { production, transport, use, end_of_life: endOfLife };
+  const gwpNotes = published ? ['embodied phases scaled to the published product footprint'] : [];
+  const gwp = criterionResult('gwp', phases, gwpUncertainty, confidence, [GWP_SOURCE], gwpNotes, components);
+  const resource = { category, specs, model: m, annualKwh: energy.kwh, measuredEnergy: energy.measured, lifetime, input, params };
+  const electricity = electricityImpactFactors(input.use_region);
+  const impacts: ImpactsResult = {
+    gwp,
+    adpe: resourceCriterion('adpe', resource, electricity.region_code, electricityFactor(electricity, 'adpe'), published !== undefined),
+    pe: resourceCriterion('pe', resource, electricity.region_code, electricityFactor(electricity, 'pe'), published !== undefined),
+    electricity,
+  };
 
   return {
     engine_version: ENGINE_VERSION,
@@ -284,15 +316,7 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
       end_of_life_kg: endOfLife,
     },
     confidence,
-    uncertainty_pct: uncertaintyPct(
-      params,
-      m.fit,
-      confidence,
-      embodied,
-      use,
-      energy.measured,
-      energyUncertaintyPct(ENERGY_MODEL, category, confidence),
-    ),
+    uncertainty_pct: gwpUncertainty,
     lifetime_years: lifetime,
     annual_kwh: energy.kwh,
     production_components: productionComponents,
@@ -317,5 +341,72 @@ export function footprintModel(input: FootprintInput, params: EngineParameters =
       battery_wh: specs.battery_wh,
       typical_consumption_kwh: specs.typical_consumption_kwh,
     },
+    impacts,
   };
+}
+
+const GWP_SOURCE = `engine ${ENGINE_VERSION}: component model calibrated on manufacturers' product carbon footprints, grid factor of the country of use (data_sources; docs/methodology.md)`;
+
+interface ResourceInputs {
+  category: CategoryDefinition;
+  specs: ResolvedSpecs;
+  model: EmbodiedModel;
+  annualKwh: number;
+  measuredEnergy: boolean;
+  lifetime: number;
+  input: FootprintInput;
+  params: EngineParameters;
+}
+
+/**
+ * ADPe or PE of the footprint: production from the component factors at the resolved specs,
+ * transport on the GWP's route and air share, end of life per kg, use from the same kWh as the GWP
+ * times the country's factor. Its interval combines the GWP's spec and energy uncertainty (at this
+ * criterion's phase shares) with the factors' own (impacts.ts FACTOR_UNCERTAINTY_PCT).
+ */
+function resourceCriterion(
+  c: ResourceCriterion,
+  r: ResourceInputs,
+  electricityRegion: string,
+  perKwh: number,
+  published: boolean,
+): CriterionResult {
+  const { category, specs, model: m } = r;
+  const t = category.parameters.transport;
+  const components = productionComponentImpacts(c, category, specs, m.fit.shape);
+  let production = 0;
+  for (const k of PRODUCTION_COMPONENTS) production += components[k];
+  const transport = freightImpact(
+    c,
+    specs.weight_kg,
+    t.shipping_mass_factor,
+    m.transport.air_share,
+    t.assembly_region,
+    m.transport.use_region,
+  );
+  const endOfLife = endOfLifeImpact(c, specs.weight_kg);
+  const use = usePhaseKg(r.annualKwh, r.lifetime, perKwh);
+  const embodied = production + transport + endOfLife;
+  // A published product footprint states GWP only: these criteria stay estimates.
+  const confidence = confidenceFor(r.input.supplied_spec_count, false);
+  const structural = uncertaintyPct(
+    r.params,
+    m.fit,
+    confidence,
+    embodied,
+    use,
+    r.measuredEnergy,
+    energyUncertaintyPct(ENERGY_MODEL, category, confidence),
+  );
+  const notes = criterionNotes(c, specs.battery_wh > 0, electricityRegion, r.input.use_region);
+  if (published) notes.push('the published product footprint states GWP only: not used for this criterion');
+  return criterionResult(
+    c,
+    { production, transport, use, end_of_life: endOfLife },
+    criterionUncertaintyPct(c, structural, embodied, use),
+    confidence,
+    criterionSources(c, specs.battery_wh > 0),
+    notes,
+    components,
+  );
 }

@@ -38,6 +38,7 @@ export type { ResolvedSpecs } from './specs.ts';
 export { categoryHasField, ESTIMATE_BASES, specEstimates } from './spec-estimates.ts';
 export type { EstimateBasis, SpecEstimate } from './spec-estimates.ts';
 export { useRegionOf } from './transport.ts';
+export { CRITERIA, CRITERION_UNIT, electricityImpactFactors, FACTOR_UNCERTAINTY_PCT, IMPACT_SOURCES } from './impacts.ts';
 export { PRODUCTION_COMPONENTS } from './production.ts';
 export type { ProductionComponent } from './production.ts';
 export {

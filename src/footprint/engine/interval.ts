@@ -1,4 +1,5 @@
-import { round2 } from './rounding.ts';
+import { round2 } from './round.ts';
+import type { CriterionInterval } from './types.ts';
 
 /** The ~80 % interval of a quantity, kg CO2e. */
 export interface UncertaintyInterval {
@@ -44,4 +45,15 @@ export function insideInterval(estimate: number, actual: number, uncertaintyPct:
  */
 export function intervalErrorPct(estimate: number, actual: number): number {
   return (Math.exp(Math.abs(Math.log(actual / estimate))) - 1) * 100;
+}
+
+/**
+ * statedInterval for a figure in any unit, rounded by `round`. A negative figure (net savings that
+ * turned into a cost) keeps the same relative width, low below high.
+ */
+export function criterionInterval(value: number, uncertaintyPct: number, round: (v: number) => number): CriterionInterval {
+  const factor = 1 + Math.max(0, uncertaintyPct) / 100;
+  const a = value / factor;
+  const b = value * factor;
+  return { low: round(Math.min(a, b)), high: round(Math.max(a, b)), method: INTERVAL_METHOD };
 }

@@ -46,32 +46,58 @@ export const COMPONENT_BLOCK: Record<ProductionComponent, ProductionBlock> = {
 
 export type ComponentValues = Record<ProductionComponent, number>;
 
+/** A part of Boavizta's die model in one impact criterion: fixed part + per cm2 of die. */
+export interface DieFactor {
+  base: number;
+  per_die_cm2: number;
+}
+
+/** Boavizta's storage model in one impact criterion: flash dies, eMMC base and hard-disk drives. */
+export interface StorageFactors {
+  flash: DieFactor;
+  emmc_base: number;
+  hdd_per_drive: number;
+}
+
+const GWP_PROCESSOR: DieFactor = { base: BOAVIZTA.cpu_base_kg, per_die_cm2: BOAVIZTA.cpu_per_die_cm2_kg };
+const GWP_MEMORY: DieFactor = { base: BOAVIZTA.ram_per_module_kg, per_die_cm2: BOAVIZTA.ram_per_die_cm2_kg };
+const GWP_STORAGE: StorageFactors = {
+  flash: { base: BOAVIZTA.ssd_base_kg, per_die_cm2: BOAVIZTA.ssd_per_die_cm2_kg },
+  emmc_base: EMMC_BASE_KG,
+  hdd_per_drive: BOAVIZTA.hdd_per_drive_kg,
+};
+
 /** Processor(s): Boavizta die model, die area from TDP per socket. */
 export function processorKg(tdpW: number, sockets: number): number {
+  return processorImpact(tdpW, sockets, GWP_PROCESSOR);
+}
+
+/** processorKg in any criterion whose die-model factors are `f`. */
+export function processorImpact(tdpW: number, sockets: number, f: DieFactor): number {
   if (!(tdpW > 0)) return 0;
   const n = Math.max(1, Math.round(sockets));
   const die = Math.min(DIE_AREA.max_cm2, DIE_AREA.base_cm2 + DIE_AREA.per_w_cm2 * (tdpW / n));
-  return n * (BOAVIZTA.cpu_base_kg + BOAVIZTA.cpu_per_die_cm2_kg * die);
+  return n * (f.base + f.per_die_cm2 * die);
 }
 
 /** Memory: Boavizta RAM model with current DRAM density. */
-export function memoryKg(ramGb: number, gbPerModule: number): number {
+export function memoryKg(ramGb: number, gbPerModule: number, f: DieFactor = GWP_MEMORY): number {
   if (!(ramGb > 0)) return 0;
   const modules = Math.max(1, Math.ceil(ramGb / Math.max(1, gbPerModule)));
-  return memoryModulesKg(modules, ramGb / modules);
+  return memoryModulesKg(modules, ramGb / modules, f);
 }
 
-export function memoryModulesKg(modules: number, gbPerModule: number): number {
+export function memoryModulesKg(modules: number, gbPerModule: number, f: DieFactor = GWP_MEMORY): number {
   if (!(modules > 0) || !(gbPerModule > 0)) return 0;
-  return modules * (BOAVIZTA.ram_per_module_kg + BOAVIZTA.ram_per_die_cm2_kg * (gbPerModule / DRAM_DENSITY_GB_PER_CM2));
+  return modules * (f.base + f.per_die_cm2 * (gbPerModule / DRAM_DENSITY_GB_PER_CM2));
 }
 
 /** Storage by type: flash by die area (Boavizta SSD), HDD per drive. */
-export function storageKg(gb: number, type: StorageType, hddGbPerDrive: number): number {
+export function storageKg(gb: number, type: StorageType, hddGbPerDrive: number, f: StorageFactors = GWP_STORAGE): number {
   if (!(gb > 0)) return 0;
-  if (type === 'hdd') return Math.max(1, Math.ceil(gb / Math.max(1, hddGbPerDrive))) * BOAVIZTA.hdd_per_drive_kg;
-  const base = type === 'emmc' ? EMMC_BASE_KG : BOAVIZTA.ssd_base_kg;
-  return base + BOAVIZTA.ssd_per_die_cm2_kg * (gb / BOAVIZTA.ssd_density_gb_per_cm2);
+  if (type === 'hdd') return Math.max(1, Math.ceil(gb / Math.max(1, hddGbPerDrive))) * f.hdd_per_drive;
+  const base = type === 'emmc' ? f.emmc_base : f.flash.base;
+  return base + f.flash.per_die_cm2 * (gb / BOAVIZTA.ssd_density_gb_per_cm2);
 }
 
 /** Display panel by area and technology. */

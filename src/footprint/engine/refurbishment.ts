@@ -4,6 +4,14 @@
  * production heatmap. Field meanings are documented in docs/methodology.md.
  */
 import { ENGINE_VERSION, FREIGHT_KG_PER_TKM, KEYBOARD_TRACKPAD_KG, OLD_DEVICE_ENERGY_PENALTY } from './constants.ts';
+import {
+  additionalUseImpact,
+  derivedCriteria,
+  electricityFactor,
+  electricityImpactFactors,
+  roadPerTonneKm,
+  swapImpact,
+} from './impacts.ts';
 import { round2, roundRefurbishment } from './rounding.ts';
 import type { EngineParameters } from './parameters.ts';
 import { ENGINE_PARAMETERS, groupFit } from './parameters.ts';
@@ -138,7 +146,7 @@ export function refurbishmentModel(input: RefurbishmentInput, params: EnginePara
     "break_even_years: years of use after which the refurbished device's extra electricity has used up the embodied savings (null: never)",
   ];
 
-  return {
+  const result: RefurbishmentResult = {
     engine_version: ENGINE_VERSION,
     grade,
     grade_label: g.label,
@@ -171,4 +179,34 @@ export function refurbishmentModel(input: RefurbishmentInput, params: EnginePara
     equivalents: equivalents(net),
     assumptions,
   };
+  const fi = f.impacts;
+  if (fi) {
+    const electricity = input.reuse_region === undefined ? fi.electricity : electricityImpactFactors(input.reuse_region);
+    const shape = groupFit(params, category.parameters.fit_group).shape;
+    const testingKwh = g.testing_kwh * energyFactor;
+    result.impacts = derivedCriteria(
+      fi,
+      (c) => {
+        if (c === 'gwp') {
+          return {
+            production: newProduction - (cleaning + testing + parts + packaging + swapsTotal),
+            transport: newTransport - logistics,
+            use: -additional,
+            end_of_life: 0,
+          };
+        }
+        const perKwh = electricityFactor(electricity, c);
+        const partsC = g.parts_share_of_chassis * (fi[c].production_components?.chassis ?? 0);
+        const swapsC = input.swaps.reduce((t, sw) => t + swapImpact(c, sw, category, shape), 0);
+        return {
+          production: fi[c].phases.production - (testingKwh * perKwh + partsC + swapsC),
+          transport: fi[c].phases.transport - shippedT * REFURB_LOGISTICS_ROAD_KM * roadPerTonneKm(c),
+          use: -additionalUseImpact(annualNew, years, perKwh),
+          end_of_life: 0,
+        };
+      },
+      (c) => (c === 'gwp' ? [] : ['refurbishment cleaning and packaging: no sourced factor for this criterion, not counted (gap)']),
+    );
+  }
+  return result;
 }

@@ -11,16 +11,11 @@
  * kilometres to whole numbers. Inputs echoed back (grid factors, lifetime, remaining years,
  * specs) are not rounded.
  */
+import { roundCriteria, roundImpacts } from './impacts.ts';
+import { round1, round2, roundTo } from './round.ts';
 import type { FootprintResult, HeatmapEntry, RefurbishmentResult, RefurbishmentSwapResult, SavingsResult } from './types.ts';
 
-/** The one rounding helper: `v` to `decimals` places (halves up; EPSILON absorbs binary representation error). */
-export function roundTo(v: number, decimals: number): number {
-  const f = 10 ** decimals;
-  return Math.round((v + Number.EPSILON) * f) / f;
-}
-
-export const round2 = (v: number): number => roundTo(v, 2);
-export const round1 = (v: number): number => roundTo(v, 1);
+export { roundTo, round1, round2, roundSignificant } from './round.ts';
 
 type Equivalents = SavingsResult['equivalents'];
 
@@ -45,6 +40,7 @@ export function roundFootprint(f: FootprintResult): FootprintResult {
     production_components: components,
   };
   if (f.embodied_kg !== undefined) out.embodied_kg = round2(f.embodied_kg);
+  if (f.impacts) out.impacts = roundImpacts(f.impacts);
   if (f.transport)
     out.transport = { ...f.transport, air_share: round2(f.transport.air_share), shipped_mass_kg: round2(f.transport.shipped_mass_kg) };
   return out;
@@ -52,7 +48,7 @@ export function roundFootprint(f: FootprintResult): FootprintResult {
 
 /** Savings as the API answers them (from savingsModel's unrounded result). */
 export function roundSavings(s: SavingsResult): SavingsResult {
-  return {
+  const out: SavingsResult = {
     ...s,
     avoided_co2_kg: round2(s.avoided_co2_kg),
     avoided_production_kg: round2(s.avoided_production_kg),
@@ -61,13 +57,15 @@ export function roundSavings(s: SavingsResult): SavingsResult {
     equivalents: roundEquivalents(s.equivalents),
     old_device_use_phase_kg: round2(s.old_device_use_phase_kg),
   };
+  if (s.impacts) out.impacts = roundCriteria(s.impacts);
+  return out;
 }
 
 /** A refurbishment result as the API answers it (from refurbishmentModel's unrounded result). */
 export function roundRefurbishment(r: RefurbishmentResult): RefurbishmentResult {
   const o = r.overhead;
   const u = r.adjusted_use_phase;
-  return {
+  const out: RefurbishmentResult = {
     ...r,
     overhead: {
       total_kg: round2(o.total_kg),
@@ -100,4 +98,6 @@ export function roundRefurbishment(r: RefurbishmentResult): RefurbishmentResult 
     production_heatmap: r.production_heatmap.map((h): HeatmapEntry => ({ ...h, kg: round2(h.kg), share_pct: round1(h.share_pct) })),
     equivalents: roundEquivalents(r.equivalents),
   };
+  if (r.impacts) out.impacts = roundCriteria(r.impacts);
+  return out;
 }

@@ -5,6 +5,7 @@
  * End of life is deferred, not avoided, so it does not enter the balance.
  */
 import { CAR_KG_PER_KM, ENGINE_VERSION, OLD_DEVICE_ENERGY_PENALTY, TREE_KG_PER_YEAR } from './constants.ts';
+import { additionalUseImpact, derivedCriteria, electricityFactor } from './impacts.ts';
 import { roundSavings } from './rounding.ts';
 import type { SavingsInput, SavingsResult } from './types.ts';
 
@@ -38,7 +39,7 @@ export function savingsModel(input: SavingsInput): SavingsResult {
   const f = input.footprint;
   const use = reuseUsePhase(f.annual_kwh, years, grid);
   const avoided = f.breakdown.production_kg + f.breakdown.transport_kg - use.additional_kg;
-  return {
+  const result: SavingsResult = {
     remaining_life_years: years,
     avoided_co2_kg: avoided,
     avoided_production_kg: f.breakdown.production_kg,
@@ -49,4 +50,14 @@ export function savingsModel(input: SavingsInput): SavingsResult {
     old_device_energy_penalty: OLD_DEVICE_ENERGY_PENALTY,
     engine_version: ENGINE_VERSION,
   };
+  const fi = f.impacts;
+  if (fi) {
+    result.impacts = derivedCriteria(fi, (c) => ({
+      production: fi[c].phases.production,
+      transport: fi[c].phases.transport,
+      use: -(c === 'gwp' ? use.additional_kg : additionalUseImpact(f.annual_kwh, years, electricityFactor(fi.electricity, c))),
+      end_of_life: 0,
+    }));
+  }
+  return result;
 }

@@ -31,6 +31,13 @@ export function useRegionOf(code: string): UseRegion | null {
   return CONTINENT_REGION[c.continent] ?? null;
 }
 
+/** Impact per tonne-km of each freight mode, in the criterion being computed (GWP: kg CO2e). */
+export interface FreightFactors {
+  air: number;
+  sea: number;
+  road: number;
+}
+
 export interface TransportResult {
   kg: number;
   air_share: number;
@@ -43,7 +50,8 @@ export interface TransportResult {
 
 /**
  * kg CO2e = shipped tonnes x [air_share x air_km x EF_air + (1 - air_share) x sea_km x EF_sea + road_km x EF_road].
- * Within one region the surface share travels by road instead of sea.
+ * Within one region the surface share travels by road instead of sea. Other criteria pass their own
+ * per-tonne-km factors (`kg` is then in that criterion's unit).
  */
 export function transportKg(
   weightKg: number,
@@ -51,13 +59,14 @@ export function transportKg(
   airShare: number,
   from: AssemblyRegion,
   to: UseRegion,
+  perTonneKm: FreightFactors = FREIGHT_KG_PER_TKM,
 ): TransportResult {
   const air = Math.min(1, Math.max(0, airShare));
   const [airKm, seaKm] = ROUTES[from][to];
   const tonnes = (weightKg * shippingMassFactor) / 1000;
   const sameRegion = seaKm === 0;
   const roadKm = sameRegion ? (1 - air) * INTRA_REGION_ROAD_KM + ROAD_KM / 2 : ROAD_KM;
-  const perTonne = air * airKm * FREIGHT_KG_PER_TKM.air + (1 - air) * seaKm * FREIGHT_KG_PER_TKM.sea + roadKm * FREIGHT_KG_PER_TKM.road;
+  const perTonne = air * airKm * perTonneKm.air + (1 - air) * seaKm * perTonneKm.sea + roadKm * perTonneKm.road;
   return {
     kg: tonnes * perTonne,
     air_share: air,

@@ -170,6 +170,60 @@ export interface FootprintInput {
   release_year_estimated?: boolean;
 }
 
+/** The impact criteria every result carries: climate change, abiotic depletion of elements, primary energy. */
+export type Criterion = 'gwp' | 'adpe' | 'pe';
+/** The criteria whose factors src/footprint/engine/impacts.ts carries (GWP is the engine's own model). */
+export type ResourceCriterion = Exclude<Criterion, 'gwp'>;
+
+export interface CriterionPhases {
+  production: number;
+  transport: number;
+  use: number;
+  end_of_life: number;
+}
+
+/** The ~80 % interval of a criterion's figure, in its unit. */
+export interface CriterionInterval {
+  low: number;
+  high: number;
+  method: string;
+}
+
+/** One criterion of a result: per phase, total, its ~80 % interval and where the factors come from. */
+export interface CriterionResult {
+  unit: string;
+  phases: CriterionPhases;
+  total: number;
+  uncertainty_pct: number;
+  interval: CriterionInterval;
+  confidence: Confidence;
+  /** production by component (footprints only; the refurbishment's heatmap and hotspot ranking read it) */
+  production_components?: Record<string, number>;
+  sources: string[];
+  /** proxies and gaps of this criterion for this result, said plainly */
+  notes: string[];
+}
+
+/** The per-kWh factors of the country of use (or reuse) the use phase was computed with. */
+export interface ElectricityImpactFactors {
+  /** the factor table's region: an ISO 3166-1 alpha-2 code, or WORLD when the country is not in it */
+  region_code: string;
+  adpe_kg_sb_eq_per_kwh: number;
+  pe_mj_per_kwh: number;
+  source: string;
+}
+
+/** GWP, ADPe and PE of one result. */
+export interface CriteriaResult {
+  gwp: CriterionResult;
+  adpe: CriterionResult;
+  pe: CriterionResult;
+}
+
+export interface ImpactsResult extends CriteriaResult {
+  electricity: ElectricityImpactFactors;
+}
+
 export interface FootprintBreakdown {
   production_kg: number;
   transport_kg: number;
@@ -197,6 +251,8 @@ export interface FootprintResult {
   grid_factor_kg_per_kwh?: number;
   transport?: { assembly_region: AssemblyRegion; use_region: UseRegion; air_share: number; shipped_mass_kg: number };
   specs_used?: Required<Omit<DeviceSpecs, 'typical_consumption_kwh'>> & { typical_consumption_kwh: number | null };
+  /** GWP, ADPe and PE per phase (absent in results stored before the impacts beyond carbon) */
+  impacts?: ImpactsResult;
 }
 
 export interface SavingsInput {
@@ -216,6 +272,12 @@ export interface SavingsResult {
   old_device_use_phase_kg: number;
   old_device_energy_penalty: number;
   engine_version: string;
+  /**
+   * Avoided GWP, ADPe and PE by phase: production and transport of the new device avoided (positive),
+   * use = the older device's extra electricity (negative), end of life 0 (deferred, not avoided).
+   * Absent when the footprint has no impacts (results stored before them).
+   */
+  impacts?: CriteriaResult;
 }
 
 export type Swap =
@@ -235,6 +297,8 @@ export interface RefurbishmentInput {
   swaps: Swap[];
   remaining_years: number;
   reuse_grid_factor_kg_per_kwh: number;
+  /** country (or sub-national code) of reuse, for the ADPe and PE of its electricity; default: the footprint's */
+  reuse_region?: string;
 }
 
 export interface RefurbishmentOverhead {
@@ -287,6 +351,13 @@ export interface RefurbishmentResult {
   production_heatmap: HeatmapEntry[];
   equivalents: { km_driving_avoided: number; trees_year_equivalent: number };
   assumptions: string[];
+  /**
+   * Net savings in GWP, ADPe and PE by phase: production = new device's production avoided minus the
+   * refurbishment's parts, swaps and testing; transport = new device's transport avoided minus the
+   * refurbishment logistics; use = the refurbished device's extra electricity (negative); end of life 0.
+   * Absent when the footprint has no impacts.
+   */
+  impacts?: CriteriaResult;
 }
 
 export interface FieldProblem {
