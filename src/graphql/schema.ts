@@ -4,6 +4,7 @@ import './scalars.ts';
 // One file per domain; each adds its types and root fields to the builder.
 import '../reference/schema.ts';
 import '../organizations/schema.ts';
+import '../inventory/schema.ts';
 import '../footprint/schema.ts';
 import '../catalogue/schema.ts';
 import '../factors/schema.ts';
