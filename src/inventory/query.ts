@@ -4,7 +4,7 @@
  * assets and with the days on which a factor or an instrument changes, not with the number of assets:
  *
  * 1. `held`: each calculated asset once, with the figures of its calculation as of the end of the period
- *    (restate: its active calculation) and the days it was held: from its purchase date (undated: the day
+ *    (restate: its active calculation; `history` looks up the few recalculated since) and the days it was held: from its purchase date (undated: the day
  *    it was recorded) to the day it was resold, recycled or disposed of (the last such status change;
  *    without one, the day it was recorded).
  * 2. `grouped`: assets with the same country, category, clipped dates and lifetime become one group,
@@ -30,39 +30,33 @@ retired AS (
   WHERE e.org_id = $1::uuid AND e.event = 'asset.status_changed' AND e.to_value IN ('resold', 'recycled', 'disposed')
   GROUP BY e.asset_id
 ),
+-- Assets recalculated after the period (rare): the figures of their latest calculation made by its end, if any.
+history AS (
+  SELECT DISTINCT ON (c.asset_id) c.asset_id, c.production_kg, c.transport_kg, c.end_of_life_kg,
+    CASE WHEN jsonb_typeof(c.result -> 'methodology' -> 'annual_kwh') = 'number' THEN (c.result -> 'methodology' ->> 'annual_kwh')::float8 END AS annual_kwh,
+    CASE WHEN jsonb_typeof(c.result -> 'methodology' -> 'lifetime_years') = 'number' THEN (c.result -> 'methodology' ->> 'lifetime_years')::float8 END AS lifetime_years,
+    CASE WHEN jsonb_typeof(c.result -> 'methodology' -> 'uncertainty_pct') = 'number' THEN (c.result -> 'methodology' ->> 'uncertainty_pct')::float8 END AS uncertainty_pct
+  FROM assets a CROSS JOIN period p
+  JOIN calculations c ON c.asset_id = a.id AND c.org_id = $1::uuid AND c.kind = 'footprint' AND c.created_at < p.closed_at
+  WHERE a.org_id = $1::uuid AND NOT p.restate AND a.calculated_at >= p.closed_at
+  ORDER BY c.asset_id, c.created_at DESC
+),
 dated AS (
-  SELECT a.id, a.country, a.category, a.calculated_at,
-    a.production_kg, a.transport_kg, a.end_of_life_kg, a.annual_kwh, a.lifetime_years, a.uncertainty_pct,
+  SELECT a.country, a.category,
+    COALESCE(h.production_kg, a.production_kg) AS production_kg, COALESCE(h.transport_kg, a.transport_kg) AS transport_kg,
+    COALESCE(h.end_of_life_kg, a.end_of_life_kg) AS end_of_life_kg, COALESCE(h.annual_kwh, a.annual_kwh) AS annual_kwh,
+    COALESCE(h.lifetime_years, a.lifetime_years) AS lifetime_years, COALESCE(h.uncertainty_pct, a.uncertainty_pct) AS uncertainty_pct,
     COALESCE(a.purchase_date, (a.created_at AT TIME ZONE 'UTC')::date) AS start_day,
     CASE WHEN a.status IN ('resold', 'recycled', 'disposed') THEN (COALESCE(r.at, a.created_at) AT TIME ZONE 'UTC')::date END AS retired_day,
     (a.purchase_date IS NULL)::int AS undated,
     (a.status IN ('resold', 'recycled', 'disposed') AND r.at IS NULL)::int AS status_undated
-  FROM assets a LEFT JOIN retired r ON r.asset_id = a.id
+  FROM assets a LEFT JOIN retired r ON r.asset_id = a.id LEFT JOIN history h ON h.asset_id = a.id
   WHERE a.org_id = $1::uuid AND a.annual_kwh IS NOT NULL AND a.lifetime_years > 0 AND a.end_of_life_kg IS NOT NULL
 ),
 held AS (
   SELECT d.*, least(coalesce(d.retired_day, p.end_day), p.end_day) AS held_until
-  FROM dated d, period p
-  WHERE d.start_day < p.end_day AND (d.retired_day IS NULL OR d.retired_day >= p.first_day)
-    AND (p.restate OR d.calculated_at < p.closed_at)
-  UNION ALL
-  -- Recalculated after the period: the figures of the latest calculation of the asset made by its end, if any.
-  SELECT d.id, d.country, d.category, d.calculated_at,
-    COALESCE(h.production_kg, d.production_kg), COALESCE(h.transport_kg, d.transport_kg), COALESCE(h.end_of_life_kg, d.end_of_life_kg),
-    COALESCE(h.annual_kwh, d.annual_kwh), COALESCE(h.lifetime_years, d.lifetime_years), COALESCE(h.uncertainty_pct, d.uncertainty_pct),
-    d.start_day, d.retired_day, d.undated, d.status_undated, least(coalesce(d.retired_day, p.end_day), p.end_day)
   FROM dated d CROSS JOIN period p
-  LEFT JOIN LATERAL (
-    SELECT c.production_kg, c.transport_kg, c.end_of_life_kg,
-      CASE WHEN jsonb_typeof(c.result -> 'methodology' -> 'annual_kwh') = 'number' THEN (c.result -> 'methodology' ->> 'annual_kwh')::float8 END AS annual_kwh,
-      CASE WHEN jsonb_typeof(c.result -> 'methodology' -> 'lifetime_years') = 'number' THEN (c.result -> 'methodology' ->> 'lifetime_years')::float8 END AS lifetime_years,
-      CASE WHEN jsonb_typeof(c.result -> 'methodology' -> 'uncertainty_pct') = 'number' THEN (c.result -> 'methodology' ->> 'uncertainty_pct')::float8 END AS uncertainty_pct
-    FROM calculations c
-    WHERE c.org_id = $1::uuid AND c.asset_id = d.id AND c.kind = 'footprint' AND c.created_at < p.closed_at
-    ORDER BY c.created_at DESC LIMIT 1
-  ) h ON true
   WHERE d.start_day < p.end_day AND (d.retired_day IS NULL OR d.retired_day >= p.first_day)
-    AND NOT p.restate AND d.calculated_at >= p.closed_at
 ),
 grouped AS (
   SELECT row_number() OVER () AS gid, g.* FROM (
@@ -116,7 +110,7 @@ segments AS (
   SELECT b.country, b.day AS seg_from, COALESCE(lead(b.day) OVER (PARTITION BY b.country ORDER BY b.day), p.end_day) AS seg_to
   FROM bounds b CROSS JOIN period p
 ),
-factored AS (
+factored AS MATERIALIZED (
   SELECT s.*, date_trunc('month', s.seg_from::timestamp)::date AS month, v.location_factor, v.residual_factor, v.supplier_factor,
     COALESCE(v.certificate_share, 0) AS certificate_share
   FROM segments s CROSS JOIN period p CROSS JOIN LATERAL (

@@ -9,6 +9,9 @@ ADD COLUMN     "uncertainty_pct" DOUBLE PRECISION;
 -- CreateIndex
 CREATE INDEX "asset_events_inventory_retirements_idx" ON "asset_events"("org_id", "asset_id", "created_at") WHERE ((event = 'asset.status_changed'::text) AND (to_value = ANY (ARRAY['resold'::text, 'recycled'::text, 'disposed'::text])));
 
+-- CreateIndex
+CREATE INDEX "assets_org_id_calculated_at_idx" ON "assets"("org_id", "calculated_at");
+
 -- The period inventory (src/inventory/, docs/inventory.md) sums these in grouped SQL over the assets alone:
 -- each asset carries the figures of its active calculation that the inventory needs. One row trigger fills
 -- them whenever active_calculation_id is written, so every path that writes assets (API and CSV imports,
