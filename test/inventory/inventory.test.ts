@@ -1,4 +1,10 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import * as fmt from '../../src/documents/format.ts';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 import type { PrismaClient } from '../../src/db/database.ts';
@@ -335,7 +341,10 @@ describe(`GET /v1/inventory and GraphQL on ${TEST_DATABASE_KIND}`, () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ date_from: '2025-01-01', date_to: '2025-12-31', method: 'acquisition', restate: false });
     expect(body.total.kg_co2e).toBeCloseTo(590.1, 2);
+    expect(body.total.uncertainty).toEqual({ low_kg: 553.7, high_kg: 644.7 });
+    expect(body.total.market_based_uncertainty).toEqual({ low_kg: 467.5, high_kg: 558.5 });
     expect(body.scope_2.market_based_kg_co2e).toBeCloseTo(178.9, 2);
+    expect(body.by_month.find((r: { key: string }) => r.key === '2025-07').kg_co2e).toBeCloseTo(234.8, 2);
     const linear = await get(keys.main, 'dateFrom=2025-01-01&dateTo=2025-12-31&method=linear');
     expect(linear.body.method).toBe('linear');
   });
@@ -348,6 +357,8 @@ describe(`GET /v1/inventory and GraphQL on ${TEST_DATABASE_KIND}`, () => {
       ['dateFrom=2025-01-01&dateTo=2025-12-31&method=fifo', 'method'],
       ['dateFrom=2025-01-01&dateTo=2025-12-31&colour=red', 'colour'],
       ['dateTo=2025-12-31', 'dateFrom'],
+      ['dateFrom=2025-01-01&dateTo=2025-12-31&restate=maybe', 'restate'],
+      ['dateFrom=1989-12-31&dateTo=2025-12-31', 'dateFrom'],
     ];
     for (const [query, field] of cases) {
       const { status, body } = await get(keys.main, query);
@@ -376,6 +387,34 @@ describe(`GET /v1/inventory and GraphQL on ${TEST_DATABASE_KIND}`, () => {
     expect(inv.total.kg_co2e).toBeCloseTo(590.1, 2);
     expect(inv.total.assets).toBe(5);
     expect(inv.scope_2.market_based_kg_co2e).toBeCloseTo(178.9, 2);
+  });
+
+  it('prints the same scope table and both Scope 2 figures in the sustainability summary', async () => {
+    const period = { dateFrom: '2025-01-01', dateTo: '2025-12-31' };
+    const { body: inventory } = await get(keys.main, `dateFrom=${period.dateFrom}&dateTo=${period.dateTo}`);
+    const pdf = await t.request('/v1/report', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.main}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'sustainability_summary', ...period }),
+    });
+    expect(pdf.status).toBe(200);
+    const dir = await mkdtemp(path.join(tmpdir(), 'lcf-inventory-pdf-'));
+    try {
+      const file = path.join(dir, 'report.pdf');
+      await writeFile(file, Buffer.from(await pdf.arrayBuffer()));
+      const text = (await promisify(execFile)('pdftotext', ['-layout', file, '-'])).stdout.replace(/\s+/g, ' ');
+      expect(text).toContain('GHG inventory');
+      expect(text).toContain('allocation method acquisition');
+      for (const row of inventory.by_scope as { assets: number; kg_co2e: number; market_based_kg_co2e: number }[]) {
+        expect(text).toContain(`${fmt.count(row.assets)} ${fmt.kg(row.kg_co2e)} ${fmt.kg(row.market_based_kg_co2e)}`);
+      }
+      expect(text).toContain(`Total ${fmt.count(inventory.total.assets)} ${fmt.kg(inventory.total.kg_co2e)} ${fmt.kg(inventory.total.market_based_kg_co2e)}`);
+      expect(text).toContain(
+        `Scope 2 location-based ${fmt.kgCo2e(inventory.scope_2.location_based_kg_co2e)}; market-based ${fmt.kgCo2e(inventory.scope_2.market_based_kg_co2e)}`,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses the read-only demo sandbox', async () => {
