@@ -190,11 +190,27 @@ export const DATA_RULES = [
   'Electricity: the annual kWh of its calculation x days held in the period / 365.25.',
 ];
 
+/**
+ * The rows of PERIOD_INVENTORY_SQL. Without JIT: the planner's row estimates for the grouping sets are far
+ * above the real counts, and PostgreSQL would spend seconds compiling a statement that runs in a fraction of
+ * that (measured: 13 s of JIT for 2 s of work at 100 000 assets); with work memory for the sorts of the
+ * grouping sets. SET LOCAL: for this transaction only. PGlite has no JIT and accepts the settings.
+ */
+async function inventoryRows(prisma: PrismaClient, orgId: string, request: InventoryRequest): Promise<InventorySqlRow[]> {
+  const { dateFrom, dateTo, restate, method } = request;
+  const [, , rows] = await prisma.$transaction([
+    prisma.$executeRawUnsafe('SET LOCAL jit = off'),
+    prisma.$executeRawUnsafe("SET LOCAL work_mem = '64MB'"),
+    prisma.$queryRawUnsafe<InventorySqlRow[]>(PERIOD_INVENTORY_SQL, orgId, dateFrom, dateTo, restate, method),
+  ]);
+  return rows;
+}
+
 /** The inventory of `request` for the organisation `orgId`, read through its scoped client. */
 export async function periodInventory(prisma: PrismaClient, orgId: string, request: InventoryRequest): Promise<PeriodInventory> {
   const { dateFrom, dateTo, method, restate } = request;
   const [rows, avoided, [coverage], organization] = await Promise.all([
-    prisma.$queryRawUnsafe<InventorySqlRow[]>(PERIOD_INVENTORY_SQL, orgId, dateFrom, dateTo, restate, method),
+    inventoryRows(prisma, orgId, request),
     prisma.$queryRawUnsafe<{ status: string; assets: number; kg: number }[]>(AVOIDED_SQL, orgId, dateFrom, dateTo),
     prisma.$queryRawUnsafe<{ assets: number; uncalculated: number }[]>(COVERAGE_SQL, orgId),
     prisma.organization.findFirstOrThrow({ where: { id: orgId }, select: { hardware_accounting: true } }),
@@ -272,7 +288,7 @@ export async function periodInventory(prisma: PrismaClient, orgId: string, reque
 /** The month x scope x category x country rows of the inventory (OData PeriodEmissions), in a stable order. */
 export async function periodEmissionRows(prisma: PrismaClient, orgId: string, request: InventoryRequest): Promise<PeriodEmissionRow[]> {
   const [rows, organization] = await Promise.all([
-    prisma.$queryRawUnsafe<InventorySqlRow[]>(PERIOD_INVENTORY_SQL, orgId, request.dateFrom, request.dateTo, request.restate, request.method),
+    inventoryRows(prisma, orgId, request),
     prisma.organization.findFirstOrThrow({ where: { id: orgId }, select: { hardware_accounting: true } }),
   ]);
   return rows
