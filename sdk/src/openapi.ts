@@ -41,6 +41,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Greenhouse-gas inventory of a reporting period */
+        get: operations["inventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/footprint": {
         parameters: {
             query?: never;
@@ -608,6 +625,11 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * InventoryMethod
+         * @enum {string}
+         */
+        InventoryMethod: "acquisition" | "linear";
+        /**
          * ScreenType
          * @enum {string}
          */
@@ -646,7 +668,7 @@ export interface components {
          * FactorType
          * @enum {string}
          */
-        FactorType: "GRID";
+        FactorType: "GRID" | "RESIDUAL_MIX" | "ELECTRICITY_ADPE" | "ELECTRICITY_PE";
         /**
          * AssetStatus
          * @enum {string}
@@ -819,6 +841,201 @@ export interface components {
             /** Format: int32 */
             total: number;
             categories: components["schemas"]["Category"][];
+        };
+        /** @description The ~80 % interval of a figure, kg CO2e (asset intervals summed: errors taken as fully correlated). */
+        InventoryInterval: {
+            /** Format: float */
+            low_kg: number;
+            /** Format: float */
+            high_kg: number;
+        };
+        /** @description One row of a breakdown of the period inventory. */
+        InventoryRow: {
+            /** @description Stable key of the row: scope, phase, month YYYY-MM, country code or device category id */
+            key: string;
+            label: string;
+            /**
+             * Format: float
+             * @description Emissions of the row in the period, kg CO2e, with Scope 2 location-based
+             */
+            kg_co2e: number;
+            /**
+             * Format: float
+             * @description The same with Scope 2 market-based (rows without electricity: equal to kg_co2e)
+             */
+            market_based_kg_co2e: number;
+            /** @description Interval of kg_co2e */
+            uncertainty: components["schemas"]["InventoryInterval"];
+            /** @description Interval of market_based_kg_co2e */
+            market_based_uncertainty: components["schemas"]["InventoryInterval"];
+            /**
+             * Format: int32
+             * @description Assets with a figure in this row (each counted once)
+             */
+            assets: number;
+        };
+        /** @description The inventory of one GHG Protocol scope and category. */
+        InventoryScopeRow: {
+            /** @description Stable key of the row: scope, phase, month YYYY-MM, country code or device category id */
+            key: string;
+            label: string;
+            /**
+             * Format: float
+             * @description Emissions of the row in the period, kg CO2e, with Scope 2 location-based
+             */
+            kg_co2e: number;
+            /**
+             * Format: float
+             * @description The same with Scope 2 market-based (rows without electricity: equal to kg_co2e)
+             */
+            market_based_kg_co2e: number;
+            /** @description Interval of kg_co2e */
+            uncertainty: components["schemas"]["InventoryInterval"];
+            /** @description Interval of market_based_kg_co2e */
+            market_based_uncertainty: components["schemas"]["InventoryInterval"];
+            /**
+             * Format: int32
+             * @description Assets with a figure in this row (each counted once)
+             */
+            assets: number;
+            /**
+             * Format: int32
+             * @description 2 or 3
+             */
+            scope: number;
+            /**
+             * Format: int32
+             * @description Scope 3 category: 2 capital goods (1 purchased goods when hardware_accounting is purchased_goods), 4 upstream transportation, 5 waste; null for Scope 2
+             */
+            ghg_category: number | null;
+            /** @description use, production, transport or end_of_life */
+            phase: string;
+        };
+        /** @description The kWh of the market-based Scope 2 figure by the factor they got (GHG Protocol Scope 2 Guidance, table 6.3 hierarchy). */
+        InventoryMarketBasis: {
+            /**
+             * Format: float
+             * @description Covered by energy attribute certificates: 0 kg CO2e
+             */
+            certificates_kwh: number;
+            /**
+             * Format: float
+             * @description At a supplier-specific factor
+             */
+            supplier_specific_kwh: number;
+            /**
+             * Format: float
+             * @description At the country's residual mix
+             */
+            residual_mix_kwh: number;
+            /**
+             * Format: float
+             * @description Neither an instrument nor a residual mix: at the location-based grid factor, flagged (location_based_fallback)
+             */
+            location_based_kwh: number;
+        };
+        /** @description Scope 2 (the devices' electricity) reported both ways, side by side (GHG Protocol Scope 2 Guidance, dual reporting). */
+        InventoryScope2: {
+            /**
+             * Format: float
+             * @description Electricity of the assets in service in the period, kWh
+             */
+            kwh: number;
+            /**
+             * Format: float
+             * @description At the grid factor of each asset's country, vintage in force on each day
+             */
+            location_based_kg_co2e: number;
+            /**
+             * Format: float
+             * @description Contractual instruments first, then the residual mix, else the location-based factor
+             */
+            market_based_kg_co2e: number;
+            location_based_uncertainty: components["schemas"]["InventoryInterval"];
+            market_based_uncertainty: components["schemas"]["InventoryInterval"];
+            market_basis: components["schemas"]["InventoryMarketBasis"];
+            /** @description True when some kWh of the market-based figure had neither an instrument nor a residual mix */
+            location_based_fallback: boolean;
+            /** Format: int32 */
+            assets: number;
+        };
+        /** @description What the inventory counted by rule rather than by record, never silently. */
+        InventoryDataQuality: {
+            /**
+             * Format: int32
+             * @description Assets with at least one figure in the period
+             */
+            assets_counted: number;
+            /** Format: int32 */
+            assets_without_purchase_date: number;
+            /**
+             * Format: float
+             * @description Share of assets_counted, percent
+             */
+            assets_without_purchase_date_pct: number;
+            /**
+             * Format: int32
+             * @description Assets resold, recycled or disposed of with no dated status change
+             */
+            status_changes_without_date: number;
+            /**
+             * Format: float
+             * @description Share of assets_counted, percent
+             */
+            status_changes_without_date_pct: number;
+            /**
+             * Format: int32
+             * @description The organisation's assets without the calculated figures the inventory needs: not counted
+             */
+            assets_without_calculation: number;
+            /**
+             * Format: int32
+             * @description Assets in a country without a grid factor: their electricity counts 0 kg
+             */
+            assets_without_grid_factor: number;
+            /** @description The rules applied to missing dates */
+            rules: string[];
+        };
+        /** @description Emissions avoided by reuse and refurbishment in the period: reported beside the inventory, not part of it, never netted. */
+        InventoryAvoidedEmissions: {
+            /** @description Always false */
+            part_of_inventory: boolean;
+            /** Format: float */
+            reuse_kg_co2e: number;
+            /** Format: float */
+            refurbishment_kg_co2e: number;
+            /** Format: int32 */
+            resold_assets: number;
+            /** Format: int32 */
+            refurbished_assets: number;
+            basis: string;
+        };
+        /** @description The organisation's greenhouse-gas inventory of a reporting period by GHG Protocol scope and category (docs/inventory.md): Scope 2 electricity of the days each asset was in service, Scope 3 hardware acquired (category 2, or 1) and its delivery (category 4), end of life of hardware disposed of (category 5). Not the lifetime totals of Organization.total_kg_co2e. */
+        PeriodInventory: {
+            /** @description First day, YYYY-MM-DD (UTC) */
+            date_from: string;
+            /** @description Last day, included */
+            date_to: string;
+            /** @description The allocation of embodied emissions used */
+            method: components["schemas"]["InventoryMethod"];
+            restate: boolean;
+            /** @description Which calculations and factor vintages the figures use */
+            factors: string;
+            /** @description The organisation's setting: capital_goods (category 2) or purchased_goods (category 1) */
+            hardware_accounting: string;
+            total: components["schemas"]["InventoryRow"];
+            scope_2: components["schemas"]["InventoryScope2"];
+            by_scope: components["schemas"]["InventoryScopeRow"][];
+            by_phase: components["schemas"]["InventoryRow"][];
+            /** @description Months with a figure, YYYY-MM */
+            by_month: components["schemas"]["InventoryRow"][];
+            /** @description Largest first */
+            by_country: components["schemas"]["InventoryRow"][];
+            /** @description By device category, largest first */
+            by_category: components["schemas"]["InventoryRow"][];
+            data_quality: components["schemas"]["InventoryDataQuality"];
+            avoided_emissions: components["schemas"]["InventoryAvoidedEmissions"];
+            uncertainty_method: string;
         };
         /** @description The device the calculation is for, as matched by the lookup chain. */
         FootprintProduct: {
@@ -1910,6 +2127,102 @@ export interface operations {
             };
             /** @description Invalid or revoked API key (the route also answers without one) */
             401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    inventory: {
+        parameters: {
+            query: {
+                dateFrom: string;
+                dateTo: string;
+                /** @description acquisition (default) or linear */
+                method?: components["schemas"]["InventoryMethod"];
+                restate?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodInventory"];
+                };
+            };
+            /** @description Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT), a test key of the demo sandbox, which keeps no records (NO_ORGANIZATION_CONTEXT) */
+            403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -8,12 +8,12 @@ import { openApi } from '../rest/openapi-schemas.ts';
 
 export const FactorType = builder.enumType('FactorType', {
   description:
-    'Kind of emission factor. GRID: electricity grid carbon intensity of a region, kg CO2e per kWh; RESIDUAL_MIX: the residual mix of a region for market-based Scope 2, kg CO2e per kWh; ELECTRICITY_ADPE and ELECTRICITY_PE: abiotic depletion (kg Sb eq per kWh) and primary energy (MJ per kWh) of a region\'s electricity.',
+    "Kind of emission factor. GRID: electricity grid carbon intensity of a region, kg CO2e per kWh; RESIDUAL_MIX: the residual mix of a region for market-based Scope 2, kg CO2e per kWh; ELECTRICITY_ADPE and ELECTRICITY_PE: abiotic depletion (kg Sb eq per kWh) and primary energy (MJ per kWh) of a region's electricity.",
   values: {
     GRID: { description: 'Electricity grid, kg CO2e per kWh (location-based)' },
     RESIDUAL_MIX: { description: 'Residual mix of a region, kg CO2e per kWh (market-based Scope 2 without a contractual instrument)' },
-    ELECTRICITY_ADPE: { description: 'Abiotic depletion of elements of a region\'s electricity, kg Sb eq per kWh' },
-    ELECTRICITY_PE: { description: 'Primary energy of a region\'s electricity, MJ per kWh' },
+    ELECTRICITY_ADPE: { description: "Abiotic depletion of elements of a region's electricity, kg Sb eq per kWh" },
+    ELECTRICITY_PE: { description: "Primary energy of a region's electricity, MJ per kWh" },
   } as const,
 });
 

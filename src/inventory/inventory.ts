@@ -32,7 +32,12 @@ const isoDay = (date: Date) => date.toISOString().slice(0, 10);
  * A valid period: dates from EARLIEST_DATE to LATEST_DATE, dateFrom not after dateTo, at most
  * MAX_PERIOD_YEARS long (dateTo before the same day MAX_PERIOD_YEARS after dateFrom). Else 400 naming the field.
  */
-export function inventoryRequest(args: { dateFrom: Date; dateTo: Date; method?: InventoryMethod | null; restate?: boolean | null }): InventoryRequest {
+export function inventoryRequest(args: {
+  dateFrom: Date;
+  dateTo: Date;
+  method?: InventoryMethod | null;
+  restate?: boolean | null;
+}): InventoryRequest {
   const dateFrom = isoDay(args.dateFrom);
   const dateTo = isoDay(args.dateTo);
   for (const [field, value] of [
@@ -44,7 +49,10 @@ export function inventoryRequest(args: { dateFrom: Date; dateTo: Date; method?: 
   }
   if (dateFrom > dateTo) throw invalidParameter('dateFrom', `must be on or before dateTo (${dateTo}), got '${dateFrom}'`);
   if (dateTo >= addYears(dateFrom, MAX_PERIOD_YEARS))
-    throw invalidParameter('dateTo', `the period may be at most ${MAX_PERIOD_YEARS} years long: dateTo must be before ${addYears(dateFrom, MAX_PERIOD_YEARS)}, got '${dateTo}'`);
+    throw invalidParameter(
+      'dateTo',
+      `the period may be at most ${MAX_PERIOD_YEARS} years long: dateTo must be before ${addYears(dateFrom, MAX_PERIOD_YEARS)}, got '${dateTo}'`,
+    );
   return { dateFrom, dateTo, method: args.method ?? 'acquisition', restate: args.restate ?? false };
 }
 
@@ -152,7 +160,10 @@ const PHASE_LABELS: Record<InventoryPhase, string> = {
 };
 
 /** The GHG Protocol scope and category each phase is reported in. */
-export function scopeOf(phase: InventoryPhase, accounting: HardwareAccounting): { scope: 2 | 3; ghg_category: number | null; label: string } {
+export function scopeOf(
+  phase: InventoryPhase,
+  accounting: HardwareAccounting,
+): { scope: 2 | 3; ghg_category: number | null; label: string } {
   switch (phase) {
     case 'use':
       return { scope: 2, ghg_category: null, label: 'Scope 2: purchased electricity' };
@@ -251,7 +262,12 @@ export async function periodInventory(prisma: PrismaClient, orgId: string, reque
     },
     by_scope: PHASES.map((phase) => {
       const { scope, ghg_category, label } = scopeOf(phase, accounting);
-      return { ...rowOf(ghg_category === null ? 'scope_2' : `scope_3_category_${ghg_category}`, label, byPhase.get(phase)), scope, ghg_category, phase };
+      return {
+        ...rowOf(ghg_category === null ? 'scope_2' : `scope_3_category_${ghg_category}`, label, byPhase.get(phase)),
+        scope,
+        ghg_category,
+        phase,
+      };
     }),
     by_phase: PHASES.map((phase) => rowOf(phase, PHASE_LABELS[phase], byPhase.get(phase))),
     by_month: inSet(INVENTORY_SETS.month)

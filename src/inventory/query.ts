@@ -212,7 +212,6 @@ SELECT set_id, phase, to_char(month, 'YYYY-MM') AS month, country, category,
 FROM per_group
 GROUP BY set_id, phase, month, country, category`;
 
-
 /** The sets of PERIOD_INVENTORY_SQL's answer, by GROUPING(phase, month, country, category): a 1 bit for each column summed over. */
 export const INVENTORY_SETS = { detail: 0, phase: 7, month: 11, country: 13, category: 14, total: 15 } as const;
 

@@ -65,7 +65,8 @@ const InventoryScopeRowRef = builder.objectRef<InventoryScopeRow>('InventoryScop
     scope: t.exposeInt('scope', { description: '2 or 3' }),
     ghg_category: t.exposeInt('ghg_category', {
       nullable: true,
-      description: 'Scope 3 category: 2 capital goods (1 purchased goods when hardware_accounting is purchased_goods), 4 upstream transportation, 5 waste; null for Scope 2',
+      description:
+        'Scope 3 category: 2 capital goods (1 purchased goods when hardware_accounting is purchased_goods), 4 upstream transportation, 5 waste; null for Scope 2',
     }),
     phase: t.exposeString('phase', { description: 'use, production, transport or end_of_life' }),
   }),
@@ -108,7 +109,9 @@ const DataQualityRef = builder.objectRef<InventoryDataQuality>('InventoryDataQua
   fields: (t) => ({
     assets_counted: t.exposeInt('assets_counted', { description: 'Assets with at least one figure in the period' }),
     assets_without_purchase_date: t.exposeInt('assets_without_purchase_date'),
-    assets_without_purchase_date_pct: t.exposeFloat('assets_without_purchase_date_pct', { description: 'Share of assets_counted, percent' }),
+    assets_without_purchase_date_pct: t.exposeFloat('assets_without_purchase_date_pct', {
+      description: 'Share of assets_counted, percent',
+    }),
     status_changes_without_date: t.exposeInt('status_changes_without_date', {
       description: 'Assets resold, recycled or disposed of with no dated status change',
     }),

@@ -305,7 +305,12 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
 function ghgInventory(inventory: PeriodInventory): NonNullable<ReportView['ghg_inventory']> {
   return {
     method: inventory.method,
-    rows: inventory.by_scope.map((r) => ({ label: r.label, assets: r.assets, kg_co2e: r.kg_co2e, market_based_kg_co2e: r.market_based_kg_co2e })),
+    rows: inventory.by_scope.map((r) => ({
+      label: r.label,
+      assets: r.assets,
+      kg_co2e: r.kg_co2e,
+      market_based_kg_co2e: r.market_based_kg_co2e,
+    })),
     total: { assets: inventory.total.assets, kg_co2e: inventory.total.kg_co2e, market_based_kg_co2e: inventory.total.market_based_kg_co2e },
     scope_2: {
       location_based_kg_co2e: inventory.scope_2.location_based_kg_co2e,

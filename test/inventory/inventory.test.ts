@@ -113,13 +113,16 @@ async function statusChange(orgId: string, assetId: string, to: string, at: stri
   });
 }
 
-const inventory = (org: string, request: Partial<InventoryRequest> = {}) => periodInventory(prisma, orgs[org]!, { ...YEAR_2025, ...request });
+const inventory = (org: string, request: Partial<InventoryRequest> = {}) =>
+  periodInventory(prisma, orgs[org]!, { ...YEAR_2025, ...request });
 const row = (rows: PeriodInventory['by_month'], key: string) => rows.find((r) => r.key === key);
 
 beforeAll(async () => {
   t = await createTestApp();
   prisma = t.app.services.db.prisma;
-  registryId = (await prisma.factorRegistry.create({ data: { key: 'test-inventory', display_name: 'Test fixtures', current_version: '2025' } })).id;
+  registryId = (
+    await prisma.factorRegistry.create({ data: { key: 'test-inventory', display_name: 'Test fixtures', current_version: '2025' } })
+  ).id;
   await factor('GRID', 'XA', 0.4, '2024-01-01', '2025-06-30');
   await factor('GRID', 'XA', 0.2, '2025-07-01');
   await factor('GRID', 'XB', 0.3, '2020-01-01');
@@ -179,7 +182,12 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
     expect(answer.scope_2.location_based_kg_co2e).toBeCloseTo(109.2 + 110.4 + 27 + 9.2 + 9.3, 2);
     // market: A no residual mix -> 109.2 (flagged); B covered by certificates -> 0; C and E at the residual mix 0.5; D 9.2 (flagged)
     expect(answer.scope_2.market_based_kg_co2e).toBeCloseTo(109.2 + 0 + 45 + 9.2 + 15.5, 2);
-    expect(answer.scope_2.market_basis).toEqual({ certificates_kwh: 368, supplier_specific_kwh: 0, residual_mix_kwh: 121, location_based_kwh: 457 });
+    expect(answer.scope_2.market_basis).toEqual({
+      certificates_kwh: 368,
+      supplier_specific_kwh: 0,
+      residual_mix_kwh: 121,
+      location_based_kwh: 457,
+    });
     expect(answer.scope_2.location_based_fallback).toBe(true);
     expect(answer.scope_2.assets).toBe(5);
     // A's 50 %: 109.2 / 1.5 = 72.8 and 109.2 x 1.5 = 163.8; the others state 0 %
@@ -238,9 +246,16 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
     const asOfPeriod = await inventory('life');
     expect(asOfPeriod.scope_2.location_based_kg_co2e).toBeCloseTo(109.2, 2);
     // A recalculation today doubling the electricity, and a 2026 vintage of XA at 0.9
-    const recalculated = await calculation(orgs.life!, { country: 'XA', kwh: 730.5, calculatedAt: new Date().toISOString().slice(0, 10) }, a);
+    const recalculated = await calculation(
+      orgs.life!,
+      { country: 'XA', kwh: 730.5, calculatedAt: new Date().toISOString().slice(0, 10) },
+      a,
+    );
     await prisma.asset.update({ where: { id: a }, data: { active_calculation_id: recalculated.id } });
-    await prisma.emissionFactor.update({ where: { type_region_code_valid_from: { type: 'GRID', region_code: 'XA', valid_from: day('2025-07-01') } }, data: { valid_to: day('2025-12-31') } });
+    await prisma.emissionFactor.update({
+      where: { type_region_code_valid_from: { type: 'GRID', region_code: 'XA', valid_from: day('2025-07-01') } },
+      data: { valid_to: day('2025-12-31') },
+    });
     await factor('GRID', 'XA', 0.9, '2026-01-01');
     try {
       expect((await inventory('life')).scope_2.location_based_kg_co2e).toBeCloseTo(109.2, 2);
@@ -249,14 +264,25 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
       expect(restated.scope_2.location_based_kg_co2e).toBeCloseTo(365 * 2 * 0.9, 2);
     } finally {
       await prisma.emissionFactor.deleteMany({ where: { region_code: 'XA', valid_from: day('2026-01-01') } });
-      await prisma.emissionFactor.update({ where: { type_region_code_valid_from: { type: 'GRID', region_code: 'XA', valid_from: day('2025-07-01') } }, data: { valid_to: null } });
+      await prisma.emissionFactor.update({
+        where: { type_region_code_valid_from: { type: 'GRID', region_code: 'XA', valid_from: day('2025-07-01') } },
+        data: { valid_to: null },
+      });
       await prisma.asset.delete({ where: { id: a } });
     }
   });
 
   it('allocates embodied emissions linearly over the lifetime, and both methods add up to the same lifetime total', async () => {
     // Bought 2025-07-01, lifetime 2 years (731 days), disposed 2026-03-01: 184 + 59 days spread, 488/731 left on disposal.
-    const id = await asset(orgs.life!, { country: 'XC', purchase: '2025-07-01', kwh: 0, production: 200, transport: 10, endOfLife: 5, lifetime: 2 });
+    const id = await asset(orgs.life!, {
+      country: 'XC',
+      purchase: '2025-07-01',
+      kwh: 0,
+      production: 200,
+      transport: 10,
+      endOfLife: 5,
+      lifetime: 2,
+    });
     await prisma.asset.update({ where: { id }, data: { status: 'disposed' } });
     await statusChange(orgs.life!, id, 'disposed', '2026-03-01T12:00:00Z');
     try {
@@ -313,7 +339,11 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
     try {
       const answer = await inventory('main');
       expect(answer.hardware_accounting).toBe('purchased_goods');
-      expect(answer.by_scope.find((r) => r.phase === 'production')).toMatchObject({ key: 'scope_3_category_1', ghg_category: 1, kg_co2e: 300 });
+      expect(answer.by_scope.find((r) => r.phase === 'production')).toMatchObject({
+        key: 'scope_3_category_1',
+        ghg_category: 1,
+        kg_co2e: 300,
+      });
     } finally {
       await prisma.organization.update({ where: { id: orgs.main! }, data: { hardware_accounting: 'capital_goods' } });
     }
@@ -324,7 +354,12 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
     await statusChange(orgs.life!, id, 'resold', '2025-05-05T08:00:00Z');
     try {
       const answer = await inventory('life');
-      expect(answer.avoided_emissions).toMatchObject({ part_of_inventory: false, reuse_kg_co2e: 75, resold_assets: 1, refurbished_assets: 0 });
+      expect(answer.avoided_emissions).toMatchObject({
+        part_of_inventory: false,
+        reuse_kg_co2e: 75,
+        resold_assets: 1,
+        refurbished_assets: 0,
+      });
       expect(answer.total.kg_co2e).toBe(0);
     } finally {
       await prisma.asset.delete({ where: { id } });
@@ -408,7 +443,9 @@ describe(`GET /v1/inventory and GraphQL on ${TEST_DATABASE_KIND}`, () => {
       for (const row of inventory.by_scope as { assets: number; kg_co2e: number; market_based_kg_co2e: number }[]) {
         expect(text).toContain(`${fmt.count(row.assets)} ${fmt.kg(row.kg_co2e)} ${fmt.kg(row.market_based_kg_co2e)}`);
       }
-      expect(text).toContain(`Total ${fmt.count(inventory.total.assets)} ${fmt.kg(inventory.total.kg_co2e)} ${fmt.kg(inventory.total.market_based_kg_co2e)}`);
+      expect(text).toContain(
+        `Total ${fmt.count(inventory.total.assets)} ${fmt.kg(inventory.total.kg_co2e)} ${fmt.kg(inventory.total.market_based_kg_co2e)}`,
+      );
       expect(text).toContain(
         `Scope 2 location-based ${fmt.kgCo2e(inventory.scope_2.location_based_kg_co2e)}; market-based ${fmt.kgCo2e(inventory.scope_2.market_based_kg_co2e)}`,
       );
