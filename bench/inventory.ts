@@ -83,16 +83,13 @@ try {
     return { p50_ms: percentile(ms, 50), max_ms: Math.max(...ms.map((m) => Math.round(m * 10) / 10)), runs: ms.length, total: body!.total };
   };
   const year = 'dateFrom=2025-01-01&dateTo=2025-12-31';
-  const results = {
-    assets: N,
-    seed_seconds: Math.round(seedSeconds),
-    one_year_acquisition: await timed(year),
-    one_year_linear: await timed(`${year}&method=linear`),
-    one_year_restated: await timed(`${year}&restate=true`),
-    budget_ms: BUDGET_MS,
-  };
-  console.log(JSON.stringify(results, null, 2));
-  if (results.one_year_acquisition.p50_ms > BUDGET_MS) process.exitCode = 1;
+  // Each case printed as it is measured: the default (acquisition) is the figure the budget is about.
+  console.log(JSON.stringify({ assets: N, seed_seconds: Math.round(seedSeconds), budget_ms: BUDGET_MS }));
+  const acquisition = await timed(year);
+  console.log(JSON.stringify({ one_year_acquisition: acquisition }));
+  if (acquisition.p50_ms > BUDGET_MS) process.exitCode = 1;
+  console.log(JSON.stringify({ one_year_restated: await timed(`${year}&restate=true`) }));
+  console.log(JSON.stringify({ one_year_linear: await timed(`${year}&method=linear`) }));
 } finally {
   await client.end();
   await service.stop();
