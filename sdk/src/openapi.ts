@@ -41,6 +41,44 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Greenhouse-gas inventory of a reporting period */
+        get: operations["inventory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/org/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get the organisation's settings */
+        get: operations["organizationSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the organisation's settings
+         * @description Changes your organisation's settings: the fields given replace their values. Audit event organization.settings.updated (when a value changes).
+         */
+        patch: operations["updateOrganizationSettings"];
+        trace?: never;
+    };
     "/v1/footprint": {
         parameters: {
             query?: never;
@@ -285,6 +323,52 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/instruments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the contractual instruments */
+        get: operations["contractualInstruments"];
+        put?: never;
+        /**
+         * Record a contractual instrument
+         * @description Records a contractual instrument for market-based Scope 2: a supplier-specific factor (emission_factor_kg_per_kwh, no coverage_share) or energy attribute certificates (coverage_share, no factor). One supplier-specific factor per country and day; certificates of one country cover at most 100 % of any day. At most 1000 per organisation. Audit event contractual_instrument.created.
+         */
+        post: operations["createContractualInstrument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/inventory/instruments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a contractual instrument */
+        get: operations["contractualInstrument"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a contractual instrument
+         * @description Deletes a contractual instrument and answers it as it was. Audit event contractual_instrument.deleted.
+         */
+        delete: operations["deleteContractualInstrument"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a contractual instrument
+         * @description Changes a contractual instrument: the fields given replace their values (an empty label removes it), the whole instrument and the overlap rule are checked again. The kind cannot change: delete the instrument and record another. Audit event contractual_instrument.updated.
+         */
+        patch: operations["updateContractualInstrument"];
         trace?: never;
     };
     "/v1/footprint/batch": {
@@ -608,6 +692,16 @@ export interface webhooks {
 export interface components {
     schemas: {
         /**
+         * InventoryMethod
+         * @enum {string}
+         */
+        InventoryMethod: "acquisition" | "linear";
+        /**
+         * HardwareAccounting
+         * @enum {string}
+         */
+        HardwareAccounting: "capital_goods" | "purchased_goods";
+        /**
          * Confidence
          * @enum {string}
          */
@@ -632,6 +726,11 @@ export interface components {
          * @enum {string}
          */
         DeviceMatchStatus: "exact" | "variant" | "shared" | "family" | "none";
+        /**
+         * AllocationMethod
+         * @enum {string}
+         */
+        AllocationMethod: "duration" | "per_year";
         /**
          * SwapKind
          * @enum {string}
@@ -687,6 +786,11 @@ export interface components {
          * @enum {string}
          */
         ErasureSyncStatus: "running" | "completed" | "failed" | "interrupted";
+        /**
+         * ContractualInstrumentKind
+         * @enum {string}
+         */
+        ContractualInstrumentKind: "supplier_specific" | "energy_attribute_certificate";
         /** @description One product of a batch. Validated per item: a bad item becomes an item error, the others are calculated. */
         FootprintBatchItem: {
             /** @description At most 100 characters. */
@@ -721,6 +825,13 @@ export interface components {
              * @description The unit's release (model) year, 1990 to next year. Wins over the catalogue's year and a year read from the model number (methodology.data_sources says so): it sets the typical memory and storage of unstated fields, the calibrated year trend of the manufacturer's footprints and the energy model's year, and the interval is the one of a known year (docs/methodology.md section 3.4)
              */
             release_year?: number | null;
+            /**
+             * Format: float
+             * @description Allocate the figures to this many years instead of the whole life: embodied phases x duration / lifetime, the use phase for the duration (docs/methodology.md, 'Allocation over a duration'). Above 0 and at most the device's lifetime (methodology.lifetime_years; savings and refurbishment: also at most remaining_years); methodology.allocation states it
+             */
+            duration_years?: number | null;
+            /** @description true: annualised figures, embodied phases / lifetime + one year of use (methodology.allocation states it); not with duration_years */
+            per_year?: boolean | null;
         };
         /** @description One asset to import. Fields are checked per item: a bad item is reported with its index and the others are imported. status is one of in_stock, in_use (default), in_repair, refurbished, resold, recycled, disposed. */
         AssetInput: {
@@ -766,7 +877,7 @@ export interface components {
             release_year?: number | null;
         };
         ExportScopeInput: {
-            /** @description Tables to export (default all): organizations, profiles, api_keys, assets, asset_events, asset_imports, calculations, calculation_factors, certificates, reports, export_jobs, audit_log, webhook_endpoints, webhook_deliveries, erasure_connections, erasure_sync_runs, erasure_reports, sbti_targets, monthly_emissions, scenario_runs, usage_counters, console_sessions. At most 64 characters. */
+            /** @description Tables to export (default all): organizations, profiles, api_keys, assets, asset_events, asset_imports, calculations, calculation_factors, certificates, reports, export_jobs, audit_log, webhook_endpoints, webhook_deliveries, erasure_connections, erasure_sync_runs, erasure_reports, sbti_targets, monthly_emissions, scenario_runs, usage_counters, console_sessions, contractual_instruments. At most 64 characters. */
             include?: components["schemas"]["ExportTable"][] | null;
             /** @description Tables left out, applied after include. At most 64 characters. */
             exclude?: components["schemas"]["ExportTable"][] | null;
@@ -819,6 +930,211 @@ export interface components {
             /** Format: int32 */
             total: number;
             categories: components["schemas"]["Category"][];
+        };
+        /** @description The ~80 % interval of a figure, kg CO2e (asset intervals summed: errors taken as fully correlated). */
+        InventoryInterval: {
+            /** Format: float */
+            low_kg: number;
+            /** Format: float */
+            high_kg: number;
+        };
+        /** @description One row of a breakdown of the period inventory. */
+        InventoryRow: {
+            /** @description Stable key of the row: scope, phase, month YYYY-MM, country code or device category id */
+            key: string;
+            label: string;
+            /**
+             * Format: float
+             * @description Emissions of the row in the period, kg CO2e, with Scope 2 location-based
+             */
+            kg_co2e: number;
+            /**
+             * Format: float
+             * @description The same with Scope 2 market-based (rows without electricity: equal to kg_co2e)
+             */
+            market_based_kg_co2e: number;
+            /** @description Interval of kg_co2e */
+            uncertainty: components["schemas"]["InventoryInterval"];
+            /** @description Interval of market_based_kg_co2e */
+            market_based_uncertainty: components["schemas"]["InventoryInterval"];
+            /**
+             * Format: int32
+             * @description Assets with a figure in this row (each counted once)
+             */
+            assets: number;
+        };
+        /** @description The inventory of one GHG Protocol scope and category. */
+        InventoryScopeRow: {
+            /** @description Stable key of the row: scope, phase, month YYYY-MM, country code or device category id */
+            key: string;
+            label: string;
+            /**
+             * Format: float
+             * @description Emissions of the row in the period, kg CO2e, with Scope 2 location-based
+             */
+            kg_co2e: number;
+            /**
+             * Format: float
+             * @description The same with Scope 2 market-based (rows without electricity: equal to kg_co2e)
+             */
+            market_based_kg_co2e: number;
+            /** @description Interval of kg_co2e */
+            uncertainty: components["schemas"]["InventoryInterval"];
+            /** @description Interval of market_based_kg_co2e */
+            market_based_uncertainty: components["schemas"]["InventoryInterval"];
+            /**
+             * Format: int32
+             * @description Assets with a figure in this row (each counted once)
+             */
+            assets: number;
+            /**
+             * Format: int32
+             * @description 2 or 3
+             */
+            scope: number;
+            /**
+             * Format: int32
+             * @description Scope 3 category: 2 capital goods (1 purchased goods when hardware_accounting is purchased_goods), 4 upstream transportation, 5 waste; null for Scope 2
+             */
+            ghg_category: number | null;
+            /** @description use, production, transport or end_of_life */
+            phase: string;
+        };
+        /** @description The kWh of the market-based Scope 2 figure by the factor they got (GHG Protocol Scope 2 Guidance, table 6.3 hierarchy). */
+        InventoryMarketBasis: {
+            /**
+             * Format: float
+             * @description Covered by energy attribute certificates: 0 kg CO2e
+             */
+            certificates_kwh: number;
+            /**
+             * Format: float
+             * @description At a supplier-specific factor
+             */
+            supplier_specific_kwh: number;
+            /**
+             * Format: float
+             * @description At the country's residual mix
+             */
+            residual_mix_kwh: number;
+            /**
+             * Format: float
+             * @description Neither an instrument nor a residual mix: at the location-based grid factor, flagged (location_based_fallback)
+             */
+            location_based_kwh: number;
+        };
+        /** @description Scope 2 (the devices' electricity) reported both ways, side by side (GHG Protocol Scope 2 Guidance, dual reporting). */
+        InventoryScope2: {
+            /**
+             * Format: float
+             * @description Electricity of the assets in service in the period, kWh
+             */
+            kwh: number;
+            /**
+             * Format: float
+             * @description At the grid factor of each asset's country, vintage in force on each day
+             */
+            location_based_kg_co2e: number;
+            /**
+             * Format: float
+             * @description Contractual instruments first, then the residual mix, else the location-based factor
+             */
+            market_based_kg_co2e: number;
+            location_based_uncertainty: components["schemas"]["InventoryInterval"];
+            market_based_uncertainty: components["schemas"]["InventoryInterval"];
+            market_basis: components["schemas"]["InventoryMarketBasis"];
+            /** @description True when some kWh of the market-based figure had neither an instrument nor a residual mix */
+            location_based_fallback: boolean;
+            /** Format: int32 */
+            assets: number;
+        };
+        /** @description What the inventory counted by rule rather than by record, never silently. */
+        InventoryDataQuality: {
+            /**
+             * Format: int32
+             * @description Assets with at least one figure in the period
+             */
+            assets_counted: number;
+            /** Format: int32 */
+            assets_without_purchase_date: number;
+            /**
+             * Format: float
+             * @description Share of assets_counted, percent
+             */
+            assets_without_purchase_date_pct: number;
+            /**
+             * Format: int32
+             * @description Assets resold, recycled or disposed of with no dated status change
+             */
+            status_changes_without_date: number;
+            /**
+             * Format: float
+             * @description Share of assets_counted, percent
+             */
+            status_changes_without_date_pct: number;
+            /**
+             * Format: int32
+             * @description The organisation's assets without the calculated figures the inventory needs: not counted
+             */
+            assets_without_calculation: number;
+            /**
+             * Format: int32
+             * @description Assets in a country without a grid factor: their electricity counts 0 kg
+             */
+            assets_without_grid_factor: number;
+            /** @description The rules applied to missing dates */
+            rules: string[];
+        };
+        /** @description Emissions avoided by reuse and refurbishment in the period: reported beside the inventory, not part of it, never netted. */
+        InventoryAvoidedEmissions: {
+            /** @description Always false */
+            part_of_inventory: boolean;
+            /** Format: float */
+            reuse_kg_co2e: number;
+            /** Format: float */
+            refurbishment_kg_co2e: number;
+            /** Format: int32 */
+            resold_assets: number;
+            /** Format: int32 */
+            refurbished_assets: number;
+            basis: string;
+        };
+        /** @description The organisation's greenhouse-gas inventory of a reporting period by GHG Protocol scope and category (docs/inventory.md): Scope 2 electricity of the days each asset was in service, Scope 3 hardware acquired (category 2, or 1) and its delivery (category 4), end of life of hardware disposed of (category 5). Not the lifetime totals of Organization.total_kg_co2e. */
+        PeriodInventory: {
+            /** @description First day, YYYY-MM-DD (UTC) */
+            date_from: string;
+            /** @description Last day, included */
+            date_to: string;
+            /** @description The allocation of embodied emissions used */
+            method: components["schemas"]["InventoryMethod"];
+            restate: boolean;
+            /** @description Which calculations and factor vintages the figures use */
+            factors: string;
+            /** @description The organisation's setting: capital_goods (category 2) or purchased_goods (category 1) */
+            hardware_accounting: string;
+            total: components["schemas"]["InventoryRow"];
+            scope_2: components["schemas"]["InventoryScope2"];
+            by_scope: components["schemas"]["InventoryScopeRow"][];
+            by_phase: components["schemas"]["InventoryRow"][];
+            /** @description Months with a figure, YYYY-MM */
+            by_month: components["schemas"]["InventoryRow"][];
+            /** @description Largest first */
+            by_country: components["schemas"]["InventoryRow"][];
+            /** @description By device category, largest first */
+            by_category: components["schemas"]["InventoryRow"][];
+            data_quality: components["schemas"]["InventoryDataQuality"];
+            avoided_emissions: components["schemas"]["InventoryAvoidedEmissions"];
+            uncertainty_method: string;
+        };
+        /** @description Your organisation's settings. */
+        OrganizationSettings: {
+            /** @description Scope 3 category of acquired hardware in the period inventory: capital_goods (category 2) or purchased_goods (category 1) */
+            hardware_accounting: components["schemas"]["HardwareAccounting"];
+            /**
+             * Format: date-time
+             * @description Last change of the organisation record
+             */
+            updated_at: string;
         };
         /** @description A criterion's figure by life-cycle phase, in the criterion's unit. In savings and refurbishment answers: avoided amounts (production and transport of the new device not bought, less the refurbishment's own), use = the extra electricity of the older device (negative), end_of_life 0 (deferred, not avoided). */
         CriterionPhases: {
@@ -974,6 +1290,25 @@ export interface components {
             /** @description The form of the interval, in words */
             method: string;
         };
+        /** @description How the whole-life figures were allocated to a duration (docs/methodology.md, 'Allocation over a duration'): every figure of the answer is its whole-life value x share; uncertainty_pct and confidence are the whole-life ones. */
+        Allocation: {
+            method: components["schemas"]["AllocationMethod"];
+            /**
+             * Format: float
+             * @description Years the figures cover (1 for per_year)
+             */
+            duration_years: number;
+            /**
+             * Format: float
+             * @description The device's lifetime the embodied phases are spread over
+             */
+            lifetime_years: number;
+            /**
+             * Format: float
+             * @description duration_years / lifetime_years: the share of the embodied phases (and of the whole-life use phase, annual use x lifetime). Savings and refurbishment: the new device’s figures; their reuse figures are for duration_years of remaining_life_years
+             */
+            share: number;
+        };
         Methodology: {
             standard: string;
             /** @description Which catalogue or estimate, and which factor vintages, were used */
@@ -993,6 +1328,8 @@ export interface components {
             annual_kwh: number;
             /** Format: float */
             grid_factor_kg_per_kwh: number;
+            /** @description How the figures were allocated when duration_years or per_year was given; null: whole-life figures */
+            allocation: components["schemas"]["Allocation"] | null;
             /** @description How the device was identified: one catalogue device, a variant of several, the specs several variants share, or none */
             match: components["schemas"]["DeviceMatch"];
             /** @description What the caller should know about how the request was read; today a conflict between the category given and the identified device's: a more specific category of the same kind (laptop → convertible) uses the device, another kind (laptop → smartphone) does not use it and estimates the category given (docs/catalogue.md). Empty when nothing conflicts */
@@ -1604,7 +1941,7 @@ export interface components {
             offset: number;
             deliveries: components["schemas"]["WebhookDelivery"][];
         };
-        /** @description Tables in the archive: include (whitelist, default all 22), then exclude (blacklist applied after include). */
+        /** @description Tables in the archive: include (whitelist, default all organisation-owned tables), then exclude (blacklist applied after include). */
         ExportScope: {
             include: components["schemas"]["ExportTable"][];
             exclude: components["schemas"]["ExportTable"][];
@@ -1798,6 +2135,51 @@ export interface components {
             offset: number;
             runs: components["schemas"]["ErasureSyncRun"][];
         };
+        /** @description A contractual instrument of your organisation for market-based Scope 2: for the electricity consumed in `country` on the days valid_from to valid_to (both included), either a supplier's emission factor or certificates covering a share of it. */
+        ContractualInstrument: {
+            id: string;
+            kind: components["schemas"]["ContractualInstrumentKind"];
+            /** @description Region code of the consumption it applies to (ISO 3166-1 alpha-2, or a subdivision such as US-CA) */
+            country: string;
+            /**
+             * Format: date
+             * @description First day it applies to
+             */
+            valid_from: string;
+            /**
+             * Format: date
+             * @description Last day it applies to (included)
+             */
+            valid_to: string;
+            /**
+             * Format: float
+             * @description supplier_specific: the supplier's emission factor, kg CO2e per kWh; null for certificates
+             */
+            emission_factor_kg_per_kwh: number | null;
+            /**
+             * Format: float
+             * @description energy_attribute_certificate: share of the consumption covered, more than 0 and at most 1; null for supplier factors
+             */
+            coverage_share: number | null;
+            /** @description Your name for it (contract, certificate batch) */
+            label: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        ContractualInstrumentPage: {
+            /**
+             * Format: int32
+             * @description Instruments matching the filter
+             */
+            total: number;
+            /** Format: int32 */
+            limit: number;
+            /** Format: int32 */
+            offset: number;
+            instruments: components["schemas"]["ContractualInstrument"][];
+        };
         /**
          * @description A webhook event type (docs/webhooks.md)
          * @enum {string}
@@ -1807,7 +2189,7 @@ export interface components {
          * @description A table of the export archive
          * @enum {string}
          */
-        ExportTable: "organizations" | "profiles" | "api_keys" | "assets" | "asset_events" | "asset_imports" | "calculations" | "calculation_factors" | "certificates" | "reports" | "export_jobs" | "audit_log" | "webhook_endpoints" | "webhook_deliveries" | "erasure_connections" | "erasure_sync_runs" | "erasure_reports" | "sbti_targets" | "monthly_emissions" | "scenario_runs" | "usage_counters" | "console_sessions";
+        ExportTable: "organizations" | "profiles" | "api_keys" | "assets" | "asset_events" | "asset_imports" | "calculations" | "calculation_factors" | "certificates" | "reports" | "export_jobs" | "audit_log" | "webhook_endpoints" | "webhook_deliveries" | "erasure_connections" | "erasure_sync_runs" | "erasure_reports" | "sbti_targets" | "monthly_emissions" | "scenario_runs" | "usage_counters" | "console_sessions" | "contractual_instruments";
         /** @enum {string} */
         GridFactorBasis: "lifecycle_co2e" | "direct_co2e" | "direct_co2";
         /** @enum {string} */
@@ -1818,7 +2200,7 @@ export interface components {
          * @description The code of an error other than a 429 (docs/errors.md, "Codes")
          * @enum {string}
          */
-        ErrorCode: "INVALID_PARAMETER" | "UNKNOWN_PARAMETER" | "INVALID_JSON" | "INVALID_ENCODING" | "INVALID_REQUEST" | "INVALID_CURSOR" | "PAGE_SIZE_TOO_LARGE" | "TOO_MANY_ROWS" | "TOO_MANY_ASSETS" | "WEBHOOK_URL_NOT_ALLOWED" | "ERASURE_CONSOLE_URL_NOT_ALLOWED" | "ODATA_SYNTAX_ERROR" | "UNKNOWN_PROPERTY" | "ODATA_TYPE_MISMATCH" | "PROPERTY_NOT_QUERYABLE" | "MALFORMED_REQUEST" | "GRAPHQL_PARSE_FAILED" | "GRAPHQL_VALIDATION_FAILED" | "MAX_DEPTH_EXCEEDED" | "MAX_ALIASES_EXCEEDED" | "MAX_DIRECTIVES_EXCEEDED" | "MAX_TOKENS_EXCEEDED" | "MAX_COST_EXCEEDED" | "PERSISTED_QUERY_ID_MISSING" | "PERSISTED_QUERY_NOT_FOUND" | "MISSING_API_KEY" | "INVALID_AUTHORIZATION" | "INVALID_API_KEY" | "API_KEY_REVOKED" | "INVALID_ADMIN_TOKEN" | "BI_NOT_ENABLED" | "NO_ORGANIZATION_CONTEXT" | "PLAN_TOO_LOW" | "OPERATION_NOT_APPROVED" | "SANDBOX_READ_ONLY" | "UNSCOPED_OPERATION" | "INVALID_SIGNATURE" | "SIGNED_URL_EXPIRED" | "CROSS_ORIGIN_FORM" | "ROUTE_NOT_FOUND" | "NOT_FOUND" | "ENTITY_SET_NOT_FOUND" | "ENTITY_NOT_FOUND" | "ASSETS_NOT_FOUND" | "CERTIFICATE_UNKNOWN" | "PRODUCT_NOT_FOUND" | "ERASURE_CONNECTION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CERTIFICATE_ALTERED" | "EXPORT_NOT_CANCELLABLE" | "EXPORT_NOT_COMPLETED" | "EXPORT_FAILED" | "EXPORT_CANCELLED" | "WEBHOOK_ENDPOINT_LIMIT" | "TOO_MANY_SBTI_TARGETS" | "ERASURE_NOT_CONFIGURED" | "ERASURE_CREDENTIALS_REJECTED" | "ERASURE_CONNECTION_UNREADABLE" | "IDEMPOTENCY_KEY_IN_USE" | "EXPORT_EXPIRED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "ASSET_NOT_CALCULABLE" | "IDEMPOTENCY_KEY_REUSED" | "CALCULATION_NOT_CERTIFIABLE" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "ODATA_NOT_IMPLEMENTED" | "ERASURE_CONSOLE_UNAVAILABLE" | "ERASURE_CONSOLE_TIMEOUT" | "ERASURE_CONSOLE_ERROR" | "ERASURE_CONSOLE_BAD_RESPONSE" | "CATALOGUE_UNAVAILABLE" | "ERASURE_CONSOLE_RATE_LIMITED" | "DOCUMENT_RENDERER_BUSY";
+        ErrorCode: "INVALID_PARAMETER" | "UNKNOWN_PARAMETER" | "INVALID_JSON" | "INVALID_ENCODING" | "INVALID_REQUEST" | "INVALID_CURSOR" | "PAGE_SIZE_TOO_LARGE" | "TOO_MANY_ROWS" | "TOO_MANY_ASSETS" | "WEBHOOK_URL_NOT_ALLOWED" | "ERASURE_CONSOLE_URL_NOT_ALLOWED" | "ODATA_SYNTAX_ERROR" | "UNKNOWN_PROPERTY" | "ODATA_TYPE_MISMATCH" | "PROPERTY_NOT_QUERYABLE" | "MALFORMED_REQUEST" | "GRAPHQL_PARSE_FAILED" | "GRAPHQL_VALIDATION_FAILED" | "MAX_DEPTH_EXCEEDED" | "MAX_ALIASES_EXCEEDED" | "MAX_DIRECTIVES_EXCEEDED" | "MAX_TOKENS_EXCEEDED" | "MAX_COST_EXCEEDED" | "PERSISTED_QUERY_ID_MISSING" | "PERSISTED_QUERY_NOT_FOUND" | "MISSING_API_KEY" | "INVALID_AUTHORIZATION" | "INVALID_API_KEY" | "API_KEY_REVOKED" | "INVALID_ADMIN_TOKEN" | "BI_NOT_ENABLED" | "NO_ORGANIZATION_CONTEXT" | "PLAN_TOO_LOW" | "OPERATION_NOT_APPROVED" | "SANDBOX_READ_ONLY" | "UNSCOPED_OPERATION" | "INVALID_SIGNATURE" | "SIGNED_URL_EXPIRED" | "CROSS_ORIGIN_FORM" | "ROUTE_NOT_FOUND" | "NOT_FOUND" | "ENTITY_SET_NOT_FOUND" | "ENTITY_NOT_FOUND" | "ASSETS_NOT_FOUND" | "CERTIFICATE_UNKNOWN" | "PRODUCT_NOT_FOUND" | "ERASURE_CONNECTION_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "NOT_ACCEPTABLE" | "CERTIFICATE_ALTERED" | "EXPORT_NOT_CANCELLABLE" | "EXPORT_NOT_COMPLETED" | "EXPORT_FAILED" | "EXPORT_CANCELLED" | "WEBHOOK_ENDPOINT_LIMIT" | "TOO_MANY_SBTI_TARGETS" | "CONTRACTUAL_INSTRUMENT_OVERLAP" | "CONTRACTUAL_INSTRUMENT_LIMIT" | "ERASURE_NOT_CONFIGURED" | "ERASURE_CREDENTIALS_REJECTED" | "ERASURE_CONNECTION_UNREADABLE" | "IDEMPOTENCY_KEY_IN_USE" | "EXPORT_EXPIRED" | "PAYLOAD_TOO_LARGE" | "URI_TOO_LONG" | "UNSUPPORTED_MEDIA_TYPE" | "RANGE_NOT_SATISFIABLE" | "ASSET_NOT_CALCULABLE" | "IDEMPOTENCY_KEY_REUSED" | "CALCULATION_NOT_CERTIFIABLE" | "HEADERS_TOO_LARGE" | "INTERNAL_ERROR" | "ODATA_NOT_IMPLEMENTED" | "ERASURE_CONSOLE_UNAVAILABLE" | "ERASURE_CONSOLE_TIMEOUT" | "ERASURE_CONSOLE_ERROR" | "ERASURE_CONSOLE_BAD_RESPONSE" | "CATALOGUE_UNAVAILABLE" | "ERASURE_CONSOLE_RATE_LIMITED" | "DOCUMENT_RENDERER_BUSY";
         /**
          * @description Which limit refused a request (429)
          * @enum {string}
@@ -2055,6 +2437,289 @@ export interface operations {
             };
         };
     };
+    inventory: {
+        parameters: {
+            query: {
+                dateFrom: string;
+                dateTo: string;
+                /** @description acquisition (default) or linear */
+                method?: components["schemas"]["InventoryMethod"];
+                restate?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PeriodInventory"];
+                };
+            };
+            /** @description Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT), a test key of the demo sandbox, which keeps no records (NO_ORGANIZATION_CONTEXT) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    organizationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationSettings"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    updateOrganizationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description capital_goods (Scope 3 category 2, the default) or purchased_goods (category 1) */
+                    hardware_accounting?: components["schemas"]["HardwareAccounting"];
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationSettings"];
+                };
+            };
+            /** @description Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT), the demo sandbox's read-only key (SANDBOX_READ_ONLY) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
     footprint: {
         parameters: {
             query: {
@@ -2072,6 +2737,8 @@ export interface operations {
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
                 release_year?: number;
+                duration_years?: number;
+                per_year?: boolean;
             };
             header?: never;
             path?: never;
@@ -2164,6 +2831,8 @@ export interface operations {
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
                 release_year?: number;
+                duration_years?: number;
+                per_year?: boolean;
                 remaining_years?: number;
             };
             header?: never;
@@ -2257,6 +2926,8 @@ export interface operations {
                 storage_gb?: number;
                 storage_type?: components["schemas"]["StorageType"];
                 release_year?: number;
+                duration_years?: number;
+                per_year?: boolean;
                 grade: components["schemas"]["RefurbishmentGrade"];
                 remaining_years?: number;
                 reuse_country?: string;
@@ -3887,6 +4558,638 @@ export interface operations {
             };
             /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT), a plan below business (PLAN_TOO_LOW) */
             403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    contractualInstruments: {
+        parameters: {
+            query?: {
+                /** @description Only instruments of this kind */
+                kind?: components["schemas"]["ContractualInstrumentKind"];
+                country?: string;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractualInstrumentPage"];
+                };
+            };
+            /** @description Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    createContractualInstrument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 hours answers the first request again (status, body and headers, with Idempotent-Replayed: true) without doing the work or spending quota; the same key with another request is 422 IDEMPOTENCY_KEY_REUSED. Scoped to your API key. docs/api.md, "Retries and Idempotency-Key". */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    kind: components["schemas"]["ContractualInstrumentKind"];
+                    /** @description Region code of the consumption it applies to (ISO 3166-1 alpha-2, or a subdivision such as US-CA). At most 64 characters. */
+                    country: string;
+                    /**
+                     * Format: date
+                     * @description First day it applies to, from 2000-01-01 to 2100-12-31
+                     */
+                    valid_from: string;
+                    /**
+                     * Format: date
+                     * @description Last day it applies to (included), from 2000-01-01 to 2100-12-31, on or after valid_from and at most 3653 days from it
+                     */
+                    valid_to: string;
+                    /**
+                     * Format: float
+                     * @description supplier_specific only (required there): the supplier's factor, kg CO2e per kWh, 0 to 5
+                     */
+                    emission_factor_kg_per_kwh?: number;
+                    /**
+                     * Format: float
+                     * @description energy_attribute_certificate only (required there): share of the consumption covered, more than 0 and at most 1
+                     */
+                    coverage_share?: number;
+                    /** @description Your name for it. At most 200 characters. */
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    /** @description true when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractualInstrument"];
+                };
+            };
+            /** @description Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object; or the Idempotency-Key is empty, too long or has a control character (INVALID_PARAMETER) */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT), the demo sandbox's read-only key (SANDBOX_READ_ONLY) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The instrument would overlap another of the same kind and country: a second supplier-specific factor on one day, or certificates covering more than 100 % of a day (CONTRACTUAL_INSTRUMENT_OVERLAP); or the organisation has the most instruments it may have (CONTRACTUAL_INSTRUMENT_LIMIT); or the first request with this Idempotency-Key is still running (IDEMPOTENCY_KEY_IN_USE): retry after Retry-After seconds */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body too large (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The Idempotency-Key was used for another request within 24 hours (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    contractualInstrument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractualInstrument"];
+                };
+            };
+            /** @description Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such record in your organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    deleteContractualInstrument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractualInstrument"];
+                };
+            };
+            /** @description Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT), the demo sandbox's read-only key (SANDBOX_READ_ONLY) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such record in your organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description A rate limit is reached (code names which); retry after Retry-After seconds */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
+            /** @description Any other error (docs/errors.md lists every code and its status) */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+        };
+    };
+    updateContractualInstrument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description Region code of the consumption it applies to. At most 64 characters. */
+                    country?: string;
+                    /**
+                     * Format: date
+                     * @description First day it applies to, from 2000-01-01 to 2100-12-31
+                     */
+                    valid_from?: string;
+                    /**
+                     * Format: date
+                     * @description Last day it applies to (included), from 2000-01-01 to 2100-12-31, on or after valid_from and at most 3653 days from it
+                     */
+                    valid_to?: string;
+                    /**
+                     * Format: float
+                     * @description supplier_specific only: kg CO2e per kWh, 0 to 5
+                     */
+                    emission_factor_kg_per_kwh?: number;
+                    /**
+                     * Format: float
+                     * @description energy_attribute_certificate only: more than 0 and at most 1
+                     */
+                    coverage_share?: number;
+                    /** @description Your name for it; empty removes it. At most 200 characters. */
+                    label?: string;
+                };
+            };
+        };
+        responses: {
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContractualInstrument"];
+                };
+            };
+            /** @description Invalid parameter or body: INVALID_PARAMETER names the field; INVALID_JSON for a body that is not a JSON object */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Missing, invalid or revoked API key */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The key may not use this route: no organisation context (NO_ORGANIZATION_CONTEXT), the demo sandbox's read-only key (SANDBOX_READ_ONLY) */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description No such record in your organisation */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description The instrument would overlap another of the same kind and country: a second supplier-specific factor on one day, or certificates covering more than 100 % of a day (CONTRACTUAL_INSTRUMENT_OVERLAP); or the organisation has the most instruments it may have (CONTRACTUAL_INSTRUMENT_LIMIT) */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Plan": components["headers"]["X-RateLimit-Plan"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiError"];
+                };
+            };
+            /** @description Request body too large (PAYLOAD_TOO_LARGE) */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

@@ -222,6 +222,8 @@ async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> 
   if (view.by_category.length > 0) await rankedSection(pdf, 'By category', view.by_category, 'categories', 'Category', false);
   if (view.by_country.length > 0) await rankedSection(pdf, 'By country of use', view.by_country, 'countries', 'Country', false);
 
+  if (view.ghg_inventory) inventorySection(pdf, view.ghg_inventory);
+
   if (view.savings) {
     const { reuse_kg_co2e: reuse, refurbishment_kg_co2e: refurbishment } = view.savings;
     pdf.heading('Avoided emissions', 70);
@@ -232,6 +234,33 @@ async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> 
       ['Basis', view.savings.basis],
     ]);
   }
+}
+
+/** The period's emissions by GHG Protocol scope and category, Scope 2 both ways, with the figures GET /v1/inventory answers. */
+function inventorySection(pdf: PdfWriter, inventory: NonNullable<ReportView['ghg_inventory']>): void {
+  const w = pdf.width;
+  const { scope_2: scope2 } = inventory;
+  tableSection(
+    pdf,
+    'GHG inventory',
+    [
+      { header: 'Scope and category', width: w * 0.46, wrap: true },
+      { header: 'Assets', width: w * 0.12, align: 'right' },
+      { header: 'Location-based', width: w * 0.21, align: 'right' },
+      { header: 'Market-based', width: w * 0.21, align: 'right' },
+    ],
+    [
+      ...inventory.rows.map((r) => [r.label, fmt.count(r.assets), fmt.kg(r.kg_co2e), fmt.kg(r.market_based_kg_co2e)]),
+      ['Total', fmt.count(inventory.total.assets), fmt.kg(inventory.total.kg_co2e), fmt.kg(inventory.total.market_based_kg_co2e)],
+    ],
+    `The emissions of the period itself (kg CO₂e; GHG Protocol; allocation method ${inventory.method}; docs/inventory.md), ` +
+      'not the lifetime totals above: electricity of the days each asset was held, hardware acquired, end of life of hardware disposed of.',
+  );
+  pdf.paragraph(
+    `Scope 2 location-based ${fmt.kgCo2e(scope2.location_based_kg_co2e)}; market-based ${fmt.kgCo2e(scope2.market_based_kg_co2e)}` +
+      (scope2.location_based_fallback ? ' (partly at the location-based factor: no instrument and no residual mix).' : '.'),
+    CAPTION,
+  );
 }
 
 async function hotspotSections(pdf: PdfWriter, view: ReportView): Promise<void> {

@@ -167,6 +167,13 @@ export interface ReportView {
   /** Summary: avoided emissions from reuse and refurbishment in the period. */
   savings?: { reuse_kg_co2e: number; refurbishment_kg_co2e: number; basis: string };
   sbti_targets?: { name: string; base_year: number; target_year: number; reduction_pct: number; scope: string }[];
+  /** Summary: the greenhouse-gas inventory of the period, as GET /v1/inventory answers it (docs/inventory.md). */
+  ghg_inventory?: {
+    method: string;
+    rows: { label: string; assets: number; kg_co2e: number; market_based_kg_co2e: number }[];
+    total: { assets: number; kg_co2e: number; market_based_kg_co2e: number };
+    scope_2: { location_based_kg_co2e: number; market_based_kg_co2e: number; location_based_fallback: boolean };
+  };
   /** Hotspots: ranked contributors (the top rows of `*_count`) and what actions would save. */
   hotspots?: {
     categories: ReportBreakdownRow[];

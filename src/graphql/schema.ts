@@ -5,6 +5,7 @@ import './scalars.ts';
 import '../reference/schema.ts';
 import '../organizations/schema.ts';
 import '../organizations/settings.ts';
+import '../inventory/schema.ts';
 import '../footprint/schema.ts';
 import '../catalogue/schema.ts';
 import '../factors/schema.ts';

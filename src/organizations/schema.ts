@@ -1,5 +1,6 @@
 import { builder } from '../graphql/builder.ts';
 import { organizationOverview } from './overview.ts';
+import { PERIOD_DESCRIPTION, PeriodInputRef, PeriodInventoryRef, inventoryOf } from '../inventory/schema.ts';
 
 const Plan = builder.enumType('Plan', { values: ['free', 'pro', 'business', 'enterprise'] as const });
 
@@ -17,6 +18,12 @@ builder.prismaObject('Organization', {
       description:
         'Sum of the current lifecycle totals of all assets (kg CO2e). A current lifecycle total of the inventory, not an inventory for a reporting period.',
       resolve: async (_org, _args, { prisma }) => (await organizationOverview(prisma)).total_kg_co2e,
+    }),
+    inventory: t.field({
+      type: PeriodInventoryRef,
+      description: `The organisation's greenhouse-gas inventory of a reporting period (as Query.inventory). ${PERIOD_DESCRIPTION}`,
+      args: { period: t.arg({ type: PeriodInputRef, required: true }) },
+      resolve: (_org, { period }, ctx) => inventoryOf(ctx, period),
     }),
   }),
 });

@@ -30,7 +30,7 @@ export const reportBody = z.object({
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
 
 /** `date` moved by whole calendar years; 29 February becomes 28 February in a common year. */
-function addYears(day: string, years: number): string {
+export function addYears(day: string, years: number): string {
   const [y, m, d] = day.split('-').map(Number) as [number, number, number];
   const target = new Date(Date.UTC(y + years, m - 1, 1));
   const lastDay = new Date(Date.UTC(y + years, m, 0)).getUTCDate();

@@ -30,6 +30,7 @@ import { matchOf, PRODUCT_SELECT, type ProductRow } from '../scenarios/simulate.
 import { DEFAULT_GRADE } from '../scenarios/refurbish.ts';
 import type { ReportRequest } from './request.ts';
 import { BUCKET_SQL, bucketsOf, granularityOf, type TrendGranularity } from './trend.ts';
+import { periodInventory, type PeriodInventory } from '../inventory/inventory.ts';
 
 /** Further years of use behind the summary's reuse and refurbishment savings: the API's default remaining_years. */
 export const SAVINGS_REMAINING_YEARS = 2;
@@ -284,6 +285,7 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
   };
 
   if (type === 'sustainability_summary') {
+    view.ghg_inventory = ghgInventory(await periodInventory(prisma, orgId, { dateFrom, dateTo, method: 'acquisition', restate: false }));
     view.savings = periodSavings(groups, estimates);
     view.sbti_targets = targets.map((t) => ({
       name: t.name,
@@ -297,6 +299,25 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
   }
   view.notes = notes(view, facts!, groups, estimates, now);
   return view;
+}
+
+/** The inventory section of the summary: the scope table and both Scope 2 figures, as GET /v1/inventory answers them for the period. */
+function ghgInventory(inventory: PeriodInventory): NonNullable<ReportView['ghg_inventory']> {
+  return {
+    method: inventory.method,
+    rows: inventory.by_scope.map((r) => ({
+      label: r.label,
+      assets: r.assets,
+      kg_co2e: r.kg_co2e,
+      market_based_kg_co2e: r.market_based_kg_co2e,
+    })),
+    total: { assets: inventory.total.assets, kg_co2e: inventory.total.kg_co2e, market_based_kg_co2e: inventory.total.market_based_kg_co2e },
+    scope_2: {
+      location_based_kg_co2e: inventory.scope_2.location_based_kg_co2e,
+      market_based_kg_co2e: inventory.scope_2.market_based_kg_co2e,
+      location_based_fallback: inventory.scope_2.location_based_fallback,
+    },
+  };
 }
 
 const PHASE_KEYS = ['production_kg', 'transport_kg', 'use_phase_kg', 'end_of_life_kg'] as const;

@@ -40,6 +40,7 @@ export const API_TAGS: Record<string, string> = {
   Certificates: 'Signed CO2 impact certificates of stored calculations',
   Verification: 'Public checks of certificates, without an API key: the verdict by number and the signing keys',
   Reports: "PDF reports on your organisation's inventory",
+  Inventory: "Your organisation's greenhouse-gas inventory of a reporting period, by GHG Protocol scope and category",
   Webhooks: 'Signed deliveries of events to your endpoints (Standard Webhooks)',
   'Organisation export': "All your organisation's data as a ZIP, built in the background",
   'Erasure-report integration': 'Blancco erasure reports turned into assets',
