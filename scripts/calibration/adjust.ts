@@ -2,16 +2,15 @@
  * Calibration adjustment layer (docs/methodology.md section 3.3): a ridge-penalised log-linear
  * model of the residuals ln(published embodied / component-model embodied),
  *
- *   r_i ~ alpha_b + eta_(g,b) + gamma_g t_i + delta_(g,b) t_(i,b) + sum_k phi_(g,k) z_(i,k)
+ *   r_i ~ alpha_b + eta_(g,b) + (gamma_g + delta_(g,b)) t_i + sum_k phi_(g,k) z_(i,k)
  *
  * b = normalised brand, g = fit group, t = release year - the group's median year (0 when
- * missing; t_b with the year held within the brand's own years in the group, as the engine does),
- * z = standardised spec features. Loss: sum_i |r_i - x_i beta| (median-type, solved by iteratively
- * reweighted least squares) + sum_j lambda_j beta_j^2 (ridge towards 0 = no
+ * missing), z = standardised spec features. Loss: sum_i |r_i - x_i beta| (median-type, solved by
+ * iteratively reweighted least squares) + sum_j lambda_j beta_j^2 (ridge towards 0 = no
  * adjustment; for the brand terms this is the empirical-Bayes shrinkage of a brand level towards
  * the group's pooled level). The lambdas are chosen by inner cross-validation in model.ts.
  */
-import { AMOUNT_FEATURES, adjustmentFor, clampYear } from '../../src/footprint/engine/adjustment.ts';
+import { AMOUNT_FEATURES, adjustmentFor } from '../../src/footprint/engine/adjustment.ts';
 import type { AdjustmentFeature } from '../../src/footprint/engine/adjustment.ts';
 import type { CalibrationAdjustments, GroupAdjustment } from '../../src/footprint/engine/parameters.ts';
 import type { PreparedRow } from './prepared-row.ts';
@@ -200,15 +199,6 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
     for (const f of featureStats.get(g) ?? [])
       add(`f|${g}|${f.k}`, { lambda: L.features, kind: 'phi', group: g, feature: f.k, scale: f.sd });
   }
-  // years of each brand's dated sheets per group: the brand's own year slope is applied within them (clampYear)
-  const brandYears = new Map<string, [number, number]>();
-  for (const r of rows) {
-    if (r.brand === null || r.row.release_year === null) continue;
-    const key = `${r.fitGroup}|${r.brand}`;
-    const y = r.row.release_year;
-    const range = brandYears.get(key);
-    brandYears.set(key, range ? [Math.min(range[0], y), Math.max(range[1], y)] : [y, y]);
-  }
   // sparse design rows
   const X: { j: number; v: number }[][] = rows.map((r) => {
     const g = r.fitGroup;
@@ -224,11 +214,9 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
     const yi = years.get(g);
     // as in the engine (adjustmentFor), the year terms apply to rows with a brand only
     if (yi && r.row.release_year !== null && r.brand !== null) {
-      // as in the engine: the group slope within the group's years, the brand's within the brand's
-      const year = clampYear(r.row.release_year, yi.range);
-      const brandRange = brandYears.get(`${g}|${r.brand}`);
-      push(`g|${g}`, year - yi.reference);
-      push(`d|${g}|${r.brand}`, (brandRange ? clampYear(year, brandRange) : year) - yi.reference);
+      const t = Math.min(yi.range[1], Math.max(yi.range[0], r.row.release_year)) - yi.reference;
+      push(`g|${g}`, t);
+      push(`d|${g}|${r.brand}`, t);
     }
     if (r.brand !== null && r.row.release_year !== null) push(`k|${g}|${r.brand}|${r.row.release_year}`, 1);
     for (const f of featureStats.get(g) ?? []) push(`f|${g}|${f.k}`, (r.features[f.k] - f.ref) / f.sd);
@@ -262,11 +250,9 @@ export function fitLayer(rows: PreparedRow[], residuals: number[], opts: LayerOp
       case 'gamma':
         g!.year_slope = v;
         break;
-      case 'delta': {
-        const range = brandYears.get(`${c.group}|${c.brand}`);
-        g!.brands[c.brand!] = { ...(g!.brands[c.brand!] ?? { offset: 0 }), year_slope: v, ...(range ? { year_range: range } : {}) };
+      case 'delta':
+        g!.brands[c.brand!] = { ...(g!.brands[c.brand!] ?? { offset: 0 }), year_slope: v };
         break;
-      }
       case 'kappa': {
         const e = g!.brands[c.brand!] ?? { offset: 0, year_slope: 0 };
         if (v !== 0) e.year_offsets = { ...(e.year_offsets ?? {}), [String(c.year)]: v };

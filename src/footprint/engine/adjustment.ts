@@ -3,14 +3,13 @@
  * shrunk log-linear term per calibration group on top of the component model,
  *
  *   ln f = alpha_brand + eta_(group, brand)                       (manufacturer method level)
- *        + gamma_group x (year - ref_year)                        (release-year trend of the group)
- *        + delta_(group, brand) x (year_b - ref_year)             (and of the brand)
+ *        + (gamma_group + delta_(group, brand)) x (year - ref_year)  (release-year trend)
  *        + sum_k phi_(group, k) x (x_k - ref_k)                    (log-linear spec terms)
  *
  * and embodied = f x (production + transport + end of life). Unknown brands take alpha = eta = 0
  * (the group's pooled level) and no year terms, a missing release year takes the group's reference
- * year; year is clamped to the years the group was fitted on, year_b further to the years of the
- * brand's own sheets in the group. Groups without an adjustment entry use f = 1.
+ * year, years are clamped to the range the group was fitted on. Groups without an adjustment entry
+ * use f = 1.
  */
 import type { CalibrationAdjustments, GroupAdjustment } from './parameters.ts';
 import type { ResolvedSpecs } from './specs.ts';
@@ -71,11 +70,6 @@ export interface AdjustmentResult {
   group: GroupAdjustment | null;
 }
 
-/** A year held within a fitted range (no extrapolation of a trend beyond the years it was fitted on). */
-export function clampYear(year: number, range: readonly [number, number]): number {
-  return Math.min(range[1], Math.max(range[0], year));
-}
-
 export function adjustmentFor(
   adjustments: CalibrationAdjustments | undefined,
   category: CategoryDefinition,
@@ -99,12 +93,8 @@ export function adjustmentFor(
   // year; for another manufacturer they predicted worse than none (docs/methodology.md section 3.3).
   const y = known ? usableReleaseYear(releaseYear) : null;
   if (y !== null && g.reference_year !== null && g.year_range !== null) {
-    yearUsed = clampYear(y, g.year_range);
-    // Each slope within the years it was fitted on: the group's trend over the group's sheets, the
-    // brand's own slope over that brand's sheets (Dell's servers: 2019 and 2021 only, so a 2014
-    // catalogue server would have extrapolated it five years back).
-    const brandYear = own?.year_range ? clampYear(yearUsed, own.year_range) : yearUsed;
-    yearLog = g.year_slope * (yearUsed - g.reference_year) + (own?.year_slope ?? 0) * (brandYear - g.reference_year);
+    yearUsed = Math.min(g.year_range[1], Math.max(g.year_range[0], y));
+    yearLog = (g.year_slope + (own?.year_slope ?? 0)) * (yearUsed - g.reference_year);
   }
   // offset of this brand's sheets of that exact year (methodology version), when fitted
   if (y !== null) yearLog += own?.year_offsets?.[String(y)] ?? 0;

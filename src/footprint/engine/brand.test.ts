@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { calculateFootprint, ENGINE_PARAMETERS, getCategory, normaliseBrand, usableReleaseYear } from './index.ts';
 import type { FootprintInput } from './index.ts';
-import { adjustmentFor } from './adjustment.ts';
 import { yearOfDate } from './brand.ts';
-import type { CalibrationAdjustments } from './parameters.ts';
 import { groupFit } from './parameters.ts';
-import { resolveSpecs } from './specs.ts';
 
 describe('brand normalisation', () => {
   it('merges case, legal forms and aliases', () => {
@@ -70,36 +67,6 @@ describe('brand and release-year adjustment', () => {
     // beyond the fitted range the trend is held at the last fitted year (no per-year offset exists there)
     const last = calculateFootprint(input({ brand: 'Dell', release_year: range[1] + 1 }));
     expect(far.embodied_kg).toBe(last.embodied_kg);
-  });
-
-  it("a brand's own year slope applies within its own sheets' years, the group's within the group's", () => {
-    const server = getCategory('server')!;
-    // group trend +0.1 per year over 2015-2021 (reference 2019); the brand's own -0.2 per year, fitted on 2019-2021 only
-    const adjustments: CalibrationAdjustments = {
-      method: 'test',
-      lambdas: { brand: 1, brand_group: 1, year: 1, features: 1, brand_year: 1 },
-      brand_offsets: {},
-      groups: {
-        server: {
-          reference_year: 2019,
-          year_range: [2015, 2021],
-          year_slope: 0.1,
-          brands: { dell: { offset: 0, year_slope: -0.2, year_range: [2019, 2021] } },
-          features: {},
-        },
-      },
-    };
-    const yearLog = (year: number) => adjustmentFor(adjustments, server, resolveSpecs(server, {}), 1000, 'Dell', year).year_log;
-    // 2014: the group's trend held at 2015 (0.1 x -4), the brand's at 2019 (0): not -0.2 x -4 = +0.8 more
-    expect(yearLog(2014)).toBeCloseTo(-0.4, 10);
-    expect(yearLog(2017)).toBeCloseTo(-0.2, 10);
-    // within the brand's years both slopes apply: (0.1 - 0.2) x 2
-    expect(yearLog(2021)).toBeCloseTo(-0.2, 10);
-    expect(yearLog(2030)).toBeCloseTo(-0.2, 10);
-    // a parameter file without the brand's years: both slopes over the group's years, as before
-    const { year_range: _omitted, ...withoutRange } = adjustments.groups.server!.brands.dell!;
-    const older = { ...adjustments, groups: { server: { ...adjustments.groups.server!, brands: { dell: withoutRange } } } };
-    expect(adjustmentFor(older, server, resolveSpecs(server, {}), 1000, 'Dell', 2014).year_log).toBeCloseTo(0.4, 10);
   });
 
   it('the interval of a known brand without a release year is the one measured without it; an unknown brand keeps its own', () => {

@@ -61,12 +61,8 @@ export interface GroupAdjustment {
   year_range: [number, number] | null;
   /** ln-change of the embodied footprint per year (group trend gamma) */
   year_slope: number;
-  /**
-   * per brand (normalised key): eta (ln offset on top of the cross-group brand offset), delta (extra ln
-   * slope per year), and the years of the brand's own sheets in the group, to which its year trend is
-   * clamped (absent in older parameter files: the group's range)
-   */
-  brands: Record<string, { offset: number; year_slope: number; year_range?: [number, number]; year_offsets?: Record<string, number> }>;
+  /** per brand (normalised key): eta (ln offset on top of the cross-group brand offset) and delta (extra ln slope per year) */
+  brands: Record<string, { offset: number; year_slope: number; year_offsets?: Record<string, number> }>;
   /** log-linear spec terms phi (feature - reference, feature clamped to range); empty when not used */
   features: Record<string, { coefficient: number; reference: number; range: [number, number] }>;
 }
