@@ -94,6 +94,7 @@ export const API_ERROR_CODES = [
   'CATALOGUE_UNAVAILABLE',
   'ERASURE_CONSOLE_RATE_LIMITED',
   'DOCUMENT_RENDERER_BUSY',
+  'INVENTORY_TIMEOUT',
 ] as const;
 
 /** The codes of a 429: which limit refused the request. */
