@@ -344,6 +344,13 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
       'external_ref',
       'created_at',
       'updated_at',
+      // added for the period inventory (migration inventory_period_figures): new columns come last
+      'annual_kwh',
+      'calculated_at',
+      'end_of_life_kg',
+      'lifetime_years',
+      'transport_kg',
+      'uncertainty_pct',
     ]);
     expect(asset).toMatchObject({
       status: 'in_stock',

@@ -8,8 +8,10 @@ import { createTestApp, type TestApp, TEST_ADMIN_TOKEN } from '../support/test-a
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
-/** Upper-case literals in src/ that are not error codes of ours: Node's error codes, a configuration variable's name and a factor type in SQL. */
+/** Upper-case literals in src/ that are not error codes of ours: Node's error codes, a configuration variable's name and factor types. */
 const NOT_ERROR_CODES = new Set([
+  'ELECTRICITY_ADPE',
+  'ELECTRICITY_PE',
   'ERR_STREAM_PREMATURE_CLOSE',
   'HPE_HEADER_OVERFLOW',
   'LICENSE_FONT',

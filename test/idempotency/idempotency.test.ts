@@ -21,6 +21,7 @@ const IDEMPOTENT_OPERATIONS = [
   'POST /v1/certificate',
   'POST /v1/certificate/revoke',
   'POST /v1/footprint/batch',
+  'POST /v1/inventory/instruments',
   'POST /v1/org/export/jobs',
   'POST /v1/report',
   'POST /v1/webhooks/endpoints',
@@ -114,6 +115,12 @@ describe(`Idempotency-Key on ${TEST_DATABASE_KIND}`, () => {
       path: () => '/certificate/revoke',
       body: (ctx) => ({ id: ctx.certificate.id }),
       work: (orgId) => db().auditLog.count({ where: { org_id: orgId, event: { contains: 'revoked' } } }),
+    },
+    {
+      name: 'POST /v1/inventory/instruments',
+      path: () => '/inventory/instruments',
+      body: () => ({ kind: 'energy_attribute_certificate', country: 'DE', valid_from: '2025-01-01', valid_to: '2025-12-31', coverage_share: 0.5 }),
+      work: (orgId) => db().contractualInstrument.count({ where: { org_id: orgId } }),
     },
     {
       name: 'POST /v1/webhooks/endpoints',
