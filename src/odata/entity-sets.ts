@@ -5,6 +5,7 @@
  */
 import type { Prisma, PrismaClient } from '../db/database.ts';
 import { ASSET_STATUS_VALUES } from '../assets/status.ts';
+import { PERIOD_PARAMETERS, periodEmissions } from './period-emissions.ts';
 import { SBTI_PROGRESS_FIELDS, inventoryFrom, inventoryQuery, progressOf, type InventoryAggregate } from '../sbti/progress.ts';
 
 export const NAMESPACE = 'Service';
@@ -57,11 +58,19 @@ export interface ComputedProperties<T = unknown> {
   freshness(loaded: T): Date | null;
 }
 
+/** A set computed on each request from the organisation's data and its custom query options, not stored: its rows are queried in memory. */
+export interface ComputedRows {
+  /** The custom query options it takes (any other non-$ option is refused). */
+  parameters: readonly string[];
+  rows(prisma: PrismaClient, orgId: string, parameters: ReadonlyMap<string, string>, now: Date): Promise<Record<string, unknown>[]>;
+}
+
 export interface EntitySetDef {
   name: string;
   entityType: string;
-  /** Prisma model delegate (prisma[model]). */
-  model: 'asset' | 'certificate' | 'product' | 'emissionFactor' | 'sbtiTarget' | 'monthlyEmission';
+  /** Prisma model delegate (prisma[model]); none for a set of computed rows. */
+  model?: 'asset' | 'certificate' | 'product' | 'emissionFactor' | 'sbtiTarget' | 'monthlyEmission';
+  rows?: ComputedRows;
   key: string;
   properties: readonly PropertyDef[];
   navigation: readonly NavigationDef[];
@@ -290,7 +299,47 @@ const monthlyEmissions: EntitySetDef = {
   freshnessFields: ['updated_at'],
 };
 
-export const ENTITY_SETS: readonly EntitySetDef[] = [assets, certificates, products, emissionFactors, sbtiTargets, monthlyEmissions];
+const periodEmissionsSet: EntitySetDef = {
+  name: 'PeriodEmissions',
+  entityType: 'PeriodEmission',
+  key: 'row_id',
+  organisationData: true,
+  description:
+    'The greenhouse-gas inventory of a reporting period (GET /v1/inventory) by month, scope/category, device category and country, ' +
+    'location-based and market-based; the period from the custom query options dateFrom and dateTo (default: the last full calendar year), ' +
+    'method (acquisition or linear) and restate (docs/odata.md, PeriodEmissions).',
+  properties: props([
+    ['row_id', 'Edm.String', false, 'month|phase|country|device_category'],
+    ['month', 'Edm.Date', false, 'First day of the month (UTC)'],
+    ['scope', 'Edm.Int32', false, 'GHG Protocol scope: 2 or 3'],
+    ['ghg_category', 'Edm.Int32', true, 'Scope 3 category (1, 2, 4 or 5); null for Scope 2'],
+    ['phase', 'Edm.String', false, 'use, production, transport or end_of_life'],
+    ['device_category', 'Edm.String', false, 'e.g. laptop'],
+    ['country', 'Edm.String', false],
+    ['kg_co2e', 'Edm.Double', false, 'Location-based, kg CO2e'],
+    ['market_based_kg_co2e', 'Edm.Double', false, 'Market-based, kg CO2e (differs from kg_co2e in Scope 2 only)'],
+    ['low_kg', 'Edm.Double', false, 'Low bound of the ~80 % interval of kg_co2e'],
+    ['high_kg', 'Edm.Double', false, 'High bound of the ~80 % interval of kg_co2e'],
+    ['kwh', 'Edm.Double', true, 'Electricity, kWh (Scope 2 rows; null otherwise)'],
+    ['asset_count', 'Edm.Int32', false, 'Assets behind the row'],
+    ['method', 'Edm.String', false, 'Allocation method of embodied emissions: acquisition or linear'],
+    ['date_from', 'Edm.Date', false, 'First day of the period'],
+    ['date_to', 'Edm.Date', false, 'Last day of the period (included)'],
+  ]),
+  navigation: [],
+  freshnessFields: [],
+  rows: { parameters: PERIOD_PARAMETERS, rows: periodEmissions },
+};
+
+export const ENTITY_SETS: readonly EntitySetDef[] = [
+  assets,
+  certificates,
+  products,
+  emissionFactors,
+  sbtiTargets,
+  monthlyEmissions,
+  periodEmissionsSet,
+];
 
 const byLowerName = new Map(ENTITY_SETS.map((set) => [set.name.toLowerCase(), set]));
 

@@ -62,6 +62,8 @@ export interface ODataQuery {
   skiptoken?: string;
   /** The options as the client wrote them, carried into @odata.nextLink. */
   text: { filter?: string; orderby?: string; select?: string };
+  /** The custom query options of a computed set (its period), carried into @odata.nextLink. */
+  parameters: Map<string, string>;
 }
 
 const integer = (name: string, text: string, max: number): number => {
@@ -72,12 +74,19 @@ const integer = (name: string, text: string, max: number): number => {
 
 export function parseQuery(set: EntitySetDef, params: URLSearchParams, addressed: Addressed = 'collection'): ODataQuery {
   const options = new Map<string, string>();
+  const parameters = new Map<string, string>();
   for (const [rawName, value] of params) {
     // System options start with $; other parameters are custom options, which OData 4.0 lets a service
     // ignore, but not one named like a system option (OData 4.01 makes the $ optional): ignored, a
     // `filter=` would quietly answer everything.
     if (!rawName.startsWith('$')) {
       if (SUPPORTED_OPTIONS.has(`$${rawName.toLowerCase()}`)) refuseUnknown([rawName.slice(0, 40)], SYSTEM_OPTION_NAMES);
+      // A computed set takes its own custom options and no others (a misspelt dateFrom would silently answer the default period).
+      if (set.rows) {
+        refuseUnknown([rawName.slice(0, 40)], set.rows.parameters);
+        if (parameters.has(rawName)) throw invalidParameter(rawName, 'is given more than once');
+        parameters.set(rawName, value);
+      }
       continue;
     }
     const name = rawName.toLowerCase();
@@ -109,7 +118,7 @@ export function parseQuery(set: EntitySetDef, params: URLSearchParams, addressed
   const select = text.select === undefined ? undefined : parseSelect(text.select, set);
   const skiptoken = options.get('$skiptoken');
   const after = skiptoken === undefined ? undefined : decodeSkipToken(skiptoken, orderBy);
-  return { set, filter, orderBy, select, top, skip, count: count === 'true', after, skiptoken, text };
+  return { set, filter, orderBy, select, top, skip, count: count === 'true', after, skiptoken, text, parameters };
 }
 
 /** One entity by its key (a GUID): the set's query with the key as its filter; only $select applies. */
@@ -133,6 +142,7 @@ export function normalisedQuery(query: ODataQuery): string {
     `$skip=${query.skip}`,
     `$count=${query.count}`,
     query.skiptoken && `$skiptoken=${query.skiptoken}`,
+    ...[...query.parameters].sort(([a], [b]) => a.localeCompare(b)).map(([name, value]) => `${name}=${value}`),
   ];
   return parts.filter(Boolean).join('&');
 }

@@ -7,7 +7,8 @@ import type { KeyCaller } from '../auth/caller.ts';
 import { auditEntry } from '../audit/audit-log.ts';
 import type { PrismaClient } from '../db/database.ts';
 import type { Prisma } from '../generated/prisma/client.ts';
-import { allProperties, isEnum, keyProperty, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
+import { allProperties, isEnum, keyProperty, type ComputedRows, type EntitySetDef, type PropertyDef } from './entity-sets.ts';
+import { isAfter, matches, rowOrder } from './memory-query.ts';
 import {
   afterWhere,
   all,
@@ -70,6 +71,8 @@ export async function runEntityQuery(
   const { set } = query;
   // $top rows in one page (1000 without $top), unless the client prefers smaller pages.
   const pageSize = Math.min(maxPageSize ?? query.top ?? PAGE_SIZE, query.top ?? MAX_TOP);
+  if (set.rows) return runComputedQuery(prisma, caller, query, pageSize, set.rows);
+  const model = set.model!;
 
   const output = query.select ?? allProperties(set);
   const computed = set.computed;
@@ -79,7 +82,7 @@ export async function runEntityQuery(
   const freshnessProperties = set.freshnessFields.map((name) => set.properties.find((p) => p.name === name)!);
   // The latest (or first) value of a property, as ORDER BY … LIMIT 1 (an index walk; Prisma's aggregate reads every row).
   const extreme = (client: PrismaClient, p: PropertyDef, descending: boolean) =>
-    (client as unknown as Record<EntitySetDef['model'], Delegate>)[set.model].findFirst({
+    (client as unknown as Record<NonNullable<EntitySetDef['model']>, Delegate>)[model].findFirst({
       ...(p.nullable ? { where: nest(p.field!, { not: null }) } : {}),
       select: selectOf([p]),
       orderBy: orderByOf([{ property: p, descending, nullable: false }]),
@@ -99,7 +102,7 @@ export async function runEntityQuery(
       const filtered: Where = query.filter ? filterWhere(query.filter, years) : all();
       const where = whereArgument(filtered);
       const pageWhere = whereArgument(query.after ? all(filtered, afterWhere(query.orderBy, query.after)) : filtered);
-      const delegate = (tx as unknown as Record<EntitySetDef['model'], Delegate>)[set.model];
+      const delegate = (tx as unknown as Record<NonNullable<EntitySetDef['model']>, Delegate>)[model];
       const read: unknown[] = [
         await delegate.findMany({
           where: pageWhere,
@@ -131,29 +134,67 @@ export async function runEntityQuery(
     return Object.fromEntries(output.map((p) => [p.name, row[p.name] ?? null]));
   });
 
-  let next: URLSearchParams | undefined;
-  if (more) {
-    const last = page.at(-1)!;
-    const skiptoken = encodeSkipToken(query.orderBy.map((o) => readField(last, o.property)));
-    next = new URLSearchParams();
-    for (const [name, value] of Object.entries(query.text)) if (value !== undefined) next.set(`$${name}`, value);
-    if (query.top !== undefined) next.set('$top', String(query.top - pageSize));
-    if (query.count) next.set('$count', 'true');
-    next.set('$skiptoken', skiptoken);
-  }
-
+  const next = more ? nextPage(query, pageSize, page.at(-1)!, readField) : undefined;
   const freshness = latest([...freshest, computed ? computed.freshness(loaded) : null]) ?? now;
-  const hash = proofHash(values);
+  return recorded(prisma, caller, query, { rows: values, count, next, freshness, pageSize, more });
+}
+
+/** A computed set (entity-sets.ts `rows`): its rows for the caller's organisation, filtered, sorted and paged in memory; fresh as of now. */
+async function runComputedQuery(
+  prisma: PrismaClient,
+  caller: KeyCaller,
+  query: ODataQuery,
+  pageSize: number,
+  source: ComputedRows,
+): Promise<QueryResult> {
+  const now = new Date();
+  const all = await source.rows(prisma, caller.orgId, query.parameters, now);
+  const matching = (query.filter ? all.filter((row) => matches(query.filter!, row)) : all).sort(rowOrder(query.orderBy));
+  const remaining = query.after ? matching.filter((row) => isAfter(query.orderBy, query.after!, row)) : matching;
+  const found = remaining.slice(query.skip, query.skip + pageSize + 1);
+  const more = found.length > pageSize && (query.top === undefined || query.top > pageSize);
+  const page = found.slice(0, pageSize);
+  const output = query.select ?? allProperties(query.set);
+  const rows = page.map((row) => Object.fromEntries(output.map((p) => [p.name, jsonValue(p, row[p.name])])));
+  const next = more ? nextPage(query, pageSize, page.at(-1)!, (row, p) => row[p.name]) : undefined;
+  return recorded(prisma, caller, query, { rows, count: query.count ? matching.length : undefined, next, freshness: now, pageSize, more });
+}
+
+/** The query of the page after `last`: the client's options, $top less this page, and the keyset token. */
+function nextPage(
+  query: ODataQuery,
+  pageSize: number,
+  last: Record<string, unknown>,
+  read: (row: Record<string, unknown>, property: PropertyDef) => unknown,
+): URLSearchParams {
+  const next = new URLSearchParams();
+  for (const [name, value] of query.parameters) next.set(name, value);
+  for (const [name, value] of Object.entries(query.text)) if (value !== undefined) next.set(`$${name}`, value);
+  if (query.top !== undefined) next.set('$top', String(query.top - pageSize));
+  if (query.count) next.set('$count', 'true');
+  next.set('$skiptoken', encodeSkipToken(query.orderBy.map((o) => read(last, o.property))));
+  return next;
+}
+
+/** The proof: the rows' hash and the audit-log row of the query. */
+async function recorded(
+  prisma: PrismaClient,
+  caller: KeyCaller,
+  query: ODataQuery,
+  result: { rows: Record<string, unknown>[]; count?: number; next?: URLSearchParams; freshness: Date; pageSize: number; more: boolean },
+): Promise<QueryResult> {
+  const { rows, count, next, freshness, pageSize, more } = result;
+  const hash = proofHash(rows);
   const audit = await prisma.auditLog.create({
     data: auditEntry(
       caller,
       ODATA_AUDIT_EVENT,
-      { type: 'odata_entity_set', id: set.name },
+      { type: 'odata_entity_set', id: query.set.name },
       {
-        entity_set: set.name,
+        entity_set: query.set.name,
         query: normalisedQuery(query),
         page_size: pageSize,
-        row_count: values.length,
+        row_count: rows.length,
         ...(count === undefined ? {} : { count }),
         proof_hash: hash,
         data_freshness: freshness.toISOString(),
@@ -162,5 +203,5 @@ export async function runEntityQuery(
     ),
     select: { id: true },
   });
-  return { rows: values, count, next, freshness, hash, proofId: audit.id, pageSize };
+  return { rows, count, next, freshness, hash, proofId: audit.id, pageSize };
 }

@@ -51,7 +51,7 @@ describe('GET /v1/odata/$metadata', () => {
     expect((await xmllint('--noout', '--schema', SCHEMA, broken)).code).not.toBe(0);
   });
 
-  it('declares the six entity sets with their keys, every property with its Edm type, and navigation', async () => {
+  it('declares the seven entity sets with their keys, every property with its Edm type, and navigation', async () => {
     expect(await names(`//${el('EntityContainer')}/${el('EntitySet')}`)).toEqual([
       'Assets',
       'Certificates',
@@ -59,6 +59,7 @@ describe('GET /v1/odata/$metadata', () => {
       'EmissionFactors',
       'SbtiTargets',
       'MonthlyEmissions',
+      'PeriodEmissions',
     ]);
     for (const set of ENTITY_SETS) {
       const type = `//${el('EntityType')}[@Name='${set.entityType}']`;

@@ -262,6 +262,7 @@ describe(`OData access on ${TEST_DATABASE_KIND}`, () => {
       'EmissionFactors',
       'SbtiTargets',
       'MonthlyEmissions',
+      'PeriodEmissions',
     ]);
     expect(doc.body.value[0]).toEqual({ name: 'Assets', kind: 'EntitySet', url: 'Assets' });
     const metadata = await t.request('/v1/odata/$metadata', { headers: auth(keys.bi) });
