@@ -4,7 +4,7 @@ import * as z from 'zod';
 import { ApiError } from '../errors/api-error.ts';
 import { CAR_KG_PER_KM, TREE_KG_PER_YEAR } from '../footprint/engine/constants.ts';
 import { uncertaintyInterval } from '../footprint/engine/interval.ts';
-import type { CertificateDataSource, CertificateFacts, CertificateStatement } from '../documents/views.ts';
+import type { AvoidedImpacts, CertificateDataSource, CertificateFacts, CertificateStatement } from '../documents/views.ts';
 
 /** The format of certificates issued now: each states its own calculation (footprint, savings or refurbishment). */
 export const PAYLOAD_FORMAT = 'lcf-certificate/2';
@@ -15,6 +15,12 @@ export const FOOTPRINT_ONLY_FORMAT = 'lcf-certificate/1';
 export type CertificatePayload = CertificateFacts & { format: typeof PAYLOAD_FORMAT; calculation_id: string };
 
 const equivalents = z.object({ km_driving_avoided: z.number(), trees_year_equivalent: z.number() });
+const criterionTotal = z.object({ total: z.number() });
+/** The stored answer's impacts totals; a calculation stored before impacts existed has none. */
+const storedImpacts = z
+  .object({ adpe: criterionTotal, pe: criterionTotal })
+  .nullish()
+  .transform((i): AvoidedImpacts => (i ? { adpe_kg_sb_eq: i.adpe.total, pe_mj: i.pe.total } : null));
 
 /** What a stored calculation's `result` (the API answer it was) must carry to be certified, by kind. */
 const certifiable = {
@@ -43,6 +49,7 @@ const certifiable = {
     avoided_transport_kg: z.number(),
     additional_use_phase_kg: z.number(),
     equivalents,
+    impacts: storedImpacts,
   }),
   refurbishment: z.object({
     grade: z.string(),
@@ -58,6 +65,7 @@ const certifiable = {
     net_savings_pct: z.number(),
     break_even_years: z.number().nullable(),
     equivalents,
+    impacts: storedImpacts,
   }),
 };
 
@@ -114,8 +122,8 @@ const EQUIVALENT_SOURCES: CertificateDataSource[] = [
 function statementOf(calc: CertifiedCalculation, lifetimeYears: number | undefined, uncertaintyPct: number): CertificateStatement {
   if (calc.kind === 'savings') {
     const s = parseResult(certifiable.savings, calc.result, 'savings');
-    const { equivalents: e, ...figures } = s;
-    return { kind: 'savings', ...figures, ...e };
+    const { equivalents: e, impacts, ...figures } = s;
+    return { kind: 'savings', ...figures, ...e, avoided_impacts: impacts };
   }
   if (calc.kind === 'refurbishment') {
     const r = parseResult(certifiable.refurbishment, calc.result, 'refurbishment');
@@ -135,6 +143,7 @@ function statementOf(calc: CertifiedCalculation, lifetimeYears: number | undefin
       net_savings_pct: r.net_savings_pct,
       break_even_years: r.break_even_years,
       ...r.equivalents,
+      avoided_impacts: r.impacts,
     };
   }
   return {
@@ -228,7 +237,12 @@ const sharedFacts = {
   ),
   sandbox: z.boolean(),
 };
-const withEquivalents = { km_driving_avoided: z.number(), trees_year_equivalent: z.number() };
+const withEquivalents = {
+  km_driving_avoided: z.number(),
+  trees_year_equivalent: z.number(),
+  // Optional: format-2 certificates issued before ADPe and PE were certified do not have it.
+  avoided_impacts: z.object({ adpe_kg_sb_eq: z.number(), pe_mj: z.number() }).nullable().optional(),
+};
 
 const currentFacts: z.ZodType<CertificateFacts> = z.object({
   ...sharedFacts,

@@ -1,5 +1,5 @@
 import * as fmt from './format.ts';
-import type { CertificateDataSource, CertificateFacts, CertificateStatement, FootprintStatement } from './views.ts';
+import type { AvoidedImpacts, CertificateDataSource, CertificateFacts, CertificateStatement, FootprintStatement } from './views.ts';
 
 /**
  * The sentences and figures a certificate states, written once for the PDF (certificate.ts) and the
@@ -70,6 +70,18 @@ const equivalentRow = (s: { km_driving_avoided: number; trees_year_equivalent: n
   `${fmt.count(s.km_driving_avoided)} km by an average car, or ${fmt.kg(s.trees_year_equivalent)} tree-years of CO₂ uptake`,
 ];
 
+/**
+ * The avoided ADPe and PE beside the avoided CO2e (net of the same costs), on one row; "not computed" for a
+ * calculation stored before impacts existed; nothing on a certificate issued before they were certified.
+ */
+function avoidedImpactRows(impacts: AvoidedImpacts | undefined): Row[] {
+  if (impacts === undefined) return [];
+  if (impacts === null) return [[IMPACTS_AVOIDED_LABEL, 'not computed (calculated before ADPe and PE were)']];
+  return [[IMPACTS_AVOIDED_LABEL, `${fmt.significant(impacts.adpe_kg_sb_eq)} kg Sb eq ADPe · ${fmt.significant(impacts.pe_mj)} MJ PE`]];
+}
+
+export const IMPACTS_AVOIDED_LABEL = 'Metals and energy avoided';
+
 /** null is "never" for two reasons, told apart by the sign of the net savings (they are positive when only the extra electricity is missing). */
 function breakEven(statement: { break_even_years: number | null; net_savings_kg: number }): string {
   if (statement.break_even_years !== null) return `after ${years(statement.break_even_years)} of use`;
@@ -96,6 +108,7 @@ export function statementRows(statement: CertificateStatement): Row[] {
         ['Transport of a new device, avoided', kg(statement.avoided_transport_kg)],
         ['Extra electricity of the older device', `− ${kg(statement.additional_use_phase_kg)}`],
         ['Avoided emissions', kg(statement.avoided_co2_kg)],
+        ...avoidedImpactRows(statement.avoided_impacts),
         equivalentRow(statement),
       ];
     case 'refurbishment':
@@ -112,6 +125,7 @@ export function statementRows(statement: CertificateStatement): Row[] {
         ['Extra electricity in the country of reuse', `− ${kg(statement.additional_use_phase_kg)}`],
         ['Net savings', `${kg(statement.net_savings_kg)} (${fmt.pct(statement.net_savings_pct)})`],
         ['Break-even (extra electricity = savings)', breakEven(statement)],
+        ...avoidedImpactRows(statement.avoided_impacts),
         equivalentRow(statement),
       ];
   }

@@ -3,6 +3,7 @@ import {
   CERTIFICATE_TITLES,
   PRODUCT_LABEL,
   headline,
+  IMPACTS_AVOIDED_LABEL,
   methodologyRows,
   revokedNotice,
   statementRows,
@@ -96,12 +97,19 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   const figure = headline(statement);
   const boxX = left + width - boxWidth;
   const inner = boxWidth - 24;
-  const boxHeight = Math.max(factsBottom - factsTop, 98);
+  // The avoided ADPe and PE sit beside the avoided CO2e in the box (a row of their own would push savings with swaps to page 2).
+  const impacts = statementRows(statement).find(([label]) => label === IMPACTS_AVOIDED_LABEL)?.[1];
+  const noteStyle = { size: 8, color: COLORS.muted };
+  const impactsLine = impacts && `${IMPACTS_AVOIDED_LABEL}: ${impacts}`;
+  const noteBottom = 72 + pdf.heightOf(figure.note, inner, noteStyle);
+  const impactsBottom = impactsLine ? noteBottom + 3 + pdf.heightOf(impactsLine, inner, { size: 7.5 }) + 6 : 0;
+  const boxHeight = Math.max(factsBottom - factsTop, 98, impactsBottom);
   pdf.decoration(() => pdf.doc.rect(boxX, factsTop, boxWidth, boxHeight).fill(COLORS.faint));
   pdf.line(figure.label, boxX + 12, factsTop + 10, inner, { size: 8.5, color: COLORS.muted });
   pdf.line(fmt.kg(figure.kg), boxX + 12, factsTop + 24, inner, { size: 26, bold: true, color: COLORS.accent, leading: 1.1 });
   pdf.line('kg CO₂e', boxX + 12, factsTop + 55, inner, { size: 10, bold: true });
-  pdf.textAt(figure.note, boxX + 12, factsTop + 72, inner, { size: 8, color: COLORS.muted });
+  pdf.textAt(figure.note, boxX + 12, factsTop + 72, inner, noteStyle);
+  if (impactsLine) pdf.textAt(impactsLine, boxX + 12, factsTop + noteBottom + 3, inner, { size: 7.5 });
   pdf.y = factsTop + boxHeight + 4;
 
   // The verification block's room at the foot of page 1; sections that do not fit above it start page 2.
@@ -125,7 +133,7 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   } else {
     const title = statement.kind === 'savings' ? 'Avoided emissions' : 'Refurbished instead of new';
     // The headline figure is in the box above.
-    const rows = statementRows(statement).filter(([label]) => label !== figure.label);
+    const rows = statementRows(statement).filter(([label]) => label !== figure.label && label !== IMPACTS_AVOIDED_LABEL);
     const height = pdf.keyValuesHeight(rows, width, STATEMENT_LABELS, 8.5);
     place(title, HEADING_HEIGHT + height);
     pdf.heading(title, height);

@@ -11,6 +11,10 @@ export function kg(value: number): string {
 
 export const kgCo2e = (value: number): string => `${kg(value)} kg CO₂e`;
 
+const fourDigits = new Intl.NumberFormat('en-GB', { maximumSignificantDigits: 4 });
+/** ADPe (kg Sb eq) and PE (MJ) as the API rounds them: 4 significant digits (they span 1e-9 to 1e5). */
+export const significant = (value: number): string => fourDigits.format(value);
+
 export const count = (value: number): string => integer.format(value);
 
 export function pct(value: number): string {

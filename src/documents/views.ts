@@ -21,6 +21,13 @@ export interface FootprintStatement {
   lifetime_years: number | null;
 }
 
+/**
+ * The avoided ADPe (kg Sb eq) and PE (MJ) beside the avoided CO2e, as the calculation's stored `impacts`
+ * totals; null when the calculation was stored before impacts existed (never computed afterwards for a
+ * signed statement); absent on certificates issued before they were certified.
+ */
+export type AvoidedImpacts = { adpe_kg_sb_eq: number; pe_mj: number } | null;
+
 /** What a savings certificate states: the emissions avoided by keeping a device instead of buying a new one. */
 export interface SavingsStatement {
   kind: 'savings';
@@ -31,6 +38,7 @@ export interface SavingsStatement {
   additional_use_phase_kg: number;
   km_driving_avoided: number;
   trees_year_equivalent: number;
+  avoided_impacts?: AvoidedImpacts;
 }
 
 /** What a refurbishment certificate states: a refurbished device against buying a new one, used in the reuse country. */
@@ -52,6 +60,7 @@ export interface RefurbishmentStatement {
   break_even_years: number | null;
   km_driving_avoided: number;
   trees_year_equivalent: number;
+  avoided_impacts?: AvoidedImpacts;
 }
 
 export type CertificateStatement = FootprintStatement | SavingsStatement | RefurbishmentStatement;

@@ -131,9 +131,16 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
       fmt.count(api.equivalents.km_driving_avoided),
       kgText(api.equivalents.trees_year_equivalent),
       pctText(u),
+      fmt.significant(api.impacts.adpe.total),
+      fmt.significant(api.impacts.pe.total),
     ];
     const printed = printedFigures(text, [api.product.mpn, api.methodology.standard, api.methodology.engine_version]);
     expect(new Set(printed)).toEqual(new Set(expected));
+    // The avoided ADPe and PE are the answer's impacts totals, of which GWP is the avoided CO2e.
+    expect(api.impacts.gwp.total).toBeCloseTo(api.avoided_co2_kg, 2);
+    expect(text).toContain(
+      `Metals and energy avoided: ${fmt.significant(api.impacts.adpe.total)} kg Sb eq ADPe · ${fmt.significant(api.impacts.pe.total)} MJ PE`,
+    );
     expect(text).toContain(`Avoided emissions ${kgText(api.avoided_co2_kg)} kg CO₂e over 3 years of further use`);
     expect(text).toContain('Country of use FR');
     expect(text).toContain(`${fmt.count(api.equivalents.km_driving_avoided)} km by an average car`);
@@ -149,6 +156,7 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
       additional_use_phase_kg: api.additional_use_phase_kg,
       km_driving_avoided: api.equivalents.km_driving_avoided,
       trees_year_equivalent: api.equivalents.trees_year_equivalent,
+      avoided_impacts: { adpe_kg_sb_eq: api.impacts.adpe.total, pe_mj: api.impacts.pe.total },
     });
     // The extra electricity is at the grid of the country of use; the equivalents divide by their factors.
     expect(payload.data_sources.map((s: { label: string }) => s.label).slice(-3)).toEqual([
@@ -159,6 +167,7 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
     const page = await verifyPage(cert.verify_url);
     expect(page).toContain(`Avoided emissions ${kgText(api.avoided_co2_kg)} kg CO₂e`);
     expect(page).toContain(`${fmt.count(api.equivalents.km_driving_avoided)} km by an average car`);
+    expect(page).toContain(`${fmt.significant(api.impacts.adpe.total)} kg Sb eq ADPe · ${fmt.significant(api.impacts.pe.total)} MJ PE`);
   });
 
   it('a refurbishment certificate states grade, reuse country and its grid, swaps, net savings and break-even; cites the reuse grid, not the unused one', async () => {
@@ -170,7 +179,9 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
       remaining_years: 2,
     });
     const { cert, text, pages } = await certify(api.calculation_id);
-    expect(pages).toBe(1);
+    // With two swaps and the avoided ADPe and PE, the data sources table continues on page 2, and page 1 says so.
+    expect(pages).toBe(2);
+    expect(text).toContain('The signed facts fill pages 1 to 2; “Data sources” continues on page 2.');
     const grid = api.adjusted_use_phase.reuse_grid_factor_kg_per_kwh;
     const expected = [
       kgText(api.net_savings_kg),
@@ -186,6 +197,8 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
       fmt.count(api.equivalents.km_driving_avoided),
       kgText(api.equivalents.trees_year_equivalent),
       pctText(api.methodology.uncertainty_pct),
+      fmt.significant(api.impacts.adpe.total),
+      fmt.significant(api.impacts.pe.total),
     ];
     const tokens = api.swaps.map((s: { token: string }) => s.token);
     const printed = printedFigures(text, [api.product.mpn, api.methodology.standard, api.methodology.engine_version, ...tokens]);
@@ -198,8 +211,14 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
     expect(text).toContain(`${fmt.pct(api.net_savings_pct)} of a new device’s production and transport`);
     expect(text).toContain(`after ${api.break_even_years} years of use`);
     for (const s of api.swaps) expect(text).toContain(`${s.token} ${kgText(s.production_kg)} kg`);
+    // Net of the same costs as the CO2e: the impacts' GWP total is the net savings.
+    expect(api.impacts.gwp.total).toBeCloseTo(api.net_savings_kg, 2);
+    expect(text).toContain(
+      `Metals and energy avoided: ${fmt.significant(api.impacts.adpe.total)} kg Sb eq ADPe · ${fmt.significant(api.impacts.pe.total)} MJ PE`,
+    );
 
     const { payload } = await verifyJson(cert.verify_url);
+    expect(payload.statement.avoided_impacts).toEqual({ adpe_kg_sb_eq: api.impacts.adpe.total, pe_mj: api.impacts.pe.total });
     const labels = payload.data_sources.map((s: { label: string }) => s.label);
     expect(labels).toContain(`Grid factor, country of reuse (US-TX): ${grid} kg CO2e/kWh`);
     // France's grid feeds only the new device's use phase, which a refurbishment does not state.
@@ -284,6 +303,42 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
     ]);
     expect((await verifyJson(cert.verify_url)).verdict).toBe('altered');
     expect(await verifyPage(cert.verify_url)).toContain('no longer match their signature');
+  });
+
+  it('a calculation stored before impacts existed: the certificate says ADPe and PE were not computed and invents none', async () => {
+    const api = await calculate('savings', { country: 'DE', remaining_years: 4 });
+    const prisma = t.app.services.db.prisma;
+    const calc = await prisma.calculation.findUniqueOrThrow({ where: { id: api.calculation_id } });
+    const { impacts: _dropped, ...before } = calc.result as Record<string, unknown>;
+    await prisma.calculation.update({ where: { id: calc.id }, data: { result: before as object } });
+    const { cert, text } = await certify(api.calculation_id);
+    expect(text).toContain('Metals and energy avoided: not computed (calculated before ADPe and PE were)');
+    expect(text).not.toContain('kg Sb eq');
+    expect(text).toContain(`Avoided emissions ${kgText(api.avoided_co2_kg)} kg CO₂e`);
+    const verified = await verifyJson(cert.verify_url);
+    expect(verified.verdict).toBe('valid');
+    expect(verified.payload.statement.avoided_impacts).toBeNull();
+  });
+
+  it('still verifies and renders a format-2 savings certificate issued before ADPe and PE were certified, without them', async () => {
+    const api = await calculate('savings', { country: 'DE', remaining_years: 5 });
+    const { cert } = await certify(api.calculation_id);
+    const prisma = t.app.services.db.prisma;
+    const keys = t.app.services.certificateKeys;
+    // The payload as issued then: no avoided_impacts key, signed as it is.
+    const stored = await prisma.certificate.findUniqueOrThrow({ where: { id: cert.id } });
+    const payload = structuredClone(stored.payload) as { statement: Record<string, unknown> };
+    delete payload.statement.avoided_impacts;
+    const bytes = canonicalBytes(payload);
+    await prisma.certificate.update({
+      where: { id: cert.id },
+      data: { payload: payload as object, content_sha256: sha256Hex(bytes), signature: keys.sign(bytes), key_id: keys.signingKid },
+    });
+    const verified = await verifyJson(cert.verify_url);
+    expect(verified).toMatchObject({ verdict: 'valid', payload });
+    const text = await pdfText(Buffer.from(await (await download(cert.id)).arrayBuffer()));
+    expect(text).toContain(`Avoided emissions ${kgText(api.avoided_co2_kg)} kg CO₂e`);
+    expect(text).not.toContain('Metals and energy avoided');
   });
 
   it('still verifies and renders a certificate issued in format 1 (the footprint at the top level)', async () => {
