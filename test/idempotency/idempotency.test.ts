@@ -119,7 +119,13 @@ describe(`Idempotency-Key on ${TEST_DATABASE_KIND}`, () => {
     {
       name: 'POST /v1/inventory/instruments',
       path: () => '/inventory/instruments',
-      body: () => ({ kind: 'energy_attribute_certificate', country: 'DE', valid_from: '2025-01-01', valid_to: '2025-12-31', coverage_share: 0.5 }),
+      body: () => ({
+        kind: 'energy_attribute_certificate',
+        country: 'DE',
+        valid_from: '2025-01-01',
+        valid_to: '2025-12-31',
+        coverage_share: 0.5,
+      }),
       work: (orgId) => db().contractualInstrument.count({ where: { org_id: orgId } }),
     },
     {
