@@ -205,6 +205,7 @@ const SOURCE_STYLE = { size: 7.5 };
 
 async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> {
   await phaseSection(pdf, view);
+  if (view.criteria) criteriaSection(pdf, view.criteria);
   confidenceSection(pdf, view);
   const { buckets, granularity } = view.trend;
   if (buckets.some((b) => b.total_kg_co2e > 0)) {
@@ -235,6 +236,37 @@ async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> 
     ]);
   }
 }
+
+/** GWP, ADPe and PE of the inventory side by side, by phase, with what ADPe and PE mean. */
+function criteriaSection(pdf: PdfWriter, criteria: NonNullable<ReportView['criteria']>): void {
+  const w = pdf.width;
+  const row = (label: string, key: keyof typeof criteria.gwp) => [
+    label,
+    fmt.kg(criteria.gwp[key]),
+    fmt.significant(criteria.adpe[key]),
+    fmt.significant(criteria.pe[key]),
+  ];
+  tableSection(
+    pdf,
+    'Climate, metals and energy',
+    [
+      { header: 'Phase', width: w * 0.28 },
+      { header: 'GWP, kg CO₂e', width: w * 0.24, align: 'right' },
+      { header: 'ADPe, kg Sb eq', width: w * 0.24, align: 'right' },
+      { header: 'PE, MJ', width: w * 0.24, align: 'right' },
+    ],
+    [...PHASES.map(({ label }, i) => row(label, CRITERION_PHASES[i]!)), row('Total', 'total')],
+    'GWP: global warming, the figures above. ADPe: abiotic depletion of elements, the metals and minerals used up, in kg of antimony ' +
+      "equivalent. PE: primary energy, the energy drawn from nature, in MJ. ADPe and PE are from BoaviztAPI's open factors, uncalibrated " +
+      '(docs/methodology.md section 13).' +
+      (criteria.assets_without_impacts > 0
+        ? ` Assets calculated before ADPe and PE were, not in those columns: ${fmt.count(criteria.assets_without_impacts)}.`
+        : ''),
+  );
+}
+
+/** The criteria's phase keys in the order of PHASES (production, transport, use, end of life). */
+const CRITERION_PHASES = ['production', 'transport', 'use', 'end_of_life'] as const;
 
 /** The period's emissions by GHG Protocol scope and category, Scope 2 both ways, with the figures GET /v1/inventory answers. */
 function inventorySection(pdf: PdfWriter, inventory: NonNullable<ReportView['ghg_inventory']>): void {

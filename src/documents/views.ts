@@ -176,6 +176,16 @@ export interface ReportView {
   /** Summary: avoided emissions from reuse and refurbishment in the period. */
   savings?: { reuse_kg_co2e: number; refurbishment_kg_co2e: number; basis: string };
   sbti_targets?: { name: string; base_year: number; target_year: number; reduction_pct: number; scope: string }[];
+  /**
+   * Summary: the inventory's three criteria by phase: GWP (kg CO2e, the totals), ADPe (kg Sb eq) and PE (MJ) from
+   * the active calculations' stored impacts; assets whose calculation predates them are counted apart.
+   */
+  criteria?: {
+    gwp: CriterionPhaseTotals & { total: number };
+    adpe: CriterionPhaseTotals & { total: number };
+    pe: CriterionPhaseTotals & { total: number };
+    assets_without_impacts: number;
+  };
   /** Summary: the greenhouse-gas inventory of the period, as GET /v1/inventory answers it (docs/inventory.md). */
   ghg_inventory?: {
     method: string;
@@ -194,4 +204,12 @@ export interface ReportView {
   };
   notes: string[];
   sandbox: boolean;
+}
+
+/** One criterion's figures by lifecycle phase (the API's `impacts.*.phases`). */
+export interface CriterionPhaseTotals {
+  production: number;
+  transport: number;
+  use: number;
+  end_of_life: number;
 }

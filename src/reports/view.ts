@@ -10,6 +10,7 @@
 import type { PrismaClient } from '../db/database.ts';
 import type { ReferenceStore } from '../reference/store.ts';
 import type {
+  CriterionPhaseTotals,
   LifecyclePhases,
   ReportAction,
   ReportBreakdownRow,
@@ -22,6 +23,7 @@ import { INTERVAL_METHOD, uncertaintyInterval } from '../footprint/engine/interv
 import { ENGINE_VERSION, calculateRefurbishment, calculateSavings, getCategory, type FootprintResult } from '../footprint/engine/index.ts';
 import { OLD_DEVICE_ENERGY_PENALTY } from '../footprint/engine/constants.ts';
 import { round1, round2 } from '../footprint/engine/footprint.ts';
+import { criterionRounding } from '../footprint/engine/impacts.ts';
 import { footprintModelOf } from '../footprint/service.ts';
 import { resolveDevice, type ResolvedDevice } from '../footprint/device.ts';
 import { deviceQuery } from '../assets/import.ts';
@@ -64,7 +66,8 @@ WITH status_since AS (
     c.production_kg, c.transport_kg, c.use_phase_kg, c.end_of_life_kg, c.total_kg_co2e,
     c.confidence::text AS confidence, c.engine_version, cf.factor_id::text AS grid_factor_id,
     CASE WHEN jsonb_typeof(c.result -> 'methodology' -> 'uncertainty_pct') = 'number'
-      THEN (c.result -> 'methodology' ->> 'uncertainty_pct')::float8 END AS uncertainty_pct
+      THEN (c.result -> 'methodology' ->> 'uncertainty_pct')::float8 END AS uncertainty_pct,
+    c.result -> 'impacts' AS impacts
   FROM assets a
   JOIN calculations c ON c.id = a.active_calculation_id AND c.org_id = $1::uuid
   LEFT JOIN status_since s ON s.asset_id = a.id
@@ -83,6 +86,15 @@ SELECT brand, mpn, model, category, country, specs, product_id::text AS product_
   sum(end_of_life_kg)::float8 AS end_of_life_kg, sum(total_kg_co2e)::float8 AS total_kg_co2e
 FROM inventory
 GROUP BY brand, mpn, model, category, country, specs, product_id, status, changed_in_period, confidence, engine_version, uncertainty_pct, grid_factor_id`;
+
+// ADPe and PE of the inventory by phase, summed from the active calculations' stored impacts (calculations stored
+// before them have none: counted apart). A criterion's phases: impacts -> criterion -> phases -> phase.
+const phaseSum = (criterion: string, phase: string) =>
+  `sum((impacts -> '${criterion}' -> 'phases' ->> '${phase}')::float8) AS ${criterion}_${phase}`;
+const CRITERIA_SQL = `${INVENTORY}
+SELECT (count(*) FILTER (WHERE impacts IS NULL OR jsonb_typeof(impacts) <> 'object'))::int AS assets_without_impacts,
+  ${['adpe', 'pe'].flatMap((c) => ['production', 'transport', 'use', 'end_of_life'].map((p) => phaseSum(c, p))).join(',\n  ')}
+FROM inventory`;
 
 const trendSql = (granularity: TrendGranularity) => `${INVENTORY}
 SELECT ${BUCKET_SQL[granularity]} AS period, sum(total_kg_co2e)::float8 AS total_kg_co2e
@@ -114,6 +126,40 @@ interface InventoryGroup extends LifecyclePhases {
   assets: number;
   undated: number;
   total_kg_co2e: number;
+}
+
+type CriteriaRow = { assets_without_impacts: number } & Record<`${'adpe' | 'pe'}_${keyof CriterionPhaseTotals}`, number | null>;
+
+/** GWP (the totals above), ADPe and PE by phase, each rounded as the API rounds it. */
+function criteriaOf(row: CriteriaRow, totals: ReportView['totals']): NonNullable<ReportView['criteria']> {
+  const resource = (c: 'adpe' | 'pe'): CriterionPhaseTotals & { total: number } => {
+    const phases = {
+      production: row[`${c}_production`] ?? 0,
+      transport: row[`${c}_transport`] ?? 0,
+      use: row[`${c}_use`] ?? 0,
+      end_of_life: row[`${c}_end_of_life`] ?? 0,
+    };
+    const rounded = (v: number) => criterionRounding(c)(v);
+    return {
+      production: rounded(phases.production),
+      transport: rounded(phases.transport),
+      use: rounded(phases.use),
+      end_of_life: rounded(phases.end_of_life),
+      total: rounded(phases.production + phases.transport + phases.use + phases.end_of_life),
+    };
+  };
+  return {
+    gwp: {
+      production: totals.production_kg,
+      transport: totals.transport_kg,
+      use: totals.use_phase_kg,
+      end_of_life: totals.end_of_life_kg,
+      total: totals.total_kg_co2e,
+    },
+    adpe: resource('adpe'),
+    pe: resource('pe'),
+    assets_without_impacts: row.assets_without_impacts,
+  };
 }
 
 interface Facts {
@@ -285,6 +331,7 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
   };
 
   if (type === 'sustainability_summary') {
+    view.criteria = criteriaOf((await prisma.$queryRawUnsafe<CriteriaRow[]>(CRITERIA_SQL, orgId, dateFrom, dateTo))[0]!, totals);
     view.ghg_inventory = ghgInventory(await periodInventory(prisma, orgId, { dateFrom, dateTo, method: 'acquisition', restate: false }));
     view.savings = periodSavings(groups, estimates);
     view.sbti_targets = targets.map((t) => ({

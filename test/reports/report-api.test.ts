@@ -137,6 +137,57 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     }
   });
 
+  it('the summary shows GWP, ADPe and PE side by side: sums of the stored impacts of the active calculations, as the API answered them', async () => {
+    const period = { dateFrom: '1990-01-01', dateTo: today() };
+    const db = t.app.services.db.prisma;
+    const assets = await db.asset.findMany({
+      where: { org_id: orgs.audited! },
+      select: { active_calculation: { select: { id: true, result: true } } },
+    });
+    const calculations = assets.map((a) => a.active_calculation).filter((c) => c !== null);
+    expect(calculations.length).toBeGreaterThan(0);
+    // Each asset's figures as the API answered them (the calculation's stored result), summed by hand.
+    const byHand = (criterion: 'adpe' | 'pe') => {
+      const sum = { production: 0, transport: 0, use: 0, end_of_life: 0 };
+      for (const c of calculations)
+        for (const phase of Object.keys(sum) as (keyof typeof sum)[]) sum[phase] += (c.result as any).impacts[criterion].phases[phase];
+      return { ...sum, total: sum.production + sum.transport + sum.use + sum.end_of_life };
+    };
+    const text = flat(await pdfText(await post(keys.audited, { type: 'sustainability_summary', ...period })));
+    expect(text).toContain('Climate, metals and energy');
+    expect(text).toContain('ADPe: abiotic depletion of elements');
+    for (const criterion of ['adpe', 'pe'] as const) {
+      const expected = byHand(criterion);
+      for (const value of Object.values(expected)) expect(text, `${criterion} ${value}`).toContain(fmt.significant(value));
+    }
+    const adpe = byHand('adpe');
+    // the row of a phase: GWP, ADPe and PE side by side
+    expect(text).toMatch(
+      new RegExp(
+        `Production [\\d,.]+ ${fmt.significant(adpe.production).replace(/[.]/g, '\\.')} ${fmt.significant(byHand('pe').production).replace(/[.]/g, '\\.')}`,
+      ),
+    );
+    expect(text).not.toContain('Assets calculated before ADPe and PE were');
+
+    // A calculation stored before impacts existed: counted apart, its figures in no column.
+    const [first] = calculations;
+    const { impacts, ...older } = first!.result as any;
+    await db.calculation.update({ where: { id: first!.id }, data: { result: older } });
+    try {
+      const view = await assembleReportView(
+        { prisma: t.app.services.scopes.for(orgs.audited!), orgId: orgs.audited!, reference: t.app.services.reference, sandbox: false },
+        { type: 'sustainability_summary', ...period },
+      );
+      expect(view.criteria!.assets_without_impacts).toBe(1);
+      // 4 significant digits, as the API rounds ADPe
+      expect(fmt.significant(view.criteria!.adpe.total)).toBe(fmt.significant(adpe.total - impacts.adpe.total));
+      const again = flat(await pdfText(await post(keys.audited, { type: 'sustainability_summary', ...period })));
+      expect(again).toContain('Assets calculated before ADPe and PE were, not in those columns: 1.');
+    } finally {
+      await db.calculation.update({ where: { id: first!.id }, data: { result: first!.result as object } });
+    }
+  });
+
   it('answers a sustainability summary as a PDF naming the organisation and its totals, recorded and audit-logged', async () => {
     const period = { dateFrom: '2025-01-01', dateTo: today() };
     const res = await post(keys.pro, { type: 'sustainability_summary', ...period });
