@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,43 +13,14 @@ import { TEST_ADMIN_TOKEN, UNLIMITED } from '../support/test-app.ts';
  * Property-based fuzzing of the running server (issue 9): generated hostile requests over every
  * REST route (read from the server's own OpenAPI document), GraphQL, the console and the admin
  * API. Every answer must be below 500, an error must carry a JSON body with a code (the console's
- * HTML pages excepted), no answer may take a second, and the server's event loop may never be held
- * 200 ms or more (what keeps /healthz, polled throughout, fast). FUZZ_SECONDS bounds the run (default
- * 30); FUZZ_SEED replays one.
+ * HTML pages excepted), no answer may take a second, and /healthz, polled throughout, must keep
+ * answering within 200 ms. FUZZ_SECONDS bounds the run (default 30); FUZZ_SEED replays one.
  * The server's RSS (its own process, /proc VmRSS) is printed at the end, and again after
  * FUZZ_IDLE_SECONDS without traffic when that is set (issue 39; give vitest a --testTimeout to match).
  */
 const FUZZ_MS = Number(process.env.FUZZ_SECONDS ?? 30) * 1000;
 const SLOWEST_MS = 1_000;
-/**
- * The longest the server's event loop may be held, as the server measures it (prom-client's
- * nodejs_eventloop_lag_max_seconds on /metrics, perf_hooks' monitorEventLoopDelay), beyond the delay
- * an idle process on the same machine measured meanwhile (its threads waiting for a core). A /healthz
- * poll's wall-clock time also counts this test process's own work (generating and sending large hostile
- * requests) and the machine's other load, and went past 200 ms on a busy machine while the server was idle.
- */
-const EVENT_LOOP_MS = 200;
-
-/**
- * A process that does nothing but measure its own event-loop delay (at the resolution prom-client
- * uses): how late this machine runs a ready thread. `maxMs()` answers the longest delay since the last call.
- */
-function startIdleProbe() {
-  const code = `const h = require('node:perf_hooks').monitorEventLoopDelay({ resolution: 10 }); h.enable();
-require('node:readline').createInterface({ input: process.stdin }).on('line', () => { process.stdout.write(h.max / 1e6 + '\\n'); h.reset(); });`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['pipe', 'pipe', 'inherit'] });
-  child.stdout.setEncoding('utf8');
-  return {
-    async maxMs(): Promise<number> {
-      child.stdin.write('\n');
-      const [line] = (await once(child.stdout, 'data')) as [string];
-      return Number(line.trim());
-    },
-    stop: () => child.kill(),
-  };
-}
-/** A /healthz poll is still timed by the client: slower than this it is reported (not failed). */
-const SLOW_POLL_MS = 100;
+const HEALTHZ_MS = 200;
 const IDLE_MS = Number(process.env.FUZZ_IDLE_SECONDS ?? 0) * 1000;
 /** The server process's resident memory in MB (not the test process's: the server is a child). */
 const serverRssMb = (pid: number) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024);
@@ -165,14 +134,6 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       body: JSON.stringify(body),
     });
     return (await res.json()) as Record<string, string>;
-  };
-
-  /** The longest event-loop delay the server measured since the previous scrape of /metrics, in ms. */
-  const serverEventLoopMaxMs = async () => {
-    const res = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${TEST_ADMIN_TOKEN}` } });
-    const seconds = /^nodejs_eventloop_lag_max_seconds (\S+)$/m.exec(await res.text())?.[1];
-    expect(seconds, 'nodejs_eventloop_lag_max_seconds on /metrics').toBeDefined();
-    return Number(seconds) * 1000;
   };
 
   beforeAll(async () => {
@@ -550,17 +511,14 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     let inFlight = '';
     const slowPolls: string[] = [];
     const slowest: [number, string][] = [];
-    // The metric's histogram restarts with each scrape, the idle probe's with each answer: these start the measured window.
-    const idleProbe = startIdleProbe();
-    await Promise.all([serverEventLoopMaxMs(), idleProbe.maxMs()]);
     const poller = (async () => {
       while (polling) {
         const started = performance.now();
         const res = await fetch(`${server.url}/healthz`);
         await res.arrayBuffer();
         healthz.push(performance.now() - started);
-        expect(res.status).toBe(200);
-        if (performance.now() - started > SLOW_POLL_MS) slowPolls.push(`${Math.round(performance.now() - started)} ms during ${inFlight}`);
+        if (performance.now() - started > HEALTHZ_MS / 2)
+          slowPolls.push(`${Math.round(performance.now() - started)} ms during ${inFlight}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -620,14 +578,11 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       polling = false;
       await poller;
     }
-    const [eventLoopMaxMs, machineDelayMs] = await Promise.all([serverEventLoopMaxMs(), idleProbe.maxMs()]);
-    idleProbe.stop();
     const sortedHealthz = [...healthz].sort((a, b) => a - b);
     const p99 = sortedHealthz[Math.floor(sortedHealthz.length * 0.99)] ?? 0;
     console.log(
       `fuzz (${TEST_DATABASE_KIND}): ${sent} requests in ${FUZZ_MS / 1000} s, ${refusedByClient} refused by the HTTP client, ${closedEarly} oversized ones cut off by the server while sending; statuses ${JSON.stringify(Object.fromEntries([...histogram].sort(([a], [b]) => a - b)))}; ` +
-        `/healthz ${healthz.length} polls, p99 ${p99.toFixed(1)} ms, max ${(sortedHealthz.at(-1) ?? 0).toFixed(1)} ms; ` +
-        `the server's event loop held at most ${eventLoopMaxMs.toFixed(1)} ms, an idle process's ${machineDelayMs.toFixed(1)} ms`,
+        `/healthz ${healthz.length} polls, p99 ${p99.toFixed(1)} ms, max ${(sortedHealthz.at(-1) ?? 0).toFixed(1)} ms`,
     );
     console.log(`slowest answers: ${slowest.map(([ms, what]) => `${Math.round(ms)} ms ${what}`).join(' | ')}`);
     if (slowPolls.length) console.log(`slow /healthz polls: ${slowPolls.join(' | ')}`);
@@ -639,8 +594,7 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     }
     console.log(rss);
     expect(sent).toBeGreaterThan(200);
-    expect(sortedHealthz.at(-1) ?? Infinity).toBeLessThan(SLOWEST_MS);
-    expect(eventLoopMaxMs - machineDelayMs).toBeLessThan(EVENT_LOOP_MS);
+    expect(sortedHealthz.at(-1) ?? 0).toBeLessThan(HEALTHZ_MS);
     expect(server.output()).not.toMatch(/"level":50/);
   });
 });
