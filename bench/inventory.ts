@@ -6,6 +6,8 @@
 //     then VACUUM ANALYZE as autovacuum would;
 //  2. p50 / max over HTTP (sequential) of a one-year inventory, acquisition and linear, and a restated one.
 // BENCH_DATABASE_URL (or TEST_DATABASE_URL) names the PostgreSQL server; a fresh database is made and dropped.
+// BENCH_KEEP_DB=<name> seeds a database of that name once and keeps it: a later run with the same name and
+// BENCH_ASSETS measures the same data again without the minutes of seeding.
 import pg from 'pg';
 import { adminJson, freshPostgres, percentile, startService } from './support.ts';
 
@@ -17,58 +19,28 @@ const QUOTA_LIMITS = 'day.enterprise=100000000,minute.enterprise=100000000';
 const COUNTRIES = ['DE', 'FR', 'GB', 'US', 'NL', 'ES', 'IT', 'PL', 'SE', 'IN', 'CN', 'BR'];
 const CATEGORIES = ['laptop', 'desktop', 'monitor', 'smartphone', 'tablet', 'server', 'printer', 'network_switch'];
 
-const db = await freshPostgres();
+const db = await freshPostgres(process.env.BENCH_KEEP_DB);
 const service = await startService({ DATABASE_URL: db.url, QUOTA_LIMITS });
 const client = new pg.Client({ connectionString: db.url });
 await client.connect();
 try {
-  const org = await adminJson(service.url, '/orgs', { name: 'Bench Inventory', plan: 'enterprise' });
+  const kept: { id: string } | undefined = db.created
+    ? undefined
+    : (
+        await client.query(
+          `SELECT o.id FROM organizations o WHERE o.name = 'Bench Inventory' AND (SELECT count(*) FROM assets a WHERE a.org_id = o.id) = $1`,
+          [N],
+        )
+      ).rows[0];
+  const org = kept ?? (await adminJson(service.url, '/orgs', { name: 'Bench Inventory', plan: 'enterprise' }));
   const { key } = await adminJson(service.url, '/keys', { org_id: org.id });
 
   const seedStart = performance.now();
-  for (let from = 0; from < N; from += BATCH) {
-    await client.query(
-      `WITH calc AS (
-        INSERT INTO calculations (id, org_id, kind, engine_version, country, category, confidence, total_kg_co2e, production_kg,
-          transport_kg, use_phase_kg, end_of_life_kg, inputs, result, created_at)
-        SELECT gen_random_uuid(), $1::uuid, 'footprint', 'bench', ($4::text[])[1 + g % 12], ($5::text[])[1 + (g / 12) % 8], 'estimated_medium',
-          300 + g % 500, 200 + g % 400, 10 + g % 20, 80 + g % 60, 5 + g % 10, '{}'::jsonb,
-          jsonb_build_object('methodology', jsonb_build_object('annual_kwh', 20 + g % 300, 'lifetime_years', 3 + g % 4, 'uncertainty_pct', 15 + g % 40)),
-          timestamptz '2024-06-01' - (g % 400) * interval '1 day'
-        FROM generate_series($2::int, $3::int) g
-        RETURNING id, country, category, created_at
-      ), numbered AS (
-        SELECT c.*, row_number() OVER () + $2::int AS g FROM calc c
-      )
-      INSERT INTO assets (id, org_id, brand, category, status, purchase_date, country, active_calculation_id, total_kg_co2e, production_kg,
-        use_phase_kg, source, serial_number, created_at, updated_at)
-      SELECT gen_random_uuid(), $1::uuid, 'Bench', category,
-        (CASE WHEN g % 50 = 1 THEN 'resold' WHEN g % 50 = 2 THEN 'recycled' WHEN g % 50 = 3 THEN 'disposed' ELSE 'in_use' END)::"AssetStatus",
-        CASE WHEN g % 50 = 7 THEN NULL ELSE date '2018-01-01' + (g * 7919 % 2920)::int END, country, id, 300, 200, 80, 'bench',
-        'BENCH-' || g, timestamptz '2024-06-01' - (g % 300) * interval '1 day', now()
-      FROM numbered`,
-      [org.id, from, Math.min(N, from + BATCH) - 1, COUNTRIES, CATEGORIES],
-    );
-  }
-  // Dated retirements for most retired assets, spread over 2019–2025.
-  await client.query(
-    `INSERT INTO asset_events (id, org_id, asset_id, event, from_value, to_value, created_at)
-    SELECT gen_random_uuid(), org_id, id, 'asset.status_changed', 'in_use', status::text,
-      greatest(COALESCE(purchase_date, date '2024-01-01') + 200, date '2019-01-01') + (hashtext(id::text) & 1023) * interval '1 day'
-    FROM assets WHERE org_id = $1::uuid AND status IN ('resold', 'recycled', 'disposed') AND hashtext(id::text) % 10 <> 0`,
-    [org.id],
-  );
-  await client.query(
-    `INSERT INTO contractual_instruments (id, org_id, kind, country, valid_from, valid_to, emission_factor_kg_per_kwh, coverage_share, label)
-    VALUES (gen_random_uuid(), $1::uuid, 'energy_attribute_certificate', 'DE', '2025-01-01', '2025-06-30', NULL, 0.6, 'bench GOs'),
-      (gen_random_uuid(), $1::uuid, 'supplier_specific', 'FR', '2025-04-01', '2025-12-31', 0.02, NULL, 'bench supplier')`,
-    [org.id],
-  );
-  await client.query('VACUUM ANALYZE assets');
-  await client.query('VACUUM ANALYZE asset_events');
-  await client.query('VACUUM ANALYZE calculations');
+  if (!kept) await seed(org.id);
   const seedSeconds = (performance.now() - seedStart) / 1000;
-  console.error(`seeded ${N} assets in ${Math.round(seedSeconds)} s`);
+  console.error(
+    kept ? `reusing the ${N} assets of database ${process.env.BENCH_KEEP_DB}` : `seeded ${N} assets in ${Math.round(seedSeconds)} s`,
+  );
 
   const timed = async (query: string) => {
     const ms: number[] = [];
@@ -96,4 +68,48 @@ try {
   await client.end();
   await service.stop();
   await db.drop();
+}
+
+async function seed(orgId: string) {
+  for (let from = 0; from < N; from += BATCH) {
+    await client.query(
+      `WITH calc AS (
+        INSERT INTO calculations (id, org_id, kind, engine_version, country, category, confidence, total_kg_co2e, production_kg,
+          transport_kg, use_phase_kg, end_of_life_kg, inputs, result, created_at)
+        SELECT gen_random_uuid(), $1::uuid, 'footprint', 'bench', ($4::text[])[1 + g % 12], ($5::text[])[1 + (g / 12) % 8], 'estimated_medium',
+          300 + g % 500, 200 + g % 400, 10 + g % 20, 80 + g % 60, 5 + g % 10, '{}'::jsonb,
+          jsonb_build_object('methodology', jsonb_build_object('annual_kwh', 20 + g % 300, 'lifetime_years', 3 + g % 4, 'uncertainty_pct', 15 + g % 40)),
+          timestamptz '2024-06-01' - (g % 400) * interval '1 day'
+        FROM generate_series($2::int, $3::int) g
+        RETURNING id, country, category, created_at
+      ), numbered AS (
+        SELECT c.*, row_number() OVER () + $2::int AS g FROM calc c
+      )
+      INSERT INTO assets (id, org_id, brand, category, status, purchase_date, country, active_calculation_id, total_kg_co2e, production_kg,
+        use_phase_kg, source, serial_number, created_at, updated_at)
+      SELECT gen_random_uuid(), $1::uuid, 'Bench', category,
+        (CASE WHEN g % 50 = 1 THEN 'resold' WHEN g % 50 = 2 THEN 'recycled' WHEN g % 50 = 3 THEN 'disposed' ELSE 'in_use' END)::"AssetStatus",
+        CASE WHEN g % 50 = 7 THEN NULL ELSE date '2018-01-01' + (g * 7919 % 2920)::int END, country, id, 300, 200, 80, 'bench',
+        'BENCH-' || g, timestamptz '2024-06-01' - (g % 300) * interval '1 day', now()
+      FROM numbered`,
+      [orgId, from, Math.min(N, from + BATCH) - 1, COUNTRIES, CATEGORIES],
+    );
+  }
+  // Dated retirements for most retired assets, spread over 2019–2025.
+  await client.query(
+    `INSERT INTO asset_events (id, org_id, asset_id, event, from_value, to_value, created_at)
+    SELECT gen_random_uuid(), org_id, id, 'asset.status_changed', 'in_use', status::text,
+      greatest(COALESCE(purchase_date, date '2024-01-01') + 200, date '2019-01-01') + (hashtext(id::text) & 1023) * interval '1 day'
+    FROM assets WHERE org_id = $1::uuid AND status IN ('resold', 'recycled', 'disposed') AND hashtext(id::text) % 10 <> 0`,
+    [orgId],
+  );
+  await client.query(
+    `INSERT INTO contractual_instruments (id, org_id, kind, country, valid_from, valid_to, emission_factor_kg_per_kwh, coverage_share, label)
+    VALUES (gen_random_uuid(), $1::uuid, 'energy_attribute_certificate', 'DE', '2025-01-01', '2025-06-30', NULL, 0.6, 'bench GOs'),
+      (gen_random_uuid(), $1::uuid, 'supplier_specific', 'FR', '2025-04-01', '2025-12-31', 0.02, NULL, 'bench supplier')`,
+    [orgId],
+  );
+  await client.query('VACUUM ANALYZE assets');
+  await client.query('VACUUM ANALYZE asset_events');
+  await client.query('VACUUM ANALYZE calculations');
 }

@@ -27,20 +27,28 @@ export function runLcf(args: string[], env: Record<string, string>): Promise<{ c
   });
 }
 
-/** A fresh database on the PostgreSQL server of BENCH_DATABASE_URL (default: the local test server). */
-export async function freshPostgres(): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh database on the PostgreSQL server of BENCH_DATABASE_URL (default: the local test server), dropped by
+ * `drop`. With `keep`, the database of that name instead: made if missing (`created`), never dropped, so a bench
+ * can reuse what an earlier run seeded.
+ */
+export async function freshPostgres(keep?: string): Promise<{ url: string; created: boolean; drop: () => Promise<void> }> {
   const server = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
-  const name = `lcf_bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
+  if (keep !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(keep)) throw new Error(`not a database name: ${keep}`);
+  const name = keep ?? `lcf_bench_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
   const admin = async (sql: string) => {
     const client = new pg.Client({ connectionString: server });
     await client.connect();
-    await client.query(sql);
+    const result = await client.query(sql);
     await client.end();
+    return result;
   };
-  await admin(`CREATE DATABASE ${name}`);
+  const exists = keep !== undefined && (await admin(`SELECT 1 FROM pg_database WHERE datname = '${name}'`)).rowCount === 1;
+  if (!exists) await admin(`CREATE DATABASE ${name}`);
   const url = new URL(server);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const drop = keep ? async () => {} : async () => void (await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  return { url: url.toString(), created: !exists, drop };
 }
 
 /** `probe`: a module loaded into the service before src/main.ts, talking to the bench over IPC; `nodeArgs`: node options of the service. */
