@@ -66,7 +66,8 @@ describe('ADPe and PE against BoaviztAPI (issue 42.3)', () => {
     }
     // The R740 of test_dell_r740_server: its ADPe gap is BoaviztAPI's 5.98 kg of power supplies against the category's 2 kg.
     const r740 = rows.filter((r) => r.figure === 'server-dell-r740');
-    expect(r740.find((r) => r.criterion === 'pe')!.ratio).toBeCloseTo(0.99, 1);
+    expect(r740.find((r) => r.criterion === 'pe')!.ratio).toBeGreaterThan(0.95);
+    expect(r740.find((r) => r.criterion === 'pe')!.ratio).toBeLessThan(1.05);
     expect(r740.find((r) => r.criterion === 'adpe')!.ratio).toBeGreaterThan(0.75);
     expect(r740.find((r) => r.criterion === 'adpe')!.ratio).toBeLessThan(0.9);
   });
