@@ -22,6 +22,13 @@ const patch = (key: string, id: string, body: Record<string, unknown>) =>
 const get = (key: string, id: string) => t.json(`${BASE}/${id}`, { headers: auth(key) });
 const remove = (key: string, id: string) => t.json(`${BASE}/${id}`, { method: 'DELETE', headers: auth(key) });
 const list = (key: string, query = '') => t.json(`${BASE}${query}`, { headers: auth(key) });
+const patchSettings = (key: string, body: Record<string, unknown>) =>
+  t.json('/v1/org/settings', { method: 'PATCH', headers: auth(key), body: JSON.stringify(body) });
+/** A new organisation and a live key of it. */
+const orgWithKey = async (plan: string, name: string) => {
+  const org = await t.createOrg(plan, name);
+  return { org, key: (await t.createKey(org.id)).key };
+};
 
 const FIELDS = [
   'id',
@@ -221,8 +228,7 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('one supplier-specific factor per country and day; certificates of a country cover at most 100 % of any day (409 naming the overlap)', async () => {
-    const org = await t.createOrg('pro', 'Overlap Org');
-    const key = (await t.createKey(org.id)).key;
+    const { key } = await orgWithKey('pro', 'Overlap Org');
     const first = (await create(key, supplier('FR', '2025-01-01', '2025-06-30'))).body;
     const clash = await create(key, supplier('FR', '2025-06-30', '2025-12-31'));
     expect(clash.status).toBe(409);
@@ -264,8 +270,7 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('holds the overlap rule under concurrent requests: of 8 certificates of 20 % each on the same days, 5 are recorded', async () => {
-    const org = await t.createOrg('pro', 'Race Org');
-    const key = (await t.createKey(org.id)).key;
+    const { org, key } = await orgWithKey('pro', 'Race Org');
     const answers = await Promise.all(Array.from({ length: 8 }, () => create(key, certificate('IT', '2025-01-01', '2025-12-31', 0.2))));
     expect(answers.map((a) => a.status).sort()).toEqual([201, 201, 201, 201, 201, 409, 409, 409]);
     const stored = await prisma().contractualInstrument.findMany({ where: { org_id: org.id } });
@@ -273,8 +278,7 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('an Idempotency-Key makes a retried creation record one instrument and answer it again', async () => {
-    const org = await t.createOrg('pro', 'Retry Org');
-    const key = (await t.createKey(org.id)).key;
+    const { org, key } = await orgWithKey('pro', 'Retry Org');
     const send = () =>
       t.json(BASE, {
         method: 'POST',
@@ -290,8 +294,7 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('refuses the 1001st instrument of an organisation with 409 CONTRACTUAL_INSTRUMENT_LIMIT', async () => {
-    const org = await t.createOrg('pro', 'Limit Org');
-    const key = (await t.createKey(org.id)).key;
+    const { org, key } = await orgWithKey('pro', 'Limit Org');
     await prisma().contractualInstrument.createMany({
       data: Array.from({ length: 1_000 }, () => ({
         org_id: org.id,
@@ -350,8 +353,7 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('works over GraphQL for plans with ad-hoc queries', async () => {
-    const org = await t.createOrg('business', 'GraphQL Instrument Org');
-    const key = (await t.createKey(org.id)).key;
+    const { key } = await orgWithKey('business', 'GraphQL Instrument Org');
     const created = await t.graphql(
       `mutation { createContractualInstrument(kind: energy_attribute_certificate, country: "SE", valid_from: "2026-01-01", valid_to: "2026-12-31", coverage_share: 0.8, label: "GO") {
         id kind country valid_from valid_to emission_factor_kg_per_kwh coverage_share label } }`,
@@ -389,26 +391,17 @@ describe(`contractual instruments on ${TEST_DATABASE_KIND}`, () => {
 
 describe(`organisation settings on ${TEST_DATABASE_KIND}`, () => {
   it('reads and sets hardware_accounting (REST and GraphQL), audit-logged when it changes', async () => {
-    const org = await t.createOrg('business', 'Settings Org');
-    const key = (await t.createKey(org.id)).key;
+    const { org, key } = await orgWithKey('business', 'Settings Org');
     const read = await t.json('/v1/org/settings', { headers: auth(key) });
     expect(read.status).toBe(200);
     expect(Object.keys(read.body)).toEqual(['hardware_accounting', 'updated_at']);
     expect(read.body.hardware_accounting).toBe('capital_goods');
 
-    const set = await t.json('/v1/org/settings', {
-      method: 'PATCH',
-      headers: auth(key),
-      body: JSON.stringify({ hardware_accounting: 'purchased_goods' }),
-    });
+    const set = await patchSettings(key, { hardware_accounting: 'purchased_goods' });
     expect(set.status).toBe(200);
     expect(set.body.hardware_accounting).toBe('purchased_goods');
     // The same value again changes nothing and logs nothing.
-    await t.json('/v1/org/settings', {
-      method: 'PATCH',
-      headers: auth(key),
-      body: JSON.stringify({ hardware_accounting: 'purchased_goods' }),
-    });
+    await patchSettings(key, { hardware_accounting: 'purchased_goods' });
     const audit = await prisma().auditLog.findMany({ where: { org_id: org.id, event: 'organization.settings.updated' } });
     expect(audit.map((a) => a.data)).toEqual([{ hardware_accounting: { from: 'capital_goods', to: 'purchased_goods' } }]);
 
@@ -421,23 +414,13 @@ describe(`organisation settings on ${TEST_DATABASE_KIND}`, () => {
     );
     expect(back.body.data).toEqual({ updateOrganizationSettings: { hardware_accounting: 'capital_goods' } });
 
-    const bad = await t.json('/v1/org/settings', {
-      method: 'PATCH',
-      headers: auth(key),
-      body: JSON.stringify({ hardware_accounting: 'opex' }),
-    });
+    const bad = await patchSettings(key, { hardware_accounting: 'opex' });
     expect(bad.status).toBe(400);
     expect(bad.body.details).toBe("hardware_accounting: must be one of capital_goods, purchased_goods, got 'opex'");
-    expect(
-      (await t.json('/v1/org/settings', { method: 'PATCH', headers: auth(key), body: JSON.stringify({ accounting: 'x' }) })).body.code,
-    ).toBe('UNKNOWN_PARAMETER');
+    expect((await patchSettings(key, { accounting: 'x' })).body.code).toBe('UNKNOWN_PARAMETER');
     // Another organisation is untouched; the demo sandbox cannot change settings.
     expect((await prisma().organization.findUniqueOrThrow({ where: { id: orgA.id } })).hardware_accounting).toBe('capital_goods');
-    const demo = await t.json('/v1/org/settings', {
-      method: 'PATCH',
-      headers: auth(demoKey),
-      body: JSON.stringify({ hardware_accounting: 'purchased_goods' }),
-    });
+    const demo = await patchSettings(demoKey, { hardware_accounting: 'purchased_goods' });
     expect(demo.body.code).toBe('SANDBOX_READ_ONLY');
   });
 });

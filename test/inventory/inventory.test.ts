@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fmt from '../../src/documents/format.ts';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
+import { day, inventoryFixtures, type InventoryFixtures } from '../support/inventory-fixtures.ts';
 import type { PrismaClient } from '../../src/db/database.ts';
 import { periodEmissionRows, periodInventory, type InventoryRequest, type PeriodInventory } from '../../src/inventory/inventory.ts';
 
@@ -24,94 +25,10 @@ import { periodEmissionRows, periodInventory, type InventoryRequest, type Period
  */
 let t: TestApp;
 let prisma: PrismaClient;
-let registryId: string;
+let fixtures: InventoryFixtures;
 const orgs: Record<string, string> = {};
 const keys: Record<string, string> = {};
 const YEAR_2025: InventoryRequest = { dateFrom: '2025-01-01', dateTo: '2025-12-31', method: 'acquisition', restate: false };
-
-const day = (d: string) => new Date(`${d}T00:00:00Z`);
-
-async function factor(type: 'GRID' | 'RESIDUAL_MIX', region: string, value: number, from: string, to: string | null = null) {
-  await prisma.emissionFactor.create({
-    data: {
-      type,
-      region_code: region,
-      value,
-      unit: 'kg CO2e/kWh',
-      registry_id: registryId,
-      source: 'Test fixture (fictional region)',
-      source_version: from.slice(0, 4),
-      valid_from: day(from),
-      valid_to: to ? day(to) : null,
-    },
-  });
-}
-
-interface AssetFixture {
-  country: string;
-  purchase?: string;
-  recorded?: string;
-  status?: 'in_use' | 'disposed' | 'recycled' | 'resold' | 'refurbished';
-  kwh: number;
-  production?: number;
-  transport?: number;
-  endOfLife?: number;
-  lifetime?: number;
-  uncertainty?: number;
-  calculatedAt?: string;
-}
-
-async function calculation(orgId: string, f: AssetFixture, assetId: string | null = null) {
-  const production = f.production ?? 0;
-  const transport = f.transport ?? 0;
-  const endOfLife = f.endOfLife ?? 0;
-  const lifetime = f.lifetime ?? 4;
-  return prisma.calculation.create({
-    data: {
-      org_id: orgId,
-      asset_id: assetId,
-      engine_version: 'test',
-      country: f.country,
-      category: 'laptop',
-      confidence: 'estimated_medium',
-      total_kg_co2e: production + transport + endOfLife,
-      production_kg: production,
-      transport_kg: transport,
-      use_phase_kg: 0,
-      end_of_life_kg: endOfLife,
-      inputs: {},
-      result: { methodology: { annual_kwh: f.kwh, lifetime_years: lifetime, uncertainty_pct: f.uncertainty ?? 0 } },
-      created_at: new Date(`${f.calculatedAt ?? '2024-12-01'}T00:00:00Z`),
-    },
-  });
-}
-
-async function asset(orgId: string, f: AssetFixture): Promise<string> {
-  const calc = await calculation(orgId, f);
-  const created = await prisma.asset.create({
-    data: {
-      org_id: orgId,
-      brand: 'Test',
-      category: 'laptop',
-      country: f.country,
-      status: f.status ?? 'in_use',
-      purchase_date: f.purchase ? day(f.purchase) : null,
-      active_calculation_id: calc.id,
-      total_kg_co2e: calc.total_kg_co2e,
-      production_kg: calc.production_kg,
-      use_phase_kg: 0,
-      created_at: new Date(`${f.recorded ?? '2024-12-01'}T09:00:00Z`),
-    },
-  });
-  await prisma.calculation.update({ where: { id: calc.id }, data: { asset_id: created.id } });
-  return created.id;
-}
-
-async function statusChange(orgId: string, assetId: string, to: string, at: string) {
-  await prisma.assetEvent.create({
-    data: { org_id: orgId, asset_id: assetId, event: 'asset.status_changed', from_value: 'in_use', to_value: to, created_at: new Date(at) },
-  });
-}
 
 const inventory = (org: string, request: Partial<InventoryRequest> = {}) =>
   periodInventory(prisma, orgs[org]!, { ...YEAR_2025, ...request });
@@ -120,14 +37,12 @@ const row = (rows: PeriodInventory['by_month'], key: string) => rows.find((r) =>
 beforeAll(async () => {
   t = await createTestApp();
   prisma = t.app.services.db.prisma;
-  registryId = (
-    await prisma.factorRegistry.create({ data: { key: 'test-inventory', display_name: 'Test fixtures', current_version: '2025' } })
-  ).id;
-  await factor('GRID', 'XA', 0.4, '2024-01-01', '2025-06-30');
-  await factor('GRID', 'XA', 0.2, '2025-07-01');
-  await factor('GRID', 'XB', 0.3, '2020-01-01');
-  await factor('RESIDUAL_MIX', 'XB', 0.5, '2020-01-01');
-  await factor('GRID', 'XC', 0.1, '2020-01-01');
+  fixtures = await inventoryFixtures(prisma, 'test-inventory');
+  await fixtures.factor('GRID', 'XA', 0.4, '2024-01-01', '2025-06-30');
+  await fixtures.factor('GRID', 'XA', 0.2, '2025-07-01');
+  await fixtures.factor('GRID', 'XB', 0.3, '2020-01-01');
+  await fixtures.factor('RESIDUAL_MIX', 'XB', 0.5, '2020-01-01');
+  await fixtures.factor('GRID', 'XC', 0.1, '2020-01-01');
 
   for (const [label, plan] of [
     ['main', 'business'],
@@ -139,12 +54,27 @@ beforeAll(async () => {
     keys[label] = (await t.createKey(orgs[label]!)).key;
   }
   const main = orgs.main!;
-  await asset(main, { country: 'XA', purchase: '2023-01-01', kwh: 365.25, uncertainty: 50 });
-  await asset(main, { country: 'XB', purchase: '2025-07-01', kwh: 730.5, production: 200, transport: 10, endOfLife: 5, lifetime: 5 });
-  const c = await asset(main, { country: 'XB', purchase: '2022-03-01', status: 'disposed', kwh: 365.25, endOfLife: 8 });
-  await statusChange(main, c, 'disposed', '2025-04-01T10:00:00Z');
-  await asset(main, { country: 'XC', recorded: '2025-10-01', kwh: 365.25, production: 100, transport: 4 });
-  await asset(main, { country: 'XB', purchase: '2021-01-01', recorded: '2025-02-01', status: 'recycled', kwh: 365.25, endOfLife: 3 });
+  await fixtures.asset(main, { country: 'XA', purchase: '2023-01-01', kwh: 365.25, uncertainty: 50 });
+  await fixtures.asset(main, {
+    country: 'XB',
+    purchase: '2025-07-01',
+    kwh: 730.5,
+    production: 200,
+    transport: 10,
+    endOfLife: 5,
+    lifetime: 5,
+  });
+  const c = await fixtures.asset(main, { country: 'XB', purchase: '2022-03-01', status: 'disposed', kwh: 365.25, endOfLife: 8 });
+  await fixtures.statusChange(main, c, 'disposed', '2025-04-01T10:00:00Z');
+  await fixtures.asset(main, { country: 'XC', recorded: '2025-10-01', kwh: 365.25, production: 100, transport: 4 });
+  await fixtures.asset(main, {
+    country: 'XB',
+    purchase: '2021-01-01',
+    recorded: '2025-02-01',
+    status: 'recycled',
+    kwh: 365.25,
+    endOfLife: 3,
+  });
   await prisma.contractualInstrument.create({
     data: {
       org_id: main,
@@ -157,7 +87,7 @@ beforeAll(async () => {
     },
   });
   // Another organisation's asset, instrument and supplier factor in the same countries: never counted for main.
-  await asset(orgs.other!, { country: 'XA', purchase: '2025-03-01', kwh: 3652.5, production: 1000, transport: 50 });
+  await fixtures.asset(orgs.other!, { country: 'XA', purchase: '2025-03-01', kwh: 3652.5, production: 1000, transport: 50 });
   await prisma.contractualInstrument.create({
     data: {
       org_id: orgs.other!,
@@ -242,11 +172,11 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
   it('keeps a closed period as it was when calculations and vintages come later, unless restated', async () => {
     const before = await inventory('life');
     expect(before.total.kg_co2e).toBe(0);
-    const a = await asset(orgs.life!, { country: 'XA', purchase: '2024-06-01', kwh: 365.25 });
+    const a = await fixtures.asset(orgs.life!, { country: 'XA', purchase: '2024-06-01', kwh: 365.25 });
     const asOfPeriod = await inventory('life');
     expect(asOfPeriod.scope_2.location_based_kg_co2e).toBeCloseTo(109.2, 2);
     // A recalculation today doubling the electricity, and a 2026 vintage of XA at 0.9
-    const recalculated = await calculation(
+    const recalculated = await fixtures.calculation(
       orgs.life!,
       { country: 'XA', kwh: 730.5, calculatedAt: new Date().toISOString().slice(0, 10) },
       a,
@@ -256,7 +186,7 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
       where: { type_region_code_valid_from: { type: 'GRID', region_code: 'XA', valid_from: day('2025-07-01') } },
       data: { valid_to: day('2025-12-31') },
     });
-    await factor('GRID', 'XA', 0.9, '2026-01-01');
+    await fixtures.factor('GRID', 'XA', 0.9, '2026-01-01');
     try {
       expect((await inventory('life')).scope_2.location_based_kg_co2e).toBeCloseTo(109.2, 2);
       const restated = await inventory('life', { restate: true });
@@ -274,7 +204,7 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
 
   it('allocates embodied emissions linearly over the lifetime, and both methods add up to the same lifetime total', async () => {
     // Bought 2025-07-01, lifetime 2 years (731 days), disposed 2026-03-01: 184 + 59 days spread, 488/731 left on disposal.
-    const id = await asset(orgs.life!, {
+    const id = await fixtures.asset(orgs.life!, {
       country: 'XC',
       purchase: '2025-07-01',
       kwh: 0,
@@ -284,7 +214,7 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
       lifetime: 2,
     });
     await prisma.asset.update({ where: { id }, data: { status: 'disposed' } });
-    await statusChange(orgs.life!, id, 'disposed', '2026-03-01T12:00:00Z');
+    await fixtures.statusChange(orgs.life!, id, 'disposed', '2026-03-01T12:00:00Z');
     try {
       const years = ['2025', '2026', '2027'];
       const embodied = async (method: 'acquisition' | 'linear') => {
@@ -350,8 +280,15 @@ describe(`period inventory on ${TEST_DATABASE_KIND}`, () => {
   });
 
   it('reports reuse and refurbishment beside the inventory, not in it', async () => {
-    const id = await asset(orgs.life!, { country: 'XC', purchase: '2020-01-01', status: 'resold', kwh: 0, production: 70, transport: 5 });
-    await statusChange(orgs.life!, id, 'resold', '2025-05-05T08:00:00Z');
+    const id = await fixtures.asset(orgs.life!, {
+      country: 'XC',
+      purchase: '2020-01-01',
+      status: 'resold',
+      kwh: 0,
+      production: 70,
+      transport: 5,
+    });
+    await fixtures.statusChange(orgs.life!, id, 'resold', '2025-05-05T08:00:00Z');
     try {
       const answer = await inventory('life');
       expect(answer.avoided_emissions).toMatchObject({

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
+import { inventoryFixtures } from '../support/inventory-fixtures.ts';
 import type { PrismaClient } from '../../src/db/database.ts';
 
 /**
@@ -14,79 +15,33 @@ let t: TestApp;
 let prisma: PrismaClient;
 const orgs: Record<string, string> = {};
 const keys: Record<string, string> = {};
-const day = (d: string) => new Date(`${d}T00:00:00Z`);
 const YEAR_2025 = 'dateFrom=2025-01-01&dateTo=2025-12-31';
 
 const odata = (query: string, key = keys.main!) =>
   t.json(`/v1/odata/PeriodEmissions${query ? `?${query}` : ''}`, { headers: { authorization: `Bearer ${key}` } });
 
-async function factor(registryId: string, region: string, value: number, from: string, to: string | null = null) {
-  await prisma.emissionFactor.create({
-    data: {
-      type: 'GRID',
-      region_code: region,
-      value,
-      unit: 'kg CO2e/kWh',
-      registry_id: registryId,
-      source: 'Test fixture (fictional region)',
-      source_version: from.slice(0, 4),
-      valid_from: day(from),
-      valid_to: to ? day(to) : null,
-    },
-  });
-}
-
-async function asset(orgId: string, country: string, category: string, purchase: string, production = 0, transport = 0, endOfLife = 0) {
-  const calc = await prisma.calculation.create({
-    data: {
-      org_id: orgId,
-      engine_version: 'test',
-      country,
-      category,
-      confidence: 'estimated_medium',
-      total_kg_co2e: production + transport + endOfLife,
-      production_kg: production,
-      transport_kg: transport,
-      use_phase_kg: 0,
-      end_of_life_kg: endOfLife,
-      inputs: {},
-      result: { methodology: { annual_kwh: 365.25, lifetime_years: 4, uncertainty_pct: 0 } },
-      created_at: day('2024-12-01'),
-    },
-  });
-  const created = await prisma.asset.create({
-    data: {
-      org_id: orgId,
-      brand: 'Test',
-      category,
-      country,
-      purchase_date: day(purchase),
-      active_calculation_id: calc.id,
-      total_kg_co2e: calc.total_kg_co2e,
-      production_kg: calc.production_kg,
-      use_phase_kg: 0,
-      created_at: day('2024-12-01'),
-    },
-  });
-  await prisma.calculation.update({ where: { id: calc.id }, data: { asset_id: created.id } });
-}
-
 beforeAll(async () => {
   t = await createTestApp();
   prisma = t.app.services.db.prisma;
-  const registryId = (
-    await prisma.factorRegistry.create({ data: { key: 'test-period-emissions', display_name: 'Test fixtures', current_version: '2025' } })
-  ).id;
-  await factor(registryId, 'XA', 0.4, '2024-01-01', '2025-06-30');
-  await factor(registryId, 'XA', 0.2, '2025-07-01');
-  await factor(registryId, 'XB', 0.3, '2020-01-01');
+  const { factor, asset } = await inventoryFixtures(prisma, 'test-period-emissions');
+  await factor('GRID', 'XA', 0.4, '2024-01-01', '2025-06-30');
+  await factor('GRID', 'XA', 0.2, '2025-07-01');
+  await factor('GRID', 'XB', 0.3, '2020-01-01');
   for (const label of ['main', 'other']) {
     orgs[label] = (await t.createOrg('enterprise', `Period emissions ${label}`)).id;
     keys[label] = (await t.createKey(orgs[label]!, { bi_enabled: true })).key;
   }
-  await asset(orgs.main!, 'XA', 'laptop', '2023-01-01');
-  await asset(orgs.main!, 'XB', 'monitor', '2025-07-01', 200, 10, 5);
-  await asset(orgs.other!, 'XA', 'laptop', '2025-03-01', 1000);
+  await asset(orgs.main!, { country: 'XA', purchase: '2023-01-01', kwh: 365.25 });
+  await asset(orgs.main!, {
+    country: 'XB',
+    category: 'monitor',
+    purchase: '2025-07-01',
+    kwh: 365.25,
+    production: 200,
+    transport: 10,
+    endOfLife: 5,
+  });
+  await asset(orgs.other!, { country: 'XA', purchase: '2025-03-01', kwh: 365.25, production: 1000 });
 }, 60_000);
 afterAll(() => t.close());
 
