@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { inventoryFixtures } from '../support/inventory-fixtures.ts';
 import type { PrismaClient } from '../../src/db/database.ts';
-import { periodEmissionRows, periodInventory, type InventoryRequest, type PeriodInventory } from '../../src/inventory/inventory.ts';
+import { periodEmissionRows, periodInventory, type InventoryRequest } from '../../src/inventory/inventory.ts';
 
 /**
  * Each row of the period inventory counts an asset once, however many pieces of its figures fall in the row:
@@ -22,7 +22,6 @@ let orgId: string;
 const YEAR_2025: InventoryRequest = { dateFrom: '2025-01-01', dateTo: '2025-12-31', method: 'acquisition', restate: false };
 
 const inventory = (request: Partial<InventoryRequest> = {}) => periodInventory(prisma, orgId, { ...YEAR_2025, ...request });
-const assetsIn = (rows: PeriodInventory['by_month'], key: string) => rows.find((r) => r.key === key)?.assets;
 
 beforeAll(async () => {
   t = await createTestApp();
