@@ -11,10 +11,13 @@ import {
   type Row,
 } from './certificate-facts.ts';
 import * as fmt from './format.ts';
+import { textWidth } from './fonts.ts';
 import { COLORS, HEADING_HEIGHT, PdfWriter, type Column } from './pdf.ts';
 import { phaseChart } from './phases.ts';
 import type { CertificateView } from './views.ts';
 
+/** The unit of the figure in the box. */
+const UNIT = 'kg CO₂e';
 const SANDBOX_CERTIFICATE = 'TEST — sandbox data, not a valid certificate';
 /** The longest section title, so the longest sentence about where the signed facts are is measured. */
 const PHASES_TITLE = 'Lifecycle phases (kg CO₂e and share of the total)';
@@ -100,16 +103,36 @@ export async function certificatePdf(view: CertificateView): Promise<Buffer> {
   // The avoided ADPe and PE sit beside the avoided CO2e in the box (a row of their own would push savings with swaps to page 2).
   const impacts = statementRows(statement).find(([label]) => label === IMPACTS_AVOIDED_LABEL)?.[1];
   const noteStyle = { size: 8, color: COLORS.muted };
-  const impactsLine = impacts && `${IMPACTS_AVOIDED_LABEL}: ${impacts}`;
-  const noteBottom = 72 + pdf.heightOf(figure.note, inner, noteStyle);
-  const impactsBottom = impactsLine ? noteBottom + 3 + pdf.heightOf(impactsLine, inner, { size: 7.5 }) + 6 : 0;
+  const impactsStyle = { size: 7.5 };
+  const impactsLabel = `${IMPACTS_AVOIDED_LABEL}:`;
+  const figureText = fmt.kg(figure.kg);
+  const figureTop = factsTop + 24;
+  const figureStyle = { size: 26, bold: true, color: COLORS.accent, leading: 1.1 };
+  const unitStyle = { size: 10, bold: true };
+  // The unit on the figure's baseline beside it, or below a figure too wide for both: a line of its own
+  // under every figure pushed a refurbishment with its avoided ADPe and PE to page 2.
+  const unitX = textWidth(figureText, figureStyle.size, true) + 6;
+  const unitBeside = unitX + textWidth(UNIT, unitStyle.size, true) <= inner;
+  const noteTop = unitBeside ? 56 : 72;
+  const noteBottom = noteTop + pdf.heightOf(figure.note, inner, noteStyle);
+  // The label on a line of its own, the figures under it: no figure broken across lines.
+  const impactsLabelBottom = noteBottom + 3 + pdf.heightOf(impactsLabel, inner, impactsStyle);
+  const impactsBottom = impacts ? impactsLabelBottom + pdf.heightOf(impacts, inner, impactsStyle) + 6 : 0;
   const boxHeight = Math.max(factsBottom - factsTop, 98, impactsBottom);
   pdf.decoration(() => pdf.doc.rect(boxX, factsTop, boxWidth, boxHeight).fill(COLORS.faint));
   pdf.line(figure.label, boxX + 12, factsTop + 10, inner, { size: 8.5, color: COLORS.muted });
-  pdf.line(fmt.kg(figure.kg), boxX + 12, factsTop + 24, inner, { size: 26, bold: true, color: COLORS.accent, leading: 1.1 });
-  pdf.line('kg CO₂e', boxX + 12, factsTop + 55, inner, { size: 10, bold: true });
-  pdf.textAt(figure.note, boxX + 12, factsTop + 72, inner, noteStyle);
-  if (impactsLine) pdf.textAt(impactsLine, boxX + 12, factsTop + noteBottom + 3, inner, { size: 7.5 });
+  pdf.line(figureText, boxX + 12, figureTop, inner, figureStyle);
+  if (unitBeside) {
+    const unitTop = figureTop + pdf.baselineOf(figureStyle) - pdf.baselineOf(unitStyle);
+    pdf.line(UNIT, boxX + 12 + unitX, unitTop, inner - unitX, unitStyle);
+  } else {
+    pdf.line(UNIT, boxX + 12, factsTop + 55, inner, unitStyle);
+  }
+  pdf.textAt(figure.note, boxX + 12, factsTop + noteTop, inner, noteStyle);
+  if (impacts) {
+    pdf.textAt(impactsLabel, boxX + 12, factsTop + noteBottom + 3, inner, { ...impactsStyle, color: COLORS.muted });
+    pdf.textAt(impacts, boxX + 12, factsTop + impactsLabelBottom, inner, impactsStyle);
+  }
   pdf.y = factsTop + boxHeight + 4;
 
   // The verification block's room at the foot of page 1; sections that do not fit above it start page 2.

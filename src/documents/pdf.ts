@@ -270,6 +270,11 @@ export class PdfWriter {
     return (style.size ?? 10) * (style.leading ?? 1.35);
   }
 
+  /** How far below the top of a line() its baseline lies: to set text of another size on the same baseline. */
+  baselineOf(style: TextStyle = {}): number {
+    return (style.size ?? 10) * (0.95 + ((style.leading ?? 1.35) - 1.35) / 2);
+  }
+
   heightOf(text: string, width: number, style: TextStyle = {}): number {
     return this.wrap(text, width, style).length * this.lineHeight(style);
   }
@@ -286,7 +291,7 @@ export class PdfWriter {
     const used = runs.reduce((sum, run) => sum + run.width, 0);
     let cx = style.align === 'right' ? x + width - used : style.align === 'center' ? x + (width - used) / 2 : x;
     // A shared baseline: each font's own ascender would put Latin and CJK runs at different heights.
-    const baseline = top + size * (0.95 + ((style.leading ?? 1.35) - 1.35) / 2);
+    const baseline = top + this.baselineOf(style);
     this.element('P', () => {
       this.doc.fillColor(style.color ?? COLORS.ink);
       for (const run of runs) {

@@ -25,6 +25,7 @@ import { openApiPath, type RouteTable } from '../kernel/routes.ts';
 import { checkRestArguments, normalizeEnumInputs } from './arguments.ts';
 import { setAsideRefusedItems, withStringItemsQuoted } from './item-refusals.ts';
 import { addOpenApiLimits } from '../validation/input-limits.ts';
+import { decodePathParam } from '../validation/strict-input.ts';
 import { addIdempotencyKeys } from '../idempotency/openapi.ts';
 import { addWebhooks, completeOpenApi, toOpenApi31, type OpenApiDocument } from './openapi.ts';
 import { GRAPHQL_PATH, OPENAPI_PATH, REST_BASE } from '../kernel/paths.ts';
@@ -227,11 +228,14 @@ export function useRest(
     },
     async onRequest({ request, url, serverContext, endResponse }) {
       if (!url.pathname.startsWith(`${REST_BASE}/`) || url.pathname === GRAPHQL_PATH) return;
-      const matched = currentRequest()?.route?.route;
+      const match = currentRequest()?.route;
+      const matched = match?.route;
       const route = matched && argumentsByRoute.get(`${matched.method} ${matched.pattern}`);
       let forSofa = request;
       if (route) {
         try {
+          // SOFA's router would answer bad encoding with a 400 naming no parameter ("URI malformed").
+          for (const [name, raw] of Object.entries(match.params)) decodePathParam(name, raw);
           const body = await jsonBody(request);
           checkRestArguments(route.args, route.pathParams, url, body, route.perItemArgument);
           forSofa = withStringItemsQuoted(request, body, route.perItemArgument);

@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { invalidParameter, type ApiError } from '../errors/api-error.ts';
+import type { ApiError } from '../errors/api-error.ts';
 import { errorResponse, toApiError } from '../errors/render.ts';
 import { currentRequest } from '../observability/request-context.ts';
 import type { RouteMatch, RouteTable } from '../kernel/routes.ts';
@@ -7,6 +7,7 @@ import type { OpenApiOperation } from '../kernel/openapi-types.ts';
 import { enforceAccess, type Access } from '../auth/access.ts';
 import { currentCaller } from '../auth/access-plugin.ts';
 import { checkText, TEXT_LIMITS } from '../validation/text.ts';
+import { decodePathParam } from '../validation/strict-input.ts';
 
 export type RouteHandler = (request: Request, params: Record<string, string>) => Promise<Response> | Response;
 
@@ -15,12 +16,7 @@ export type RouteHandler = (request: Request, params: Record<string, string>) =>
  * Bad encoding (`%ZZ`, invalid UTF-8) is the caller's error, a 400 naming the parameter.
  */
 function decodeParam(name: string, raw: string): string {
-  let value: string;
-  try {
-    value = decodeURIComponent(raw);
-  } catch {
-    throw invalidParameter(name, 'is not valid percent-encoded UTF-8');
-  }
+  const value = decodePathParam(name, raw);
   checkText(value, name, { maxLength: TEXT_LIMITS.id });
   return value;
 }

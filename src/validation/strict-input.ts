@@ -5,7 +5,7 @@
  * "Query strings").
  */
 import { suggestionList } from 'graphql/jsutils/suggestionList.js';
-import { unknownParameters } from '../errors/api-error.ts';
+import { invalidParameter, unknownParameters } from '../errors/api-error.ts';
 
 /** The declared name closest to `name` by edit distance (GraphQL's own suggestion rule), if any is close. */
 export const closestName = (name: string, declared: readonly string[]): string | undefined => suggestionList(name, declared)[0];
@@ -22,3 +22,12 @@ export const queryNumber = (text: string): number => (/^-?\d+(\.\d+)?$/.test(tex
 
 /** The one rule for booleans in query strings: `true` or `false`. */
 export const isQueryBoolean = (text: string) => text === 'true' || text === 'false';
+
+/** A path parameter percent-decoded; bad encoding (`%ZZ`, invalid UTF-8 such as an encoded lone surrogate) is 400 naming it. */
+export function decodePathParam(name: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw invalidParameter(name, 'is not valid percent-encoded UTF-8');
+  }
+}

@@ -179,9 +179,9 @@ describe(`certificate statements on ${TEST_DATABASE_KIND}`, () => {
       remaining_years: 2,
     });
     const { cert, text, pages } = await certify(api.calculation_id);
-    // With two swaps and the avoided ADPe and PE, the data sources table continues on page 2, and page 1 says so.
-    expect(pages).toBe(2);
-    expect(text).toContain('The signed facts fill pages 1 to 2; “Data sources” continues on page 2.');
+    // Two swaps and the avoided ADPe and PE in the box still make one page, the verification block on it.
+    expect(pages).toBe(1);
+    expect(text).toContain('The signed facts are the ones on this page.');
     const grid = api.adjusted_use_phase.reuse_grid_factor_kg_per_kwh;
     const expected = [
       kgText(api.net_savings_kg),

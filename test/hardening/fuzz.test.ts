@@ -30,6 +30,8 @@ interface FuzzRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /** The names a 400 answer may name at the start of its details: the route's parameters and whatever unknown ones were sent. */
+  fields?: string[];
 }
 
 // ------------------------------------------------------------------------------------------ values
@@ -108,6 +110,16 @@ const deepJson = fc
   .tuple(fc.integer({ min: 30, max: 8_000 }), fc.constantFrom(['[', ']'], ['{"a":', '}'], ['[{"a":', '}]']))
   .map(([depth, [open, close]]) => `${open.repeat(depth)}1${close.repeat(depth)}`);
 
+/** The top-level object of a JSON body, or none. */
+const parsedObject = (text: string): Record<string, unknown> => {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
 /** Percent-encoding that also carries lone surrogates, as the invalid UTF-8 (CESU) a hostile client would send. */
 const encode = (value: string) => encodeURIComponent(value.replace(/\p{Cs}/gu, '\uFFFD')).replaceAll('%EF%BF%BD', '%ED%A0%80');
 
@@ -124,6 +136,7 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
   let db: Awaited<ReturnType<typeof openTestDatabase>> | undefined;
   const keys: Record<string, string> = {};
   let assetId = '00000000-0000-4000-8000-000000000000';
+  const instrumentIds: string[] = [];
   let restRoutes: { method: string; path: string; operation: OpenApiOperation }[] = [];
   let inputFields: Record<string, string[]> = {};
 
@@ -165,6 +178,18 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       body: JSON.stringify({ assets: [{ brand: 'HP', model: 'EliteBook 840 G9', serial_number: 'FUZZ-1', country: 'DE' }] }),
     });
     assetId = ((await imported.json()) as { assets: { id: string }[] }).assets[0]?.id ?? assetId;
+    // Instruments to read, change and delete: a supplier-specific factor and a certificate.
+    for (const instrument of [
+      { kind: 'supplier_specific', country: 'DE', valid_from: '2025-01-01', valid_to: '2025-12-31', emission_factor_kg_per_kwh: 0.3 },
+      { kind: 'energy_attribute_certificate', country: 'FR', valid_from: '2025-01-01', valid_to: '2025-06-30', coverage_share: 0.5 },
+    ]) {
+      const created = await fetch(`${server.url}/v1/inventory/instruments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${keys.enterprise}`, 'content-type': 'application/json' },
+        body: JSON.stringify(instrument),
+      });
+      instrumentIds.push(((await created.json()) as { id: string }).id);
+    }
     // The sandbox of a test key is provisioned on its first use (seconds): done before timing answers.
     await fetch(`${server.url}/v1/graphql`, {
       method: 'POST',
@@ -440,6 +465,167 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
         }),
       );
 
+  // The period inventory, contractual instruments and organisation settings: requests near valid ones (real
+  // instrument ids, dates, kinds), so that each field's own rules and the instruments' overlap checks are reached,
+  // with hostile values, unknown names and oversized bodies among them. A 400 must name one of the route's fields.
+  /** Day `n` after 1970-01-01 as YYYY-MM-DD. */
+  const dayOf = (n: number) => new Date(n * 86_400_000).toISOString().slice(0, 10);
+  const someDate = fc.oneof(
+    { weight: 4, arbitrary: fc.integer({ min: 9_000, max: 50_000 }).map(dayOf) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '2025-02-30',
+        '2025-13-01',
+        '2025-06-31',
+        '0000-00-00',
+        '1989-12-31',
+        '2101-01-01',
+        '9999-12-31',
+        '2025-1-1',
+        '20250101',
+        '2025-01-01T00:00:00Z',
+        '+002025-01-01',
+        '2025-01-01\u0000',
+      ),
+    },
+    { weight: 1, arbitrary: hostileJson },
+  );
+  const nearly = <T>(valid: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: valid }, { weight: 1, arbitrary: hostileJson });
+  const instrumentFields = {
+    kind: nearly(fc.constantFrom('supplier_specific', 'energy_attribute_certificate', 'ppa')),
+    country: nearly(fc.constantFrom('DE', 'fr', 'US-CA', 'XX', 'GB')),
+    valid_from: someDate,
+    valid_to: someDate,
+    emission_factor_kg_per_kwh: nearly(fc.oneof(fc.double({ min: -1, max: 6, noNaN: true }), fc.constantFrom(0, 5, 5e-324))),
+    coverage_share: nearly(fc.oneof(fc.double({ min: -0.5, max: 1.5, noNaN: true }), fc.constantFrom(0, 1, 5e-324))),
+    label: nearly(fc.string({ maxLength: 220 })),
+  };
+  const planned = {
+    inventory: {
+      dateFrom: someDate,
+      dateTo: someDate,
+      method: nearly(fc.constantFrom('acquisition', 'linear', 'fifo')),
+      restate: nearly(fc.constantFrom('true', 'false', '1')),
+    },
+    instruments: {
+      kind: instrumentFields.kind,
+      country: instrumentFields.country,
+      limit: nearly(fc.integer({ min: -5, max: 300 })),
+      offset: nearly(fc.oneof(fc.integer({ min: -5, max: 2_000 }), fc.constant(2 ** 31))),
+    },
+    settings: { hardware_accounting: nearly(fc.constantFrom('capital_goods', 'purchased_goods', 'opex')) },
+  };
+  /** Some of `fields`, perhaps with an unknown name beside them. */
+  const someOf = (fields: Record<string, fc.Arbitrary<unknown>>) =>
+    fc
+      .tuple(fc.record(fields, { requiredKeys: [] }), fc.option(fc.tuple(unknownName, hostileJson), { freq: 5 }))
+      .map(([chosen, extra]) => (extra ? { ...chosen, [extra[0]]: extra[1] } : chosen) as Record<string, unknown>);
+  /** A valid period (2016 to 2030, up to ten years) or a valid instrument, the records the hostile values are mixed into. */
+  const validPeriod = fc
+    .tuple(fc.integer({ min: 16_801, max: 21_900 }), fc.integer({ min: 0, max: 3_652 }))
+    .map(([from, length]) => ({ dateFrom: dayOf(from), dateTo: dayOf(from + length) }));
+  const validInstrument = fc
+    .tuple(
+      fc.constantFrom('DE', 'FR', 'NL'),
+      fc.integer({ min: 20_089, max: 21_915 }),
+      fc.integer({ min: 0, max: 800 }),
+      fc.boolean(),
+      fc.constantFrom(0, 0.1, 0.25, 0.5, 1),
+    )
+    .map(([country, from, length, supplier, share]) => ({
+      kind: supplier ? 'supplier_specific' : 'energy_attribute_certificate',
+      country,
+      valid_from: dayOf(from),
+      valid_to: dayOf(from + length),
+      ...(supplier ? { emission_factor_kg_per_kwh: share * 2 } : { coverage_share: share || 0.05 }),
+    }));
+  /** A valid record as it is, or with some of its fields left out or given hostile values (and perhaps an unknown name). */
+  const mixed = (valid: fc.Arbitrary<Record<string, unknown>>, fields: Record<string, fc.Arbitrary<unknown>>) =>
+    fc
+      .tuple(valid, fc.subarray(Object.keys(fields), { maxLength: Math.min(2, Object.keys(fields).length) }), someOf(fields))
+      .chain(([record, dropped, hostile]) =>
+        fc.oneof(
+          { weight: 1, arbitrary: fc.constant(record) },
+          {
+            weight: 3,
+            arbitrary: fc.constant({
+              ...Object.fromEntries(Object.entries(record).filter(([name]) => !dropped.includes(name))),
+              ...hostile,
+            }),
+          },
+        ),
+      );
+  const plannedBody = (valid: fc.Arbitrary<Record<string, unknown>>, fields: Record<string, fc.Arbitrary<unknown>>) =>
+    fc.oneof(
+      { weight: 8, arbitrary: mixed(valid, fields).map((b) => JSON.stringify(b)) },
+      // Beyond the 256 KiB body limit: 413.
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(JSON.stringify({ label: 'x'.repeat(300 * 1024) }), `{"label": "${'\\u0000'.repeat(50_000)}"}`),
+      },
+      { weight: 1, arbitrary: deepJson.map((deep) => `{"label": ${deep}}`) },
+      { weight: 1, arbitrary: fc.constantFrom('null', '[]', '"text"', '{', '', '\u0000') },
+    );
+  const plannedRequest = () =>
+    fc
+      .record({
+        target: fc.constantFrom(
+          'GET /v1/inventory',
+          'GET /v1/inventory/instruments',
+          'POST /v1/inventory/instruments',
+          'GET /v1/inventory/instruments/ID',
+          'PATCH /v1/inventory/instruments/ID',
+          'DELETE /v1/inventory/instruments/ID',
+          'GET /v1/org/settings',
+          'PATCH /v1/org/settings',
+        ),
+        inventoryQuery: mixed(validPeriod, planned.inventory),
+        instrumentsQuery: someOf(planned.instruments),
+        instrumentBody: plannedBody(validInstrument, instrumentFields),
+        settingsBody: plannedBody(fc.constant({ hardware_accounting: 'purchased_goods' }), planned.settings),
+        // A query parameter where the route reads only the body (or nothing).
+        strayQuery: fc.option(fc.tuple(fc.constantFrom('label', 'kind', 'hardware_accounting', 'x'), hostileText), { freq: 4 }),
+        id: fc.oneof(
+          { weight: 4, arbitrary: fc.constantFrom(...instrumentIds) },
+          { weight: 1, arbitrary: fc.constantFrom(assetId, '00000000-0000-4000-8000-000000000000', instrumentIds[0]!.toUpperCase()) },
+          { weight: 2, arbitrary: hostileText },
+        ),
+        auth: fc.oneof(
+          { weight: 6, arbitrary: fc.constant(() => ({ authorization: `Bearer ${keys.enterprise}` })) },
+          { weight: 1, arbitrary: auth() },
+        ),
+      })
+      .map(({ target, inventoryQuery, instrumentsQuery, instrumentBody, settingsBody, strayQuery, id, auth }): FuzzRequest => {
+        const [method, route] = target.split(' ') as [string, string];
+        const q =
+          route === '/v1/inventory'
+            ? Object.entries(inventoryQuery)
+            : route === '/v1/inventory/instruments' && method === 'GET'
+              ? Object.entries(instrumentsQuery)
+              : strayQuery
+                ? [strayQuery]
+                : [];
+        const body = route.startsWith('/v1/org') ? settingsBody : instrumentBody;
+        const declared: Record<string, string[]> = {
+          'GET /v1/inventory': Object.keys(planned.inventory),
+          'GET /v1/inventory/instruments': Object.keys(planned.instruments),
+          'POST /v1/inventory/instruments': Object.keys(instrumentFields),
+          'PATCH /v1/inventory/instruments/ID': ['id', ...Object.keys(instrumentFields)],
+          'GET /v1/org/settings': [],
+          'PATCH /v1/org/settings': Object.keys(planned.settings),
+        };
+        const fields = declared[target] ?? ['id'];
+        const sent = [...q.map(([name]) => name), ...(method === 'GET' ? [] : Object.keys(parsedObject(body)))];
+        return {
+          method,
+          path: route.replace('ID', encode(id)) + query(q),
+          headers: { ...auth(), 'content-type': 'application/json' },
+          body: method === 'GET' || method === 'DELETE' ? undefined : body,
+          fields: [...fields, ...sent],
+        };
+      });
+
   const strayRequest = () =>
     fc
       .record({
@@ -470,6 +656,7 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
     { weight: 1, arbitrary: consoleRequest() },
     { weight: 1, arbitrary: adminRequest() },
     { weight: 1, arbitrary: documentRequest() },
+    { weight: 3, arbitrary: fc.constant(null).chain(() => plannedRequest()) },
     { weight: 1, arbitrary: strayRequest() },
     { weight: 1, arbitrary: wrongMethodRequest() },
   );
@@ -565,6 +752,10 @@ describe(`fuzzing every interface on ${TEST_DATABASE_KIND}`, () => {
       // REST bodies (the 429 body too) name the code at the top, OData's in `error`, GraphQL's in extensions.
       const code = body.code ?? (typeof body.error === 'object' ? body.error.code : undefined) ?? body.errors?.[0]?.extensions?.code;
       expect(code, where).toBeTruthy();
+      if (request.fields && res.status === 400) {
+        const named = /^([^:]+):/.exec(String((body as { details?: unknown }).details))?.[1];
+        expect([...request.fields, 'body', 'url'], `${where}: names none of the request's fields`).toContain(named);
+      }
     };
 
     try {

@@ -138,6 +138,27 @@ describe(`hostile input on ${TEST_DATABASE_KIND}`, () => {
       expect(res.body.details).toBe('brand: invalid percent-encoding (each %XX must form valid UTF-8)');
     });
 
+    it('refuses invalid percent-encoded UTF-8 in a path parameter of a schema route, naming it', async () => {
+      for (const [method, path] of [
+        ['GET', '/v1/inventory/instruments/%ED%A0%80'],
+        ['PATCH', '/v1/inventory/instruments/%ZZ'],
+        ['DELETE', '/v1/org/export/jobs/%E0%A4'],
+        ['GET', '/v1/assets/a%ED%A0%80'],
+      ]) {
+        const res = await t.json(
+          path!,
+          keyed({ method, headers: { 'content-type': 'application/json' }, body: method === 'GET' ? undefined : '{}' }),
+        );
+        expect([method, path, res.status, res.body.code, res.body.details]).toEqual([
+          method,
+          path,
+          400,
+          'INVALID_PARAMETER',
+          'id: is not valid percent-encoded UTF-8',
+        ]);
+      }
+    });
+
     it('refuses a lone surrogate in a batch item and a NUL in a GraphQL variable', async () => {
       const batch = await t.json('/v1/footprint/batch', json('{"products":[{"brand":"HP\\ud800","model":"x","country":"DE"}]}'));
       expect(batch.status).toBe(200);
