@@ -5,8 +5,9 @@
  * `sheetConfiguration` gives the medians of memory and storage and the most frequent storage type
  * the server sheets of the calibration set state: data/categories.json `sheet_configuration` of the
  * server categories (a coefficient of the category, no per-model value; test/calibration-servers.test.ts
- * checks it against the set). `serversByName` asks every server of the set by brand and name only,
- * through the lookup chain a footprint uses, with parameters and sheet configuration taken from the
+ * checks it against the set), and `sheetYearLag` the years from a server model's release to its sheet's date.
+ * `serversByName` asks every server of the set by brand and name only,
+ * through the lookup chain a footprint uses, with parameters, sheet configuration and lag taken from the
  * other folds (folds by PCF document, as `npm run accuracy`).
  */
 import type { PrismaClient } from '../../src/db/database.ts';
@@ -43,6 +44,30 @@ export function sheetConfiguration(rows: readonly CalibrationRow[]): SheetConfig
   };
 }
 
+/**
+ * Years from the catalogue's release year of a server model to its footprint sheet's date (the year the
+ * fit's year terms stand for), median over the server sheets among `rows` whose names resolve exactly to
+ * one catalogue server with a release year: data/categories.json `sheet_year_lag` of the server categories.
+ */
+export async function sheetYearLag(
+  catalogue: CatalogueService,
+  records: readonly Record<string, string>[],
+  rows: readonly CalibrationRow[],
+): Promise<{ lag: number; n: number }> {
+  const lags: number[] = [];
+  for (const row of rows) {
+    const record = records[row.index - 1]!;
+    const brand = record.manufacturer?.trim() ?? '';
+    const name = record.name?.trim() ?? '';
+    if (!brand || !name || row.release_year === null) continue;
+    const match = await catalogue.find(brand, null, name);
+    if (!match?.entry.release_year || !SERVER_CATEGORIES.includes(match.entry.category)) continue;
+    if (match.match && match.match.status !== 'exact') continue;
+    lags.push(row.release_year - match.entry.release_year);
+  }
+  return { lag: median(lags), n: lags.length };
+}
+
 export interface ServersByName {
   /** servers of the set with an embodied value, asked by name */
   n: number;
@@ -65,12 +90,19 @@ export async function serversByName(prepared: readonly PreparedRow[], path = CAL
   const prisma = { $queryRaw: async () => [{ products: null }] } as unknown as PrismaClient;
   const catalogue = await CatalogueService.create(prisma, createLogger('silent'));
   const records = readCalibrationRecords(path);
-  const folds: { params: EngineParameters; sheet: SheetConfiguration }[] = [];
+  const folds: { params: EngineParameters; sheet: SheetConfiguration; lag: number }[] = [];
   for (let k = 0; k < K_FOLDS; k++) {
     const training = prepared.filter((p) => p.fold !== k);
     folds.push({
       params: fitParameters(training, defaultParameters()),
       sheet: sheetConfiguration(training.map((p) => p.row)),
+      lag: (
+        await sheetYearLag(
+          catalogue,
+          records,
+          training.map((p) => p.row),
+        )
+      ).lag,
     });
   }
   const apes: number[] = [];
@@ -87,11 +119,12 @@ export async function serversByName(prepared: readonly PreparedRow[], path = CAL
     const { device } = resolveDevice({ brand, model: name }, match);
     if (!device) continue;
     const fold = folds[p.fold]!;
-    // The lookup chain filled an unstated configuration with the set-wide medians: the other folds' stand in.
+    // The lookup chain filled an unstated configuration with the set-wide medians, and moved the release year by the
+    // set-wide lag: the other folds' stand in.
     const shipped = device.category.sheet_configuration;
     const specs = { ...device.specs };
     if (shipped) for (const f of SHEET_CONFIGURATION_FIELDS) if (specs[f] === shipped[f]) Object.assign(specs, { [f]: fold.sheet[f] });
-    const heldOut = { ...device, specs };
+    const heldOut = { ...device, specs, category: { ...device.category, sheet_year_lag: fold.lag } };
     // The sheet's use location sets the transport route, as in the fit (useRegionCode).
     const region = useRegionCode(row.use_location);
     const fp = footprintModelOf(heldOut, region, row.grid_factor, fold.params);
@@ -114,5 +147,5 @@ export async function serversByName(prepared: readonly PreparedRow[], path = CAL
 }
 
 export function formatServersByName(s: ServersByName): string {
-  return `servers asked by brand and name only (sheet subcategory Server, ${K_FOLDS}-fold cross-validated, sheet configuration from the other folds): n ${s.n} (${s.resolved} found in the catalogue), embodied APE median ${s.median.toFixed(1)}, p80 ${s.p80.toFixed(1)}, signed median ${s.median_signed_pct.toFixed(0)}%; coverage of the stated embodied interval ${s.coverage_pct.toFixed(1)}% (target 80 +/- 5)`;
+  return `servers asked by brand and name only (sheet subcategory Server, ${K_FOLDS}-fold cross-validated, sheet configuration and release-to-sheet lag from the other folds): n ${s.n} (${s.resolved} found in the catalogue), embodied APE median ${s.median.toFixed(1)}, p80 ${s.p80.toFixed(1)}, signed median ${s.median_signed_pct.toFixed(0)}%; coverage of the stated embodied interval ${s.coverage_pct.toFixed(1)}% (target 80 +/- 5)`;
 }

@@ -17,7 +17,7 @@ import type { FieldProblem } from '../errors/api-error.ts';
 import { problemsOf } from '../validation/schemas.ts';
 import * as z from 'zod';
 import { deviceSpecs, releaseYear as releaseYearInput } from './inputs.ts';
-import { chooseReleaseYear, PURCHASE_LAG_YEARS, type ReleaseYear } from './release-year.ts';
+import { chooseReleaseYear, engineYear, PURCHASE_LAG_YEARS, type ReleaseYear } from './release-year.ts';
 import { rankClosest } from '../reference/suggest.ts';
 import { exactMatch, NO_MATCH, type CatalogueMatch, type DeviceMatch } from '../catalogue/service.ts';
 import { describeSpecSources, resolveSpecSources } from '../catalogue/spec-provenance.ts';
@@ -315,6 +315,11 @@ export function resolveDevice(
     ? releaseYearSource(chosenYear, { catalogue: match?.entry.release_year, modelNumber: hints.release_year?.year }, query.purchase_date)
     : null;
   if (yearSource) data_sources.push(yearSource);
+  const sheetYear = engineYear(category!, chosenYear);
+  if (chosenYear && sheetYear !== chosenYear.year)
+    data_sources.push(
+      `release_year ${chosenYear.year} taken as ${sheetYear} by the engine: manufacturers' footprint sheets of ${category!.id} products, which the engine is fitted on, are dated a median ${sheetYear! - chosenYear.year} years after the model's release (docs/methodology.md section 3.4)`,
+    );
   if (integratedScreen)
     data_sources.push(
       `category desktop with screen_size_inch ${query.screen_size_inch}: estimated as ${INTEGRATED_SCREEN_CATEGORY} (screen built in)`,

@@ -3,7 +3,7 @@
  * states, the catalogue device's, the year of devices numbered like it (name-hints), and last a year
  * estimated from the unit's purchase date (docs/methodology.md section 3.4).
  */
-import { usableReleaseYear } from './engine/index.ts';
+import { type CategoryDefinition, usableReleaseYear } from './engine/index.ts';
 
 /**
  * Years between a model's release and a unit's purchase that the estimate subtracts: the median lag
@@ -45,4 +45,16 @@ export function chooseReleaseYear(known: {
   if (known.modelNumber) return { year: known.modelNumber, basis: 'model_number' };
   const estimated = yearFromPurchase(known.purchaseDate);
   return estimated === null ? undefined : { year: estimated, basis: 'purchase_date' };
+}
+
+/**
+ * The year the engine's year terms take for a device's release year. They are fitted on manufacturers'
+ * footprint sheets dated by their report date; where a category's sheets are dated a measured lag after
+ * the model's release (`sheet_year_lag`, servers: 2 years), a release year stated, from the catalogue or
+ * from the model number is moved by it. A year from a purchase date is not: a purchase, like a sheet,
+ * dates the model's time on the market (docs/methodology.md section 3.4).
+ */
+export function engineYear(category: CategoryDefinition, year: ReleaseYear | undefined): number | undefined {
+  if (!year) return undefined;
+  return year.basis === 'purchase_date' ? year.year : year.year + (category.sheet_year_lag ?? 0);
 }

@@ -30,6 +30,7 @@ import { closestRegionCodes, factorCitation, normaliseRegionCode } from '../refe
 import type { FactorSnapshot, ReferenceStore } from '../reference/store.ts';
 import type { Caller } from '../auth/caller.ts';
 import { resolveDevice, suppliedSpecs, type DeviceQuery, type FootprintProduct, type ResolvedDevice } from './device.ts';
+import { engineYear } from './release-year.ts';
 import { invalidFields, type FieldProblem } from '../errors/api-error.ts';
 import type { AlikeRecords, CalculationRecord, CalculationWriter, SameResult } from './calculation-writer.ts';
 import type { CatalogueService, DeviceMatch } from '../catalogue/service.ts';
@@ -409,7 +410,12 @@ export function footprintModelOf(
       grid_factor_kg_per_kwh: gridFactor,
       use_region: regionCode,
       brand: device.product.brand,
-      release_year: device.release_year,
+      release_year: engineYear(
+        device.category,
+        device.release_year !== undefined && device.release_year_basis
+          ? { year: device.release_year, basis: device.release_year_basis }
+          : undefined,
+      ),
       release_year_estimated: device.release_year_basis === 'purchase_date',
     },
     params,

@@ -35,4 +35,24 @@ describe(`footprint of a server asked by name on ${TEST_DATABASE_KIND}`, () => {
       "storage_gb, storage_type: the configuration manufacturers' footprint sheets of server products assume (16 GB, 2000 GB hdd: medians of 32 sheets), not the catalogue's typical configuration of this model (storage_gb 3840, storage_type ssd); state them for your unit",
     );
   });
+
+  it("takes a server's release year as the date its manufacturer's sheet would carry, and says so", async () => {
+    const byName = await footprint({});
+    expect(byName.methodology.data_sources).toContain(
+      "release_year 2017 taken as 2019 by the engine: manufacturers' footprint sheets of server products, which the engine is fitted on, are dated a median 2 years after the model's release (docs/methodology.md section 3.4)",
+    );
+    // A year the caller states is a release year too; the answer keeps saying the stated one.
+    const unit = { brand: 'Dell', model: 'Custom Rack 2U', category: 'server', ram_gb: 32, storage_gb: 2400, storage_type: 'hdd' };
+    const stated = await t.json(`/v1/footprint?${qs({ ...unit, country: 'DE', release_year: 2019 })}`);
+    expect(stated.status).toBe(200);
+    expect(stated.body.methodology.data_sources).toEqual(
+      expect.arrayContaining([
+        'release_year 2019 stated by the caller',
+        expect.stringMatching(/^release_year 2019 taken as 2021 by the engine/),
+      ]),
+    );
+    // Not for other categories: a monitor's year is its sheet's.
+    const monitor = await t.json(`/v1/footprint?${qs({ brand: 'Dell', model: 'P2419H', country: 'DE' })}`);
+    expect(monitor.body.methodology.data_sources.join('\n')).not.toContain('taken as');
+  });
 });

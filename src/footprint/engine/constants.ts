@@ -5,7 +5,7 @@
  */
 import type { AssemblyRegion, EolMaterialClass, ScreenType, UseRegion } from './types.ts';
 
-export const ENGINE_VERSION = '4.8.0';
+export const ENGINE_VERSION = '4.10.0';
 
 /** Boavizta bottom-up manufacture model (boaviztapi, impact_factor gwp values). */
 export const BOAVIZTA = {

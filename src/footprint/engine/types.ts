@@ -117,6 +117,12 @@ export interface CategoryDefinition {
    * catalogue's chosen configuration and the defaults (specs.ts sheetConfigurationFill).
    */
   sheet_configuration?: SheetConfiguration;
+  /**
+   * Servers: years between a model's release and the date of its manufacturer footprint sheet (the
+   * year the fitted year terms stand for); the lookup chain moves a release year by it
+   * (release-year.ts engineYear).
+   */
+  sheet_year_lag?: number;
   parameters: CategoryParameters;
   sources: Record<string, string>;
 }
