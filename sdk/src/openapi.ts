@@ -566,7 +566,7 @@ export interface paths {
         put?: never;
         /**
          * Sustainability summary or hotspot analysis of the organisation, as a PDF
-         * @description Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). Dates are UTC days, both included, from 1990-01-01 to 2100-12-31: dateTo defaults to today, dateFrom to one year before dateTo; any length; a period wholly in the future is refused. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining, X-Report-Reset). Period semantics: docs/reports.md. Requires the pro plan or above.
+         * @description Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). Dates are UTC days, both included, from 1990-01-01 to 2100-12-31: dateTo defaults to today, dateFrom to one year before dateTo; any length; a period wholly in the future is refused. criterion (hotspot analysis): gwp (default), adpe or pe ranks the hotspots by that criterion, summed from the stored impacts of the calculations. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining, X-Report-Reset). Period semantics: docs/reports.md. Requires the pro plan or above.
          */
         post: operations["report"];
         delete?: never;
@@ -6579,6 +6579,11 @@ export interface operations {
                     dateFrom?: string | null;
                     /** Format: date */
                     dateTo?: string | null;
+                    /**
+                     * @description What the hotspot analysis ranks by: gwp (kg CO2e, the default), adpe (kg Sb eq) or pe (MJ)
+                     * @enum {string|null}
+                     */
+                    criterion?: "gwp" | "adpe" | "pe" | null;
                 };
             };
         };
