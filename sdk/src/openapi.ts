@@ -1215,7 +1215,7 @@ export interface components {
             pe_mj_per_kwh: number;
             source: string;
         };
-        /** @description GWP, ADPe and PE of a savings or refurbishment result, by phase (avoided amounts). */
+        /** @description GWP, ADPe and PE by phase: of a savings or refurbishment result, the avoided amounts; of a stored calculation, its figures as the API answered them. */
         ImpactCriteria: {
             /** @description Climate change, kg CO2e: the same figures as total_kg_co2e and breakdown */
             gwp: components["schemas"]["CriterionResult"];
@@ -1727,6 +1727,8 @@ export interface components {
             boundary: string[] | null;
             /** @description Assumptions the engine reported with this result; null when the record does not carry them */
             assumptions: string[] | null;
+            /** @description GWP (kg CO2e), ADPe (kg Sb eq) and PE (MJ) by phase with their uncertainty and sources, as stored with the calculation (a footprint: its lifecycle figures; savings and refurbishment: the avoided amounts). Null for a calculation stored before ADPe and PE were. */
+            impacts: components["schemas"]["ImpactCriteria"] | null;
         };
         /** @description An item of the organisation's hardware inventory. total_kg_co2e, production_kg and use_phase_kg are the figures of its active (current) calculation. */
         Asset: {

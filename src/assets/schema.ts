@@ -12,8 +12,9 @@ import type { GraphQLContext } from '../graphql/context.ts';
 import type { Prisma } from '../db/database.ts';
 import { FactorType } from '../factors/schema.ts';
 import { StatedIntervalRef } from '../footprint/schema.ts';
+import { CriteriaRef } from '../footprint/impacts-schema.ts';
 import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.ts';
-import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
+import { assumptionsOf, boundaryOf, impactsOf, methodologyCard, type MethodologyCard } from './provenance.ts';
 import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS, NUMERIC_SPEC_COLUMNS, TEXT_SPEC_COLUMNS } from './import-rows.ts';
 import { bounds } from '../rest/openapi.ts';
 import { openApi } from '../rest/openapi-schemas.ts';
@@ -126,6 +127,15 @@ builder.prismaObject('Calculation', {
       description: 'Assumptions the engine reported with this result; null when the record does not carry them',
       ...RESULT,
       resolve: (calc) => assumptionsOf(calc),
+    }),
+    impacts: t.field({
+      type: CriteriaRef,
+      nullable: true,
+      description:
+        'GWP (kg CO2e), ADPe (kg Sb eq) and PE (MJ) by phase with their uncertainty and sources, as stored with the calculation ' +
+        '(a footprint: its lifecycle figures; savings and refurbishment: the avoided amounts). Null for a calculation stored before ADPe and PE were.',
+      ...RESULT,
+      resolve: (calc) => impactsOf(calc),
     }),
   }),
 });

@@ -351,6 +351,9 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
       'lifetime_years',
       'transport_kg',
       'uncertainty_pct',
+      // the whole-life ADPe and PE of the active calculation (migration asset_impact_totals)
+      'adpe_kg_sb_eq',
+      'pe_mj',
     ]);
     expect(asset).toMatchObject({
       status: 'in_stock',
