@@ -1766,6 +1766,16 @@ export interface components {
             production_kg: number | null;
             /** Format: float */
             use_phase_kg: number | null;
+            /**
+             * Format: float
+             * @description Current whole-life abiotic depletion of elements (ADPe), kg Sb eq, of the active calculation; null when it was stored before ADPe and PE (its impacts has them by phase)
+             */
+            adpe_kg_sb_eq: number | null;
+            /**
+             * Format: float
+             * @description Current whole-life primary energy (PE), MJ, of the active calculation; null when it was stored before ADPe and PE
+             */
+            pe_mj: number | null;
             /** @description How the asset came in: import:json, import:csv, seed-demo, api, … */
             source: string;
             /** Format: date-time */

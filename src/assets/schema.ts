@@ -170,6 +170,15 @@ const AssetRef = builder.prismaObject('Asset', {
     total_kg_co2e: t.exposeFloat('total_kg_co2e', { nullable: true, description: 'Current lifecycle total, kg CO2e (active calculation)' }),
     production_kg: t.exposeFloat('production_kg', { nullable: true }),
     use_phase_kg: t.exposeFloat('use_phase_kg', { nullable: true }),
+    adpe_kg_sb_eq: t.exposeFloat('adpe_kg_sb_eq', {
+      nullable: true,
+      description:
+        'Current whole-life abiotic depletion of elements (ADPe), kg Sb eq, of the active calculation; null when it was stored before ADPe and PE (its impacts has them by phase)',
+    }),
+    pe_mj: t.exposeFloat('pe_mj', {
+      nullable: true,
+      description: 'Current whole-life primary energy (PE), MJ, of the active calculation; null when it was stored before ADPe and PE',
+    }),
     source: t.exposeString('source', { description: 'How the asset came in: import:json, import:csv, seed-demo, api, …' }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime' }),

@@ -54,6 +54,8 @@ const ASSET_KEYS = [
   'total_kg_co2e',
   'production_kg',
   'use_phase_kg',
+  'adpe_kg_sb_eq',
+  'pe_mj',
   'source',
   'created_at',
   'updated_at',
@@ -176,6 +178,8 @@ describe(`GET /v1/assets on ${TEST_DATABASE_KIND}`, () => {
       expect(calc.impacts[criterion], criterion).toMatchObject(answered);
     }
     expect(calc.impacts.gwp.total).toBe(row.active_calculation!.total_kg_co2e);
+    // The asset's whole-life ADPe and PE are those of its active calculation.
+    expect(asset).toMatchObject({ adpe_kg_sb_eq: stored.adpe.total, pe_mj: stored.pe.total });
     if (row.product) expect(asset.product).toMatchObject({ id: row.product.id, name: row.product.name });
     // GET /v1/assets/{id} answers the same object.
     const one = await get(`/v1/assets/${row.id}`);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 import { bearer } from '../certificates/support.ts';
+import { SANDBOX_ORG_ID, sandboxOrgId } from '../../src/sandbox/sandbox.ts';
 
 /**
  * Assets' whole-life ADPe and PE in OData (adpe_kg_sb_eq, pe_mj): the totals of the active calculation's
@@ -117,5 +118,27 @@ describe(`OData Assets ADPe and PE on ${TEST_DATABASE_KIND}`, () => {
     expect(backfill).toMatch(/^UPDATE assets a SET[\s\S]+;\s*$/);
     await prisma().$executeRawUnsafe(backfill.trim().replace(/;$/, ''));
     expect((await assets()).body.value).toEqual(before);
+  });
+
+  it("gives the demo estate and a sandbox copy (assets inserted with their calculations in one statement) their calculations' figures", async () => {
+    // A test key's first request creates the organisation's sandbox, copied from the demo estate.
+    const testKey = (await t.createKey(orgId, { environment: 'test' })).key;
+    expect((await t.json('/v1/assets?limit=1', { headers: bearer(testKey) })).status).toBe(200);
+    // Every figure the asset keeps equals its active calculation's, as the trigger reads them.
+    const mismatches = `
+      SELECT count(*)::int AS assets,
+        count(*) FILTER (WHERE a.transport_kg IS DISTINCT FROM c.transport_kg OR a.end_of_life_kg IS DISTINCT FROM c.end_of_life_kg
+          OR a.annual_kwh IS DISTINCT FROM (c.result -> 'methodology' ->> 'annual_kwh')::float8
+          OR a.lifetime_years IS DISTINCT FROM (c.result -> 'methodology' ->> 'lifetime_years')::float8
+          OR a.uncertainty_pct IS DISTINCT FROM (c.result -> 'methodology' ->> 'uncertainty_pct')::float8
+          OR a.adpe_kg_sb_eq IS DISTINCT FROM (c.result -> 'impacts' -> 'adpe' ->> 'total')::float8
+          OR a.pe_mj IS DISTINCT FROM (c.result -> 'impacts' -> 'pe' ->> 'total')::float8
+          OR a.calculated_at IS NULL OR a.adpe_kg_sb_eq IS NULL)::int AS mismatched
+      FROM assets a JOIN calculations c ON c.id = a.active_calculation_id WHERE a.org_id = $1::uuid`;
+    for (const org of [SANDBOX_ORG_ID, sandboxOrgId(orgId)]) {
+      const [row] = await prisma().$queryRawUnsafe<{ assets: number; mismatched: number }[]>(mismatches, org);
+      expect(row!.assets, org).toBeGreaterThan(0);
+      expect(row!.mismatched, org).toBe(0);
+    }
   });
 });
