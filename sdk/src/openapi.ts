@@ -566,7 +566,7 @@ export interface paths {
         put?: never;
         /**
          * Sustainability summary or hotspot analysis of the organisation, as a PDF
-         * @description Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). Dates are UTC days, both included, from 1990-01-01 to 2100-12-31: dateTo defaults to today, dateFrom to one year before dateTo; any length; a period wholly in the future is refused. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining, X-Report-Reset). Period semantics: docs/reports.md. Requires the pro plan or above.
+         * @description Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). Dates are UTC days, both included, from 1990-01-01 to 2100-12-31: dateTo defaults to today, dateFrom to one year before dateTo; any length; a period wholly in the future is refused. criterion (hotspot analysis): gwp (default), adpe or pe ranks the hotspots by that criterion, summed from the stored impacts of the calculations. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining, X-Report-Reset). Period semantics: docs/reports.md. Requires the pro plan or above.
          */
         post: operations["report"];
         delete?: never;
@@ -1215,7 +1215,7 @@ export interface components {
             pe_mj_per_kwh: number;
             source: string;
         };
-        /** @description GWP, ADPe and PE of a savings or refurbishment result, by phase (avoided amounts). */
+        /** @description GWP, ADPe and PE by phase: of a savings or refurbishment result, the avoided amounts; of a stored calculation, its figures as the API answered them. */
         ImpactCriteria: {
             /** @description Climate change, kg CO2e: the same figures as total_kg_co2e and breakdown */
             gwp: components["schemas"]["CriterionResult"];
@@ -1727,6 +1727,8 @@ export interface components {
             boundary: string[] | null;
             /** @description Assumptions the engine reported with this result; null when the record does not carry them */
             assumptions: string[] | null;
+            /** @description GWP (kg CO2e), ADPe (kg Sb eq) and PE (MJ) by phase with their uncertainty and sources, as stored with the calculation (a footprint: its lifecycle figures; savings and refurbishment: the avoided amounts). Null for a calculation stored before ADPe and PE were. */
+            impacts: components["schemas"]["ImpactCriteria"] | null;
         };
         /** @description An item of the organisation's hardware inventory. total_kg_co2e, production_kg and use_phase_kg are the figures of its active (current) calculation. */
         Asset: {
@@ -1764,6 +1766,16 @@ export interface components {
             production_kg: number | null;
             /** Format: float */
             use_phase_kg: number | null;
+            /**
+             * Format: float
+             * @description Current whole-life abiotic depletion of elements (ADPe), kg Sb eq, of the active calculation; null when it was stored before ADPe and PE (its impacts has them by phase)
+             */
+            adpe_kg_sb_eq: number | null;
+            /**
+             * Format: float
+             * @description Current whole-life primary energy (PE), MJ, of the active calculation; null when it was stored before ADPe and PE
+             */
+            pe_mj: number | null;
             /** @description How the asset came in: import:json, import:csv, seed-demo, api, … */
             source: string;
             /** Format: date-time */
@@ -6579,6 +6591,11 @@ export interface operations {
                     dateFrom?: string | null;
                     /** Format: date */
                     dateTo?: string | null;
+                    /**
+                     * @description What the hotspot analysis ranks by: gwp (kg CO2e, the default), adpe (kg Sb eq) or pe (MJ)
+                     * @enum {string|null}
+                     */
+                    criterion?: "gwp" | "adpe" | "pe" | null;
                 };
             };
         };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { INTERVAL_METHOD } from '../footprint/engine/index.ts';
-import { assumptionsOf, boundaryOf, methodologyCard } from './provenance.ts';
+import { assumptionsOf, boundaryOf, impactsOf, methodologyCard } from './provenance.ts';
 
 const base = { engine_version: '4.2.0', confidence: 'estimated_high', country: 'DE', total_kg_co2e: 252 };
 const footprintResult = {
@@ -71,5 +71,21 @@ describe('boundaryOf and assumptionsOf', () => {
     expect(boundaryOf({ ...base, result: 'nope' })).toBeNull();
     expect(assumptionsOf({ ...base, result: footprintResult })).toBeNull();
     expect(assumptionsOf({ ...base, result: { assumptions: ['grade B'] } })).toEqual(['grade B']);
+  });
+});
+
+describe('impactsOf', () => {
+  const criterion = (total: number) => ({ unit: 'u', phases: { production: total, transport: 0, use: 0, end_of_life: 0 }, total });
+  const impacts = { gwp: criterion(252), adpe: criterion(0.012), pe: criterion(3100) };
+
+  it('reads GWP, ADPe and PE stored with the result', () => {
+    expect(impactsOf({ ...base, result: { ...footprintResult, impacts } })).toEqual(impacts);
+  });
+
+  it('is null for a record stored before them, and for one that carries them only in part', () => {
+    expect(impactsOf({ ...base, result: footprintResult })).toBeNull();
+    expect(impactsOf({ ...base, result: null })).toBeNull();
+    expect(impactsOf({ ...base, result: { impacts: { gwp: impacts.gwp, adpe: impacts.adpe } } })).toBeNull();
+    expect(impactsOf({ ...base, result: { impacts: { ...impacts, pe: { ...impacts.pe, total: '3100' } } } })).toBeNull();
   });
 });

@@ -4,7 +4,8 @@
  * plus engine detail); older or foreign records may lack parts of it, and whatever is missing is
  * answered as null rather than reconstructed.
  */
-import { statedInterval, type StatedInterval } from '../footprint/engine/index.ts';
+import { CRITERIA, statedInterval, type StatedInterval } from '../footprint/engine/index.ts';
+import type { CriteriaResult } from '../footprint/engine/types.ts';
 
 export interface MethodologyCard {
   standard: string | null;
@@ -80,4 +81,18 @@ export function boundaryOf(calc: CalculationLike): string[] | null {
 /** The assumptions the engine reported with this result; null when the record does not carry them. */
 export function assumptionsOf(calc: CalculationLike): string[] | null {
   return isObject(calc.result) ? strings(calc.result.assumptions) : null;
+}
+
+/**
+ * GWP, ADPe and PE as stored with the calculation; null when the record has none (stored before them).
+ * Each criterion must carry its phases and total: a record that does not is answered as none, not in part.
+ */
+export function impactsOf(calc: CalculationLike): CriteriaResult | null {
+  const impacts = isObject(calc.result) ? calc.result.impacts : undefined;
+  if (!isObject(impacts)) return null;
+  const complete = CRITERIA.every((c) => {
+    const criterion = impacts[c];
+    return isObject(criterion) && isObject(criterion.phases) && num(criterion.total) !== null;
+  });
+  return complete ? (impacts as unknown as CriteriaResult) : null;
 }

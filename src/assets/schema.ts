@@ -12,8 +12,9 @@ import type { GraphQLContext } from '../graphql/context.ts';
 import type { Prisma } from '../db/database.ts';
 import { FactorType } from '../factors/schema.ts';
 import { StatedIntervalRef } from '../footprint/schema.ts';
+import { CriteriaRef } from '../footprint/impacts-schema.ts';
 import { ASSET_STATUSES, type AssetStatus as AssetStatusValue } from './status.ts';
-import { assumptionsOf, boundaryOf, methodologyCard, type MethodologyCard } from './provenance.ts';
+import { assumptionsOf, boundaryOf, impactsOf, methodologyCard, type MethodologyCard } from './provenance.ts';
 import { checkRowCount, parseAssetCsv, MAX_IMPORT_ROWS, NUMERIC_SPEC_COLUMNS, TEXT_SPEC_COLUMNS } from './import-rows.ts';
 import { bounds } from '../rest/openapi.ts';
 import { openApi } from '../rest/openapi-schemas.ts';
@@ -127,6 +128,15 @@ builder.prismaObject('Calculation', {
       ...RESULT,
       resolve: (calc) => assumptionsOf(calc),
     }),
+    impacts: t.field({
+      type: CriteriaRef,
+      nullable: true,
+      description:
+        'GWP (kg CO2e), ADPe (kg Sb eq) and PE (MJ) by phase with their uncertainty and sources, as stored with the calculation ' +
+        '(a footprint: its lifecycle figures; savings and refurbishment: the avoided amounts). Null for a calculation stored before ADPe and PE were.',
+      ...RESULT,
+      resolve: (calc) => impactsOf(calc),
+    }),
   }),
 });
 
@@ -160,6 +170,15 @@ const AssetRef = builder.prismaObject('Asset', {
     total_kg_co2e: t.exposeFloat('total_kg_co2e', { nullable: true, description: 'Current lifecycle total, kg CO2e (active calculation)' }),
     production_kg: t.exposeFloat('production_kg', { nullable: true }),
     use_phase_kg: t.exposeFloat('use_phase_kg', { nullable: true }),
+    adpe_kg_sb_eq: t.exposeFloat('adpe_kg_sb_eq', {
+      nullable: true,
+      description:
+        'Current whole-life abiotic depletion of elements (ADPe), kg Sb eq, of the active calculation; null when it was stored before ADPe and PE (its impacts has them by phase)',
+    }),
+    pe_mj: t.exposeFloat('pe_mj', {
+      nullable: true,
+      description: 'Current whole-life primary energy (PE), MJ, of the active calculation; null when it was stored before ADPe and PE',
+    }),
     source: t.exposeString('source', { description: 'How the asset came in: import:json, import:csv, seed-demo, api, …' }),
     created_at: t.expose('created_at', { type: 'DateTime' }),
     updated_at: t.expose('updated_at', { type: 'DateTime' }),

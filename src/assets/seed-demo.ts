@@ -168,6 +168,37 @@ function weighted<T>(items: readonly { item: T; weight: number }[]): (u: number)
   };
 }
 
+/**
+ * The figures an asset keeps of its active calculation (trigger assets_active_calculation_figures, migrations
+ * inventory_period_figures and asset_impact_totals). A statement that inserts assets together with their
+ * calculations (this estate, a sandbox copy) writes them itself: the row trigger cannot see a calculation
+ * inserted by the same statement, and keeps what the statement wrote.
+ */
+export const ACTIVE_FIGURE_COLUMNS = [
+  'transport_kg',
+  'end_of_life_kg',
+  'annual_kwh',
+  'lifetime_years',
+  'uncertainty_pct',
+  'calculated_at',
+  'adpe_kg_sb_eq',
+  'pe_mj',
+] as const;
+
+const jsonNumber = (json: string) => `CASE WHEN jsonb_typeof(${json}) = 'number' THEN (${json})::text::float8 END`;
+
+/** Those figures, as the trigger reads them, from the calculation being inserted (`src`: its columns and result), created now. */
+const ACTIVE_FIGURES: Record<(typeof ACTIVE_FIGURE_COLUMNS)[number], string> = {
+  transport_kg: 'src.transport_kg',
+  end_of_life_kg: 'src.end_of_life_kg',
+  annual_kwh: jsonNumber("src.result -> 'methodology' -> 'annual_kwh'"),
+  lifetime_years: jsonNumber("src.result -> 'methodology' -> 'lifetime_years'"),
+  uncertainty_pct: jsonNumber("src.result -> 'methodology' -> 'uncertainty_pct'"),
+  calculated_at: 'now()',
+  adpe_kg_sb_eq: jsonNumber("src.result -> 'impacts' -> 'adpe' -> 'total'"),
+  pe_mj: jsonNumber("src.result -> 'impacts' -> 'pe' -> 'total'"),
+};
+
 const INSERT_BATCH = `
 WITH combos AS (
   SELECT * FROM json_to_recordset($1::json) AS c(i int, brand text, mpn text, model text, ${calculationRecordset(PER_ASSET_COLUMNS)})
@@ -178,9 +209,9 @@ src AS MATERIALIZED (
 ),
 a AS (
   INSERT INTO assets (id, org_id, brand, mpn, model, serial_number, category, status, purchase_date, country, specs, product_id,
-    active_calculation_id, total_kg_co2e, production_kg, use_phase_kg, source, created_at, updated_at)
+    active_calculation_id, total_kg_co2e, production_kg, use_phase_kg, ${ACTIVE_FIGURE_COLUMNS.join(', ')}, source, created_at, updated_at)
   SELECT asset_id, $3::uuid, brand, mpn, model, $4 || lpad(n::text, 7, '0'), category, s::"AssetStatus", d, country, '{}'::jsonb, product_id,
-    calc_id, total_kg_co2e, production_kg, use_phase_kg, 'seed-demo', now(), now()
+    calc_id, total_kg_co2e, production_kg, use_phase_kg, ${ACTIVE_FIGURE_COLUMNS.map((c) => ACTIVE_FIGURES[c]).join(', ')}, 'seed-demo', now(), now()
   FROM src
   RETURNING 1
 ),

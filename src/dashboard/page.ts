@@ -1,5 +1,5 @@
 import { escapeHtml } from '../rest/html.ts';
-import type { ReportBreakdownRow } from '../documents/views.ts';
+import type { ReportBreakdownRow, ReportRankRow } from '../documents/views.ts';
 import type { DashboardData } from './data.ts';
 
 // Server-rendered: charts are inline SVG drawn here (no script, no chart library), each with a table beside it as its text.
@@ -45,11 +45,17 @@ function table(caption: string, head: string[], rows: string[][], numeric: Reado
   return `<div class="wide" tabindex="0"${id ? ` id="${id}"` : ''}><table><caption>${caption}</caption><thead><tr>${th}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 
-function ranked(title: string, rows: ReportBreakdownRow[], id: string): string {
+/** Breakdown rows, or the hotspot analysis' GWP rows (the dashboard's is by GWP: `value` in kg CO2e). */
+function ranked(title: string, rows: (ReportBreakdownRow | ReportRankRow)[], id: string): string {
   return `<section aria-labelledby="${id}-h"><h3 id="${id}-h">${title}</h3>${table(
     "kg CO2e over the devices' whole lives, and share of the inventory",
     ['Name', 'Assets', 'kg CO2e', 'Share'],
-    rows.map((r) => [escapeHtml(r.label), count(r.assets), kg(r.total_kg_co2e), `${shareBar(r.share_pct)}${pct(r.share_pct)}`]),
+    rows.map((r) => [
+      escapeHtml(r.label),
+      count(r.assets),
+      kg('value' in r ? r.value : r.total_kg_co2e),
+      `${shareBar(r.share_pct)}${pct(r.share_pct)}`,
+    ]),
     new Set([1, 2, 3]),
     id,
   )}</section>`;

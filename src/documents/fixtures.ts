@@ -1,5 +1,5 @@
 import { uncertaintyInterval } from '../footprint/engine/interval.ts';
-import type { CertificateView, ReportBreakdownRow, ReportView } from './views.ts';
+import type { CertificateView, ReportBreakdownRow, ReportRankRow, ReportView } from './views.ts';
 
 /** Realistic views for tests, the bench and looking at the pages (`tsx src/documents/preview.ts`). */
 
@@ -204,6 +204,10 @@ function rows(labels: string[], total: number, assets: number): ReportBreakdownR
   }));
 }
 
+/** Breakdown rows as hotspot rows (GWP: the value is the kg CO2e). */
+const ranked = (breakdown: ReportBreakdownRow[]): ReportRankRow[] =>
+  breakdown.map(({ total_kg_co2e, ...row }) => ({ ...row, value: total_kg_co2e }));
+
 const TOTAL = 184_312.4;
 
 const interval = (value: number, low: number, high: number) => ({
@@ -299,43 +303,47 @@ export const hotspotView: ReportView = {
   ...base,
   type: 'hotspot_analysis',
   hotspots: {
-    categories: base.by_category.slice(0, 6),
+    criterion: { id: 'gwp', name: 'GWP', meaning: 'global warming', unit: 'kg CO2e' },
+    assets_without_impacts: 0,
+    categories: ranked(base.by_category.slice(0, 6)),
     categories_count: 10,
     models_count: 37,
-    models: rows(
-      [
-        'Dell Latitude 5440',
-        'HP EliteBook 840 G10',
-        'Lenovo ThinkPad T14 Gen 4',
-        'Dell OptiPlex 7010',
-        'Apple MacBook Pro 14 (M3)',
-        'Dell P2423D',
-        'Samsung Galaxy S23',
-      ],
-      TOTAL * 0.7,
-      420,
+    models: ranked(
+      rows(
+        [
+          'Dell Latitude 5440',
+          'HP EliteBook 840 G10',
+          'Lenovo ThinkPad T14 Gen 4',
+          'Dell OptiPlex 7010',
+          'Apple MacBook Pro 14 (M3)',
+          'Dell P2423D',
+          'Samsung Galaxy S23',
+        ],
+        TOTAL * 0.7,
+        420,
+      ),
     ),
     components: [
-      { component: 'Mainboard and integrated circuits', kg_co2e: 58_212.4, share_pct: 31.6 },
-      { component: 'Display panel', kg_co2e: 31_004.9, share_pct: 16.8 },
-      { component: 'Electricity in use', kg_co2e: 44_987.1, share_pct: 24.4 },
-      { component: 'Battery', kg_co2e: 9_120.3, share_pct: 4.9 },
-      { component: 'Chassis and enclosure', kg_co2e: 12_400.8, share_pct: 6.7 },
+      { component: 'Mainboard and integrated circuits', value: 58_212.4, share_pct: 31.6 },
+      { component: 'Display panel', value: 31_004.9, share_pct: 16.8 },
+      { component: 'Electricity in use', value: 44_987.1, share_pct: 24.4 },
+      { component: 'Battery', value: 9_120.3, share_pct: 4.9 },
+      { component: 'Chassis and enclosure', value: 12_400.8, share_pct: 6.7 },
     ],
     actions: [
       {
         action: 'Extend the life of 120 laptops by one year',
-        saving_kg_co2e: 8_940.0,
+        saving: 8_940.0,
         basis: 'Production emissions spread over five instead of four years of use.',
       },
       {
         action: 'Buy refurbished instead of new for the next 40 desktops',
-        saving_kg_co2e: 6_120.5,
+        saving: 6_120.5,
         basis: 'Refurbished desktops carry about 20 % of a new desktop’s production emissions.',
       },
       {
         action: 'Switch 35 monitors to power-saving mode',
-        saving_kg_co2e: 1_210.2,
+        saving: 1_210.2,
         basis: 'Measured standby draw 0.3 W instead of 8 W, 2,000 idle hours a year.',
       },
     ],

@@ -1,4 +1,4 @@
-import type { CertificateView, ReportBreakdownRow, ReportView } from './views.ts';
+import type { CertificateView, ReportView } from './views.ts';
 
 /**
  * Bounds on what a document draws, applied before a view is handed to a render worker (so the work
@@ -18,11 +18,12 @@ export const TEXT_CHARS = 500;
 
 const cut = (text: string): string => (text.length > TEXT_CHARS ? `${text.slice(0, TEXT_CHARS - 1)}…` : text);
 
-/** Largest first, then by label, so the same data always ranks the same way. */
-const byTotal = (a: ReportBreakdownRow, b: ReportBreakdownRow) => b.total_kg_co2e - a.total_kg_co2e || a.label.localeCompare(b.label, 'en');
+/** A ranked row whose figure is in `key`: total_kg_co2e (the breakdowns) or value (the hotspots, in their criterion's unit). */
+type Ranked<K extends string> = { label: string; assets: number; share_pct: number } & Record<K, number>;
 
-function fold(rows: ReportBreakdownRow[], what: string, notes: string[]): ReportBreakdownRow[] {
-  const sorted = rows.map((r) => ({ ...r, label: cut(r.label) })).sort(byTotal);
+/** Largest first, then by label, so the same data always ranks the same way. */
+function fold<K extends 'total_kg_co2e' | 'value'>(rows: Ranked<K>[], key: K, what: string, notes: string[]): Ranked<K>[] {
+  const sorted = rows.map((r) => ({ ...r, label: cut(r.label) })).sort((a, b) => b[key] - a[key] || a.label.localeCompare(b.label, 'en'));
   if (sorted.length <= TABLE_ROWS) return sorted;
   const kept = sorted.slice(0, TABLE_ROWS - 1);
   const rest = sorted.slice(TABLE_ROWS - 1);
@@ -30,15 +31,13 @@ function fold(rows: ReportBreakdownRow[], what: string, notes: string[]): Report
   notes.push(
     `${what[0]!.toUpperCase()}${what.slice(1)}: the ${kept.length} largest of ${sorted.length} are listed; the other ${rest.length} are summed in the row “${label}”.`,
   );
-  return [
-    ...kept,
-    {
-      label,
-      assets: rest.reduce((sum, r) => sum + r.assets, 0),
-      total_kg_co2e: rest.reduce((sum, r) => sum + r.total_kg_co2e, 0),
-      share_pct: rest.reduce((sum, r) => sum + r.share_pct, 0),
-    },
-  ];
+  const folded = {
+    label,
+    assets: rest.reduce((sum, r) => sum + r.assets, 0),
+    [key]: rest.reduce((sum, r) => sum + r[key], 0),
+    share_pct: rest.reduce((sum, r) => sum + r.share_pct, 0),
+  } as Ranked<K>;
+  return [...kept, folded];
 }
 
 function cap<T>(list: T[], what: string, notes: string[]): T[] {
@@ -54,8 +53,8 @@ export function boundReportView(view: ReportView): ReportView {
     notes.push(`The trend chart shows the last ${TREND_BUCKETS} of ${buckets.length} ${view.trend.granularity}s.`);
   const hotspots = view.hotspots && {
     ...view.hotspots,
-    categories: fold(view.hotspots.categories, 'hotspot categories', notes),
-    models: fold(view.hotspots.models, 'hotspot models', notes),
+    categories: fold(view.hotspots.categories, 'value', 'hotspot categories', notes),
+    models: fold(view.hotspots.models, 'value', 'hotspot models', notes),
     components: cap(view.hotspots.components, 'components', notes).map((c) => ({ ...c, component: cut(c.component) })),
     actions: cap(view.hotspots.actions, 'actions', notes).map((a) => ({ ...a, action: cut(a.action), basis: cut(a.basis) })),
   };
@@ -63,8 +62,8 @@ export function boundReportView(view: ReportView): ReportView {
     ...view,
     organization_name: cut(view.organization_name),
     period_semantics: cut(view.period_semantics),
-    by_category: fold(view.by_category, 'categories', notes),
-    by_country: fold(view.by_country, 'countries', notes),
+    by_category: fold(view.by_category, 'total_kg_co2e', 'categories', notes),
+    by_country: fold(view.by_country, 'total_kg_co2e', 'countries', notes),
     trend: { ...view.trend, buckets: buckets.slice(-TREND_BUCKETS) },
     // Every source a figure rests on is listed: their number is bounded by the reference data's regions.
     grid_factor_sources: view.grid_factor_sources.map((s) => ({

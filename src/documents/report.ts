@@ -4,7 +4,7 @@ import * as fmt from './format.ts';
 import { CHART_ROWS } from './limits.ts';
 import { COLORS, PdfWriter, type Column } from './pdf.ts';
 import { PHASES, phaseChart } from './phases.ts';
-import type { ReportBreakdownRow, ReportConfidenceRow, ReportInterval, ReportView } from './views.ts';
+import type { ReportBreakdownRow, ReportConfidenceRow, ReportCriterion, ReportInterval, ReportRankRow, ReportView } from './views.ts';
 
 const SANDBOX_REPORT = 'TEST — sandbox data, not a real report';
 const NO_DATA = 'No data for this period';
@@ -45,21 +45,37 @@ function tableSection(pdf: PdfWriter, heading: string, columns: Column[], rows: 
 const shownOf = (shown: number, count: number, what: string) =>
   shown < count ? `top ${shown} of ${fmt.count(count)} ${what}` : `all ${fmt.count(count)} ${what}`;
 
-const bars = (rows: ReportBreakdownRow[]): BarDatum[] =>
-  rows.map((r) => ({ label: r.label, value: r.total_kg_co2e, text: `${fmt.kg(r.total_kg_co2e)} kg · ${fmt.pct(r.share_pct)}` }));
+/** How a ranking's figures are written: GWP in kg CO₂e as everywhere, ADPe and PE to 4 significant digits as the API rounds them. */
+interface Figures {
+  /** in headings and columns */
+  unit: string;
+  /** after a bar's figure */
+  short: string;
+  format: (value: number) => string;
+}
 
-function breakdownTable(pdf: PdfWriter, what: string, rows: ReportBreakdownRow[], ranked = false): void {
+const GWP_FIGURES: Figures = { unit: 'kg CO₂e', short: 'kg', format: fmt.kg };
+const figuresOf = (c: ReportCriterion): Figures =>
+  c.id === 'gwp' ? GWP_FIGURES : { unit: c.unit, short: c.unit, format: fmt.significant };
+
+/** The breakdowns (kg CO₂e) as ranked rows. */
+const rankRows = (rows: ReportBreakdownRow[]): ReportRankRow[] => rows.map(({ total_kg_co2e, ...r }) => ({ ...r, value: total_kg_co2e }));
+
+const bars = (rows: ReportRankRow[], figures: Figures): BarDatum[] =>
+  rows.map((r) => ({ label: r.label, value: r.value, text: `${figures.format(r.value)} ${figures.short} · ${fmt.pct(r.share_pct)}` }));
+
+function breakdownTable(pdf: PdfWriter, what: string, rows: ReportRankRow[], ranked: boolean, figures: Figures): void {
   const w = pdf.width;
   const columns: Column[] = [
     ...(ranked ? [{ header: '#', width: w * 0.06, align: 'right' as const }] : []),
     { header: what, width: w * (ranked ? 0.44 : 0.5) },
     { header: 'Assets', width: w * 0.14, align: 'right' },
-    { header: 'kg CO₂e', width: w * 0.2, align: 'right' },
+    { header: figures.unit, width: w * 0.2, align: 'right' },
     { header: 'Share', width: w * 0.16, align: 'right' },
   ];
   pdf.table(
     columns,
-    rows.map((r, i) => [...(ranked ? [String(i + 1)] : []), r.label, fmt.count(r.assets), fmt.kg(r.total_kg_co2e), fmt.pct(r.share_pct)]),
+    rows.map((r, i) => [...(ranked ? [String(i + 1)] : []), r.label, fmt.count(r.assets), figures.format(r.value), fmt.pct(r.share_pct)]),
   );
 }
 
@@ -81,20 +97,25 @@ async function chartSection(pdf: PdfWriter, heading: string, chart: Promise<Char
 async function rankedSection(
   pdf: PdfWriter,
   heading: string,
-  rows: ReportBreakdownRow[],
+  rows: ReportRankRow[],
   what: string,
   column: string,
   ranked: boolean,
   count = rows.length,
+  figures = GWP_FIGURES,
 ): Promise<void> {
   const fit = Math.floor((pdf.bottom - pdf.y - 60) / BAR_STEP);
   const wanted = Math.min(rows.length, CHART_ROWS);
   const shown = fit >= 6 && fit < wanted ? fit : wanted;
-  await chartSection(pdf, `${heading}: ${shownOf(rows.length, count, what)}`, barChart(bars(rows.slice(0, shown)), pdf.width, BAR_STEP));
+  await chartSection(
+    pdf,
+    `${heading}: ${shownOf(rows.length, count, what)}`,
+    barChart(bars(rows.slice(0, shown), figures), pdf.width, BAR_STEP),
+  );
   if (rows.length > shown) {
     pdf.paragraph(`The chart shows the ${shown} largest ${what}; the table below has the rest.`, { size: 8, color: COLORS.muted });
   }
-  breakdownTable(pdf, column, rows, ranked);
+  breakdownTable(pdf, column, rows, ranked, figures);
 }
 
 /** Average of the second half of the buckets against the first half: a trend that one odd month cannot swing. */
@@ -220,8 +241,8 @@ async function summarySections(pdf: PdfWriter, view: ReportView): Promise<void> 
     pdf.heading('Purchases over the period', 20);
     pdf.paragraph(trendSentence(view.trend), CAPTION);
   }
-  if (view.by_category.length > 0) await rankedSection(pdf, 'By category', view.by_category, 'categories', 'Category', false);
-  if (view.by_country.length > 0) await rankedSection(pdf, 'By country of use', view.by_country, 'countries', 'Country', false);
+  if (view.by_category.length > 0) await rankedSection(pdf, 'By category', rankRows(view.by_category), 'categories', 'Category', false);
+  if (view.by_country.length > 0) await rankedSection(pdf, 'By country of use', rankRows(view.by_country), 'countries', 'Country', false);
 
   if (view.ghg_inventory) inventorySection(pdf, view.ghg_inventory);
 
@@ -300,18 +321,35 @@ async function hotspotSections(pdf: PdfWriter, view: ReportView): Promise<void> 
   confidenceSection(pdf, view);
   const hotspots = view.hotspots;
   if (!hotspots) return;
+  const { criterion } = hotspots;
+  const figures = figuresOf(criterion);
+  // GWP keeps the plain headings; another criterion is named in each.
+  const by = (what: string) => (criterion.id === 'gwp' ? `Hotspots by ${what}` : `Hotspots by ${what}, ${criterion.name}`);
+  pdf.heading(`Ranked by ${criterion.name} (${criterion.meaning}, ${figures.unit})`, 40);
+  pdf.paragraph(
+    `The hotspots below rank and total the ${criterion.name} of the assets' active calculations, as the API answered them` +
+      (criterion.id === 'gwp'
+        ? ' (kg CO₂e, the figures above).'
+        : ` (their stored impacts.${criterion.id}, ${criterion.unit}; docs/methodology.md section 13). ` +
+          (hotspots.assets_without_impacts > 0
+            ? `Assets calculated before ADPe and PE were, not ranked: ${fmt.count(hotspots.assets_without_impacts)}.`
+            : 'Every asset of the period has them.')) +
+      ' Request another criterion with criterion gwp, adpe or pe.',
+    { size: 8.5, color: COLORS.muted },
+    6,
+  );
   if (hotspots.categories.length > 0)
-    await rankedSection(pdf, 'Hotspots by category', hotspots.categories, 'categories', 'Category', true, hotspots.categories_count);
+    await rankedSection(pdf, by('category'), hotspots.categories, 'categories', 'Category', true, hotspots.categories_count, figures);
   if (hotspots.models.length > 0)
-    await rankedSection(pdf, 'Hotspots by model', hotspots.models, 'models', 'Model', true, hotspots.models_count);
+    await rankedSection(pdf, by('model'), hotspots.models, 'models', 'Model', true, hotspots.models_count, figures);
   if (hotspots.components.length > 0) {
-    const components = [...hotspots.components].sort((a, b) => b.kg_co2e - a.kg_co2e).slice(0, CHART_ROWS);
+    const components = [...hotspots.components].sort((a, b) => b.value - a.value).slice(0, CHART_ROWS);
     const rows = components.map((c) => ({
       label: c.component,
-      value: c.kg_co2e,
-      text: `${fmt.kg(c.kg_co2e)} kg · ${fmt.pct(c.share_pct)}`,
+      value: c.value,
+      text: `${figures.format(c.value)} ${figures.short} · ${fmt.pct(c.share_pct)}`,
     }));
-    await chartSection(pdf, 'Hotspots by component (kg CO₂e and share)', barChart(rows, pdf.width, BAR_STEP));
+    await chartSection(pdf, `${by('component')} (${figures.unit} and share)`, barChart(rows, pdf.width, BAR_STEP));
   }
 
   if (hotspots.actions.length === 0) {
@@ -319,18 +357,18 @@ async function hotspotSections(pdf: PdfWriter, view: ReportView): Promise<void> 
     pdf.paragraph('No action to suggest from this period’s data.', { size: 9 });
     return;
   }
-  const actions = [...hotspots.actions].sort((a, b) => b.saving_kg_co2e - a.saving_kg_co2e);
+  const actions = [...hotspots.actions].sort((a, b) => b.saving - a.saving);
   const w = pdf.width;
   tableSection(
     pdf,
     'Actions and what they would save',
     [
       { header: 'Action', width: w * 0.38, wrap: true },
-      { header: 'Saving, kg CO₂e', width: w * 0.18, align: 'right' },
+      { header: `Saving, ${figures.unit}`, width: w * 0.18, align: 'right' },
       { header: 'Basis', width: w * 0.44, wrap: true },
     ],
     // No total: actions for the same devices are alternatives, their savings do not add up.
-    actions.map((a) => [a.action, fmt.kg(a.saving_kg_co2e), a.basis]),
+    actions.map((a) => [a.action, figures.format(a.saving), a.basis]),
   );
 }
 

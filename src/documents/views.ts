@@ -104,11 +104,31 @@ export interface ReportBreakdownRow {
   share_pct: number;
 }
 
+/** A hotspot: `value` in the unit of the hotspot analysis' criterion. */
+export interface ReportRankRow {
+  label: string;
+  assets: number;
+  value: number;
+  share_pct: number;
+}
+
 export interface ReportAction {
   /** e.g. "Extend the life of 120 laptops by one year". */
   action: string;
-  saving_kg_co2e: number;
+  /** In the unit of the hotspot analysis' criterion. */
+  saving: number;
   basis: string;
+}
+
+/** The criterion a hotspot analysis ranks by (POST /v1/report `criterion`). */
+export interface ReportCriterion {
+  id: 'gwp' | 'adpe' | 'pe';
+  /** "ADPe" */
+  name: string;
+  /** "abiotic depletion of elements" */
+  meaning: string;
+  /** "kg Sb eq", as the API's `impacts.*.unit` */
+  unit: string;
 }
 
 /** An ~80 % interval, kg CO2e. */
@@ -193,13 +213,16 @@ export interface ReportView {
     total: { assets: number; kg_co2e: number; market_based_kg_co2e: number };
     scope_2: { location_based_kg_co2e: number; market_based_kg_co2e: number; location_based_fallback: boolean };
   };
-  /** Hotspots: ranked contributors (the top rows of `*_count`) and what actions would save. */
+  /** Hotspots: ranked contributors (the top rows of `*_count`) and what actions would save, all in `criterion`'s unit. */
   hotspots?: {
-    categories: ReportBreakdownRow[];
+    criterion: ReportCriterion;
+    /** ADPe and PE: assets whose calculation was stored before impacts beyond carbon, left out of the rankings. */
+    assets_without_impacts: number;
+    categories: ReportRankRow[];
     categories_count: number;
-    models: ReportBreakdownRow[];
+    models: ReportRankRow[];
     models_count: number;
-    components: { component: string; kg_co2e: number; share_pct: number }[];
+    components: { component: string; value: number; share_pct: number }[];
     actions: ReportAction[];
   };
   notes: string[];

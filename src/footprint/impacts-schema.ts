@@ -93,7 +93,8 @@ const CRITERIA_FIELDS = {
 } as const;
 
 export const CriteriaRef = builder.objectRef<CriteriaResult>('ImpactCriteria').implement({
-  description: 'GWP, ADPe and PE of a savings or refurbishment result, by phase (avoided amounts).',
+  description:
+    'GWP, ADPe and PE by phase: of a savings or refurbishment result, the avoided amounts; of a stored calculation, its figures as the API answered them.',
   fields: (t) => ({
     gwp: t.expose('gwp', { type: Criterion, description: CRITERIA_FIELDS.gwp }),
     adpe: t.expose('adpe', { type: Criterion, description: CRITERIA_FIELDS.adpe }),

@@ -104,7 +104,8 @@ const assets: EntitySetDef = {
   model: 'asset',
   key: 'asset_id',
   organisationData: true,
-  description: "The organisation's inventory, each asset with the current whole-life figures of its active calculation (kg CO2e).",
+  description:
+    "The organisation's inventory, each asset with the current whole-life figures of its active calculation (kg CO2e; ADPe kg Sb eq and PE MJ).",
   properties: props([
     ['asset_id', 'Edm.Guid', false, 'Asset id', ['id']],
     ['brand', 'Edm.String', false],
@@ -120,6 +121,13 @@ const assets: EntitySetDef = {
     ['total_kg_co2e', 'Edm.Double', true, 'Whole lifecycle, kg CO2e (null: not calculated)'],
     ['production_kg', 'Edm.Double', true, 'Production phase, kg CO2e'],
     ['use_phase_kg', 'Edm.Double', true, 'Use phase, kg CO2e'],
+    [
+      'adpe_kg_sb_eq',
+      'Edm.Double',
+      true,
+      'Whole lifecycle abiotic depletion of elements (ADPe), kg Sb eq (null: not calculated, or calculated before ADPe and PE)',
+    ],
+    ['pe_mj', 'Edm.Double', true, 'Whole lifecycle primary energy (PE), MJ (null: not calculated, or calculated before ADPe and PE)'],
     ['source', 'Edm.String', false, 'How the asset was recorded (api, import:csv, …)'],
     ['external_ref', 'Edm.String', true],
     ['created_at', 'Edm.DateTimeOffset', false],

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { invalidParameter } from '../errors/api-error.ts';
 import { text } from '../validation/schemas.ts';
+import { CRITERIA } from '../footprint/engine/index.ts';
+import type { Criterion } from '../footprint/engine/types.ts';
 
 export const REPORT_TYPES = ['sustainability_summary', 'hotspot_analysis'] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
@@ -16,6 +18,8 @@ export interface ReportRequest {
   /** YYYY-MM-DD, UTC days, both ends included. */
   dateFrom: string;
   dateTo: string;
+  /** What the hotspot analysis ranks by: gwp (kg CO2e, the default when left out), adpe (kg Sb eq) or pe (MJ). */
+  criterion?: Criterion;
 }
 
 /** The body of POST /v1/report: what it accepts, and (routes.ts) its OpenAPI. */
@@ -25,6 +29,10 @@ export const reportBody = z.object({
   }),
   dateFrom: text(10).meta({ format: 'date' }).nullish(),
   dateTo: text(10).meta({ format: 'date' }).nullish(),
+  criterion: z
+    .enum(CRITERIA, { error: `must be ${CRITERIA.join(', ')} or left out (gwp)` })
+    .nullish()
+    .meta({ description: 'What the hotspot analysis ranks by: gwp (kg CO2e, the default), adpe (kg Sb eq) or pe (MJ)' }),
 });
 
 const isoDay = (date: Date) => date.toISOString().slice(0, 10);
@@ -65,5 +73,5 @@ export function reportRequest(body: z.infer<typeof reportBody>, now: Date = new 
       'dateFrom',
       `the period ${dateFrom} to ${dateTo} lies wholly in the future (today is ${today}): dateFrom must be on or before today`,
     );
-  return { type: body.type, dateFrom, dateTo };
+  return { type: body.type, dateFrom, dateTo, criterion: body.criterion ?? 'gwp' };
 }

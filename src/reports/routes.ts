@@ -127,7 +127,8 @@ export const REPORT_OPENAPI: OpenApiOperation = {
   description:
     'Pro plan or higher (free: 403 PLAN_TOO_LOW); a key with organisation context (403 NO_ORGANIZATION_CONTEXT). ' +
     `Dates are UTC days, both included, from ${EARLIEST_DATE} to ${LATEST_DATE}: dateTo defaults to today, dateFrom to one year before dateTo; ` +
-    'any length; a period wholly in the future is refused. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. ' +
+    'any length; a period wholly in the future is refused. ' +
+    'criterion (hotspot analysis): gwp (default), adpe or pe ranks the hotspots by that criterion, summed from the stored impacts of the calculations. A refused request (400, 403, 429) counts against neither the monthly report limit nor the daily quota. ' +
     'Monthly report limit per plan (429 when reached; X-Report-Limit, X-Report-Remaining, X-Report-Reset). Period semantics: docs/reports.md.',
   tags: ['Reports'],
   requestBody: {

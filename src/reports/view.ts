@@ -15,12 +15,22 @@ import type {
   ReportAction,
   ReportBreakdownRow,
   ReportConfidenceRow,
+  ReportCriterion,
   ReportInterval,
+  ReportRankRow,
   ReportUncertainty,
   ReportView,
 } from '../documents/views.ts';
 import { INTERVAL_METHOD, uncertaintyInterval } from '../footprint/engine/interval.ts';
-import { ENGINE_VERSION, calculateRefurbishment, calculateSavings, getCategory, type FootprintResult } from '../footprint/engine/index.ts';
+import {
+  CRITERION_UNIT,
+  ENGINE_VERSION,
+  calculateRefurbishment,
+  calculateSavings,
+  getCategory,
+  type FootprintResult,
+} from '../footprint/engine/index.ts';
+import type { CriteriaResult, Criterion, ResourceCriterion } from '../footprint/engine/types.ts';
 import { OLD_DEVICE_ENERGY_PENALTY } from '../footprint/engine/constants.ts';
 import { round1, round2 } from '../footprint/engine/footprint.ts';
 import { criterionRounding } from '../footprint/engine/impacts.ts';
@@ -77,20 +87,25 @@ WITH status_since AS (
     AND NOT (a.status IN ('recycled', 'disposed', 'resold') AND COALESCE(s.at, a.created_at) < ($2::date)::timestamp AT TIME ZONE 'UTC')
 )`;
 
+/** A criterion's phase summed from the stored impacts: impacts -> criterion -> phases -> phase (null without impacts). */
+const phaseSum = (criterion: string, phase: string) =>
+  `sum((impacts -> '${criterion}' -> 'phases' ->> '${phase}')::float8) AS ${criterion}_${phase}`;
+
 const GROUPS_SQL = `${INVENTORY}
 SELECT brand, mpn, model, category, country, specs, product_id::text AS product_id, status, confidence, engine_version, uncertainty_pct, grid_factor_id,
   (status IN ('refurbished', 'resold') AND status_at >= ($2::date)::timestamp AT TIME ZONE 'UTC'
     AND status_at < ($3::date + 1)::timestamp AT TIME ZONE 'UTC') AS changed_in_period,
   count(*)::int AS assets, (count(*) FILTER (WHERE purchase_date IS NULL))::int AS undated,
   sum(production_kg)::float8 AS production_kg, sum(transport_kg)::float8 AS transport_kg, sum(use_phase_kg)::float8 AS use_phase_kg,
-  sum(end_of_life_kg)::float8 AS end_of_life_kg, sum(total_kg_co2e)::float8 AS total_kg_co2e
+  sum(end_of_life_kg)::float8 AS end_of_life_kg, sum(total_kg_co2e)::float8 AS total_kg_co2e,
+  (count(*) FILTER (WHERE jsonb_typeof(impacts) = 'object'))::int AS assets_with_impacts,
+  sum((impacts -> 'adpe' ->> 'total')::float8) AS adpe_total, sum((impacts -> 'pe' ->> 'total')::float8) AS pe_total,
+  ${['adpe', 'pe'].map((c) => phaseSum(c, 'production')).join(', ')}
 FROM inventory
 GROUP BY brand, mpn, model, category, country, specs, product_id, status, changed_in_period, confidence, engine_version, uncertainty_pct, grid_factor_id`;
 
 // ADPe and PE of the inventory by phase, summed from the active calculations' stored impacts (calculations stored
-// before them have none: counted apart). A criterion's phases: impacts -> criterion -> phases -> phase.
-const phaseSum = (criterion: string, phase: string) =>
-  `sum((impacts -> '${criterion}' -> 'phases' ->> '${phase}')::float8) AS ${criterion}_${phase}`;
+// before them have none: counted apart).
 const CRITERIA_SQL = `${INVENTORY}
 SELECT (count(*) FILTER (WHERE impacts IS NULL OR jsonb_typeof(impacts) <> 'object'))::int AS assets_without_impacts,
   ${['adpe', 'pe'].flatMap((c) => ['production', 'transport', 'use', 'end_of_life'].map((p) => phaseSum(c, p))).join(',\n  ')}
@@ -126,6 +141,12 @@ interface InventoryGroup extends LifecyclePhases {
   assets: number;
   undated: number;
   total_kg_co2e: number;
+  /** Assets whose stored result has `impacts`; the ADPe and PE sums below are theirs (null when none has). */
+  assets_with_impacts: number;
+  adpe_total: number | null;
+  pe_total: number | null;
+  adpe_production: number | null;
+  pe_production: number | null;
 }
 
 type CriteriaRow = { assets_without_impacts: number } & Record<`${'adpe' | 'pe'}_${keyof CriterionPhaseTotals}`, number | null>;
@@ -226,30 +247,66 @@ const categoryName = (id: string) => getCategory(id)?.name ?? id;
 /** "The calculation of 1 asset states", "The calculations of 3 assets state". */
 const calculationsOf = (n: number) => (n === 1 ? 'The calculation of 1 asset states' : `The calculations of ${plural(n, 'asset')} state`);
 
-/** Rows by `key`, largest first, with their share of `total`. */
-function breakdown(
+/** A criterion of the hotspot analysis: its figure and its assets in a group, and how the API rounds it. */
+interface Measure {
+  criterion: Criterion;
+  value: (g: InventoryGroup) => number;
+  assets: (g: InventoryGroup) => number;
+  round: (value: number) => number;
+}
+
+const GWP: Measure = { criterion: 'gwp', value: (g) => g.total_kg_co2e, assets: (g) => g.assets, round: round2 };
+
+/** ADPe or PE: the stored impacts' totals, and only the assets that have them. */
+const resourceMeasure = (c: ResourceCriterion): Measure => ({
+  criterion: c,
+  value: (g) => g[`${c}_total`] ?? 0,
+  assets: (g) => g.assets_with_impacts,
+  round: criterionRounding(c),
+});
+
+const MEASURES: Record<Criterion, Measure> = { gwp: GWP, adpe: resourceMeasure('adpe'), pe: resourceMeasure('pe') };
+
+const CRITERION_NAMES: Record<Criterion, Pick<ReportCriterion, 'name' | 'meaning'>> = {
+  gwp: { name: 'GWP', meaning: 'global warming' },
+  adpe: { name: 'ADPe', meaning: 'abiotic depletion of elements' },
+  pe: { name: 'PE', meaning: 'primary energy' },
+};
+
+/** Rows by `key`, largest first in `measure`, with their share of `total`; groups without a figure in it are left out. */
+function rank(
   groups: readonly InventoryGroup[],
   key: (g: InventoryGroup) => string,
   label: (key: string) => string,
   total: number,
-): ReportBreakdownRow[] {
-  const rows = new Map<string, { assets: number; kg: number }>();
+  measure: Measure = GWP,
+): ReportRankRow[] {
+  const rows = new Map<string, { assets: number; value: number }>();
   for (const g of groups) {
+    if (measure.assets(g) === 0) continue;
     const k = key(g);
-    const row = rows.get(k) ?? { assets: 0, kg: 0 };
-    row.assets += g.assets;
-    row.kg += g.total_kg_co2e;
+    const row = rows.get(k) ?? { assets: 0, value: 0 };
+    row.assets += measure.assets(g);
+    row.value += measure.value(g);
     rows.set(k, row);
   }
   return [...rows]
-    .sort(([ka, a], [kb, b]) => b.kg - a.kg || ka.localeCompare(kb))
+    .sort(([ka, a], [kb, b]) => b.value - a.value || ka.localeCompare(kb))
     .map(([k, row]) => ({
       label: label(k),
       assets: row.assets,
-      total_kg_co2e: round2(row.kg),
-      share_pct: total > 0 ? round1((row.kg / total) * 100) : 0,
+      value: measure.round(row.value),
+      share_pct: total > 0 ? round1((row.value / total) * 100) : 0,
     }));
 }
+
+/** The inventory's GWP by `key` (the summary's breakdowns). */
+const breakdown = (
+  groups: readonly InventoryGroup[],
+  key: (g: InventoryGroup) => string,
+  label: (key: string) => string,
+  total: number,
+): ReportBreakdownRow[] => rank(groups, key, label, total).map(({ value, ...row }) => ({ ...row, total_kg_co2e: value }));
 
 export interface ReportContext {
   /** The caller's organisation-scoped client (a test key's: its sandbox). */
@@ -342,7 +399,7 @@ export async function assembleReportView(ctx: ReportContext, request: ReportRequ
       scope: t.scope,
     }));
   } else {
-    view.hotspots = hotspots(groups, estimates, total, view.by_category, products as ProductRow[], regionName);
+    view.hotspots = hotspots(groups, estimates, MEASURES[request.criterion ?? 'gwp'], products as ProductRow[], regionName);
   }
   view.notes = notes(view, facts!, groups, estimates, now);
   return view;
@@ -498,7 +555,7 @@ function periodSavings(groups: readonly InventoryGroup[], estimates: Estimates):
   };
 }
 
-const refurbish = (e: Estimate, years: number) =>
+const refurbishment = (e: Estimate, years: number) =>
   calculateRefurbishment({
     footprint: e.footprint,
     category: e.device.category,
@@ -507,16 +564,21 @@ const refurbish = (e: Estimate, years: number) =>
     swaps: [],
     remaining_years: years,
     reuse_grid_factor_kg_per_kwh: e.grid,
-  }).net_savings_kg;
+  });
+const refurbish = (e: Estimate, years: number) => refurbishment(e, years).net_savings_kg;
+
+/** An engine result in `criterion`: its GWP figure, or the total of its ADPe or PE impacts (0 when it has none). */
+const inCriterion = (criterion: Criterion, gwp: number, impacts: CriteriaResult | undefined) =>
+  criterion === 'gwp' ? gwp : (impacts?.[criterion].total ?? 0);
 
 function hotspots(
   groups: readonly InventoryGroup[],
   estimates: Estimates,
-  total: number,
-  byCategory: ReportBreakdownRow[],
+  measure: Measure,
   products: readonly ProductRow[],
   regionName: (code: string) => string | undefined,
 ): NonNullable<ReportView['hotspots']> {
+  const { criterion } = measure;
   // Catalogue names usually start with the brand ("Dell P2425H Monitor").
   const productNames = new Map(
     products.map((p) => [p.id, p.name.toLowerCase().startsWith(p.brand.toLowerCase()) ? p.name : `${p.brand} ${p.name}`]),
@@ -530,41 +592,49 @@ function hotspots(
     ]),
   );
 
-  // The stored production figures, split by the engine's component model of each device.
-  const componentKg = new Map<string, number>();
+  // The stored production figures in the criterion, split by the engine's component model of each device.
+  const storedProduction = (g: InventoryGroup) => (criterion === 'gwp' ? g.production_kg : (g[`${criterion}_production`] ?? 0));
+  const componentValues = new Map<string, number>();
   for (const g of groups) {
-    const components = estimates.of(g)?.footprint.production_components;
-    const modelled = components ? sum(Object.values(components), (kg) => kg) : 0;
+    const footprint = estimates.of(g)?.footprint;
+    const components = criterion === 'gwp' ? footprint?.production_components : footprint?.impacts?.[criterion].production_components;
+    const modelled = components ? sum(Object.values(components), (v) => v) : 0;
     if (!components || modelled <= 0) continue;
-    for (const [component, kg] of Object.entries(components))
-      componentKg.set(component, (componentKg.get(component) ?? 0) + (g.production_kg * kg) / modelled);
+    for (const [component, v] of Object.entries(components))
+      componentValues.set(component, (componentValues.get(component) ?? 0) + (storedProduction(g) * v) / modelled);
   }
-  const production = sum([...componentKg.values()], (kg) => kg);
+  const production = sum([...componentValues.values()], (v) => v);
 
-  const models = breakdown(groups, modelKey, (k) => modelLabels.get(k) ?? k, total);
+  const total = sum(groups, measure.value);
+  const categories = rank(groups, (g) => g.category, categoryName, total, measure);
+  const models = rank(groups, modelKey, (k) => modelLabels.get(k) ?? k, total, measure);
   return {
-    categories: byCategory.slice(0, TOP_ROWS),
-    categories_count: byCategory.length,
+    criterion: { id: criterion, ...CRITERION_NAMES[criterion], unit: CRITERION_UNIT[criterion] },
+    assets_without_impacts: criterion === 'gwp' ? 0 : sum(groups, (g) => g.assets - g.assets_with_impacts),
+    categories: categories.slice(0, TOP_ROWS),
+    categories_count: categories.length,
     models: models.slice(0, TOP_ROWS),
     models_count: models.length,
-    components: [...componentKg]
-      .filter(([, kg]) => kg > 0)
+    components: [...componentValues]
+      .filter(([, v]) => v > 0)
       .sort(([, a], [, b]) => b - a)
-      .map(([component, kg]) => ({
+      .map(([component, v]) => ({
         component: `${component[0]!.toUpperCase()}${component.slice(1).replaceAll('_', ' ')}`,
-        kg_co2e: round2(kg),
-        share_pct: production > 0 ? round1((kg / production) * 100) : 0,
+        value: measure.round(v),
+        share_pct: production > 0 ? round1((v / production) * 100) : 0,
       })),
-    actions: actions(groups, estimates, regionName),
+    actions: actions(groups, estimates, measure, regionName),
   };
 }
 
-/** For the largest categories still in service: extend life by a year, refurbish, or use them where the grid is cleanest. */
+/** For the largest categories still in service (in `measure`): extend life by a year, refurbish, or use them where the grid is cleanest. */
 function actions(
   groups: readonly InventoryGroup[],
   estimates: Estimates,
+  measure: Measure,
   regionName: (code: string) => string | undefined,
 ): ReportAction[] {
+  const { criterion, round } = measure;
   const inService = groups.filter((g) => IN_SERVICE.has(g.status));
   // The cleanest grid among the countries the organisation already uses.
   const target = [...new Set(inService.map((g) => g.country))]
@@ -572,12 +642,15 @@ function actions(
     .filter((c): c is { code: string; factor: number } => c.factor !== undefined)
     .sort((a, b) => a.factor - b.factor || a.code.localeCompare(b.code))[0];
   const targetLabel = target && (regionName(target.code) ? `${regionName(target.code)} (${target.code})` : target.code);
+  const usePhase = (f: FootprintResult) => (criterion === 'gwp' ? f.breakdown.use_phase_kg : (f.impacts?.[criterion].phases.use ?? 0));
+  const unit = criterion === 'gwp' ? '' : ` Figures in ${CRITERION_UNIT[criterion]} (${CRITERION_NAMES[criterion].name}).`;
 
-  const ranked = breakdown(
+  const ranked = rank(
     inService,
     (g) => g.category,
     (id) => id,
     0,
+    measure,
   ).slice(0, ACTION_CATEGORIES);
   const result: ReportAction[] = [];
   for (const { label: category } of ranked) {
@@ -590,49 +663,49 @@ function actions(
     const name = categoryName(category);
     result.push({
       action: `${name}: extend the life of ${plural(n, 'device')} by one year`,
-      saving_kg_co2e: round2(
-        sum(
-          members,
-          ({ g, e }) =>
-            g.assets *
-            calculateSavings({ footprint: e.footprint, remaining_years: ACTION_YEARS, grid_factor_kg_per_kwh: e.grid }).avoided_co2_kg,
-        ),
+      saving: round(
+        sum(members, ({ g, e }) => {
+          const saved = calculateSavings({ footprint: e.footprint, remaining_years: ACTION_YEARS, grid_factor_kg_per_kwh: e.grid });
+          return g.assets * inCriterion(criterion, saved.avoided_co2_kg, saved.impacts);
+        }),
       ),
       basis:
         `Engine ${ENGINE_VERSION} savings (as GET /v1/savings, remaining_years ${ACTION_YEARS}): a new device's production and transport avoided, ` +
-        `less the older device's ${PENALTY_PCT}% extra electricity at its country's grid factor.`,
+        `less the older device's ${PENALTY_PCT}% extra electricity at its country's grid factor.${unit}`,
     });
     result.push({
       action: `${name}: refurbish ${plural(n, 'device')} (grade ${DEFAULT_GRADE}) instead of buying new`,
-      saving_kg_co2e: round2(sum(members, ({ g, e }) => g.assets * refurbish(e, ACTION_YEARS))),
+      saving: round(
+        sum(members, ({ g, e }) => {
+          const refurbished = refurbishment(e, ACTION_YEARS);
+          return g.assets * inCriterion(criterion, refurbished.net_savings_kg, refurbished.impacts);
+        }),
+      ),
       basis:
         `Engine ${ENGINE_VERSION} refurbishment (as GET /v1/refurbishment, grade ${DEFAULT_GRADE}, no swaps, ${ACTION_YEARS} year in the same country): ` +
-        "a new device's production and transport avoided, less the refurbishment overhead and the older device's extra electricity.",
+        `a new device's production and transport avoided, less the refurbishment overhead and the older device's extra electricity.${unit}`,
     });
     if (target) {
       const moved = members.filter(({ g, e }) => g.country !== target.code && e.grid > target.factor);
-      const saving = sum(
-        moved,
-        ({ g, e }) =>
-          g.assets *
-          (e.footprint.breakdown.use_phase_kg -
-            (estimates.of(g, target.code)?.footprint.breakdown.use_phase_kg ?? e.footprint.breakdown.use_phase_kg)),
-      );
+      const saving = sum(moved, ({ g, e }) => {
+        const there = estimates.of(g, target.code)?.footprint ?? e.footprint;
+        return g.assets * (usePhase(e.footprint) - usePhase(there));
+      });
       if (moved.length > 0) {
         result.push({
           action: `${name}: use ${plural(
             sum(moved, (m) => m.g.assets),
             'device',
           )} in ${targetLabel} instead of their current countries`,
-          saving_kg_co2e: round2(saving),
+          saving: round(saving),
           basis:
             `Engine ${ENGINE_VERSION} use phase over each device's lifetime at the grid factor of ${target.code} (${target.factor} kg CO2e/kWh, ` +
-            "the lowest of the organisation's countries of use) instead of its own country's; the other phases unchanged.",
+            `the lowest of the organisation's countries of use) instead of its own country's; the other phases unchanged.${unit}`,
         });
       }
     }
   }
-  return result.filter((a) => a.saving_kg_co2e > 0).sort((a, b) => b.saving_kg_co2e - a.saving_kg_co2e);
+  return result.filter((a) => a.saving > 0).sort((a, b) => b.saving - a.saving);
 }
 
 function notes(view: ReportView, facts: Facts, groups: readonly InventoryGroup[], estimates: Estimates, now: Date): string[] {
@@ -677,6 +750,13 @@ function notes(view: ReportView, facts: Facts, groups: readonly InventoryGroup[]
   }
   if (view.hotspots?.actions.length)
     notes.push('The actions of one category are alternatives for the same devices: their savings do not add up.');
+  const withoutImpacts = view.hotspots?.assets_without_impacts ?? 0;
+  if (withoutImpacts > 0) {
+    notes.push(
+      `${calculationsOf(withoutImpacts)} no ${view.hotspots!.criterion.name} (calculated before ADPe and PE were): ` +
+        `${withoutImpacts === 1 ? 'it is' : 'they are'} left out of the hotspots, not out of the totals.`,
+    );
+  }
   if (!view.empty) {
     notes.push(
       `Inventory totals are the stored active calculations of the assets (kg CO2e over each device's whole life). ` +

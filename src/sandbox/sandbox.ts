@@ -1,7 +1,7 @@
 import { v5 as uuidv5 } from 'uuid';
 import { withSession, type Database } from '../db/database.ts';
 import { withAdvisoryLock } from '../db/migrate.ts';
-import { seedDemo, type SeedDemoOptions } from '../assets/seed-demo.ts';
+import { ACTIVE_FIGURE_COLUMNS, seedDemo, type SeedDemoOptions } from '../assets/seed-demo.ts';
 import { insertCalculationFactors, insertCalculations } from '../footprint/calculation-writer.ts';
 
 /**
@@ -32,9 +32,9 @@ WITH src AS MATERIALIZED (
 ),
 a AS (
   INSERT INTO assets (id, org_id, brand, mpn, model, serial_number, category, status, purchase_date, country, specs, product_id,
-    active_calculation_id, total_kg_co2e, production_kg, use_phase_kg, source, created_at, updated_at)
+    active_calculation_id, total_kg_co2e, production_kg, use_phase_kg, ${ACTIVE_FIGURE_COLUMNS.join(', ')}, source, created_at, updated_at)
   SELECT new_asset_id, $2::uuid, brand, mpn, model, serial_number, category, status, purchase_date, country, specs, product_id,
-    new_calc_id, total_kg_co2e, production_kg, use_phase_kg, source, now(), now()
+    new_calc_id, total_kg_co2e, production_kg, use_phase_kg, ${ACTIVE_FIGURE_COLUMNS.map((c) => (c === 'calculated_at' ? 'now()' : c)).join(', ')}, source, now(), now()
   FROM src
   RETURNING 1
 ),

@@ -2,7 +2,40 @@ import { builder } from '../graphql/builder.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
 import { keyCaller } from '../auth/access.ts';
 import { MAX_SCENARIO_ASSETS, simulateRefurbish, type ScenarioOutcome } from './simulate.ts';
-import { QUARTER_YEARS } from './refurbish.ts';
+import { QUARTER_YEARS, type ScenarioCriterion, type ScenarioSummary } from './refurbish.ts';
+
+const ScenarioCriterionRef = builder.objectRef<ScenarioCriterion>('ScenarioCriterion').implement({
+  description: 'The quarter compared in one criterion, in its unit. GWP: kg CO2e to 2 decimals; ADPe and PE: 4 significant digits.',
+  fields: (t) => ({
+    unit: t.exposeString('unit', { description: 'kg CO2e (gwp), kg Sb eq (adpe), MJ (pe)' }),
+    current_quarterly: t.exposeFloat('current_quarterly', { description: 'Buy new, for the quarter' }),
+    scenario_quarterly: t.exposeFloat('scenario_quarterly', { description: 'Refurbish, for the quarter' }),
+    delta: t.exposeFloat('delta', { description: 'scenario - current; negative: the scenario uses less' }),
+    delta_percentage: t.exposeFloat('delta_percentage', { description: 'delta / current x 100' }),
+  }),
+});
+
+const ScenarioImpacts = builder.objectRef<ScenarioSummary['impacts']>('ScenarioImpacts').implement({
+  description:
+    "GWP, ADPe and PE of the comparison. The same quarters in each criterion: the new device's production and transport and a quarter of its " +
+    "lifetime use, against that less the refurbishment's net savings in the criterion (docs/methodology.md section 13.2).",
+  fields: (t) => ({
+    gwp: t.expose('gwp', {
+      type: ScenarioCriterionRef,
+      description: 'kg CO2e: the same figures as current_quarterly_co2e, scenario_quarterly_co2e and delta',
+    }),
+    adpe: t.expose('adpe', {
+      type: ScenarioCriterionRef,
+      nullable: true,
+      description: 'Abiotic depletion of elements, kg Sb eq; null when no asset could be calculated in it',
+    }),
+    pe: t.expose('pe', {
+      type: ScenarioCriterionRef,
+      nullable: true,
+      description: 'Primary energy, MJ; null when no asset could be calculated in it',
+    }),
+  }),
+});
 
 const ScenarioResult = builder.objectRef<ScenarioOutcome>('ScenarioResult').implement({
   description:
@@ -18,6 +51,7 @@ const ScenarioResult = builder.objectRef<ScenarioOutcome>('ScenarioResult').impl
     grade: t.exposeString('grade', { description: 'Refurbishment grade: A Like New, B Good, C Fair' }),
     scenario_run_id: t.exposeID('scenario_run_id', { description: 'The logged run (scenario_runs)' }),
     assumptions: t.exposeStringList('assumptions'),
+    impacts: t.expose('impacts', { type: ScenarioImpacts, description: 'The same comparison in GWP, ADPe and PE' }),
   }),
 });
 

@@ -54,6 +54,8 @@ const ASSET_KEYS = [
   'total_kg_co2e',
   'production_kg',
   'use_phase_kg',
+  'adpe_kg_sb_eq',
+  'pe_mj',
   'source',
   'created_at',
   'updated_at',
@@ -78,6 +80,7 @@ const CALCULATION_KEYS = [
   'methodology_card',
   'boundary',
   'assumptions',
+  'impacts',
 ];
 
 beforeAll(async () => {
@@ -167,6 +170,16 @@ describe(`GET /v1/assets on ${TEST_DATABASE_KIND}`, () => {
     expect(calc.emission_factor).toMatchObject({ type: 'GRID', region_code: row.country, id: row.active_calculation!.grid_factor_id });
     expect(calc.emission_factor.registry.display_name).toMatch(/\w/);
     expect(calc.methodology_card.engine_version).toBe(row.active_calculation!.engine_version);
+    // GWP, ADPe and PE as stored with the calculation, each with its phases, total and uncertainty.
+    const stored = (row.active_calculation!.result as any).impacts;
+    expect(stored.adpe.total).toBeGreaterThan(0);
+    for (const criterion of ['gwp', 'adpe', 'pe'] as const) {
+      const { production_components: _components, ...answered } = stored[criterion];
+      expect(calc.impacts[criterion], criterion).toMatchObject(answered);
+    }
+    expect(calc.impacts.gwp.total).toBe(row.active_calculation!.total_kg_co2e);
+    // The asset's whole-life ADPe and PE are those of its active calculation.
+    expect(asset).toMatchObject({ adpe_kg_sb_eq: stored.adpe.total, pe_mj: stored.pe.total });
     if (row.product) expect(asset.product).toMatchObject({ id: row.product.id, name: row.product.name });
     // GET /v1/assets/{id} answers the same object.
     const one = await get(`/v1/assets/${row.id}`);

@@ -13,6 +13,7 @@ const prisma = () => t.app.services.db.prisma;
 const SIMULATE = `mutation Sim($ids: [ID!]!, $grade: String) {
   simulateRefurbish(assetIds: $ids, grade: $grade) {
     current_quarterly_co2e scenario_quarterly_co2e delta_kg_co2e delta_percentage affected_assets_count grade scenario_run_id assumptions
+    impacts { ${['gwp', 'adpe', 'pe'].map((c) => `${c} { unit current_quarterly scenario_quarterly delta delta_percentage }`).join(' ')} }
   }
 }`;
 
@@ -68,6 +69,32 @@ describe(`simulateRefurbish on ${TEST_DATABASE_KIND}`, () => {
     expect(s.delta_percentage).toBeCloseTo((s.delta_kg_co2e / s.current_quarterly_co2e) * 100, 0);
     expect(s).toMatchObject({ affected_assets_count: 1, grade: 'B' });
     expect(s.assumptions.join(' ')).toMatch(/joint end of life/);
+    // The same quarters in GWP (the figures above), ADPe and PE: the footprint's production and transport and a quarter of
+    // its lifetime use, against that less the refurbishment's net savings in the criterion, as the public endpoints answer them.
+    expect(s.impacts.gwp).toEqual({
+      unit: 'kg CO2e',
+      current_quarterly: s.current_quarterly_co2e,
+      scenario_quarterly: s.scenario_quarterly_co2e,
+      delta: s.delta_kg_co2e,
+      delta_percentage: s.delta_percentage,
+    });
+    const device = new URLSearchParams(qs);
+    for (const name of ['grade', 'remaining_years']) device.delete(name);
+    const f = (await t.json(`/v1/footprint?${device}`)).body;
+    /** Within the rounding of the endpoints' figures (4 significant digits). */
+    const near = (actual: number, expected: number, what: string) =>
+      expect(Math.abs(actual - expected) / Math.abs(expected), `${what}: ${actual} vs ${expected}`).toBeLessThan(2e-3);
+    for (const [c, unit] of [
+      ['adpe', 'kg Sb eq'],
+      ['pe', 'MJ'],
+    ] as const) {
+      const phases = f.impacts[c].phases;
+      const current = phases.production + phases.transport + (phases.use * 0.25) / f.methodology.lifetime_years;
+      expect(s.impacts[c].unit).toBe(unit);
+      near(s.impacts[c].current_quarterly, current, `${c} current`);
+      near(s.impacts[c].delta, -r.impacts[c].total, `${c} delta`);
+      expect(s.impacts[c].delta).toBeLessThan(0);
+    }
     const gradeA = (await t.graphql(SIMULATE, { ids: [id], grade: 'A' }, key)).body.data.simulateRefurbish;
     expect(gradeA.scenario_quarterly_co2e).toBeGreaterThan(s.scenario_quarterly_co2e);
   });

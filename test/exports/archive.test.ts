@@ -351,6 +351,9 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
       'lifetime_years',
       'transport_kg',
       'uncertainty_pct',
+      // the whole-life ADPe and PE of the active calculation (migration asset_impact_totals)
+      'adpe_kg_sb_eq',
+      'pe_mj',
     ]);
     expect(asset).toMatchObject({
       status: 'in_stock',
@@ -369,6 +372,10 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
       use_phase_kg: stored.use_phase_kg,
     });
     expect(typeof calc.result).toBe('object');
+    // GWP, ADPe and PE per phase in the calculation's result; the whole-life ADPe and PE also on the asset row.
+    expect(Object.keys(calc.result.impacts)).toEqual(expect.arrayContaining(['gwp', 'adpe', 'pe']));
+    expect(calc.result.impacts.adpe.total).toBeGreaterThan(0);
+    expect(asset).toMatchObject({ adpe_kg_sb_eq: calc.result.impacts.adpe.total, pe_mj: calc.result.impacts.pe.total });
     expect(rows('export_jobs')[0]).toMatchObject({
       total_rows: 9_000_000_000,
       bytes: 123,

@@ -80,6 +80,9 @@ describe('GET /v1/odata/$metadata', () => {
       country: 'Edm.String',
       status: 'Service.AssetStatus',
       created_at: 'Edm.DateTimeOffset',
+      // the whole-life ADPe and PE beside the GWP (issue 42)
+      adpe_kg_sb_eq: 'Edm.Double',
+      pe_mj: 'Edm.Double',
     };
     for (const [property, type] of Object.entries(asset)) expect([property, await typeOf('Asset', property)]).toEqual([property, type]);
     expect(await typeOf('MonthlyEmission', 'total_kg_co2e')).toBe('Edm.Decimal');

@@ -442,6 +442,8 @@ describe(`OData options and paging on ${TEST_DATABASE_KIND}`, () => {
         total_kg_co2e: 150.25,
         production_kg: null,
         use_phase_kg: null,
+        adpe_kg_sb_eq: null,
+        pe_mj: null,
         source: 'api',
         external_ref: null,
         created_at: '2024-01-04T10:00:00.000Z',

@@ -12,6 +12,7 @@ import { sandboxOrgId } from '../../src/sandbox/sandbox.ts';
 import { assembleReportView } from '../../src/reports/view.ts';
 import * as fmt from '../../src/documents/format.ts';
 import { uncertaintyInterval } from '../../src/footprint/engine/interval.ts';
+import { getCategory } from '../../src/footprint/engine/index.ts';
 
 /** POST /v1/report over HTTP (in process): access rules, validation, the PDF, its records and the monthly limit. */
 let t: TestApp;
@@ -121,6 +122,8 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     [{ type: 'hotspot_analysis', dateTo: '2025-01-01'.repeat(1_000) }, 'dateTo', 'dateTo: must be at most 10 characters, got 10000'],
     [{ type: 'hotspot_analysis', dateTo: '2025-01-0\u0000' }, 'dateTo', 'dateTo: must not contain control characters'],
     [{ type: 'x'.repeat(100_000) }, 'type', 'type: must be'],
+    [{ type: 'hotspot_analysis', criterion: 'co2' }, 'criterion', 'criterion: must be gwp, adpe, pe or left out (gwp)'],
+    [{ type: 'hotspot_analysis', criterion: 'ADPE' }, 'criterion', 'criterion: must be gwp, adpe, pe or left out (gwp)'],
   ])('answers 400 naming the field for %j', async (body, field, details) => {
     const res = await post(keys.pro, body);
     expect(res.status).toBe(400);
@@ -186,6 +189,44 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
     } finally {
       await db.calculation.update({ where: { id: first!.id }, data: { result: first!.result as object } });
     }
+  });
+
+  it('ranks the hotspots by ADPe or PE on request: the figures printed are the sums of the stored impacts, ranked by them', async () => {
+    const period = { dateFrom: '1990-01-01', dateTo: today() };
+    const assets = await t.app.services.db.prisma.asset.findMany({
+      where: { org_id: orgs.audited!, active_calculation_id: { not: null } },
+      select: { category: true, active_calculation: { select: { result: true } } },
+    });
+    for (const criterion of ['adpe', 'pe'] as const) {
+      // Each category's figure as the API answered it (the calculations' stored impacts), summed by hand.
+      const byCategory = new Map<string, { assets: number; value: number }>();
+      for (const a of assets) {
+        const name = getCategory(a.category)!.name;
+        const row = byCategory.get(name) ?? { assets: 0, value: 0 };
+        row.assets += 1;
+        row.value += (a.active_calculation!.result as any).impacts[criterion].total;
+        byCategory.set(name, row);
+      }
+      const ranked = [...byCategory].sort(([, a], [, b]) => b.value - a.value).slice(0, 10);
+      expect(ranked.length).toBeGreaterThan(1);
+      const text = flat(await pdfText(await post(keys.audited, { type: 'hotspot_analysis', criterion, ...period })));
+      const { name, unit } = criterion === 'adpe' ? { name: 'ADPe', unit: 'kg Sb eq' } : { name: 'PE', unit: 'MJ' };
+      expect(text).toContain(`Ranked by ${name} (${criterion === 'adpe' ? 'abiotic depletion of elements' : 'primary energy'}, ${unit})`);
+      expect(text).toContain(`Hotspots by category, ${name}`);
+      expect(text).toContain(`Saving, ${unit}`);
+      // The table's rows: rank, category, assets, the criterion's sum, in the order of the sums.
+      let at = 0;
+      ranked.forEach(([label, row], i) => {
+        const printed = `${i + 1} ${label} ${fmt.count(row.assets)} ${fmt.significant(row.value)} `;
+        const found = text.indexOf(printed, at);
+        expect(found, `${criterion}: ${printed}`).toBeGreaterThan(-1);
+        at = found;
+      });
+    }
+    // Without a criterion: GWP, as before.
+    const gwp = flat(await pdfText(await post(keys.audited, { type: 'hotspot_analysis', ...period })));
+    expect(gwp).toContain('Ranked by GWP (global warming, kg CO₂e)');
+    expect(gwp).toContain('Hotspots by category: ');
   });
 
   it('answers a sustainability summary as a PDF naming the organisation and its totals, recorded and audit-logged', async () => {
@@ -327,6 +368,9 @@ describe(`POST /v1/report on ${TEST_DATABASE_KIND}`, () => {
       'hotspot_analysis',
     ]);
     expect(operation.responses['200'].content).toHaveProperty('application/pdf');
+    const criterion = operation.requestBody.content['application/json'].schema.properties.criterion;
+    expect(criterion.enum.filter((value: unknown) => value !== null)).toEqual(['gwp', 'adpe', 'pe']);
+    expect(criterion.description).toMatch(/^What the hotspot analysis ranks by: gwp \(kg CO2e, the default\)/);
   });
 });
 

@@ -23,9 +23,12 @@ let dataDir: string;
 let orgId: string;
 let emptyOrgId: string;
 let laterOrgId: string;
+let criteriaOrgId: string;
 const anonymous: Caller = { kind: 'anonymous', ip: 'test', plan: 'free' };
 const LAPTOP = { brand: 'Acme', model: 'Custom Laptop 14', category: 'laptop' };
 const MONITOR = { brand: 'Acme', model: 'Custom Monitor 24', category: 'monitor' };
+/** Far less GWP than the monitor, far more ADPe (its electronics and battery in a small device). */
+const PHONE = { brand: 'Acme', model: 'Custom Phone 6', category: 'smartphone' };
 const PERIOD = { dateFrom: '2025-01-01', dateTo: '2025-12-31' };
 
 type Device = typeof LAPTOP;
@@ -158,6 +161,12 @@ beforeAll(async () => {
     laterOrgId,
   );
   for (const a of ASSETS) await seed(a);
+  // One monitor and four smartphones, one of them calculated before impacts beyond carbon.
+  criteriaOrgId = (await services.db.prisma.organization.create({ data: { name: 'Metals Ltd', plan: 'pro' } })).id;
+  const inUse = { country: 'DE', status: 'in_use', purchase_date: '2025-02-01', calculated_at: '2025-02-01T09:00:00Z' } as const;
+  await seed({ ...inUse, serial: 'M1', device: MONITOR }, criteriaOrgId);
+  for (const serial of ['P1', 'P2', 'P3']) await seed({ ...inUse, serial, device: PHONE }, criteriaOrgId);
+  await seed({ ...inUse, serial: 'P4', device: PHONE, bare: true }, criteriaOrgId);
   // An asset without a calculation (e.g. one whose import failed to calculate) is named in the notes.
   await services.db.prisma.asset.create({ data: { org_id: orgId, ...LAPTOP, serial_number: 'A8', country: 'DE' } });
   await services.db.prisma.sbtiTarget.create({
@@ -322,9 +331,9 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
     expect(h.categories.map((r) => r.label)).toEqual(v.by_category.map((r) => r.label));
     expect(h.models.map((r) => r.label).sort()).toEqual(['Acme Custom Laptop 14 (Laptop)', 'Acme Custom Monitor 24 (Monitor)']);
     // Production components: the stored production figures split by the engine's component model.
-    expect(h.components.reduce((t, c) => t + c.kg_co2e, 0)).toBeCloseTo(v.totals.production_kg, 0);
+    expect(h.components.reduce((t, c) => t + c.value, 0)).toBeCloseTo(v.totals.production_kg, 0);
     expect(h.components.reduce((t, c) => t + c.share_pct, 0)).toBeCloseTo(100, 0);
-    expect(h.components.map((c) => c.kg_co2e)).toEqual([...h.components.map((c) => c.kg_co2e)].sort((a, b) => b - a));
+    expect(h.components.map((c) => c.value)).toEqual([...h.components.map((c) => c.value)].sort((a, b) => b - a));
 
     // Actions apply to the assets in service: A1 (laptop, DE), A2 (laptop, SE), A7 (monitor, FR).
     const action = (text: string) => h.actions.find((a) => a.action === text);
@@ -333,24 +342,24 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
     const refurb1 = (device: Device, country: string) =>
       services.footprint.refurbishment({ ...device, country, grade: 'B', remaining_years: 1 }, anonymous).then((r) => r.net_savings_kg);
     const use = (device: Device, country: string) => footprint(device, country).then((f) => f.breakdown.use_phase_kg);
-    expect(action('Laptop: extend the life of 2 devices by one year')!.saving_kg_co2e).toBeCloseTo(
+    expect(action('Laptop: extend the life of 2 devices by one year')!.saving).toBeCloseTo(
       (await savings1(LAPTOP, 'DE')) + (await savings1(LAPTOP, 'SE')),
       1,
     );
-    expect(action('Laptop: refurbish 2 devices (grade B) instead of buying new')!.saving_kg_co2e).toBeCloseTo(
+    expect(action('Laptop: refurbish 2 devices (grade B) instead of buying new')!.saving).toBeCloseTo(
       (await refurb1(LAPTOP, 'DE')) + (await refurb1(LAPTOP, 'SE')),
       1,
     );
-    expect(action('Monitor: extend the life of 1 device by one year')!.saving_kg_co2e).toBeCloseTo(await savings1(MONITOR, 'FR'), 1);
+    expect(action('Monitor: extend the life of 1 device by one year')!.saving).toBeCloseTo(await savings1(MONITOR, 'FR'), 1);
     // Sweden has the cleanest grid of DE, FR and SE: only the assets elsewhere move.
     const moveLaptops = action('Laptop: use 1 device in Sweden (SE) instead of their current countries')!;
-    expect(moveLaptops.saving_kg_co2e).toBeCloseTo((await use(LAPTOP, 'DE')) - (await use(LAPTOP, 'SE')), 1);
+    expect(moveLaptops.saving).toBeCloseTo((await use(LAPTOP, 'DE')) - (await use(LAPTOP, 'SE')), 1);
     expect(moveLaptops.basis).toMatch(/grid factor of SE/);
-    expect(action('Monitor: use 1 device in Sweden (SE) instead of their current countries')!.saving_kg_co2e).toBeCloseTo(
+    expect(action('Monitor: use 1 device in Sweden (SE) instead of their current countries')!.saving).toBeCloseTo(
       (await use(MONITOR, 'FR')) - (await use(MONITOR, 'SE')),
       1,
     );
-    expect(h.actions.map((a) => a.saving_kg_co2e)).toEqual([...h.actions.map((a) => a.saving_kg_co2e)].sort((a, b) => b - a));
+    expect(h.actions.map((a) => a.saving)).toEqual([...h.actions.map((a) => a.saving)].sort((a, b) => b - a));
     for (const a of h.actions) expect(a.basis).toMatch(/engine \d+\.\d+\.\d+/i);
   });
 
@@ -365,5 +374,68 @@ describe(`report view assembly on ${TEST_DATABASE_KIND}`, () => {
     expect(before.notes[0]).toBe(
       'No asset was in the inventory in this period: the organisation has 1 asset, the earliest purchased on 2024-02-29.',
     );
+  });
+});
+
+describe(`hotspots by criterion on ${TEST_DATABASE_KIND}`, () => {
+  const hotspots = async (criterion?: ReportRequest['criterion']) => {
+    const v = await view({ type: 'hotspot_analysis', criterion }, criteriaOrgId);
+    return { v, h: v.hotspots! };
+  };
+  const impactOf = (criterion: 'adpe' | 'pe', part: 'total' | 'production', ...serials: string[]) =>
+    serials.reduce((t, s) => {
+      const c = stored.get(s)!.impacts[criterion];
+      return t + (part === 'total' ? c.total : c.phases.production);
+    }, 0);
+  /** Within the 4 significant digits the API rounds ADPe and PE to. */
+  const near = (actual: number, expected: number) => expect(Math.abs(actual - expected) / expected).toBeLessThan(1e-3);
+
+  it('ranks by GWP by default: the monitor first', async () => {
+    const { h } = await hotspots();
+    expect(h.criterion).toEqual({ id: 'gwp', name: 'GWP', meaning: 'global warming', unit: 'kg CO2e' });
+    expect(h.categories.map((r) => [r.label, r.assets])).toEqual([
+      ['Monitor', 1],
+      ['Smartphone', 4],
+    ]);
+    expect(h.categories[1]!.value).toBeCloseTo(totalOf('P1', 'P2', 'P3', 'P4'), 2);
+    expect(h.assets_without_impacts).toBe(0);
+  });
+
+  it('ranks by ADPe from the stored impacts: the smartphones, high in ADPe and low in GWP, come first; the older calculation apart', async () => {
+    const { v, h } = await hotspots('adpe');
+    expect(h.criterion).toEqual({ id: 'adpe', name: 'ADPe', meaning: 'abiotic depletion of elements', unit: 'kg Sb eq' });
+    // P4 was calculated before ADPe: not ranked, said so; its GWP stays in the totals.
+    expect(h.categories.map((r) => [r.label, r.assets])).toEqual([
+      ['Smartphone', 3],
+      ['Monitor', 1],
+    ]);
+    expect(h.models.map((r) => r.label)).toEqual(['Acme Custom Phone 6 (Smartphone)', 'Acme Custom Monitor 24 (Monitor)']);
+    near(h.categories[0]!.value, impactOf('adpe', 'total', 'P1', 'P2', 'P3'));
+    near(h.categories[1]!.value, impactOf('adpe', 'total', 'M1'));
+    const all = impactOf('adpe', 'total', 'P1', 'P2', 'P3', 'M1');
+    expect(h.categories[0]!.share_pct).toBeCloseTo((impactOf('adpe', 'total', 'P1', 'P2', 'P3') / all) * 100, 1);
+    expect(h.assets_without_impacts).toBe(1);
+    expect(v.asset_count).toBe(5);
+    expect(v.notes).toContain(
+      'The calculation of 1 asset states no ADPe (calculated before ADPe and PE were): it is left out of the hotspots, not out of the totals.',
+    );
+    // Components: the stored ADPe of production split by the engine's component model.
+    near(
+      h.components.reduce((t, c) => t + c.value, 0),
+      impactOf('adpe', 'production', 'P1', 'P2', 'P3', 'M1'),
+    );
+    // Actions in ADPe, as the savings endpoint answers them; the four phones in service all count.
+    const saved = await services.footprint.savings({ ...PHONE, country: 'DE', remaining_years: 1 }, anonymous);
+    const extend = h.actions.find((a) => a.action === 'Smartphone: extend the life of 4 devices by one year')!;
+    near(extend.saving, 4 * saved.impacts!.adpe.total);
+    expect(extend.basis).toContain('Figures in kg Sb eq (ADPe).');
+    expect(h.actions.map((a) => a.saving)).toEqual([...h.actions.map((a) => a.saving)].sort((a, b) => b - a));
+  });
+
+  it('ranks by PE: the monitor first again', async () => {
+    const { h } = await hotspots('pe');
+    expect(h.criterion.unit).toBe('MJ');
+    expect(h.categories.map((r) => r.label)).toEqual(['Monitor', 'Smartphone']);
+    near(h.categories[1]!.value, impactOf('pe', 'total', 'P1', 'P2', 'P3'));
   });
 });
