@@ -4,6 +4,7 @@
  */
 import { builder } from '../graphql/builder.ts';
 import {
+  CONFIDENCE_LEVELS,
   PRODUCTION_COMPONENTS,
   type CriteriaResult,
   type CriterionInterval,
@@ -14,14 +15,17 @@ import {
 } from './engine/index.ts';
 
 export const ConfidenceRef = builder.enumType('Confidence', {
-  values: ['manufacturer_verified', 'estimated_high', 'estimated_medium', 'estimated_low'] as const,
+  values: CONFIDENCE_LEVELS,
   description:
     "manufacturer_verified: a published product footprint was used; estimated_*: parametric, by how many specs of the unit were known (supplied, stated in the model name, or the model's published figures; not a catalogue's typical configuration): high 5 or more, medium 2-4, low 0-1",
 });
 
 const Phases = builder.objectRef<CriterionPhases>('CriterionPhases').implement({
   description:
-    "A criterion's figure by life-cycle phase, in the criterion's unit. In savings and refurbishment answers: avoided amounts (production and transport of the new device not bought, less the refurbishment's own), use = the extra electricity of the older device (negative), end_of_life 0 (deferred, not avoided).",
+    "A criterion's figure by life-cycle phase, in the criterion's unit. In savings and refurbishment answers: avoided amounts (production and transport of the new device not bought, less the refurbishment's own), use = the extra electricity of the older device (negative), end_of_life 0 (deferred, not avoided). " +
+    "In scenario answers (simulateRefurbish), for the quarter: current = the new device's production and transport and a quarter of its use; " +
+    "scenario = the refurbishment's own production (parts, testing; GWP also cleaning and packaging) and transport (logistics) and the older device's quarter of use; " +
+    'difference = scenario - current, phase by phase (the avoided amounts, negated); end_of_life 0 on every side (joint end of life).',
   fields: (t) => ({
     production: t.exposeFloat('production'),
     transport: t.exposeFloat('transport'),
@@ -32,7 +36,8 @@ const Phases = builder.objectRef<CriterionPhases>('CriterionPhases').implement({
 
 const Interval = builder.objectRef<CriterionInterval>('CriterionInterval').implement({
   description:
-    'The ~80% interval of a criterion total, in its unit: total / (1 + u) to total x (1 + u), u = uncertainty_pct / 100 (for a negative net saving, the same relative width, low below high).',
+    'The ~80% interval of a criterion total, in its unit: total / (1 + u) to total x (1 + u), u = uncertainty_pct / 100 (for a negative net saving, the same relative width, low below high). ' +
+    "Of a scenario's sums over assets: the assets' intervals summed bound by bound (errors taken as fully correlated; method says so).",
   fields: (t) => ({
     low: t.exposeFloat('low'),
     high: t.exposeFloat('high'),
@@ -49,7 +54,7 @@ const Components = builder.objectRef<Record<string, number>>('CriterionProductio
     >,
 });
 
-const Criterion = builder.objectRef<CriterionResult>('CriterionResult').implement({
+export const CriterionRef = builder.objectRef<CriterionResult>('CriterionResult').implement({
   description:
     'One impact criterion of a result: per phase, total, uncertainty and interval, confidence, the sources of its factors and notes on their proxies and gaps.',
   fields: (t) => ({
@@ -58,13 +63,13 @@ const Criterion = builder.objectRef<CriterionResult>('CriterionResult').implemen
     total: t.exposeFloat('total', { description: 'Sum of the phases. GWP: kg CO2e to 2 decimals; ADPe and PE: 4 significant digits' }),
     uncertainty_pct: t.exposeFloat('uncertainty_pct', {
       description:
-        'u of the ~80% interval, percent. GWP: the footprint uncertainty_pct. ADPe and PE: the same spec and energy uncertainty at their own phase shares, combined in quadrature with the uncertainty of their factors (docs/methodology.md). Savings and refurbishment: that of the footprint',
+        "u of the ~80% interval, percent. GWP: the footprint uncertainty_pct. ADPe and PE: the same spec and energy uncertainty at their own phase shares, combined in quadrature with the uncertainty of their factors (docs/methodology.md). Savings and refurbishment: that of the footprint. Scenario sums: the assets' weighted by the absolute value of their figure (for figures of one sign the outer bound of the interval is total x (1 + u))",
     }),
     interval: t.expose('interval', { type: Interval }),
     confidence: t.expose('confidence', {
       type: ConfidenceRef,
       description:
-        'As the footprint confidence; a published product footprint verifies the GWP only, so ADPe and PE are never manufacturer_verified',
+        "As the footprint confidence; a published product footprint verifies the GWP only, so ADPe and PE are never manufacturer_verified. Scenario sums: the lowest of the assets' levels",
     }),
     production_components: t.expose('production_components', { type: Components, nullable: true, description: 'Footprints only' }),
     sources: t.exposeStringList('sources', { description: 'Where the factors come from: repository, file, commit, publisher, vintage' }),
@@ -96,18 +101,18 @@ export const CriteriaRef = builder.objectRef<CriteriaResult>('ImpactCriteria').i
   description:
     'GWP, ADPe and PE by phase: of a savings or refurbishment result, the avoided amounts; of a stored calculation, its figures as the API answered them.',
   fields: (t) => ({
-    gwp: t.expose('gwp', { type: Criterion, description: CRITERIA_FIELDS.gwp }),
-    adpe: t.expose('adpe', { type: Criterion, description: CRITERIA_FIELDS.adpe }),
-    pe: t.expose('pe', { type: Criterion, description: CRITERIA_FIELDS.pe }),
+    gwp: t.expose('gwp', { type: CriterionRef, description: CRITERIA_FIELDS.gwp }),
+    adpe: t.expose('adpe', { type: CriterionRef, description: CRITERIA_FIELDS.adpe }),
+    pe: t.expose('pe', { type: CriterionRef, description: CRITERIA_FIELDS.pe }),
   }),
 });
 
 export const ImpactsRef = builder.objectRef<ImpactsResult>('Impacts').implement({
   description: 'GWP, ADPe and PE of a footprint by phase, with the electricity factors of the use phase.',
   fields: (t) => ({
-    gwp: t.expose('gwp', { type: Criterion, description: CRITERIA_FIELDS.gwp }),
-    adpe: t.expose('adpe', { type: Criterion, description: CRITERIA_FIELDS.adpe }),
-    pe: t.expose('pe', { type: Criterion, description: CRITERIA_FIELDS.pe }),
+    gwp: t.expose('gwp', { type: CriterionRef, description: CRITERIA_FIELDS.gwp }),
+    adpe: t.expose('adpe', { type: CriterionRef, description: CRITERIA_FIELDS.adpe }),
+    pe: t.expose('pe', { type: CriterionRef, description: CRITERIA_FIELDS.pe }),
     electricity: t.expose('electricity', { type: Electricity }),
   }),
 });

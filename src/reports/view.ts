@@ -31,7 +31,7 @@ import {
   type FootprintResult,
 } from '../footprint/engine/index.ts';
 import type { CriteriaResult, Criterion, ResourceCriterion } from '../footprint/engine/types.ts';
-import { OLD_DEVICE_ENERGY_PENALTY } from '../footprint/engine/constants.ts';
+import { CONFIDENCE_LEVELS, OLD_DEVICE_ENERGY_PENALTY } from '../footprint/engine/constants.ts';
 import { round1, round2 } from '../footprint/engine/footprint.ts';
 import { criterionRounding } from '../footprint/engine/impacts.ts';
 import { footprintModelOf } from '../footprint/service.ts';
@@ -459,8 +459,6 @@ function uncertaintyOf(groups: readonly InventoryGroup[]): ReportUncertainty {
     ),
   };
 }
-
-const CONFIDENCE_LEVELS: ReportConfidenceRow['level'][] = ['manufacturer_verified', 'estimated_high', 'estimated_medium', 'estimated_low'];
 
 /** Every level with at least one asset, most certain first. */
 function confidenceMix(groups: readonly InventoryGroup[], assetCount: number): ReportConfidenceRow[] {

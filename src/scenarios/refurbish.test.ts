@@ -1,87 +1,166 @@
 import { describe, expect, it } from 'vitest';
-import { calculateFootprint, getCategory, refurbishmentModel } from '../footprint/engine/index.ts';
-import { assetQuarter, QUARTER_YEARS, quarterIn, summarise } from './refurbish.ts';
+import { CRITERIA, criterionRounding, footprintModel, getCategory, refurbishmentModel, type DeviceSpecs } from '../footprint/engine/index.ts';
+import { assetQuarter, QUARTER_YEARS, summarise } from './refurbish.ts';
 
 const laptop = getCategory('laptop')!;
-const footprint = (grid: number) =>
-  calculateFootprint({ category: laptop, specs: {}, supplied_spec_count: 0, grid_factor_kg_per_kwh: grid, use_region: 'DE' });
+const PHASES = ['production', 'transport', 'use', 'end_of_life'] as const;
+/** An unrounded footprint of a new laptop, as simulateRefurbish computes it (footprintModelOf). */
+const footprint = (grid: number, specs: DeviceSpecs = {}, supplied = 0) =>
+  footprintModel({ category: laptop, specs, supplied_spec_count: supplied, grid_factor_kg_per_kwh: grid, use_region: 'DE' });
+const quarterOf = (f: ReturnType<typeof footprint>, specs: DeviceSpecs = {}, grade: 'A' | 'B' | 'C' = 'B') =>
+  assetQuarter({ footprint: f, category: laptop, specs, grid_factor_kg_per_kwh: 0.4, grade });
+const refurbishmentOf = (f: ReturnType<typeof footprint>) =>
+  refurbishmentModel({
+    footprint: f,
+    category: laptop,
+    specs: {},
+    grade: 'B',
+    swaps: [],
+    remaining_years: QUARTER_YEARS,
+    reuse_grid_factor_kg_per_kwh: 0.4,
+  });
+/** Within the rounding of the figures summed (ADPe and PE: 4 significant digits; GWP: 2 decimals). */
+const nearSum = (sum: number, total: number) => expect(Math.abs(sum - total)).toBeLessThanOrEqual(Math.max(0.02, Math.abs(total) * 2e-3));
 
 describe('assetQuarter', () => {
-  it('counts the new device embodied on the buy-new side and only the refurbishment overhead on the other', () => {
+  it('counts the new device embodied on the buy-new side and only the refurbishment overhead on the other, phase by phase', () => {
     const f = footprint(0.4);
-    const q = assetQuarter({ footprint: f, category: laptop, specs: {}, grid_factor_kg_per_kwh: 0.4, grade: 'B' });
+    const { gwp } = quarterOf(f);
+    const r = refurbishmentOf(f);
     const quarterUse = f.annual_kwh * 0.25 * 0.4;
-    expect(q.current_kg).toBeCloseTo(f.breakdown.production_kg + f.breakdown.transport_kg + quarterUse, 1);
-    // refurbishment overhead is a few kg; the old device uses 15% more electricity
-    expect(q.scenario_kg - quarterUse * 1.15).toBeGreaterThan(0);
-    expect(q.scenario_kg - quarterUse * 1.15).toBeLessThan(30);
-    expect(q.scenario_kg).toBeLessThan(q.current_kg);
+    // The GWP sides are the refurbishment engine's: new embodied + a quarter of use; overhead + the older device's quarter.
+    expect(gwp.current.total).toBeCloseTo(r.new_device.embodied_kg + r.adjusted_use_phase.new_device_use_phase_kg, 9);
+    expect(gwp.scenario.total).toBeCloseTo(r.refurbishment_total_kg + r.adjusted_use_phase.refurbished_use_phase_kg, 9);
+    expect(gwp.current.phases).toEqual({
+      production: f.breakdown.production_kg,
+      transport: f.breakdown.transport_kg,
+      use: expect.closeTo(quarterUse, 9),
+      end_of_life: 0,
+    });
+    const o = r.overhead;
+    expect(gwp.scenario.phases.production).toBeCloseTo(o.cleaning_kg + o.testing_kg + o.parts_kg + o.packaging_kg, 9);
+    expect(gwp.scenario.phases.transport).toBeCloseTo(o.logistics_kg, 9);
+    expect(gwp.scenario.phases.use).toBeCloseTo(quarterUse * 1.15, 9);
+    expect(gwp.scenario.phases.end_of_life).toBe(0);
+    expect(gwp.difference.total).toBeCloseTo(gwp.scenario.total - gwp.current.total, 9);
+    // refurbishment overhead is a few kg
+    expect(gwp.scenario.total - quarterUse * 1.15).toBeGreaterThan(0);
+    expect(gwp.scenario.total - quarterUse * 1.15).toBeLessThan(30);
   });
 
   it('compares the same quarters in ADPe and PE, by the formula that gives the GWP figures', () => {
     const f = footprint(0.4);
-    const input = { footprint: f, category: laptop, specs: {}, grid_factor_kg_per_kwh: 0.4, grade: 'B' as const };
-    const q = assetQuarter(input);
-    const r = refurbishmentModel({ ...input, swaps: [], remaining_years: QUARTER_YEARS, reuse_grid_factor_kg_per_kwh: 0.4 });
-    // The formula in GWP is current_kg and scenario_kg: new production and transport + a quarter of use; minus the net savings.
-    const gwp = quarterIn('gwp', f, r)!;
-    // (up to the rounding of the public footprint's phases)
-    expect(gwp.current).toBeCloseTo(q.current_kg, 2);
-    expect(gwp.scenario).toBeCloseTo(q.scenario_kg, 2);
+    const q = quarterOf(f);
+    const r = refurbishmentOf(f);
     for (const c of ['adpe', 'pe'] as const) {
       const i = f.impacts![c];
       const current = i.phases.production + i.phases.transport + (i.phases.use * QUARTER_YEARS) / f.lifetime_years;
-      expect(q.resources![c].current, c).toBeCloseTo(current, 9);
-      expect(q.resources![c].scenario, c).toBeCloseTo(current - r.impacts![c].total, 9);
+      expect(q[c].current.total, c).toBeCloseTo(current, 12);
+      expect(q[c].scenario.total, c).toBeCloseTo(current - r.impacts![c].total, 12);
+      for (const phase of PHASES) expect(q[c].difference.phases[phase], `${c} ${phase}`).toBeCloseTo(-r.impacts![c].phases[phase], 12);
       // Refurbishing avoids most of the new device's production: far less in every criterion.
-      expect(q.resources![c].scenario, c).toBeLessThan(q.resources![c].current * 0.5);
-      expect(q.resources![c].scenario, c).toBeGreaterThan(0);
+      expect(q[c].scenario.total, c).toBeLessThan(q[c].current.total * 0.5);
+      expect(q[c].scenario.total, c).toBeGreaterThan(0);
+      // The refurbishment's gap (cleaning and packaging have no factor) is said where its figures are.
+      expect(q[c].scenario.notes.join(' '), c).toMatch(/cleaning and packaging: no sourced factor/);
+      expect(q[c].current.notes.join(' '), c).not.toMatch(/cleaning and packaging/);
     }
   });
 
   it('has a higher overhead for grade A than C', () => {
     const f = footprint(0.4);
-    const at = (grade: 'A' | 'C') =>
-      assetQuarter({ footprint: f, category: laptop, specs: {}, grid_factor_kg_per_kwh: 0.4, grade }).scenario_kg;
-    expect(at('A')).toBeGreaterThan(at('C'));
+    expect(quarterOf(f, {}, 'A').gwp.scenario.total).toBeGreaterThan(quarterOf(f, {}, 'C').gwp.scenario.total);
   });
 });
 
 describe('summarise', () => {
-  it('sums, takes scenario minus current and the percentage of current, in each criterion', () => {
-    const resources = (adpe: [number, number], pe: [number, number]) => ({
-      adpe: { current: adpe[0], scenario: adpe[1] },
-      pe: { current: pe[0], scenario: pe[1] },
+  it('sums, takes scenario minus current and the percentage of current, in each criterion; the GWP is the top-level figures', () => {
+    const f = footprint(0.4);
+    const s = summarise([quarterOf(f), quarterOf(footprint(0.2))]);
+    expect(s.affected_assets_count).toBe(2);
+    expect(s.impacts.gwp).toMatchObject({
+      unit: 'kg CO2e',
+      current_quarterly: s.current_quarterly_co2e,
+      scenario_quarterly: s.scenario_quarterly_co2e,
+      delta: s.delta_kg_co2e,
+      delta_percentage: s.delta_percentage,
     });
-    expect(
-      summarise([
-        { current_kg: 100, scenario_kg: 20, resources: resources([0.012345, 0.001], [1000, 100]) },
-        { current_kg: 50.005, scenario_kg: 10, resources: resources([0.006, 0.0005], [500.04, 50]) },
-      ]),
-    ).toEqual({
-      current_quarterly_co2e: 150.01,
-      scenario_quarterly_co2e: 30,
-      delta_kg_co2e: -120.01,
-      delta_percentage: -80,
-      affected_assets_count: 2,
-      impacts: {
-        gwp: { unit: 'kg CO2e', current_quarterly: 150.01, scenario_quarterly: 30, delta: -120.01, delta_percentage: -80 },
-        // 4 significant digits, as the API rounds ADPe and PE
-        adpe: { unit: 'kg Sb eq', current_quarterly: 0.01835, scenario_quarterly: 0.0015, delta: -0.01685, delta_percentage: -91.8 },
-        pe: { unit: 'MJ', current_quarterly: 1500, scenario_quarterly: 150, delta: -1350, delta_percentage: -90 },
-      },
-    });
-    expect(summarise([])).toEqual({
-      current_quarterly_co2e: 0,
-      scenario_quarterly_co2e: 0,
-      delta_kg_co2e: 0,
-      delta_percentage: 0,
-      affected_assets_count: 0,
-      impacts: {
-        gwp: { unit: 'kg CO2e', current_quarterly: 0, scenario_quarterly: 0, delta: 0, delta_percentage: 0 },
-        adpe: null,
-        pe: null,
-      },
-    });
+    for (const c of CRITERIA) {
+      const i = s.impacts[c];
+      expect(i.current.total, c).toBe(i.current_quarterly);
+      expect(i.scenario.total, c).toBe(i.scenario_quarterly);
+      expect(i.difference.total, c).toBe(i.delta);
+      // delta is the difference of the two figures shown, in the criterion's rounding
+      expect(i.delta, c).toBe(criterionRounding(c)(i.scenario_quarterly - i.current_quarterly));
+      expect(i.delta_percentage, c).toBeCloseTo((i.delta / i.current_quarterly) * 100, 1);
+      for (const side of [i.current, i.scenario, i.difference]) {
+        nearSum(
+          PHASES.reduce((t, p) => t + side.phases[p], 0),
+          side.total,
+        );
+        expect(side.phases.end_of_life).toBe(0);
+      }
+    }
+    expect(s.impacts.adpe.unit).toBe('kg Sb eq');
+    expect(s.impacts.pe.unit).toBe('MJ');
+    expect(() => summarise([])).toThrow(RangeError);
+  });
+
+  it("states one asset's interval as its footprint's uncertainty gives it (hand computed), with its confidence", () => {
+    const f = footprint(0.4);
+    const q = quarterOf(f);
+    const s = summarise([q]);
+    for (const c of CRITERIA) {
+      const u = f.impacts![c].uncertainty_pct / 100;
+      const current = q[c].current.total;
+      const delta = q[c].difference.total; // negative: refurbishing uses less
+      const i = s.impacts[c];
+      expect(i.current.uncertainty_pct, c).toBe(f.impacts![c].uncertainty_pct);
+      expect(i.difference.uncertainty_pct, c).toBe(f.impacts![c].uncertainty_pct);
+      const round = criterionRounding(c);
+      expect(i.current.interval, c).toMatchObject({ low: round(current / (1 + u)), high: round(current * (1 + u)) });
+      // a negative delta keeps its relative width: from delta x (1 + u) to delta / (1 + u)
+      expect(i.difference.interval, c).toMatchObject({ low: round(delta * (1 + u)), high: round(delta / (1 + u)) });
+      expect(i.difference.interval.method, c).toMatch(/summed bound by bound \(errors taken as fully correlated\)/);
+      for (const side of [i.current, i.scenario, i.difference]) expect(side.confidence, c).toBe(f.impacts![c].confidence);
+    }
+    // no specs known: the footprint's own level
+    expect(s.impacts.gwp.current.confidence).toBe('estimated_low');
+  });
+
+  it('adds the intervals of two assets of the same model (fully correlated: twice the width, not sqrt(2) times)', () => {
+    const f = footprint(0.4);
+    const one = summarise([quarterOf(f)]);
+    const two = summarise([quarterOf(f), quarterOf(f)]);
+    for (const c of CRITERIA) {
+      const u = f.impacts![c].uncertainty_pct;
+      const round = criterionRounding(c);
+      const q = quarterOf(f)[c].difference;
+      expect(two.impacts[c].difference.uncertainty_pct, c).toBe(u);
+      expect(two.impacts[c].difference.interval.low, c).toBe(round(2 * q.interval.low));
+      expect(two.impacts[c].difference.interval.high, c).toBe(round(2 * q.interval.high));
+      const width = (s: typeof one) => s.impacts[c].difference.interval.high - s.impacts[c].difference.interval.low;
+      expect(width(two) / width(one), c).toBeCloseTo(2, 2);
+      expect(two.impacts[c].current.interval.high, c).toBe(round(2 * quarterOf(f)[c].current.interval.high));
+    }
+  });
+
+  it("takes the lowest confidence of the assets and weights their uncertainty by their figures", () => {
+    const known: DeviceSpecs = { weight_kg: 1.4, ram_gb: 16, storage_gb: 512, screen_size_inch: 14, processor_tdp_w: 15 };
+    const high = footprint(0.4, known, 5);
+    const low = footprint(0.4);
+    expect(high.confidence).toBe('estimated_high');
+    const qs = [quarterOf(high, known), quarterOf(low)];
+    const s = summarise(qs);
+    for (const c of CRITERIA) {
+      const i = s.impacts[c];
+      expect(i.current.confidence, c).toBe('estimated_low');
+      const parts = qs.map((q) => q[c].current);
+      const weighted = parts.reduce((t, p) => t + p.total * p.uncertainty_pct, 0) / parts.reduce((t, p) => t + p.total, 0);
+      expect(i.current.uncertainty_pct, c).toBeCloseTo(weighted, 1);
+      expect(i.current.uncertainty_pct, c).toBeGreaterThan(Math.min(...parts.map((p) => p.uncertainty_pct)));
+      expect(i.current.uncertainty_pct, c).toBeLessThan(Math.max(...parts.map((p) => p.uncertainty_pct)));
+    }
+    expect(summarise([quarterOf(high, known)]).impacts.gwp.current.confidence).toBe('estimated_high');
   });
 });

@@ -13,23 +13,31 @@
  * the current grid factor of the asset's country. delta = scenario - current: negative means the
  * refurbishment scenario emits less, an estimate, not an inventory deduction.
  *
- * ADPe and PE (impacts): the same two quarters in each criterion. current = the new device's production
- * and transport + a quarter of its lifetime use phase; scenario = current - the refurbishment's net
- * savings in the criterion over the quarter (the engine's refurbishment impacts: the overhead and the
- * older device's extra electricity, docs/methodology.md section 13.2).
+ * Every criterion (GWP, ADPe, PE) by phase, from the footprint's and the refurbishment's impacts
+ * (docs/methodology.md section 13.2): current = the new device's production and transport + a quarter
+ * of its lifetime use phase, end of life 0; scenario = current - the refurbishment's net savings over
+ * the quarter, phase by phase: production = the refurbishment's own (cleaning, testing, parts, packaging;
+ * ADPe/PE: testing and parts), transport = its logistics, use = the older device's quarter (the new
+ * device's + the extra electricity), end of life 0. Uncertainty: each asset's figures carry its
+ * footprint's uncertainty_pct in the criterion (as the refurbishment's savings do); the assets' intervals
+ * are summed bound by bound (fully correlated, summedCriterion); confidence: the lowest of the assets'.
  */
 import {
+  CRITERIA,
   CRITERION_UNIT,
+  criterionResult,
+  criterionRounding,
   refurbishmentModel,
   round1,
-  round2,
+  summedCriterion,
   type CategoryDefinition,
+  type Criterion,
+  type CriterionPhases,
+  type CriterionResult,
   type DeviceSpecs,
   type FootprintResult,
   type Grade,
 } from '../footprint/engine/index.ts';
-import { criterionRounding } from '../footprint/engine/impacts.ts';
-import type { Criterion, RefurbishmentResult, ResourceCriterion } from '../footprint/engine/types.ts';
 
 export const QUARTER_YEARS = 0.25;
 export const DEFAULT_GRADE: Grade = 'B';
@@ -43,18 +51,20 @@ export interface AssetQuarterInput {
   grade: Grade;
 }
 
-export interface AssetQuarter {
-  /** buy new: embodied (production + transport) of the new device + its quarter of use, kg CO2e */
-  current_kg: number;
-  /** refurbish: grade overhead + the old device's quarter of use, kg CO2e */
-  scenario_kg: number;
-  /** The same quarters in ADPe (kg Sb eq) and PE (MJ); absent when the footprint has no impacts. */
-  resources?: Record<ResourceCriterion, { current: number; scenario: number }>;
+/** One asset's quarter in one criterion, unrounded: buy new, refurbish, and scenario - current, by phase. */
+export interface QuarterCriterion {
+  current: CriterionResult;
+  scenario: CriterionResult;
+  difference: CriterionResult;
 }
 
+/** One asset's quarter in every criterion. */
+export type AssetQuarter = Record<Criterion, QuarterCriterion>;
+
 export function assetQuarter(input: AssetQuarterInput): AssetQuarter {
+  const f = input.footprint;
   const r = refurbishmentModel({
-    footprint: input.footprint,
+    footprint: f,
     category: input.category,
     specs: input.specs,
     grade: input.grade,
@@ -62,32 +72,39 @@ export function assetQuarter(input: AssetQuarterInput): AssetQuarter {
     remaining_years: QUARTER_YEARS,
     reuse_grid_factor_kg_per_kwh: input.grid_factor_kg_per_kwh,
   });
-  const quarter: AssetQuarter = {
-    current_kg: r.new_device.embodied_kg + r.adjusted_use_phase.new_device_use_phase_kg,
-    scenario_kg: r.refurbishment_total_kg + r.adjusted_use_phase.refurbished_use_phase_kg,
-  };
-  const adpe = quarterIn('adpe', input.footprint, r);
-  const pe = quarterIn('pe', input.footprint, r);
-  if (adpe && pe) quarter.resources = { adpe, pe };
-  return quarter;
+  // footprintModel always answers impacts; only a stored result from before them lacks them.
+  if (!f.impacts || !r.impacts) throw new Error('assetQuarter needs a footprint with impacts (footprintModel)');
+  const useShare = f.lifetime_years > 0 ? QUARTER_YEARS / f.lifetime_years : 0;
+  const quarter = (c: Criterion) => quarterIn(c, f.impacts![c], r.impacts![c], useShare);
+  return { gwp: quarter('gwp'), adpe: quarter('adpe'), pe: quarter('pe') };
 }
 
 /**
- * The quarter in one criterion from the footprint's and the refurbishment's impacts: current = the new
- * device's production and transport + a quarter of its lifetime use; scenario = current - the net
- * savings. For GWP this gives current_kg and scenario_kg (refurbish.test.ts checks it); undefined
- * without impacts.
+ * The quarter in one criterion from the footprint's lifetime figures and the refurbishment's net savings
+ * over the quarter (`saved`, by phase): current = production and transport + `useShare` of the use phase;
+ * scenario = current - saved, phase by phase; difference = -saved. Each side carries the footprint's
+ * uncertainty and confidence (the refurbishment's are the footprint's); scenario and difference the
+ * refurbishment's notes (its gaps).
  */
-export function quarterIn(
-  c: Criterion,
-  footprint: FootprintResult,
-  refurbishment: RefurbishmentResult,
-): { current: number; scenario: number } | undefined {
-  const fi = footprint.impacts?.[c];
-  const saved = refurbishment.impacts?.[c];
-  if (!fi || !saved || footprint.lifetime_years <= 0) return undefined;
-  const current = fi.phases.production + fi.phases.transport + fi.phases.use * (QUARTER_YEARS / footprint.lifetime_years);
-  return { current, scenario: current - saved.total };
+export function quarterIn(c: Criterion, footprint: CriterionResult, saved: CriterionResult, useShare: number): QuarterCriterion {
+  const p = footprint.phases;
+  const current: CriterionPhases = { production: p.production, transport: p.transport, use: p.use * useShare, end_of_life: 0 };
+  const s = saved.phases;
+  const side = (phases: CriterionPhases, of: CriterionResult) =>
+    criterionResult(c, phases, of.uncertainty_pct, of.confidence, of.sources, of.notes);
+  return {
+    current: side(current, footprint),
+    scenario: side(
+      {
+        production: current.production - s.production,
+        transport: current.transport - s.transport,
+        use: current.use - s.use,
+        end_of_life: current.end_of_life - s.end_of_life,
+      },
+      saved,
+    ),
+    difference: side({ production: -s.production, transport: -s.transport, use: -s.use, end_of_life: -s.end_of_life }, saved),
+  };
 }
 
 /** One criterion of the quarter compared, in its unit (a type, not an interface: it is stored as JSON with the run). */
@@ -98,6 +115,12 @@ export type ScenarioCriterion = {
   /** scenario - current; negative: the scenario uses less */
   delta: number;
   delta_percentage: number;
+  /** buy new by phase, total = current_quarterly, with its interval and confidence */
+  current: CriterionResult;
+  /** refurbish by phase, total = scenario_quarterly */
+  scenario: CriterionResult;
+  /** scenario - current by phase, total = delta */
+  difference: CriterionResult;
 };
 
 export interface ScenarioSummary {
@@ -107,52 +130,47 @@ export interface ScenarioSummary {
   /** delta / current x 100; 0 when current is 0 */
   delta_percentage: number;
   affected_assets_count: number;
-  /**
-   * GWP (the figures above), ADPe and PE of the same comparison. ADPe and PE are summed over the assets
-   * whose footprint has them (all, when calculated by this engine); null when none has.
-   */
-  impacts: { gwp: ScenarioCriterion; adpe: ScenarioCriterion | null; pe: ScenarioCriterion | null };
+  /** GWP (the figures above), ADPe and PE of the same comparison, summed over the assets. */
+  impacts: Record<Criterion, ScenarioCriterion>;
 }
 
-/** current, scenario and their delta, rounded first so that delta is exactly the difference of the two figures shown. */
-function compared(unit: string, currentSum: number, scenarioSum: number, round: (v: number) => number): ScenarioCriterion {
-  const current = round(currentSum);
-  const scenario = round(scenarioSum);
-  const delta = round(scenario - current);
-  return {
-    unit,
-    current_quarterly: current,
-    scenario_quarterly: scenario,
-    delta,
-    delta_percentage: current > 0 ? round1((delta / current) * 100) : 0,
-  };
-}
-
-export function summarise(quarters: readonly AssetQuarter[]): ScenarioSummary {
-  const sum = (value: (q: AssetQuarter) => number, of = quarters) => of.reduce((t, q) => t + value(q), 0);
-  const gwp = compared(
-    CRITERION_UNIT.gwp,
-    sum((q) => q.current_kg),
-    sum((q) => q.scenario_kg),
-    round2,
+/** One criterion over the assets; delta is the difference of the two rounded figures, so that it is exactly what they show. */
+function compared(c: Criterion, quarters: readonly AssetQuarter[]): ScenarioCriterion {
+  const current = summedCriterion(
+    c,
+    quarters.map((q) => q[c].current),
   );
-  const resource = (c: ResourceCriterion) => {
-    const withImpacts = quarters.filter((q) => q.resources);
-    if (withImpacts.length === 0) return null;
-    return compared(
-      CRITERION_UNIT[c],
-      sum((q) => q.resources![c].current, withImpacts),
-      sum((q) => q.resources![c].scenario, withImpacts),
-      criterionRounding(c),
-    );
-  };
+  const scenario = summedCriterion(
+    c,
+    quarters.map((q) => q[c].scenario),
+  );
+  const delta = criterionRounding(c)(scenario.total - current.total);
   return {
-    current_quarterly_co2e: gwp.current_quarterly,
-    scenario_quarterly_co2e: gwp.scenario_quarterly,
-    delta_kg_co2e: gwp.delta,
-    delta_percentage: gwp.delta_percentage,
+    unit: CRITERION_UNIT[c],
+    current_quarterly: current.total,
+    scenario_quarterly: scenario.total,
+    delta,
+    delta_percentage: current.total > 0 ? round1((delta / current.total) * 100) : 0,
+    current,
+    scenario,
+    difference: summedCriterion(
+      c,
+      quarters.map((q) => q[c].difference),
+      delta,
+    ),
+  };
+}
+
+/** The run's result over its assets (at least one: a scenario names its assets). */
+export function summarise(quarters: readonly AssetQuarter[]): ScenarioSummary {
+  const impacts = Object.fromEntries(CRITERIA.map((c) => [c, compared(c, quarters)])) as Record<Criterion, ScenarioCriterion>;
+  return {
+    current_quarterly_co2e: impacts.gwp.current_quarterly,
+    scenario_quarterly_co2e: impacts.gwp.scenario_quarterly,
+    delta_kg_co2e: impacts.gwp.delta,
+    delta_percentage: impacts.gwp.delta_percentage,
     affected_assets_count: quarters.length,
-    impacts: { gwp, adpe: resource('adpe'), pe: resource('pe') },
+    impacts,
   };
 }
 

@@ -1,24 +1,41 @@
 import { builder } from '../graphql/builder.ts';
 import { maxChars, TEXT_LIMITS } from '../validation/text.ts';
+import { CriterionRef } from '../footprint/impacts-schema.ts';
 import { keyCaller } from '../auth/access.ts';
 import { MAX_SCENARIO_ASSETS, simulateRefurbish, type ScenarioOutcome } from './simulate.ts';
 import { QUARTER_YEARS, type ScenarioCriterion, type ScenarioSummary } from './refurbish.ts';
 
 const ScenarioCriterionRef = builder.objectRef<ScenarioCriterion>('ScenarioCriterion').implement({
-  description: 'The quarter compared in one criterion, in its unit. GWP: kg CO2e to 2 decimals; ADPe and PE: 4 significant digits.',
+  description:
+    'The quarter compared in one criterion, in its unit. GWP: kg CO2e to 2 decimals; ADPe and PE: 4 significant digits. ' +
+    "current, scenario and difference: the same figures by phase, each with the ~80% interval of the assets' figures summed bound by bound " +
+    "(errors taken as fully correlated: one model errs the same way for every asset it stands for) and the lowest confidence of the assets' footprints (docs/assets.md).",
   fields: (t) => ({
     unit: t.exposeString('unit', { description: 'kg CO2e (gwp), kg Sb eq (adpe), MJ (pe)' }),
     current_quarterly: t.exposeFloat('current_quarterly', { description: 'Buy new, for the quarter' }),
     scenario_quarterly: t.exposeFloat('scenario_quarterly', { description: 'Refurbish, for the quarter' }),
     delta: t.exposeFloat('delta', { description: 'scenario - current; negative: the scenario uses less' }),
     delta_percentage: t.exposeFloat('delta_percentage', { description: 'delta / current x 100' }),
+    current: t.expose('current', {
+      type: CriterionRef,
+      description: "Buy new by phase (total = current_quarterly): the new device's production and transport, a quarter of its use",
+    }),
+    scenario: t.expose('scenario', {
+      type: CriterionRef,
+      description:
+        "Refurbish by phase (total = scenario_quarterly): the refurbishment's own production and transport, the older device's quarter of use",
+    }),
+    difference: t.expose('difference', {
+      type: CriterionRef,
+      description: 'scenario - current by phase (total = delta), with the interval of the delta',
+    }),
   }),
 });
 
 const ScenarioImpacts = builder.objectRef<ScenarioSummary['impacts']>('ScenarioImpacts').implement({
   description:
     "GWP, ADPe and PE of the comparison. The same quarters in each criterion: the new device's production and transport and a quarter of its " +
-    "lifetime use, against that less the refurbishment's net savings in the criterion (docs/methodology.md section 13.2).",
+    "lifetime use, against that less the refurbishment's net savings in the criterion, phase by phase (docs/methodology.md section 13.2).",
   fields: (t) => ({
     gwp: t.expose('gwp', {
       type: ScenarioCriterionRef,
@@ -26,13 +43,11 @@ const ScenarioImpacts = builder.objectRef<ScenarioSummary['impacts']>('ScenarioI
     }),
     adpe: t.expose('adpe', {
       type: ScenarioCriterionRef,
-      nullable: true,
-      description: 'Abiotic depletion of elements, kg Sb eq; null when no asset could be calculated in it',
+      description: 'Abiotic depletion of elements, kg Sb eq',
     }),
     pe: t.expose('pe', {
       type: ScenarioCriterionRef,
-      nullable: true,
-      description: 'Primary energy, MJ; null when no asset could be calculated in it',
+      description: 'Primary energy, MJ',
     }),
   }),
 });

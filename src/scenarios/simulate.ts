@@ -3,7 +3,7 @@
  * per asset and logs the run (scenario_runs + audit_log, one transaction).
  */
 import { randomUUID } from 'node:crypto';
-import type { PrismaClient } from '../db/database.ts';
+import type { Prisma, PrismaClient } from '../db/database.ts';
 import type { Services } from '../services.ts';
 import type { KeyCaller } from '../auth/caller.ts';
 import { ApiError, invalidParameter } from '../errors/api-error.ts';
@@ -179,7 +179,8 @@ export async function simulateRefurbish(
         api_key_id: caller.keyId,
         kind: SCENARIO_KIND,
         asset_ids: assets.map((a) => a.id),
-        result,
+        // an object of plain figures and strings; its interfaces lack the index signature Prisma's JSON type asks for
+        result: result as unknown as Prisma.InputJsonValue,
       },
     }),
     prisma.auditLog.create({

@@ -3,9 +3,23 @@
  * only scales groups of these; it never replaces them by per-device values.
  * Every number is documented with its source in docs/methodology.md.
  */
-import type { AssemblyRegion, EolMaterialClass, ScreenType, UseRegion } from './types.ts';
+import type { AssemblyRegion, Confidence, EolMaterialClass, ScreenType, UseRegion } from './types.ts';
 
 export const ENGINE_VERSION = '4.10.0';
+
+/** The confidence levels, most certain first. */
+export const CONFIDENCE_LEVELS = [
+  'manufacturer_verified',
+  'estimated_high',
+  'estimated_medium',
+  'estimated_low',
+] as const satisfies readonly Confidence[];
+
+/** The least certain of several results' levels: a sum is no better known than its weakest part. */
+export function lowestConfidence(levels: readonly Confidence[]): Confidence {
+  if (levels.length === 0) throw new RangeError('lowestConfidence of no result');
+  return levels.reduce((lowest, l) => (CONFIDENCE_LEVELS.indexOf(l) > CONFIDENCE_LEVELS.indexOf(lowest) ? l : lowest));
+}
 
 /** Boavizta bottom-up manufacture model (boaviztapi, impact_factor gwp values). */
 export const BOAVIZTA = {

@@ -10,8 +10,15 @@
  */
 import components from '../../../data/impact-factors/boavizta-components.json' with { type: 'json' };
 import electricity from '../../../data/impact-factors/boavizta-electricity.json' with { type: 'json' };
-import { BOAVIZTA, EMMC_BASE_KG, FREIGHT_KG_PER_TKM, KEYBOARD_TRACKPAD_KG, OLD_DEVICE_ENERGY_PENALTY } from './constants.ts';
-import { criterionInterval } from './interval.ts';
+import {
+  BOAVIZTA,
+  EMMC_BASE_KG,
+  FREIGHT_KG_PER_TKM,
+  KEYBOARD_TRACKPAD_KG,
+  lowestConfidence,
+  OLD_DEVICE_ENERGY_PENALTY,
+} from './constants.ts';
+import { criterionInterval, SUMMED_INTERVAL_METHOD } from './interval.ts';
 import type { ComponentShape } from './parameters.ts';
 import {
   type ComponentValues,
@@ -25,7 +32,7 @@ import {
   type StorageFactors,
   storageKg,
 } from './production.ts';
-import { round2, roundSignificant } from './round.ts';
+import { round1, round2, roundSignificant } from './round.ts';
 import type { ResolvedSpecs } from './specs.ts';
 import { type FreightFactors, transportKg } from './transport.ts';
 import type {
@@ -268,6 +275,39 @@ export function criterionResult(
     out.production_components = byComponent;
   }
   return out;
+}
+
+/**
+ * A criterion of the sum of several results (a scenario's assets), rounded once: phases and total summed;
+ * the interval the parts' intervals summed bound by bound, errors taken as fully correlated (the same model
+ * errs the same way for every asset it stands for; docs/methodology.md section 8, "Intervals of sums");
+ * uncertainty_pct the parts' weighted by |total|, so that with parts of one sign the outer bound is
+ * total x (1 + u) exactly (the inner one no further from the total than total / (1 + u)); the lowest
+ * confidence; every part's sources and notes once. The parts are unrounded; `total` replaces the rounded
+ * sum where the caller states a difference of two rounded figures.
+ */
+export function summedCriterion(c: Criterion, parts: readonly CriterionResult[], total?: number): CriterionResult {
+  if (parts.length === 0) throw new RangeError('summedCriterion of no result');
+  const round = criterionRounding(c);
+  const sum = (value: (p: CriterionResult) => number) => parts.reduce((t, p) => t + value(p), 0);
+  const weight = sum((p) => Math.abs(p.total));
+  const uncertaintyPct =
+    weight > 0 ? sum((p) => Math.abs(p.total) * p.uncertainty_pct) / weight : Math.max(...parts.map((p) => p.uncertainty_pct));
+  return {
+    unit: CRITERION_UNIT[c],
+    phases: {
+      production: round(sum((p) => p.phases.production)),
+      transport: round(sum((p) => p.phases.transport)),
+      use: round(sum((p) => p.phases.use)),
+      end_of_life: round(sum((p) => p.phases.end_of_life)),
+    },
+    total: total ?? round(sum((p) => p.total)),
+    uncertainty_pct: round1(uncertaintyPct),
+    interval: { low: round(sum((p) => p.interval.low)), high: round(sum((p) => p.interval.high)), method: SUMMED_INTERVAL_METHOD },
+    confidence: lowestConfidence(parts.map((p) => p.confidence)),
+    sources: [...new Set(parts.flatMap((p) => p.sources))],
+    notes: [...new Set(parts.flatMap((p) => p.notes))],
+  };
 }
 
 /** GWP: kg CO2e to 2 decimals, like the breakdown; ADPe and PE to 4 significant digits. */

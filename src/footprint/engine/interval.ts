@@ -14,6 +14,9 @@ export interface StatedInterval extends UncertaintyInterval {
 
 export const INTERVAL_METHOD = 'multiplicative (lognormal): value / (1 + u) to value x (1 + u)';
 
+/** The interval of a sum of several results' figures (a scenario's assets), as the API states it. */
+export const SUMMED_INTERVAL_METHOD = `the assets' intervals, each ${INTERVAL_METHOD}, summed bound by bound (errors taken as fully correlated)`;
+
 /**
  * The stated interval of a non-negative quantity from its uncertainty_pct u: multiplicative, as the
  * calibration residuals are (ln-scale errors): [value / (1 + u), value x (1 + u)]. It never goes
