@@ -1136,7 +1136,7 @@ export interface components {
              */
             updated_at: string;
         };
-        /** @description A criterion's figure by life-cycle phase, in the criterion's unit. In savings and refurbishment answers: avoided amounts (production and transport of the new device not bought, less the refurbishment's own), use = the extra electricity of the older device (negative), end_of_life 0 (deferred, not avoided). */
+        /** @description A criterion's figure by life-cycle phase, in the criterion's unit. In savings and refurbishment answers: avoided amounts (production and transport of the new device not bought, less the refurbishment's own), use = the extra electricity of the older device (negative), end_of_life 0 (deferred, not avoided). In scenario answers (simulateRefurbish), for the quarter: current = the new device's production and transport and a quarter of its use; scenario = the refurbishment's own production (parts, testing; GWP also cleaning and packaging) and transport (logistics) and the older device's quarter of use; difference = scenario - current, phase by phase (the avoided amounts, negated); end_of_life 0 on every side (joint end of life). */
         CriterionPhases: {
             /** Format: float */
             production: number;
@@ -1147,7 +1147,7 @@ export interface components {
             /** Format: float */
             end_of_life: number;
         };
-        /** @description The ~80% interval of a criterion total, in its unit: total / (1 + u) to total x (1 + u), u = uncertainty_pct / 100 (for a negative net saving, the same relative width, low below high). */
+        /** @description The ~80% interval of a criterion total, in its unit: total / (1 + u) to total x (1 + u), u = uncertainty_pct / 100 (for a negative net saving, the same relative width, low below high). Of a scenario's sums over assets: the assets' intervals summed bound by bound (errors taken as fully correlated; method says so). */
         CriterionInterval: {
             /** Format: float */
             low: number;
@@ -1189,11 +1189,11 @@ export interface components {
             total: number;
             /**
              * Format: float
-             * @description u of the ~80% interval, percent. GWP: the footprint uncertainty_pct. ADPe and PE: the same spec and energy uncertainty at their own phase shares, combined in quadrature with the uncertainty of their factors (docs/methodology.md). Savings and refurbishment: that of the footprint
+             * @description u of the ~80% interval, percent. GWP: the footprint uncertainty_pct. ADPe and PE: the same spec and energy uncertainty at their own phase shares, combined in quadrature with the uncertainty of their factors (docs/methodology.md). Savings and refurbishment: that of the footprint. Scenario sums: the assets' weighted by the absolute value of their figure (for figures of one sign the outer bound of the interval is total x (1 + u))
              */
             uncertainty_pct: number;
             interval: components["schemas"]["CriterionInterval"];
-            /** @description As the footprint confidence; a published product footprint verifies the GWP only, so ADPe and PE are never manufacturer_verified */
+            /** @description As the footprint confidence; a published product footprint verifies the GWP only, so ADPe and PE are never manufacturer_verified. Scenario sums: the lowest of the assets' levels */
             confidence: components["schemas"]["Confidence"];
             /** @description Footprints only */
             production_components: components["schemas"]["CriterionProductionComponents"] | null;

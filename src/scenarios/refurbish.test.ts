@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CRITERIA, criterionRounding, footprintModel, getCategory, refurbishmentModel, type DeviceSpecs } from '../footprint/engine/index.ts';
+import {
+  CRITERIA,
+  criterionRounding,
+  footprintModel,
+  getCategory,
+  refurbishmentModel,
+  type DeviceSpecs,
+} from '../footprint/engine/index.ts';
 import { assetQuarter, QUARTER_YEARS, summarise } from './refurbish.ts';
 
 const laptop = getCategory('laptop')!;
@@ -145,7 +152,7 @@ describe('summarise', () => {
     }
   });
 
-  it("takes the lowest confidence of the assets and weights their uncertainty by their figures", () => {
+  it('takes the lowest confidence of the assets and weights their uncertainty by their figures', () => {
     const known: DeviceSpecs = { weight_kg: 1.4, ram_gb: 16, storage_gb: 512, screen_size_inch: 14, processor_tdp_w: 15 };
     const high = footprint(0.4, known, 5);
     const low = footprint(0.4);
@@ -162,5 +169,17 @@ describe('summarise', () => {
       expect(i.current.uncertainty_pct, c).toBeLessThan(Math.max(...parts.map((p) => p.uncertainty_pct)));
     }
     expect(summarise([quarterOf(high, known)]).impacts.gwp.current.confidence).toBe('estimated_high');
+  });
+});
+
+describe('the example of docs/assets.md ("simulateRefurbish", Uncertainty)', () => {
+  it('answers its figures for one and two laptops of category defaults at 0.4 kg CO2e/kWh, grade B', () => {
+    const q = quarterOf(footprint(0.4));
+    const one = summarise([q]).impacts.gwp;
+    const two = summarise([q, q]).impacts.gwp;
+    expect(one.current).toMatchObject({ total: 237.42, uncertainty_pct: 59, interval: { low: 149.32, high: 377.49 } });
+    expect(one.difference).toMatchObject({ total: -232.64, interval: { low: -369.9, high: -146.32 } });
+    expect(two.current).toMatchObject({ total: 474.84, interval: { low: 298.64, high: 754.99 } });
+    expect(two.difference).toMatchObject({ total: -465.29, interval: { low: -739.8, high: -292.63 } });
   });
 });

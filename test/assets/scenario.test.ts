@@ -11,7 +11,8 @@ let seeded: string[];
 let foreignId: string;
 const prisma = () => t.app.services.db.prisma;
 
-const CRITERION = 'unit phases { production transport use end_of_life } total uncertainty_pct interval { low high method } confidence sources notes';
+const CRITERION =
+  'unit phases { production transport use end_of_life } total uncertainty_pct interval { low high method } confidence sources notes';
 const SIDES = ['current', 'scenario', 'difference'].map((side) => `${side} { ${CRITERION} }`).join(' ');
 const PHASES = ['production', 'transport', 'use', 'end_of_life'] as const;
 const SIMULATE = `mutation Sim($ids: [ID!]!, $grade: String) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OLD_DEVICE_ENERGY_PENALTY } from './constants.ts';
-import { electricityImpactFactors, FACTOR_UNCERTAINTY_PCT } from './impacts.ts';
+import { lowestConfidence, OLD_DEVICE_ENERGY_PENALTY } from './constants.ts';
+import { criterionResult, electricityImpactFactors, FACTOR_UNCERTAINTY_PCT, summedCriterion } from './impacts.ts';
 import { calculateFootprint, calculateRefurbishment, calculateSavings, footprintModel, getCategory } from './index.ts';
 import type { FootprintInput } from './types.ts';
 
@@ -154,5 +154,38 @@ describe('savings and refurbishment impacts', () => {
     expect(fr.impacts!.adpe.notes).toContain(
       'refurbishment cleaning and packaging: no sourced factor for this criterion, not counted (gap)',
     );
+  });
+});
+
+describe('summedCriterion (a scenario over several assets)', () => {
+  const part = (production: number, use: number, u: number, confidence: 'estimated_high' | 'estimated_low', note: string) =>
+    criterionResult('gwp', { production, transport: 0, use, end_of_life: 0 }, u, confidence, ['engine'], [note]);
+
+  it("sums phases and the parts' interval bounds (fully correlated), weights u by |total|, takes the lowest confidence", () => {
+    // +100 kg at u 50 % (66.67 to 150) and -40 kg at u 20 % (-48 to -33.33): a net of 60 kg
+    const sum = summedCriterion('gwp', [part(90, 10, 50, 'estimated_high', 'a'), part(-40, 0, 20, 'estimated_low', 'b')]);
+    expect(sum).toMatchObject({
+      unit: 'kg CO2e',
+      phases: { production: 50, transport: 0, use: 10, end_of_life: 0 },
+      total: 60,
+      interval: { low: 18.67, high: 116.67 },
+      uncertainty_pct: 41.4, // (100 x 50 + 40 x 20) / 140
+      confidence: 'estimated_low',
+      sources: ['engine'],
+      notes: ['a', 'b'],
+    });
+    expect(sum.interval.method).toMatch(/summed bound by bound \(errors taken as fully correlated\)/);
+    // A stated total (a difference of two rounded figures) replaces the rounded sum; the interval stays the parts'.
+    expect(summedCriterion('gwp', [part(90, 10, 50, 'estimated_high', 'a')], 99.99)).toMatchObject({
+      total: 99.99,
+      interval: { low: 66.67, high: 150 },
+    });
+    expect(() => summedCriterion('gwp', [])).toThrow(RangeError);
+  });
+
+  it('orders confidence levels from manufacturer_verified down to estimated_low', () => {
+    expect(lowestConfidence(['manufacturer_verified', 'estimated_medium', 'estimated_high'])).toBe('estimated_medium');
+    expect(lowestConfidence(['manufacturer_verified'])).toBe('manufacturer_verified');
+    expect(() => lowestConfidence([])).toThrow(RangeError);
   });
 });

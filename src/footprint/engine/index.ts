@@ -17,7 +17,10 @@ export {
   calculateFootprint,
   footprintModel,
   confidenceFor,
-  embodiedModel, uncertaintyPct, PUBLISHED_LOCATION_GRID } from './footprint.ts';
+  embodiedModel,
+  uncertaintyPct,
+  PUBLISHED_LOCATION_GRID,
+} from './footprint.ts';
 export type { DeviceContext } from './footprint.ts';
 export { normaliseBrand, RELEASE_YEAR_MIN, usableReleaseYear } from './brand.ts';
 export { adjustmentFor, adjustmentFeatures, ADJUSTMENT_FEATURES } from './adjustment.ts';
