@@ -2,7 +2,7 @@ import type { PrismaClient } from '../db/database.ts';
 import type { KeyCaller } from '../auth/caller.ts';
 import type { ReportView } from '../documents/views.ts';
 import type { Services } from '../services.ts';
-import { organizationOverview } from '../organizations/overview.ts';
+import { organizationOverview, type OrganizationOverview } from '../organizations/overview.ts';
 import { assembleReportView } from '../reports/view.ts';
 import { reportRequest } from '../reports/request.ts';
 import { listExportJobs, visibleStatus } from '../exports/jobs.ts';
@@ -14,7 +14,7 @@ export const RECENT_ROWS = 10;
 export interface DashboardData {
   organization: { name: string; plan: string };
   /** As GraphQL Organization { asset_count total_kg_co2e }. */
-  overview: { asset_count: number; total_kg_co2e: number };
+  overview: OrganizationOverview;
   /** The hotspot analysis of the last year, as POST /v1/report computes it: uncertainty, monthly trend, top lists, confidence mix. */
   report: ReportView;
   /** Per key not revoked (live and test), as the key page shows it. */

@@ -96,6 +96,19 @@ function confidenceChart(rows: DashboardData['report']['confidence_mix']): strin
   return `<svg class="mix" viewBox="0 0 100 12" preserveAspectRatio="none" role="img" aria-labelledby="confidence-h">${parts}</svg>`;
 }
 
+/** The whole-life ADPe and PE of all assets, as GraphQL Organization gives them: over the assets that have them, saying how many. */
+function impactTotals(o: DashboardData['overview']): string {
+  if (o.adpe_kg_sb_eq === null || o.pe_mj === null)
+    return 'Whole-life ADPe and PE of all assets <strong id="impacts">none yet</strong> (no asset was calculated with them)';
+  const figure = (n: number) => n.toLocaleString('en-US', { maximumSignificantDigits: 4 });
+  const partial =
+    o.impacts_asset_count < o.asset_count
+      ? `${o.impacts_asset_count.toLocaleString('en-US')} of ${o.asset_count.toLocaleString('en-US')} assets; the others are not calculated or were calculated before ADPe and PE`
+      : 'all assets';
+  return `Whole-life ADPe <strong id="adpe" data-adpe="${o.adpe_kg_sb_eq}">${figure(o.adpe_kg_sb_eq)} kg Sb eq</strong>, PE <strong id="pe" data-pe="${o.pe_mj}">${figure(o.pe_mj)} MJ</strong>
+    <span id="impacts-assets">(${partial})</span>`;
+}
+
 export function dashboardBody(d: DashboardData, message?: string): string {
   const r = d.report;
   const u = r.uncertainty;
@@ -103,6 +116,7 @@ export function dashboardBody(d: DashboardData, message?: string): string {
 <ul class="figures">
   <li>Lifecycle total of all assets <strong id="total-kg" data-kg="${d.overview.total_kg_co2e}">${kg(d.overview.total_kg_co2e)} kg CO2e</strong></li>
   <li>Assets <strong id="asset-count">${d.overview.asset_count.toLocaleString('en-US')}</strong></li>
+  <li>${impactTotals(d.overview)}</li>
   <li>Inventory ${r.date_from} to ${r.date_to} <strong id="inventory-kg">${kg(r.totals.total_kg_co2e)} kg CO2e</strong>
     <span id="uncertainty">~80 % interval ${kg(u.total.low_kg)} to ${kg(u.total.high_kg)} kg</span></li>
 </ul>

@@ -279,6 +279,30 @@ const sbtiTargets: EntitySetDef = {
   } satisfies ComputedProperties<InventoryAggregate> as ComputedProperties,
 };
 
+/**
+ * The rollup's ADPe and PE: per phase and whole-life, each asset's figure rounded to the scale before it is
+ * added (docs/odata.md, MonthlyEmissions).
+ */
+const ROLLUP_CRITERIA = [
+  { prefix: 'adpe', unit: 'kg_sb_eq', decimal: { precision: 30, scale: 15 }, name: 'abiotic depletion of elements (ADPe), kg Sb eq' },
+  { prefix: 'pe', unit: 'mj', decimal: { precision: 24, scale: 9 }, name: 'primary energy (PE), MJ' },
+] as const;
+const IMPACT_PHASES = [
+  ['production', 'Production phase'],
+  ['transport', 'Transport phase'],
+  ['use_phase', 'Use phase'],
+  ['end_of_life', 'End-of-life phase'],
+] as const;
+
+const rollupImpact = (name: string, decimal: { precision: number; scale: number }, what: string): PropertyDef => ({
+  name,
+  type: 'Edm.Decimal',
+  decimal,
+  nullable: true,
+  field: [name],
+  description: `${what}, summed over the impacts_asset_count assets that have it (null: none has)`,
+});
+
 const monthlyEmissions: EntitySetDef = {
   name: 'MonthlyEmissions',
   entityType: 'MonthlyEmission',
@@ -286,8 +310,8 @@ const monthlyEmissions: EntitySetDef = {
   key: 'monthly_emission_id',
   organisationData: true,
   description:
-    "The inventory by month, category and country: the whole-life figures of the assets' active calculations in the month each asset was bought " +
-    '(or recorded, when it has no purchase date), kept current on every change to the assets.',
+    "The inventory by month, category and country: the whole-life figures of the assets' active calculations (kg CO2e; ADPe kg Sb eq and PE MJ) " +
+    'in the month each asset was bought (or recorded, when it has no purchase date), kept current on every change to the assets.',
   properties: [
     ...props([
       ['monthly_emission_id', 'Edm.Guid', false, 'Row id (a row is recreated when its group empties and fills again)', ['id']],
@@ -298,8 +322,18 @@ const monthlyEmissions: EntitySetDef = {
     ...(['production_kg', 'transport_kg', 'use_phase_kg', 'end_of_life_kg', 'total_kg_co2e'] as const).map(
       (name): PropertyDef => ({ name, type: 'Edm.Decimal', decimal: KG, nullable: false, field: [name], description: 'kg CO2e' }),
     ),
+    ...props([['asset_count', 'Edm.Int32', false]]),
+    ...ROLLUP_CRITERIA.flatMap(({ prefix, unit, decimal, name }) => [
+      ...IMPACT_PHASES.map(([phase, label]) => rollupImpact(`${prefix}_${phase}_${unit}`, decimal, `${label} ${name}`)),
+      rollupImpact(`${prefix}_${unit}`, decimal, `Whole lifecycle ${name}`),
+    ]),
     ...props([
-      ['asset_count', 'Edm.Int32', false],
+      [
+        'impacts_asset_count',
+        'Edm.Int32',
+        false,
+        'Assets whose active calculation carries ADPe and PE: the ADPe and PE figures sum these (the others were calculated before them)',
+      ],
       ['updated_at', 'Edm.DateTimeOffset', false],
     ]),
   ],

@@ -264,6 +264,48 @@ describe(`GraphQL inventory on ${TEST_DATABASE_KIND}`, () => {
       total_kg_co2e: Math.round(sum._sum.total_kg_co2e! * 100) / 100,
     });
   });
+
+  it("sums the assets' whole-life ADPe and PE over those that have them, and says how many", async () => {
+    const Q = '{ organization { asset_count adpe_kg_sb_eq pe_mj impacts_asset_count } }';
+    /** The organisation's figures against the sums of its assets' ADPe and PE as the API answers them (4 significant digits). */
+    const expectSums = async (k: string, orgOf: string, withImpacts: number) => {
+      const res = await t.graphql(Q, {}, k);
+      expect(res.body.errors).toBeUndefined();
+      const org = res.body.data.organization;
+      const assets = await prisma().asset.findMany({ where: { org_id: orgOf }, select: { adpe_kg_sb_eq: true, pe_mj: true } });
+      expect([org.asset_count, org.impacts_asset_count]).toEqual([assets.length, withImpacts]);
+      for (const c of ['adpe_kg_sb_eq', 'pe_mj'] as const) {
+        const values = assets.map((a) => a[c]).filter((v) => v !== null);
+        expect(values).toHaveLength(withImpacts);
+        if (withImpacts === 0) expect(org[c], c).toBeNull();
+        else {
+          const sum = values.reduce((x, y) => x + y, 0);
+          expect(Math.abs(org[c] - sum), c).toBeLessThanOrEqual(5e-4 * sum);
+        }
+      }
+      return org;
+    };
+    const all = await expectSums(key, orgId, N);
+    expect(all.adpe_kg_sb_eq).toBeGreaterThan(0);
+
+    // An asset calculated before ADPe and PE is left out of the sums, not counted as 0.
+    const asset = await prisma().asset.findFirstOrThrow({ where: { org_id: orgId }, include: { active_calculation: true } });
+    const current = asset.active_calculation!;
+    const { impacts: _impacts, ...older } = current.result as Record<string, unknown>;
+    const { id: _id, created_at: _created, result: _result, ...figures } = current;
+    const bare = await prisma().calculation.create({ data: { ...figures, inputs: figures.inputs as object, result: older as object } });
+    await prisma().asset.update({ where: { id: asset.id }, data: { active_calculation_id: bare.id } });
+    try {
+      const partial = await expectSums(key, orgId, N - 1);
+      expect(partial.pe_mj).toBeLessThan(all.pe_mj);
+    } finally {
+      await prisma().asset.update({ where: { id: asset.id }, data: { active_calculation_id: current.id } });
+    }
+
+    // An organisation without assets: no ADPe or PE at all (null), none counted.
+    const empty = await t.createOrg('business', 'Empty Org');
+    await expectSums((await t.createKey(empty.id)).key, empty.id, 0);
+  });
 });
 
 describe(`factorByRegion on ${TEST_DATABASE_KIND}`, () => {

@@ -47,6 +47,18 @@ describe(`console dashboard on ${TEST_DATABASE_KIND}`, () => {
     expect(api.asset_count).toBe(3);
     expect(page.html).toContain(`id="total-kg" data-kg="${api.total_kg_co2e}">${kgText(api.total_kg_co2e)}`);
     expect(page.html).toContain(`id="asset-count">3<`);
+    // The whole-life ADPe and PE: the sums of the assets' as GET /v1/assets answers them (4 significant digits), all three counted.
+    const assets = (await t.json('/v1/assets?limit=100', { headers: { authorization: `Bearer ${a.key}` } })).body.assets;
+    expect(assets).toHaveLength(3);
+    for (const [id, field] of [
+      ['adpe', 'adpe_kg_sb_eq'],
+      ['pe', 'pe_mj'],
+    ] as const) {
+      const sum = assets.reduce((s: number, x: Record<string, number>) => s + x[field]!, 0);
+      const shown = Number(page.html.match(new RegExp(`id="${id}" data-${id}="([^"]+)"`))?.[1]);
+      expect(Math.abs(shown - sum), field).toBeLessThanOrEqual(5e-4 * sum);
+    }
+    expect(page.html).toContain('<span id="impacts-assets">(all assets)</span>');
     // Trend, top lists, confidence, quota and the activity lists are there, with A's rows.
     for (const text of [
       'Latitude 7440',

@@ -376,6 +376,13 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     expect(Object.keys(calc.result.impacts)).toEqual(expect.arrayContaining(['gwp', 'adpe', 'pe']));
     expect(calc.result.impacts.adpe.total).toBeGreaterThan(0);
     expect(asset).toMatchObject({ adpe_kg_sb_eq: calc.result.impacts.adpe.total, pe_mj: calc.result.impacts.pe.total });
+    // The calculation row has them per phase as columns too (migration monthly_emissions_impacts).
+    expect(calc).toMatchObject({
+      adpe_production_kg_sb_eq: calc.result.impacts.adpe.phases.production,
+      adpe_use_phase_kg_sb_eq: calc.result.impacts.adpe.phases.use,
+      pe_end_of_life_mj: calc.result.impacts.pe.phases.end_of_life,
+      pe_mj: calc.result.impacts.pe.total,
+    });
     expect(rows('export_jobs')[0]).toMatchObject({
       total_rows: 9_000_000_000,
       bytes: 123,
@@ -388,6 +395,10 @@ describe(`organisation export archive on ${TEST_DATABASE_KIND}`, () => {
     for (const m of months) expect([typeof m.total_kg_co2e, m.month]).toEqual(['number', expect.stringMatching(/^2024-02-01$/)]);
     const sum = (values: number[]) => values.reduce((x, y) => x + y, 0);
     expect(sum(months.map((m) => m.total_kg_co2e))).toBeCloseTo(sum(rows('assets').map((r) => r.total_kg_co2e)), 4);
+    // ADPe and PE beside kg CO2e, over the assets that have them.
+    expect(sum(months.map((m) => m.impacts_asset_count))).toBe(rows('assets').filter((r) => r.pe_mj !== null).length);
+    expect(sum(months.map((m) => m.pe_mj ?? 0))).toBeCloseTo(sum(rows('assets').map((r) => r.pe_mj ?? 0)), 6);
+    expect(sum(months.map((m) => m.adpe_kg_sb_eq ?? 0)) / sum(rows('assets').map((r) => r.adpe_kg_sb_eq ?? 0))).toBeCloseTo(1, 9);
     expect(
       rows('usage_counters')
         .filter((r) => r.bucket.includes(':org:'))

@@ -87,6 +87,26 @@ describe('GET /v1/odata/$metadata', () => {
     for (const [property, type] of Object.entries(asset)) expect([property, await typeOf('Asset', property)]).toEqual([property, type]);
     expect(await typeOf('MonthlyEmission', 'total_kg_co2e')).toBe('Edm.Decimal');
     expect(await xpath(`string(//${el('EntityType')}[@Name='MonthlyEmission']/${el('Property')}[@Name='total_kg_co2e']/@Scale)`)).toBe('6');
+    // ADPe and PE per phase and whole-life beside it (issue 42): nullable decimals, and how many assets they sum.
+    const monthly = (property: string, facet: string) =>
+      xpath(`string(//${el('EntityType')}[@Name='MonthlyEmission']/${el('Property')}[@Name='${property}']/@${facet})`);
+    const rollupNames = ['adpe', 'pe'].flatMap((c) => {
+      const unit = c === 'adpe' ? 'kg_sb_eq' : 'mj';
+      return [...['production', 'transport', 'use_phase', 'end_of_life'].map((p) => `${c}_${p}_${unit}`), `${c}_${unit}`];
+    });
+    for (const property of rollupNames) {
+      const scale = property.startsWith('adpe') ? '15' : '9';
+      expect([property, await monthly(property, 'Type'), await monthly(property, 'Scale'), await monthly(property, 'Nullable')]).toEqual([
+        property,
+        'Edm.Decimal',
+        scale,
+        '', // no Nullable facet: nullable (the CSDL default)
+      ]);
+    }
+    expect([await monthly('impacts_asset_count', 'Type'), await monthly('impacts_asset_count', 'Nullable')]).toEqual([
+      'Edm.Int32',
+      'false',
+    ]);
     expect(await typeOf('SbtiTarget', 'base_year')).toBe('Edm.Int32');
     expect(await typeOf('SbtiTarget', 'on_track')).toBe('Edm.Boolean');
     expect(await xpath(`string(//${el('EntityType')}[@Name='Asset']/${el('Property')}[@Name='brand']/@Nullable)`)).toBe('false');
