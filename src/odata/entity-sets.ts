@@ -146,6 +146,29 @@ const assets: EntitySetDef = {
   freshnessFields: ['updated_at'],
 };
 
+/**
+ * ADPe and PE per phase and whole-life, as the calculations' columns name them (migration
+ * monthly_emissions_impacts); decimal: the scale each asset's figure is rounded to before the rollup adds it
+ * (docs/odata.md, MonthlyEmissions).
+ */
+const IMPACT_CRITERIA = [
+  { prefix: 'adpe', unit: 'kg_sb_eq', decimal: { precision: 30, scale: 15 }, name: 'abiotic depletion of elements (ADPe), kg Sb eq' },
+  { prefix: 'pe', unit: 'mj', decimal: { precision: 24, scale: 9 }, name: 'primary energy (PE), MJ' },
+] as const;
+const IMPACT_PHASES = [
+  ['production', 'Production phase'],
+  ['transport', 'Transport phase'],
+  ['use_phase', 'Use phase'],
+  ['end_of_life', 'End-of-life phase'],
+] as const;
+
+/** Each ADPe and PE column of a calculation (per phase, then whole-life) with what it holds. */
+const impactColumns = <T>(column: (name: string, decimal: { precision: number; scale: number }, what: string) => T): T[] =>
+  IMPACT_CRITERIA.flatMap(({ prefix, unit, decimal, name }) => [
+    ...IMPACT_PHASES.map(([phase, label]) => column(`${prefix}_${phase}_${unit}`, decimal, `${label} ${name}`)),
+    column(`${prefix}_${unit}`, decimal, `Whole lifecycle ${name}`),
+  ]);
+
 const certificates: EntitySetDef = {
   name: 'Certificates',
   entityType: 'Certificate',
@@ -169,6 +192,15 @@ const certificates: EntitySetDef = {
     ['transport_kg', 'Edm.Double', false, undefined, ['calculation', 'transport_kg']],
     ['use_phase_kg', 'Edm.Double', false, undefined, ['calculation', 'use_phase_kg']],
     ['end_of_life_kg', 'Edm.Double', false, undefined, ['calculation', 'end_of_life_kg']],
+    ...impactColumns(
+      (name, _decimal, what): Shorthand => [
+        name,
+        'Edm.Double',
+        true,
+        `${what} of the certified calculation (null: calculated before ADPe and PE)`,
+        ['calculation', name],
+      ],
+    ),
   ]),
   navigation: [
     {
@@ -279,21 +311,6 @@ const sbtiTargets: EntitySetDef = {
   } satisfies ComputedProperties<InventoryAggregate> as ComputedProperties,
 };
 
-/**
- * The rollup's ADPe and PE: per phase and whole-life, each asset's figure rounded to the scale before it is
- * added (docs/odata.md, MonthlyEmissions).
- */
-const ROLLUP_CRITERIA = [
-  { prefix: 'adpe', unit: 'kg_sb_eq', decimal: { precision: 30, scale: 15 }, name: 'abiotic depletion of elements (ADPe), kg Sb eq' },
-  { prefix: 'pe', unit: 'mj', decimal: { precision: 24, scale: 9 }, name: 'primary energy (PE), MJ' },
-] as const;
-const IMPACT_PHASES = [
-  ['production', 'Production phase'],
-  ['transport', 'Transport phase'],
-  ['use_phase', 'Use phase'],
-  ['end_of_life', 'End-of-life phase'],
-] as const;
-
 const rollupImpact = (name: string, decimal: { precision: number; scale: number }, what: string): PropertyDef => ({
   name,
   type: 'Edm.Decimal',
@@ -323,10 +340,7 @@ const monthlyEmissions: EntitySetDef = {
       (name): PropertyDef => ({ name, type: 'Edm.Decimal', decimal: KG, nullable: false, field: [name], description: 'kg CO2e' }),
     ),
     ...props([['asset_count', 'Edm.Int32', false]]),
-    ...ROLLUP_CRITERIA.flatMap(({ prefix, unit, decimal, name }) => [
-      ...IMPACT_PHASES.map(([phase, label]) => rollupImpact(`${prefix}_${phase}_${unit}`, decimal, `${label} ${name}`)),
-      rollupImpact(`${prefix}_${unit}`, decimal, `Whole lifecycle ${name}`),
-    ]),
+    ...impactColumns(rollupImpact),
     ...props([
       [
         'impacts_asset_count',

@@ -199,6 +199,17 @@ describe(`Certificates on ${TEST_DATABASE_KIND}`, () => {
         use_phase_kg: c.use_phase_kg,
         end_of_life_kg: c.end_of_life_kg,
       });
+      // ADPe and PE per phase and whole-life: those of the certified calculation as the API answered it (issue 42).
+      const impacts = (c.result as any).impacts;
+      const phases = { production: 'production', transport: 'transport', use_phase: 'use', end_of_life: 'end_of_life' };
+      for (const [criterion, unit] of [
+        ['adpe', 'kg_sb_eq'],
+        ['pe', 'mj'],
+      ] as const) {
+        expect(byId.get(id)[`${criterion}_${unit}`]).toBe(impacts[criterion].total);
+        for (const [column, phase] of Object.entries(phases))
+          expect(byId.get(id)[`${criterion}_${column}_${unit}`]).toBe(impacts[criterion].phases[phase]);
+      }
     }
     const totals = res.body.value.map((c: any) => c.total_kg_co2e);
     expect(totals).toEqual([...totals].sort((a, b) => b - a));
@@ -215,6 +226,16 @@ describe(`Certificates on ${TEST_DATABASE_KIND}`, () => {
     expect(paged).toEqual(res.body.value.map((c: any) => c.certificate_id));
     const active = await odata('Certificates', '$filter=revoked_at eq null and total_kg_co2e gt 0&$select=certificate_id');
     expect(active.body.value.map((c: any) => c.certificate_id).sort()).toEqual([issued[0]!.id, issued[1]!.id].sort());
+    const metals = await odata(
+      'Certificates',
+      '$filter=adpe_kg_sb_eq gt 0 and revoked_at eq null&$orderby=pe_mj desc&$select=certificate_id,pe_mj',
+    );
+    expect(metals.status, JSON.stringify(metals.body)).toBe(200);
+    expect(metals.body.value.map((c: any) => c.certificate_id).sort()).toEqual([issued[0]!.id, issued[1]!.id].sort());
+    expect(metals.body.value.map((c: any) => Object.keys(c).sort())).toEqual([
+      ['certificate_id', 'pe_mj'],
+      ['certificate_id', 'pe_mj'],
+    ]);
     const revokedAt = (await prisma().certificate.findUniqueOrThrow({ where: { id: issued[2]!.id } })).revoked_at!;
     expect(res.headers.get('x-service-data-freshness')).toBe(revokedAt.toISOString());
   });
