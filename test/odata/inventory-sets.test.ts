@@ -185,7 +185,7 @@ describe(`Certificates on ${TEST_DATABASE_KIND}`, () => {
     const res = await odata('Certificates', '$orderby=total_kg_co2e desc&$count=true');
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body['@odata.count']).toBe(3);
-    const byId = new Map(res.body.value.map((c: any) => [c.certificate_id, c]));
+    const byId = new Map<string, any>(res.body.value.map((c: any) => [c.certificate_id, c]));
     for (const { id, asset } of issued) {
       const c = asset.active_calculation!;
       expect(byId.get(id)).toMatchObject({
