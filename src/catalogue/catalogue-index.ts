@@ -150,6 +150,31 @@ function closestFirst(
   return page;
 }
 
+function emptySearchIndex(): MiniSearch<Doc> {
+  return new MiniSearch<Doc>({
+    idField: 'id',
+    fields: [...SEARCH_FIELDS, 'codes'],
+    tokenize: (text) => text.split(' '),
+    processTerm: (term) => term || null,
+    searchOptions: { boost: BOOST },
+  });
+}
+
+/** One search document per entry, its id the entry's place in `entries`. */
+function searchDocs(entries: readonly CatalogueEntry[]): Doc[] {
+  return entries.map((e, id) => {
+    const codes = [e.mpn, ...e.aliases].map(compact);
+    return {
+      id,
+      brand: terms(e.brand).join(' '),
+      name: terms(e.name).join(' '),
+      mpn: terms(e.mpn).join(' '),
+      aliases: e.aliases.flatMap(terms).join(' '),
+      codes: [...new Set(codes)].join(' '),
+    };
+  });
+}
+
 export class CatalogueIndex {
   readonly entries: readonly CatalogueEntry[];
   private readonly mini: MiniSearch<Doc>;
@@ -166,27 +191,14 @@ export class CatalogueIndex {
   /** The words numbersAgree looks a model number up in (entryNumbers), of every device; built on first use. */
   private deviceWords?: Set<string>;
 
-  constructor(entries: readonly CatalogueEntry[]) {
+  /** `search`: the entries' search index, when built already (build); else built here, in one go. */
+  constructor(entries: readonly CatalogueEntry[], search?: MiniSearch<Doc>) {
     this.entries = entries;
-    this.mini = new MiniSearch<Doc>({
-      idField: 'id',
-      fields: [...SEARCH_FIELDS, 'codes'],
-      tokenize: (text) => text.split(' '),
-      processTerm: (term) => term || null,
-      searchOptions: { boost: BOOST },
-    });
-    const docs: Doc[] = entries.map((e, id) => {
-      const codes = [e.mpn, ...e.aliases].map(compact);
-      return {
-        id,
-        brand: terms(e.brand).join(' '),
-        name: terms(e.name).join(' '),
-        mpn: terms(e.mpn).join(' '),
-        aliases: e.aliases.flatMap(terms).join(' '),
-        codes: [...new Set(codes)].join(' '),
-      };
-    });
-    this.mini.addAll(docs);
+    if (search) this.mini = search;
+    else {
+      this.mini = emptySearchIndex();
+      this.mini.addAll(searchDocs(entries));
+    }
     this.numbers = entries.map((e) => [...new Set(terms(e.name).filter(isNumber).map(numberOf))]);
 
     const add = (map: Map<string, CatalogueEntry[]>, key: string, e: CatalogueEntry) => {
@@ -214,6 +226,16 @@ export class CatalogueIndex {
         }
       }
     }
+  }
+
+  /**
+   * The index built a few hundred devices per turn of the event loop (the search index is most of the
+   * work: one go holds every other request for about 200 ms), for a warm-up beside live requests.
+   */
+  static async build(entries: readonly CatalogueEntry[]): Promise<CatalogueIndex> {
+    const search = emptySearchIndex();
+    await search.addAllAsync(searchDocs(entries), { chunkSize: 400 });
+    return new CatalogueIndex(entries, search);
   }
 
   /** Some device could agree with this model number (numbersAgree): its name, aliases or codes have it. */

@@ -369,3 +369,28 @@ describe('variants of one model (resolveModel)', () => {
     expect(variants).toBe(0); // every device's own full name is one device
   });
 });
+
+describe('CatalogueIndex.build (the warm-up, a few hundred devices per turn)', () => {
+  it('answers as the index built in one go, and gives the event loop turns while it builds', async () => {
+    const entries = loadCatalogue();
+    const whole = new CatalogueIndex(entries);
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const built = await CatalogueIndex.build(entries);
+    clearInterval(ticking);
+    expect(turns).toBeGreaterThan(0);
+    expect(whole.searchPage('latitude 5440').hits.length).toBeGreaterThan(0);
+    for (const query of [
+      'latitude 5440',
+      'thinkpad t14 gen 3',
+      'macbook air m2',
+      'elitebook 840 g9',
+      'poweredge r740',
+      'galaxy s23',
+      'xyzzy',
+    ]) {
+      expect([query, built.searchPage(query, 20)]).toEqual([query, whole.searchPage(query, 20)]);
+      expect([query, built.exactModel(query)]).toEqual([query, whole.exactModel(query)]);
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import type { PrismaClient } from '../db/database.ts';
 import type { Logger } from '../observability/logger.ts';
+import { turn } from '../kernel/turn.ts';
 import {
   brandMatches,
   CatalogueIndex,
@@ -71,6 +72,7 @@ const NEGATIVE_TTL_MS = 86_400_000;
  */
 export class CatalogueService {
   private builtIndex: CatalogueIndex | undefined;
+  private warming: Promise<void> | undefined;
   private readonly icecat: IcecatClient | undefined;
   private readonly builtInMatches = new Map<string, BuiltInResolution | undefined>();
 
@@ -97,11 +99,25 @@ export class CatalogueService {
    * otherwise build inside its request, holding every other request meanwhile: the search index
    * (150-250 ms), the words of every device's model numbers (about 550 ms on a busy 2-core machine)
    * and the readings of names: product lines' categories, release years, screen sizes (about 300 ms).
-   * The server calls it a second after it listens (docs/benchmarks.md, "The first import of a process").
+   * The server calls it a second after it listens (docs/benchmarks.md, "The first import of a process"),
+   * and an import that comes first waits for it rather than build the index in one go. Once per service.
    */
-  async warm(): Promise<void> {
+  warm(): Promise<void> {
+    this.warming ??= this.prepare().catch((error: unknown) => {
+      this.warming = undefined;
+      throw error;
+    });
+    return this.warming;
+  }
+
+  private async prepare(): Promise<void> {
+    await turn();
+    const entries = loadCatalogue();
+    await turn();
+    const index = await CatalogueIndex.build(entries);
+    // A request that needed the index meanwhile built it already: keep that one.
+    this.builtIndex ??= index;
     const steps = [
-      () => this.index,
       // Any model number: the first asks for the set of all of them.
       () => this.index.someDeviceHasNumber('5440'),
       builtInLineCategories,
@@ -109,7 +125,7 @@ export class CatalogueService {
       builtInScreenReadings,
     ];
     for (const step of steps) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await turn();
       step();
     }
   }
