@@ -21,7 +21,7 @@ builder.prismaObject('Organization', {
     created_at: t.expose('created_at', { type: 'DateTime' }),
     asset_count: t.int({
       description: 'Number of assets in the inventory.',
-      resolve: (_org, _args, { prisma }) => prisma.asset.count(),
+      resolve: async (org, _args, { prisma }) => (await overviewOf(org, prisma)).asset_count,
     }),
     total_kg_co2e: t.float({
       description:

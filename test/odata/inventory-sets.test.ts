@@ -4,6 +4,7 @@ import { TEST_DATABASE_KIND } from '../support/database.ts';
 import { bearer, issue, revoke } from '../certificates/support.ts';
 import { SBTI_AUDIT_EVENTS, SBTI_RULES } from '../../src/sbti/targets.ts';
 import { sandboxOrgId } from '../../src/sandbox/sandbox.ts';
+import { device } from '../support/inventory-fixtures.ts';
 
 /** The sets behind the inventory: MonthlyEmissions (kept by the database on every asset write), Certificates and SbtiTargets (GraphQL management, progress). */
 let t: TestApp;
@@ -86,15 +87,6 @@ async function rollupRows(key = keys.enterprise!) {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res;
 }
-
-const device = (serial: string, extra: object = {}) => ({
-  brand: 'Dell',
-  model: 'Latitude 5440',
-  serial_number: serial,
-  country: 'DE',
-  purchase_date: '2024-03-10',
-  ...extra,
-});
 
 beforeAll(async () => {
   t = await createTestApp();

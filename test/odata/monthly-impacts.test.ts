@@ -4,6 +4,7 @@ import { createTestApp, type TestApp } from '../support/test-app.ts';
 import { TEST_DATABASE_KIND } from '../support/database.ts';
 import { bearer } from '../certificates/support.ts';
 import { sandboxOrgId } from '../../src/sandbox/sandbox.ts';
+import { device } from '../support/inventory-fixtures.ts';
 
 /**
  * MonthlyEmissions' ADPe (kg Sb eq) and PE (MJ) per phase and whole-life: in each group, the sums of the
@@ -96,15 +97,6 @@ const DRIFT = `
   FROM (SELECT * FROM monthly_emissions WHERE org_id = $1::uuid) m
   FULL JOIN fresh f ON f.org_id = m.org_id AND f.month = m.month AND f.category = m.category AND f.country = m.country`;
 const drift = async (org: string) => (await prisma().$queryRawUnsafe<{ rows: number; drifted: number }[]>(DRIFT, org))[0]!;
-
-const device = (serial: string, extra: object = {}) => ({
-  brand: 'Dell',
-  model: 'Latitude 5440',
-  serial_number: serial,
-  country: 'DE',
-  purchase_date: '2024-03-10',
-  ...extra,
-});
 
 beforeAll(async () => {
   t = await createTestApp();

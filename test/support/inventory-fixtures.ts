@@ -4,6 +4,16 @@ import type { PrismaClient } from '../../src/db/database.ts';
 export const day = (d: string) => new Date(`${d}T00:00:00Z`);
 
 /** An asset of the period inventory's tests, with the figures of its one calculation; dates are YYYY-MM-DD. */
+/** An asset row of one Dell Latitude 5440 in Germany bought 2024-03-10, for import requests; `extra` overrides. */
+export const device = (serial: string, extra: object = {}) => ({
+  brand: 'Dell',
+  model: 'Latitude 5440',
+  serial_number: serial,
+  country: 'DE',
+  purchase_date: '2024-03-10',
+  ...extra,
+});
+
 export interface AssetFixture {
   country: string;
   /** Default laptop. */
