@@ -43,4 +43,6 @@ export interface Services {
   /** Background work of this process (startBackgroundWork): absent in tests that drive it by hand. */
   exportWorker?: ExportWorker;
   webhookDispatcher?: WebhookDispatcher;
+  /** The embedded database's planner statistics (src/db/statistics.ts). */
+  statistics?: { stop(): void };
 }

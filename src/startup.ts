@@ -71,6 +71,7 @@ export async function stopServices(services: Services): Promise<void> {
   // A job being written is handed back for another worker; deliveries in flight finish.
   await services.exportWorker?.stop();
   await services.webhookDispatcher?.stop();
+  services.statistics?.stop();
   await services.calculations.flush();
   await services.keys.usage?.close();
   await closeDocumentRenderer();

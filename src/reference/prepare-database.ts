@@ -40,6 +40,8 @@ export async function writePGliteSeed(dir: string, log: Logger, { from }: { from
         await session.exec(`ALTER DATABASE ${datname} IS_TEMPLATE false`);
         await session.exec(`DROP DATABASE ${datname}`);
       }
+      // Planner statistics of the reference tables, which PGlite's missing autovacuum would never gather (src/db/statistics.ts).
+      await session.exec('ANALYZE');
       await session.exec('CHECKPOINT');
     });
   } finally {
