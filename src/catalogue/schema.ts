@@ -168,13 +168,13 @@ builder.queryField('search', (t) =>
       }),
       limit: t.arg.int({ defaultValue: MAX_RESULTS, description: `Most results to return, 1 to ${MAX_RESULTS} (default ${MAX_RESULTS})` }),
     },
-    resolve: (_root, args, { services }) => {
+    resolve: async (_root, args, { services }) => {
       const { q, limit } = args;
       const query = q.trim();
       if (query.length < MIN_QUERY) throw invalidParameter('q', `must be at least ${MIN_QUERY} characters`);
       const size = limit ?? MAX_RESULTS;
       if (size < 1 || size > MAX_RESULTS) throw invalidParameter('limit', `must be an integer from 1 to ${MAX_RESULTS}, got ${size}`);
-      const { total, hits } = services.catalogue.index.searchPage(query, size);
+      const { total, hits } = (await services.catalogue.searchIndex()).searchPage(query, size);
       // The built-in catalogue does not change while the process runs.
       rememberAnswer(args);
       return { query, count: total, returned: hits.length, source: BUILT_IN_SOURCE, results: hits.map((hit) => hit.entry) };
@@ -221,7 +221,10 @@ builder.mutationField('identify', (t) =>
           { 'Retry-After': '30' },
         );
       }
-      match ??= services.catalogue.findBuiltIn(brand ?? undefined, code, code);
+      if (!match) {
+        await services.catalogue.searchIndex();
+        match = services.catalogue.findBuiltIn(brand ?? undefined, code, code);
+      }
       // Identify names one product: variants nothing tells apart (ThinkPad T14 Gen 3) or a family (ThinkPad E14) are not one.
       if (match?.match?.status === 'shared' || match?.match?.status === 'family') match = undefined;
       if (!match) throw new NotIdentifiedError({ brand, mpn: code });
