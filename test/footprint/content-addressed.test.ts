@@ -142,6 +142,48 @@ describe(`content-addressed calculations on ${TEST_DATABASE_KIND}`, () => {
     expect(linked.asset_id).toBe(a!.id);
   });
 
+  it('stores for assets of one device bought on different days the rows each would have alone', async () => {
+    // P2419H is dated by the catalogue: its rows share one result (the writer sends it once); Custom
+    // Build 14 by the purchase date, which its result cites: a result per date.
+    const rows = ['2020-01-10', '2021-06-30', '2023-07-01'].flatMap((purchase_date, i) => [
+      { brand: 'Dell', model: 'P2419H', country: 'DE', purchase_date, serial_number: `DAY-P-${i}` },
+      { brand: 'Dell', model: 'Custom Build 14', country: 'DE', purchase_date, serial_number: `DAY-C-${i}` },
+    ]);
+    const post = (k: string, assets: object[]) =>
+      t.json('/v1/assets', { method: 'POST', headers: bearer(k), body: JSON.stringify({ assets }) });
+    const together = await post(key, rows);
+    expect(together.body).toMatchObject({ created: rows.length, failed: 0 });
+    const alone: string[] = [];
+    for (const row of rows) alone.push((await post(otherKey, [row])).body.assets[0].calculation_id);
+
+    // Every stored column as PostgreSQL prints it, but the row's own (id, organisation, key, asset, when).
+    type Stored = { id: string; row: string; result: Record<string, any>; impacts: (number | null)[] };
+    const stored = async (ids: string[]) => {
+      const found = await prisma().$queryRawUnsafe<Stored[]>(
+        `SELECT id::text, result,
+          (to_jsonb(c) - 'id' - 'org_id' - 'api_key_id' - 'asset_id' - 'created_at' || jsonb_build_object('result', result - 'calculated_at'))::text AS row,
+          ARRAY[adpe_production_kg_sb_eq, adpe_transport_kg_sb_eq, adpe_use_phase_kg_sb_eq, adpe_end_of_life_kg_sb_eq, adpe_kg_sb_eq,
+            pe_production_mj, pe_transport_mj, pe_use_phase_mj, pe_end_of_life_mj, pe_mj] AS impacts
+        FROM calculations c WHERE id = ANY ($1::uuid[])`,
+        ids,
+      );
+      return ids.map((id) => found.find((f) => f.id === id)!);
+    };
+    const batch = await stored(together.body.assets.map((a: { calculation_id: string }) => a.calculation_id));
+    const single = await stored(alone);
+    for (const [i, row] of batch.entries()) {
+      expect(row.row).toBe(single[i]!.row);
+      const { adpe, pe } = row.result.impacts;
+      const figures = [adpe, pe].flatMap((f) => [f.phases.production, f.phases.transport, f.phases.use, f.phases.end_of_life, f.total]);
+      expect(figures.every((f) => typeof f === 'number')).toBe(true);
+      expect(row.impacts).toEqual(figures);
+    }
+    // The catalogue-dated device: one answer for every date; the other: one per date.
+    const answer = (i: number) => JSON.parse(batch[i]!.row).result;
+    expect(answer(2)).toEqual(answer(0));
+    expect(answer(3)).not.toEqual(answer(1));
+  });
+
   it('after a restart answers the stored calculation, and a new grid factor vintage is a new calculation', async () => {
     const before = await footprint({ ...laptop, country: 'PL' });
     const beforeAt = await footprint({ ...laptop, country: 'AT' });
