@@ -11,7 +11,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminJson, freshPostgres, type LoadResult, load, startBareServer, startService } from './support.ts';
+import { adminJson, freshPostgres, type LoadResult, load, measureBare, startService } from './support.ts';
 
 const DEVICES = [
   { brand: 'Dell', model: 'Latitude 5440', category: 'laptop' },
@@ -68,7 +68,6 @@ async function measureSetup(setup: Setup): Promise<Row[]> {
     ...(setup === 'postgres' ? { REDIS_URL } : {}),
     QUOTA_LIMITS,
   });
-  let bare: Awaited<ReturnType<typeof startBareServer>> | undefined;
   try {
     const org = await adminJson(service.url, '/orgs', { name: 'Bench', plan: 'enterprise' });
     const { key } = await adminJson(service.url, '/keys', { org_id: org.id });
@@ -76,9 +75,7 @@ async function measureSetup(setup: Setup): Promise<Row[]> {
     if (!sample.ok) throw new Error(`footprint sample: ${sample.status} ${await sample.text()}`);
     const body = await sample.text();
     const bodyBytes = Buffer.byteLength(body);
-    bare = await startBareServer(body);
-    await load({ url: bare.url, duration: 2 });
-    const baseline = await load({ url: bare.url, duration: SECONDS });
+    const baseline = await measureBare(body, SECONDS);
     const rows: Row[] = [{ setup: 'bare', case: `bare node:http, ${bodyBytes} bytes (before ${setup})`, ...baseline }];
     for (const [name, { label, paths, keyed }] of Object.entries(CASES) as [CaseName, (typeof CASES)[CaseName]][]) {
       if (ONLY_CASES && !ONLY_CASES.includes(name)) continue;
@@ -115,7 +112,6 @@ async function measureSetup(setup: Setup): Promise<Row[]> {
     return rows;
   } finally {
     await service.stop();
-    await bare?.stop();
     await db?.drop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
   }

@@ -9,11 +9,12 @@
 // BENCH_DATABASE_URL / TEST_DATABASE_URL + Redis at BENCH_REDIS_URL, default redis://127.0.0.1:6379);
 // default both, one after the other. BENCH_READER=0 leaves the reader out. Also prints the CPU time the
 // service's process spent during the import (its threads, PGlite's included; PostgreSQL's own not):
-// the import's cost, unlike its wall time, hardly depends on what else the machine runs.
+// the import's cost, unlike its wall time, hardly depends on what else the machine runs. First it measures a bare
+// node:http server for 5 s: the machine's speed, to compare runs by.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminJson, cpuSeconds, freshPostgres, importBatch, percentile, startService } from './support.ts';
+import { adminJson, cpuSeconds, freshPostgres, importBatch, measureBare, percentile, startService } from './support.ts';
 import { MAX_IMPORT_ROWS } from '../src/assets/import-rows.ts';
 
 const N = Number(process.env.BENCH_ASSETS ?? 100_000);
@@ -167,6 +168,10 @@ const load = () =>
     .map((l) => l.toFixed(2))
     .join(' ');
 console.log(`load average before: ${load()}`);
+// The machine's speed moved fourfold between runs of the same code (docs/benchmarks.md): printed beside the
+// import's figures, as bench:footprint's bare row (a body of about a footprint answer's size, 5 s), to compare by.
+const reference = await measureBare(JSON.stringify({ padding: 'x'.repeat(6_500) }), 5);
+console.log(`machine reference: bare node:http answers ${reference.rps} req/s (p50 ${reference.p50} ms, 50 connections)`);
 const results = [];
 for (const setup of setups) results.push(await measure(setup));
 console.log(`load average after: ${load()}\n`);

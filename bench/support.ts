@@ -79,8 +79,23 @@ export async function startService(
   return { url, stop: () => stop(child), child };
 }
 
+/**
+ * The machine's reference: a bare node:http server answering `body` to every request, loaded as the service is
+ * (2 s of warm-up, then `seconds` at 50 connections). Shares of it compare runs on a machine whose speed moves
+ * (docs/benchmarks.md).
+ */
+export async function measureBare(body: string, seconds: number): Promise<LoadResult> {
+  const bare = await startBareServer(body);
+  try {
+    await load({ url: bare.url, duration: 2 });
+    return await load({ url: bare.url, duration: seconds });
+  } finally {
+    await bare.stop();
+  }
+}
+
 /** A bare node:http server answering every request with the same JSON body. */
-export async function startBareServer(body: string): Promise<{ url: string; stop: () => Promise<void> }> {
+async function startBareServer(body: string): Promise<{ url: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const code = `require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(process.env.BODY) }); s.end(process.env.BODY); }).listen(${port}, '127.0.0.1')`;
   const child = spawn(process.execPath, ['-e', code], { env: { ...process.env, BODY: body }, stdio: 'inherit' });
