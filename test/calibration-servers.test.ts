@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { builtInCatalogue } from '../scripts/calibration/names.ts';
 import { prepare } from '../scripts/calibration/model.ts';
@@ -34,7 +34,11 @@ const MAX_MEDIAN_APE = 20;
 const COVERAGE_TARGET_PCT = 80;
 
 describe.skipIf(!present)('servers asked by name (issue 40.3)', () => {
-  const { rows } = loadCalibration(CALIBRATION_FILE);
+  // Read when the tests run: a skipped describe's body still runs to collect its tests, without the set too.
+  let rows: ReturnType<typeof loadCalibration>['rows'];
+  beforeAll(() => {
+    ({ rows } = loadCalibration(CALIBRATION_FILE));
+  });
 
   it("the server categories' sheet configuration is the medians of the set's server sheets", () => {
     const fitted = sheetConfiguration(rows);
