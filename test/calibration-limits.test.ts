@@ -9,18 +9,15 @@
  * release_year. Without the set the tests skip.
  */
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { mapCategory, publishedSpecs, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { CALIBRATION_PATH, mapCategory, publishedSpecs, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
 import { getCategory } from '../src/footprint/engine/index.ts';
 import { yearOfDate } from '../src/footprint/engine/brand.ts';
 import { problemsOf } from '../src/validation/schemas.ts';
 import { deviceSpecs } from '../src/footprint/inputs.ts';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
+const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
 const present = existsSync(CALIBRATION_FILE);
 if (!present) {
   console.warn(

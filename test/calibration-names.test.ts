@@ -12,18 +12,15 @@
  * CALIBRATION_NAMES_VERBOSE=1 lists the unresolved names.
  */
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { CALIBRATION_PATH, loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { K_FOLDS, defaultParameters, fitParameters, prepare } from '../scripts/calibration/model.ts';
 import { insideInterval, type EngineParameters } from '../src/footprint/engine/index.ts';
 import { builtInCatalogue, REGION } from '../scripts/calibration/names.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
 import { footprintModelOf } from '../src/footprint/service.ts';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
+const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
 const present = existsSync(CALIBRATION_FILE);
 if (!present) {
   console.warn(

@@ -5,17 +5,14 @@
  * state, and servers asked by brand and name only come within the issue's targets, cross-validated.
  */
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { CALIBRATION_PATH, loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
 import { builtInCatalogue } from '../scripts/calibration/names.ts';
 import { prepare } from '../scripts/calibration/model.ts';
 import { SERVER_CATEGORIES, formatServersByName, serversByName, sheetConfiguration, sheetYearLag } from '../scripts/calibration/servers.ts';
 import { getCategory } from '../src/footprint/engine/categories.ts';
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
+const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
 const present = existsSync(CALIBRATION_FILE);
 if (!present) {
   console.warn(

@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineParameters } from '../src/footprint/engine/parameters.ts';
-import { loadCalibration, mapCategory, parseStorage, gridFactorFor } from '../scripts/calibration/load.ts';
+import { CALIBRATION_PATH, loadCalibration, mapCategory, parseStorage, gridFactorFor } from '../scripts/calibration/load.ts';
 import type { LoadResult } from '../scripts/calibration/load.ts';
 import {
   COVERAGE_TARGET_PCT,
@@ -27,7 +27,7 @@ import { crossValidateEnergy, energyRows } from '../scripts/calibration/energy-f
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 // CALIBRATION_FILE may point elsewhere (or to a missing file, to exercise the skip)
-const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
+const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
 const present = existsSync(CALIBRATION_FILE);
 if (!present) {
   console.warn(
