@@ -9,6 +9,7 @@ import { TEST_ADMIN_TOKEN } from '../support/test-app.ts';
 // The embedded database works in a thread of its own (src/db/pglite-worker.ts): while an import writes
 // batch after batch into an organisation of 20 000 assets, the built server (`npm start`) still answers
 // /healthz at once. Run with the embedded default only: on PostgreSQL the database was never on this thread.
+// A timed test (`npm run test:timed`): it runs alone, as the neighbours' load would count against the bound.
 const ESTATE = 20_000;
 const HEALTH_BOUND_MS = 500;
 const POLL_EVERY_MS = 50;
