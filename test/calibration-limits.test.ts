@@ -47,7 +47,7 @@ function askAll(mode: 'plain' | 'loader'): { asked: number; refused: Refusal[]; 
   for (const r of readCalibrationRecords(CALIBRATION_FILE)) {
     const specs = publishedSpecs(r);
     const sub = (r.subcategory ?? '').trim();
-    const mapped = mapCategory(sub, specs, r.server_type ?? '');
+    const mapped = mapCategory(sub, specs, r.server_type ?? '', r.name ?? '');
     if (mapped === null) continue; // IoT, set-top boxes: no category of ours
     const category = mode === 'plain' ? (PLAIN_CATEGORY[sub.toLowerCase()] ?? mapped) : mapped;
     asked++;

@@ -20,6 +20,7 @@ import type { DeviceSpecs, FieldProblem, StorageType } from '../../src/footprint
 import { outsideRealRange } from '../../src/footprint/engine/limits.ts';
 import { problemsOf } from '../../src/validation/schemas.ts';
 import { deviceSpecs } from '../../src/footprint/inputs.ts';
+import { readNameHints } from '../../src/catalogue/name-hints.ts';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const CALIBRATION_PATH = resolve(REPO_ROOT, '../shared/calibration/manufacturer-pcf.csv');
@@ -121,19 +122,32 @@ export function parseStorage(field: string): { gb?: number; type?: StorageType }
   return out;
 }
 
-/** Maps the sheet's subcategory (and specs) to our category id; null when no category fits. */
-export function mapCategory(subcategory: string, specs: DeviceSpecs, serverType: string): string | null {
+/** Forms of notebook the sheets' subcategories do not tell apart ("Laptop"), but their names do. */
+const NOTEBOOK_FORMS: ReadonlySet<string> = new Set(['chromebook', 'convertible']);
+
+/**
+ * A notebook's category: the form its name's words state (a Chromebook, a 2-in-1; read as the API
+ * reads a name, so the fit sees each sheet under the category a caller states for it), else a
+ * mobile workstation from 2.6 kg, else a laptop.
+ */
+function notebookCategory(name: string, weight: number | undefined): string {
+  const named = readNameHints(name).category?.id;
+  if (named !== undefined && NOTEBOOK_FORMS.has(named)) return named;
+  return weight !== undefined && weight >= 2.6 ? 'mobile_workstation' : 'laptop';
+}
+
+/** Maps the sheet's subcategory (and specs and name) to our category id; null when no category fits. */
+export function mapCategory(subcategory: string, specs: DeviceSpecs, serverType: string, name = ''): string | null {
   const sub = subcategory.trim().toLowerCase();
   const screen = specs.screen_size_inch ?? 0;
   const weight = specs.weight_kg;
   switch (sub) {
     case 'laptop':
-      return weight !== undefined && weight >= 2.6 ? 'mobile_workstation' : 'laptop';
+      return notebookCategory(name, weight);
     case 'desktop':
       // the sheet files some notebooks (13-17 inch, < 4 kg) and the all-in-ones under Desktop
       if (screen >= 18) return 'all_in_one';
-      if (screen >= 10 && (weight === undefined || weight < 4))
-        return weight !== undefined && weight >= 2.6 ? 'mobile_workstation' : 'laptop';
+      if (screen >= 10 && (weight === undefined || weight < 4)) return notebookCategory(name, weight);
       if (weight !== undefined && weight >= 15) return 'workstation';
       if (weight !== undefined && weight < 3) return 'mini_pc';
       return 'desktop';
@@ -223,7 +237,7 @@ export function loadCalibration(path = CALIBRATION_PATH): LoadResult {
     const specs = publishedSpecs(r);
     const sc = num(r.screen_size);
 
-    const categoryId = mapCategory(subcategory, specs, r.server_type ?? '');
+    const categoryId = mapCategory(subcategory, specs, r.server_type ?? '', r.name ?? '');
     if (categoryId === null) {
       excluded.push({ index, subcategory, reason: 'no matching category' });
       return;

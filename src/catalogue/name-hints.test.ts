@@ -38,6 +38,10 @@ describe('readNameHints: what a name the catalogue does not know says about the 
     expect(kind('ProLiant ML350 Gen10 Tower Server')).toBe('tower_server');
     expect(kind('Wyse 5070 Thin Client')).toBe('thin_client');
     expect(kind('Color LaserJet Pro MFP M479fdw')).toBe('multifunction_printer');
+    expect(kind('ThinkVision LT2252p Wide')).toBe('monitor');
+    expect(kind('LA2205wg Widescreen LCD')).toBe('monitor');
+    expect(kind('DesignJet T650 36-in Wide Format Printer')).toBe('printer');
+    expect(kind('Nest Wifi router')).toBe('router');
   });
 
   it('reads nothing from names without such a word (the default applies), and not inside other words', () => {
@@ -108,6 +112,27 @@ describe('lineCategories: the category of a brand product line', () => {
       basis:
         "the built-in catalogue's Lenovo thinkcentre devices are desk computers (mini_pc, desktop, all_in_one): estimated as a desktop",
     });
+  });
+
+  it("a line's models of the same letters, where they are of another kind than the line (ThinkPad P…: mobile workstations)", () => {
+    const lines = lineCategories([
+      ...['T14', 'T16', 'X13', 'E14', 'L15'].map((m) => device('Lenovo', `ThinkPad ${m}`, 'laptop')),
+      ...['P16', 'P1 Gen 6', 'P14s', 'P16v'].map((m) => device('Lenovo', `ThinkPad ${m}`, 'mobile_workstation')),
+      ...['Fury 16 G9', 'Power 15 G10', 'Firefly 14 G9'].map((m) => device('HP', `ZBook ${m}`, 'mobile_workstation')),
+    ]);
+    expect(lines.get('lenovo|thinkpad')?.id).toBe('laptop');
+    expect(lines.get('lenovo|thinkpad|p')?.id).toBe('mobile_workstation');
+    expect(readNameHints('ThinkPad P52', 'Lenovo', lines).category).toEqual({
+      id: 'mobile_workstation',
+      word: 'thinkpad p…',
+      basis: "the built-in catalogue's Lenovo thinkpad p… devices are of this kind",
+    });
+    // the line's kind, said as before, where the models of its letters are of that kind or too few
+    expect(readNameHints('ThinkPad T99', 'Lenovo', lines).category).toMatchObject({ id: 'laptop', word: 'thinkpad' });
+    expect(readNameHints('ThinkPad Z13', 'Lenovo', lines).category).toMatchObject({ id: 'laptop', word: 'thinkpad' });
+    // a generation ("G9") numbers no model
+    expect(lines.get('hp|zbook|g')).toBeUndefined();
+    expect(readNameHints('ZBook Studio 16 G9', 'HP', lines).category).toMatchObject({ id: 'mobile_workstation', word: 'zbook' });
   });
 
   it('a name without a line word: the kind of the brand names of its pattern, else of the brand', () => {

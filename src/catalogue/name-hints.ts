@@ -31,10 +31,12 @@ const CATEGORY_WORDS: readonly [RegExp, string][] = [
   [/\bserver\b/, 'server'],
   [/\bdesktop\s+mini\b|\bmini\s+pc\b|\btiny\b|\bmicro\b(?!\s*(?:usb|sd|hdmi))/, 'mini_pc'],
   [/\b(?:tower|sff|small\s+form\s+factor|desktop)\b/, 'desktop'],
-  [/\bmonitor\b/, 'monitor'],
+  // "L2251x Wide", "LA2205wg Widescreen": monitors; HP's "Wide Format" printers are not.
+  [/\bmonitor\b|\bwide(?:screen)?\b(?!\s+format)/, 'monitor'],
   [/\bsmartphone\b/, 'smartphone'],
   [/\btablet\b/, 'tablet'],
   [/\bprinter\b/, 'printer'],
+  [/\brouter\b/, 'router'],
 ];
 
 export interface NameHints {
@@ -85,8 +87,15 @@ export function readNameHints(
     const ofKind = (kind: LineKind) =>
       kind.forms ? `are desk computers (${kind.forms.join(', ')}): estimated as a desktop` : 'are of this kind';
     if (line) {
-      const kind = lines.get(`${key}|${line}`);
-      if (kind) hints.category = { id: kind.id, word: line, basis: `${catalogue} ${line} devices ${ofKind(kind)}` };
+      // The line's models of the same letters where they are of another kind than the line: ThinkPad "P"
+      // models are mobile workstations, the line's others notebooks.
+      const series = seriesLetters(text, brand, line);
+      const ofLine = lines.get(`${key}|${line}`);
+      const ofSeries = series ? lines.get(`${key}|${line}|${series}`) : undefined;
+      const bySeries = ofSeries !== undefined && ofSeries.id !== ofLine?.id;
+      const kind = bySeries ? ofSeries : ofLine;
+      const named = bySeries ? `${line} ${series}…` : line;
+      if (kind) hints.category = { id: kind.id, word: named, basis: `${catalogue} ${named} devices ${ofKind(kind)}` };
     } else {
       // A name without a line word is of the kind of the brand's names shaped like it (HP's "P24 G4",
       // "E27q G5": monitors), or of its brand's (Lexmark: printers).
@@ -204,7 +213,11 @@ export function lineCategories(entries: readonly CatalogueEntry[]): LineCategori
     const shape = modelShape(name, e.brand);
     if (shape !== undefined) add(`${brand}|#${shape}`, e.category);
     const line = lineWord(name, e.brand);
-    if (line && brandsOfWord.get(line)!.size === 1) add(`${brand}|${line}`, e.category);
+    if (line && brandsOfWord.get(line)!.size === 1) {
+      add(`${brand}|${line}`, e.category);
+      const series = seriesLetters(name, e.brand, line);
+      if (series) add(`${brand}|${line}|${series}`, e.category);
+    }
   }
   const lines = new Map<string, LineKind>();
   for (const [key, byCategory] of counts) {
@@ -250,6 +263,14 @@ interface ModelNumber {
   series: string;
   digits: string;
   generation: string | null;
+}
+
+/** The letters a name's model number starts with, when it is numbered within `line` ("ThinkPad P52" → "p"). */
+function seriesLetters(text: string, brand: string, line: string): string | undefined {
+  const number = modelNumber(text, brand);
+  // A generation ("G9" of "ZBook Fury 16 G9") numbers no model.
+  if (!number || number.line !== line || /^g(?:en)?\d{1,2}$/.test(number.model)) return undefined;
+  return /^[a-z]+/.exec(number.model)?.[0];
 }
 
 /** The model number of a name (ModelNumber); none when no word numbers a model. */

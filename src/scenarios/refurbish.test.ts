@@ -177,9 +177,9 @@ describe('the example of docs/assets.md ("simulateRefurbish", Uncertainty)', () 
     const q = quarterOf(footprint(0.4));
     const one = summarise([q]).impacts.gwp;
     const two = summarise([q, q]).impacts.gwp;
-    expect(one.current).toMatchObject({ total: 237.42, uncertainty_pct: 59, interval: { low: 149.32, high: 377.49 } });
-    expect(one.difference).toMatchObject({ total: -232.64, interval: { low: -369.9, high: -146.32 } });
-    expect(two.current).toMatchObject({ total: 474.84, interval: { low: 298.64, high: 754.99 } });
-    expect(two.difference).toMatchObject({ total: -465.29, interval: { low: -739.8, high: -292.63 } });
+    expect(one.current).toMatchObject({ total: 239.13, uncertainty_pct: 59, interval: { low: 150.39, high: 380.21 } });
+    expect(one.difference).toMatchObject({ total: -234.33, interval: { low: -372.58, high: -147.38 } });
+    expect(two.current).toMatchObject({ total: 478.25, interval: { low: 300.79, high: 760.42 } });
+    expect(two.difference).toMatchObject({ total: -468.66, interval: { low: -745.17, high: -294.75 } });
   });
 });

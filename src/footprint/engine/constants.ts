@@ -5,7 +5,7 @@
  */
 import type { AssemblyRegion, Confidence, EolMaterialClass, ScreenType, UseRegion } from './types.ts';
 
-export const ENGINE_VERSION = '4.10.0';
+export const ENGINE_VERSION = '4.11.0';
 
 /** The confidence levels, most certain first. */
 export const CONFIDENCE_LEVELS = [
