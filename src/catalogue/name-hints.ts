@@ -122,7 +122,7 @@ export function readNameHints(
   return hints;
 }
 
-/** brand|line word, brand|#name pattern (modelShape) and brand| → the category of (nearly) all the catalogue's devices of that line, pattern or brand (kindOf). */
+/** brand|line word, brand|line word|series letters (seriesLetters), brand|#name pattern (modelShape) and brand| → the category of (nearly) all the catalogue's devices of that line, series, pattern or brand (kindOf). */
 export type LineCategories = ReadonlyMap<string, LineKind>;
 
 /** The category a line stands for; `forms`: the categories of a line of desk computers of several forms, estimated as a desktop. */
@@ -193,7 +193,8 @@ function kindOf(byCategory: ReadonlyMap<string, number>): LineKind | undefined {
  * The category of each product line of the catalogue: a line word that only one brand's names
  * carry (a line name is a brand's: "ThinkVision", "iMac"; "Pro", "Tower" or "Mobile" are not),
  * with MIN_LINE_DEVICES or more devices, MIN_LINE_SHARE of them of one kind (kindOf); and so of each
- * brand's name patterns and of each brand.
+ * line's series (the letters its model numbers start with: ThinkPad "P…"), of each brand's name
+ * patterns and of each brand.
  */
 export function lineCategories(entries: readonly CatalogueEntry[]): LineCategories {
   const brandsOfWord = new Map<string, Set<string>>();
