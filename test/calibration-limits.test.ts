@@ -8,22 +8,16 @@
  * goes through the engine validator (it is not a query parameter); the sheet's year is stated as
  * release_year. Without the set the tests skip.
  */
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CALIBRATION_PATH, mapCategory, publishedSpecs, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { mapCategory, publishedSpecs, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { CALIBRATION_FILE, calibrationSetPresent } from './support/calibration-set.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
 import { getCategory } from '../src/footprint/engine/index.ts';
 import { yearOfDate } from '../src/footprint/engine/brand.ts';
 import { problemsOf } from '../src/validation/schemas.ts';
 import { deviceSpecs } from '../src/footprint/inputs.ts';
 
-const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
-const present = existsSync(CALIBRATION_FILE);
-if (!present) {
-  console.warn(
-    `[calibration-limits.test] ${CALIBRATION_FILE} not found: skipping the "no calibration product refused" test (the set is not part of the repository)`,
-  );
-}
+const present = calibrationSetPresent('calibration-limits.test', 'the "no calibration product refused" test');
 
 /** The category a user picks from the sheet's label; other labels as the calibration loader maps them. */
 const PLAIN_CATEGORY: Record<string, string> = {

@@ -11,22 +11,16 @@
  *
  * CALIBRATION_NAMES_VERBOSE=1 lists the unresolved names.
  */
-import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CALIBRATION_PATH, loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { CALIBRATION_FILE, calibrationSetPresent } from './support/calibration-set.ts';
 import { K_FOLDS, defaultParameters, fitParameters, prepare } from '../scripts/calibration/model.ts';
 import { insideInterval, type EngineParameters } from '../src/footprint/engine/index.ts';
 import { builtInCatalogue, REGION } from '../scripts/calibration/names.ts';
 import { resolveDevice } from '../src/footprint/device.ts';
 import { footprintModelOf } from '../src/footprint/service.ts';
 
-const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
-const present = existsSync(CALIBRATION_FILE);
-if (!present) {
-  console.warn(
-    `[calibration-names.test] ${CALIBRATION_FILE} not found: skipping the "asked by name" measurement (the set is not part of the repository)`,
-  );
-}
+const present = calibrationSetPresent('calibration-names.test', 'the "asked by name" measurement');
 
 /**
  * Measured 2026-11-25 (issue 15.5): before the typed-name readings 220 of 762 resolved (28.9 %),

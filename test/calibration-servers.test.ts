@@ -4,21 +4,15 @@
  * it the test skips): the server categories' sheet configuration is the one the set's server sheets
  * state, and servers asked by brand and name only come within the issue's targets, cross-validated.
  */
-import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CALIBRATION_PATH, loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { loadCalibration, readCalibrationRecords } from '../scripts/calibration/load.ts';
+import { CALIBRATION_FILE, calibrationSetPresent } from './support/calibration-set.ts';
 import { builtInCatalogue } from '../scripts/calibration/names.ts';
 import { prepare } from '../scripts/calibration/model.ts';
 import { SERVER_CATEGORIES, formatServersByName, serversByName, sheetConfiguration, sheetYearLag } from '../scripts/calibration/servers.ts';
 import { getCategory } from '../src/footprint/engine/categories.ts';
 
-const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
-const present = existsSync(CALIBRATION_FILE);
-if (!present) {
-  console.warn(
-    `[calibration-servers.test] ${CALIBRATION_FILE} not found: skipping the servers-by-name measurement (the set is not part of the repository)`,
-  );
-}
+const present = calibrationSetPresent('calibration-servers.test', 'the servers-by-name measurement');
 
 /**
  * Measured 2026-11-29 (33 server sheets, 21 found in the catalogue): with the catalogue's typical

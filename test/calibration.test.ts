@@ -3,12 +3,13 @@
  * The set lives outside the repository (../shared/calibration/manufacturer-pcf.csv from the repo
  * root); in a clone without it the accuracy tests skip with a warning.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EngineParameters } from '../src/footprint/engine/parameters.ts';
-import { CALIBRATION_PATH, loadCalibration, mapCategory, parseStorage, gridFactorFor } from '../scripts/calibration/load.ts';
+import { loadCalibration, mapCategory, parseStorage, gridFactorFor } from '../scripts/calibration/load.ts';
+import { CALIBRATION_FILE, calibrationSetPresent } from './support/calibration-set.ts';
 import type { LoadResult } from '../scripts/calibration/load.ts';
 import {
   COVERAGE_TARGET_PCT,
@@ -26,14 +27,7 @@ import { crossValidatedCoverage, crossValidatedTotalCoverage, fitTotalInterval }
 import { crossValidateEnergy, energyRows } from '../scripts/calibration/energy-fit.ts';
 
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// CALIBRATION_FILE may point elsewhere (or to a missing file, to exercise the skip)
-const CALIBRATION_FILE = process.env.CALIBRATION_FILE ?? CALIBRATION_PATH;
-const present = existsSync(CALIBRATION_FILE);
-if (!present) {
-  console.warn(
-    `[calibration.test] ${CALIBRATION_FILE} not found: skipping the calibration accuracy tests (the set is not part of the repository)`,
-  );
-}
+const present = calibrationSetPresent('calibration.test', 'the calibration accuracy tests');
 
 /**
  * Cross-validated median embodied APE (%) per main category, measured with `npm run accuracy`
