@@ -6,12 +6,14 @@
 // products on one connection. Prints req/s, p50, p99 and the share of bare's req/s beside the issue 39
 // targets as a Markdown table, and writes the figures as JSON (BENCH_OUT, default
 // bench/results/footprint.json) for docs/benchmarks.md. BENCH_ONLY=embedded or BENCH_ONLY=postgres
-// runs one database, BENCH_CASES=footprint,healthz,batch some of the cases (e.g. to profile them). The bare server is measured again before each database: on a shared machine the
-// share is taken against the bare figure of the same minute.
+// runs one database, BENCH_CASES=footprint,healthz,batch some of the cases (e.g. to profile them). Each case is
+// warmed up until its req/s is steady (warmUp), and the bare server is measured right before each case and once after
+// the last: a case's share is taken against the mean of the bare runs on either side of it, since on a shared machine
+// the bare figure moves by a third from one minute to the next.
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { adminJson, freshPostgres, type LoadResult, load, measureBare, startService } from './support.ts';
+import { adminJson, freshPostgres, type LoadResult, load, measureBare, startService, warmUp } from './support.ts';
 
 const DEVICES = [
   { brand: 'Dell', model: 'Latitude 5440', category: 'laptop' },
@@ -54,6 +56,8 @@ const TARGETS: Record<Setup, Partial<Record<CaseName, { share: number; p99?: num
 interface Row extends LoadResult {
   setup: Setup | 'bare';
   case: string;
+  /** req/s of each second of the warm-up before the measured run */
+  warm_up_rps?: number[];
   share?: number;
   target?: string;
   verdict?: 'pass' | 'miss';
@@ -75,26 +79,38 @@ async function measureSetup(setup: Setup): Promise<Row[]> {
     if (!sample.ok) throw new Error(`footprint sample: ${sample.status} ${await sample.text()}`);
     const body = await sample.text();
     const bodyBytes = Buffer.byteLength(body);
-    const baseline = await measureBare(body, SECONDS);
-    const rows: Row[] = [{ setup: 'bare', case: `bare node:http, ${bodyBytes} bytes (before ${setup})`, ...baseline }];
-    for (const [name, { label, paths, keyed }] of Object.entries(CASES) as [CaseName, (typeof CASES)[CaseName]][]) {
-      if (ONLY_CASES && !ONLY_CASES.includes(name)) continue;
+    const rows: Row[] = [];
+    const cases = (Object.entries(CASES) as [CaseName, (typeof CASES)[CaseName]][]).filter(
+      ([name]) => !ONLY_CASES || ONLY_CASES.includes(name),
+    );
+    let bareBefore = await measureBare(body, SECONDS);
+    rows.push({ setup: 'bare', case: `bare node:http, ${bodyBytes} bytes (before ${setup})`, ...bareBefore });
+    for (const [index, [name, { label, paths, keyed }]] of cases.entries()) {
       const headers: Record<string, string> = keyed ? { authorization: `Bearer ${key}` } : {};
       const requests = paths.map((p) => ({ path: p, headers }));
-      await load({ url: service.url, requests, duration: 2 }); // warm-up: measured hot
+      const warm = await warmUp({ url: service.url, requests }); // measured hot
       const result = await load({ url: service.url, requests, duration: SECONDS });
-      const share = Math.round((result.rps / baseline.rps) * 1000) / 10;
+      const bareAfter = await measureBare(body, SECONDS);
+      const bare = (bareBefore.rps + bareAfter.rps) / 2;
+      const share = Math.round((result.rps / bare) * 1000) / 10;
       const target = TARGETS[setup][name];
       const pass = target && share >= target.share && (target.p99 === undefined || result.p99 <= target.p99);
       rows.push({
         setup,
-        case: label,
+        case: `${label}, warm-up ${warm.seconds} s`,
         ...result,
+        warm_up_rps: warm.rps,
         share,
         ...(target
           ? { target: `>= ${target.share} %${target.p99 ? `, p99 <= ${target.p99} ms` : ''}`, verdict: pass ? 'pass' : 'miss' }
           : {}),
       });
+      rows.push({
+        setup: 'bare',
+        case: `bare node:http, ${bodyBytes} bytes (after ${name}${index === cases.length - 1 ? '' : `, before ${cases[index + 1]![0]}`})`,
+        ...bareAfter,
+      });
+      bareBefore = bareAfter;
     }
     // The batch of 100, one connection (its p50 is the figure earlier issues compared).
     if (ONLY_CASES && !ONLY_CASES.includes('batch')) return rows;

@@ -13,15 +13,15 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { freePort, ROOT, startArgsOf } from '../test/support/process.ts';
+import { freePort, ROOT, startCommandOf } from '../test/support/process.ts';
 import { freshPostgres, percentile } from './support.ts';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const IDLE_SECONDS = Number(process.env.IDLE_SECONDS ?? 0);
 type Sample = { ms: number; rss: number };
 const BUILDS = [ROOT, ...(process.env.COMPARE ? [path.resolve(process.env.COMPARE)] : [])];
-/** Each build's `npm start` arguments, read once, outside the timed starts. */
-const startArgs = new Map(BUILDS.map((root) => [root, startArgsOf(root)]));
+/** Each build's `npm start` command, read once, outside the timed starts. */
+const startCommands = new Map(BUILDS.map((root) => [root, startCommandOf(root)]));
 for (const root of BUILDS) {
   if (!existsSync(path.join(root, 'dist/main.js'))) {
     console.error(`bench:startup measures the build: run \`npm run build\` in ${root} first`);
@@ -38,9 +38,10 @@ async function rssMb(pid: number): Promise<number> {
 async function start(root: string, env: Record<string, string>, idleSeconds = 0): Promise<Sample> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, startArgs.get(root)!, {
+  const start = startCommands.get(root)!;
+  const child = spawn(start.command, start.args, {
     cwd: root,
-    env: { ...process.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, ...start.env, PORT: String(port), LOG_LEVEL: 'warn', ...env },
     stdio: 'inherit',
   });
   try {

@@ -1,19 +1,40 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** The arguments `npm start` of the checkout at `root` gives node (`[exec] node <flags> dist/main.js`), for starting its build as it does without npm. */
-export const startArgsOf = (root: string): string[] =>
-  (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+/**
+ * How `npm start` of the checkout at `root` starts its build, without npm: its scripts/start.sh, which picks the
+ * flags of the database DATABASE_URL names; in an older checkout without one (bench:startup's COMPARE), the node
+ * command line of its start script. `nodeArgs` come after the start flags (a later flag wins); `entry` replaces
+ * dist/main.js (the benches' runs of the sources).
+ */
+export function startCommandOf(
+  root: string,
+  { nodeArgs = [], entry }: { nodeArgs?: string[]; entry?: string } = {},
+): { command: string; args: string[]; env: Record<string, string> } {
+  if (existsSync(path.join(root, 'scripts/start.sh'))) {
+    return {
+      command: 'sh',
+      args: ['scripts/start.sh'],
+      // The node the tests run, as npm puts its own first on PATH.
+      env: {
+        PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ''}`,
+        LCF_NODE_ARGS: nodeArgs.join(' '),
+        ...(entry ? { LCF_ENTRY: entry } : {}),
+      },
+    };
+  }
+  const script = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const args = script
     .replace(/^exec\s+/, '')
     .split(/\s+/)
     .slice(1);
-
-export const START_ARGS = startArgsOf(ROOT);
+  return { command: process.execPath, args: [...args.filter((a) => a.startsWith('--')), ...nodeArgs, entry ?? 'dist/main.js'], env: {} };
+}
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -47,9 +68,10 @@ export async function startServerProcess(
   { compiled = false } = {},
 ): Promise<{ child: ChildProcess; url: string; output: () => string }> {
   const port = await freePort();
-  const child = spawn(process.execPath, compiled ? START_ARGS : ['--import', 'tsx', 'src/main.ts'], {
+  const start = compiled ? startCommandOf(ROOT) : { command: process.execPath, args: ['--import', 'tsx', 'src/main.ts'], env: {} };
+  const child = spawn(start.command, start.args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, ...start.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
   });
   let output = '';
   child.stdout?.on('data', (d) => (output += d));
