@@ -3,8 +3,8 @@
 # V8's young generation is one setting for the whole process, the embedded database's thread included
 # (docs/operations.md, "Memory"): on the embedded default (no DATABASE_URL) a small one and a lower heap
 # limit keep the process near 300 MB under load; with PostgreSQL the larger ones answer more requests a
-# second. LCF_NODE_ARGS adds node flags after these (a later flag wins); LCF_ENTRY
-# runs another entry than the build (the benchmarks' runs of the sources: src/main.ts with --import tsx).
+# second. LCF_NODE_ARGS adds node flags after these (a later flag wins); LCF_ENTRY runs another entry than
+# the build (the benchmarks' runs of the sources: src/main.ts with --import tsx).
 if [ -n "${DATABASE_URL:-}" ]; then
   young=8 old=1024
 else
